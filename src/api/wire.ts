@@ -1,0 +1,248 @@
+/**
+ * Wire types of the service, defined once and imported by both the client (src/api, src/enroll)
+ * and the mock (src/mock), so the two cannot drift. See DESIGN.md sections 1 and 2.
+ */
+
+// ---- Markings (DESIGN.md 1.1) ----
+
+export interface MarkingValue {
+  id: string;
+  markingId: string;
+  name: string;
+  description: string;
+  _createdTs: number;
+  _updatedTs: number;
+  _version: number;
+}
+
+export interface MarkingDetail {
+  description: string;
+  valueCount: number;
+  /** Left out entirely when the request had `valueLimit=0`. Ordered by value name. */
+  values?: MarkingValue[];
+}
+
+export interface Marking {
+  id: string;
+  name: string;
+  public: boolean;
+  adminOnly: boolean;
+  defaultValue: string | null;
+  detail: MarkingDetail;
+  _createdTs: number;
+  _createdBy: string;
+  _updatedTs: number;
+  _updatedBy: string;
+  _version: number;
+}
+
+export interface ListEnvelope<T> {
+  totalResults: number;
+  skip: number;
+  limit: number;
+  Resources: T[];
+}
+
+/** A value in a create or update body: matched by `id` when given, else by `name`. */
+export interface ValueInput {
+  id?: string;
+  name: string;
+  description?: string;
+}
+
+export interface MarkingInput {
+  name: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string | null;
+  detail?: {
+    description?: string;
+    values?: ValueInput[];
+  };
+}
+
+/** Update Marking body: scalar fields are partial; `detail.values`, when present, is the complete set. */
+export interface MarkingUpdate {
+  name?: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string | null;
+  detail?: {
+    description?: string;
+    values?: ValueInput[];
+  };
+}
+
+/** An item of Create or Update Multiple: with `id` it updates that marking, without it creates one. */
+export type BulkMarkingItem = (MarkingUpdate & { id: string }) | MarkingInput;
+
+export interface ValueUpdate {
+  name?: string;
+  description?: string;
+}
+
+export interface MarkingListQuery {
+  skip?: number;
+  limit?: number;
+  valueLimit?: number;
+  name?: string;
+  name__contains?: string;
+  name__startswith?: string;
+  public?: boolean;
+}
+
+export interface ValueListQuery {
+  skip?: number;
+  limit?: number;
+  name?: string;
+  name__contains?: string;
+}
+
+export const PAGE_LIMIT_DEFAULT = 100;
+export const PAGE_LIMIT_MAX = 1000;
+export const BULK_MAX_ITEMS = 1000;
+export const BODY_MAX_BYTES = 32 * 1024 * 1024;
+export const VALUES_MAX_PER_MARKING = 100_000;
+export const NAME_MAX_LENGTH = 256;
+export const DESCRIPTION_MAX_LENGTH = 4096;
+
+// ---- Errors (DESIGN.md 1.4) ----
+
+export interface ErrorDetailWire {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: {
+    cid: string;
+    code: number;
+    message: string;
+    details?: ErrorDetailWire[];
+  };
+}
+
+/** The public Ionic management-API error shape, which a real service may answer with. */
+export interface IonicManagementErrorBody {
+  status?: number;
+  code?: number;
+  error?: string;
+  detail?: { message?: string };
+  source?: { cid?: string };
+}
+
+/** Numeric codes of the markings errors (the interface leaves them open; these are the mock's). */
+export const MarkingsErrorCode = {
+  badRequest: 40000,
+  validation: 40010,
+  unauthorized: 40100,
+  forbidden: 40300,
+  notFound: 40400,
+  methodNotAllowed: 40500,
+  duplicateName: 40910,
+  preconditionFailed: 41200,
+  payloadTooLarge: 41300,
+  unsupportedMediaType: 41500,
+  tooManyRequests: 42900,
+  internal: 50000,
+  unavailable: 50300,
+} as const;
+
+// ---- Scopes (DESIGN.md 1.3) ----
+
+export const SCOPES = [
+  'markings:read',
+  'markings:create',
+  'markings:update',
+  'markings:delete',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+// ---- Enrollment (DESIGN.md 2) ----
+
+export interface RegisterRequest {
+  k: string;
+  p: string;
+  s: string;
+  g: string;
+}
+
+export interface RegisterResponse {
+  deviceID: string;
+  SEPAESK: string;
+  'SEPAESK-IDC': string;
+}
+
+/** The JSON object encrypted inside `p`. */
+export interface EnrollmentPayload {
+  TKRespPubKDERB64: string;
+  AUTH: string;
+}
+
+/** Response headers of a portal login (DESIGN.md 2.1). */
+export const PORTAL_HEADERS = {
+  stoken: 'x-ionic-reg-stoken',
+  uidauth: 'x-ionic-reg-uidauth',
+  apiUrl: 'x-ionic-reg-ionic-url',
+  pubkeyUrl: 'x-ionic-reg-pubkey-url',
+  keyspace: 'x-ionic-reg-enrollment-tag',
+} as const;
+
+export interface KnsAnswer {
+  keyspace: string;
+  fqdn: string;
+  ttlSeconds: number;
+  answers: {
+    enroll: string[];
+    tenantid: string[];
+    url: string[];
+  };
+}
+
+// ---- The mock's own endpoints (DESIGN.md 3) ----
+
+/** What `ksctl mock serve --json` prints and `--ready-file` holds. */
+export interface MockInfo {
+  url: string;
+  baseUrl: string;
+  apiUrl: string;
+  enrollmentUrl: string;
+  knsUrl: string;
+  tenantId: string;
+  keyspace: string;
+  token: string;
+}
+
+export interface FaultRule {
+  method?: string;
+  /** Matched against the request path: an exact path, or a prefix ending in `*`. */
+  path?: string;
+  /** An enrollment cause code (DESIGN.md 2.3); on the register endpoint it answers with that cause. */
+  code?: number;
+  status?: number;
+  /** 0..1, default 1. */
+  probability?: number;
+  /** How many times the rule fires before it is spent; unlimited when absent. */
+  times?: number;
+}
+
+export interface JournalEntry {
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  cid: string;
+  durationMs: number;
+  /** Size of the request body in bytes (0 when there was none). */
+  requestBytes: number;
+}
+
+export interface RequestJournal {
+  total: number;
+  requests: JournalEntry[];
+}
+
+export interface TokenPair {
+  stoken: string;
+  uidauth: string;
+}

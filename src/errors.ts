@@ -1,0 +1,98 @@
+/**
+ * Typed errors. Each class has a stable `code` (for scripts and tests) and the exit code of
+ * DESIGN.md section 5. Only the entry module turns them into a process exit.
+ */
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface KsctlErrorOptions {
+  /** One line telling the user what to do next. */
+  hint?: string;
+  /** X-Conversation-ID of the request that failed, so a user can quote it. */
+  conversationId?: string;
+  /** HTTP status of the answer that caused the error, if any. */
+  status?: number;
+  /** Numeric service error code (for example an enrollment cause code). */
+  serviceCode?: number;
+  details?: ErrorDetail[];
+  cause?: unknown;
+}
+
+export abstract class KsctlError extends Error {
+  abstract readonly code: string;
+  abstract readonly exitCode: number;
+  readonly hint: string | undefined;
+  readonly conversationId: string | undefined;
+  readonly status: number | undefined;
+  readonly serviceCode: number | undefined;
+  readonly details: ErrorDetail[];
+
+  constructor(message: string, options: KsctlErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+    this.conversationId = options.conversationId;
+    this.status = options.status;
+    this.serviceCode = options.serviceCode;
+    this.details = options.details ?? [];
+  }
+}
+
+/** Unknown flag, bad argument, missing input in non-interactive mode. */
+export class UsageError extends KsctlError {
+  readonly code = 'E_USAGE';
+  readonly exitCode = 2;
+}
+
+/** A file or value failed validation (nothing was sent), or the service answered 400/413/415. */
+export class InputError extends KsctlError {
+  readonly code = 'E_INPUT';
+  readonly exitCode = 3;
+}
+
+/** Missing or bad credentials, 401/403, wrong profile password. */
+export class AuthError extends KsctlError {
+  readonly code = 'E_AUTH';
+  readonly exitCode = 4;
+}
+
+/** 404, unknown marking, value, profile or keyspace. */
+export class NotFoundError extends KsctlError {
+  readonly code = 'E_NOT_FOUND';
+  readonly exitCode = 5;
+}
+
+/** 409/412, duplicate name, stale version, replayed token. */
+export class ConflictError extends KsctlError {
+  readonly code = 'E_CONFLICT';
+  readonly exitCode = 6;
+}
+
+/** Network error, timeout, 5xx, 417, 424, 451, or 429 after retries. */
+export class ServiceError extends KsctlError {
+  readonly code = 'E_SERVICE';
+  readonly exitCode = 7;
+}
+
+/** The user interrupted the command (Ctrl-C). */
+export class InterruptedError extends KsctlError {
+  readonly code = 'E_INTERRUPTED';
+  readonly exitCode = 130;
+}
+
+/** A bug in ksctl. */
+export class InternalError extends KsctlError {
+  readonly code = 'E_INTERNAL';
+  readonly exitCode = 1;
+}
+
+/** Exit codes that are not errors. */
+export const EXIT_OK = 0;
+export const EXIT_PLAN_HAS_CHANGES = 10;
+
+export function isKsctlError(error: unknown): error is KsctlError {
+  return error instanceof KsctlError;
+}
