@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, type Dispatcher, request } from 'undici';
+import { type KsctlError, ServiceError } from '../errors.js';
+import { errorFromAnswer } from './errors.js';
+import { redactHeaders, redactJson } from './redact.js';
+
+export type Auth =
+  | { kind: 'bearer'; token: string }
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'none' };
+
+export interface ClientOptions {
+  baseUrl: string;
+  auth: Auth;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs?: number;
+  /** Extra attempts after the first. */
+  retries?: number;
+  /** Base of the exponential backoff in milliseconds. */
+  backoffMs?: number;
+  /** Longest wait honoured from a Retry-After header. */
+  maxRetryAfterMs?: number;
+  /** Receives one line per traced event; secrets are already redacted. */
+  trace?: (line: string) => void;
+  userAgent?: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Overrides the generated `X-Conversation-ID` (enrollment sends `Basic <uuid>`). */
+  conversationId?: string;
+  /** What the request was for, used in error messages ("get marking classification"). */
+  what?: string;
+  /** Turns an error answer into a typed error; the default reads DESIGN.md 1.4. */
+  mapError?: (status: number, body: unknown, cid: string) => KsctlError;
+  /** Statuses that are answers, not errors (for example 404 while resolving a name). */
+  okStatuses?: number[];
+  signal?: AbortSignal;
+}
+
+export interface Answer<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  conversationId: string;
+  /** Bytes of the answer body as received. */
+  bytes: number;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);
+const RETRY_STATUS_ANY = new Set([429, 503]);
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Retry-After in milliseconds: delta-seconds or an HTTP date. */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now = Date.now(),
+): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Full-jitter exponential backoff: a random wait in [0, base * 2^attempt], capped. */
+export function backoffDelay(attempt: number, baseMs: number, random = Math.random): number {
+  return Math.round(random() * Math.min(10_000, baseMs * 2 ** attempt));
+}
+
+function authHeader(auth: Auth): string | undefined {
+  if (auth.kind === 'bearer') return `Bearer ${auth.token}`;
+  if (auth.kind === 'basic') {
+    return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  }
+  return undefined;
+}
+
+function networkMessage(error: unknown): string {
+  const e = error as { code?: string; message?: string; name?: string };
+  switch (e.code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+      return 'host not found';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timed out';
+    default:
+      return e.name === 'TimeoutError' ? 'timed out' : (e.code ?? e.message ?? String(error));
+  }
+}
+
+/**
+ * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
+ * request, per-attempt timeout, retries with backoff and jitter, typed errors.
+ */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly dispatcher: Agent;
+  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent'>> &
+    Pick<ClientOptions, 'trace' | 'userAgent'>;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.options = {
+      timeoutMs: 30_000,
+      retries: 3,
+      backoffMs: 250,
+      maxRetryAfterMs: 30_000,
+      ...options,
+    };
+    this.dispatcher = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 16,
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+      connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
+    });
+  }
+
+  /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
+  url(path: string, query?: RequestOptions['query']): string {
+    const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    }
+    return url.toString();
+  }
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
+    const url = this.url(path, options.query);
+    const cid = options.conversationId ?? randomUUID();
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'x-conversation-id': cid,
+      'user-agent': this.options.userAgent ?? 'ksctl',
+      ...options.headers,
+    };
+    const auth = authHeader(this.options.auth);
+    if (auth && headers.authorization === undefined) headers.authorization = auth;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const what = options.what ?? `${method} ${path}`;
+    const idempotent = IDEMPOTENT.has(method);
+
+    for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      this.trace(`> ${method} ${url}`);
+      for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
+      if (payload !== undefined) this.traceBody('>', payload);
+      let status: number;
+      let responseHeaders: Dispatcher.ResponseData['headers'];
+      let text: string;
+      try {
+        const response = await request(url, {
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body: payload,
+          dispatcher: this.dispatcher,
+          signal: options.signal,
+        });
+        status = response.statusCode;
+        responseHeaders = response.headers;
+        text = await response.body.text();
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        const reason = networkMessage(error);
+        this.trace(`< ${reason} after ${Math.round(performance.now() - started)} ms`);
+        if (idempotent && attempt < this.options.retries) {
+          await sleep(backoffDelay(attempt, this.options.backoffMs), options.signal);
+          continue;
+        }
+        throw new ServiceError(`${what}: cannot reach the service at ${this.origin()}: ${reason}`, {
+          hint: 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running',
+          conversationId: cid,
+          cause: error,
+        });
+      }
+      const ms = Math.round(performance.now() - started);
+      this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
+      const body = parseBody(text, responseHeaders['content-type']);
+      if (text.length > 0) this.traceBody('<', text);
+
+      const retryable = (idempotent ? RETRY_STATUS_IDEMPOTENT : RETRY_STATUS_ANY).has(status);
+      if (retryable && attempt < this.options.retries) {
+        const after = parseRetryAfter(responseHeaders['retry-after']);
+        const wait =
+          after !== undefined
+            ? Math.min(after, this.options.maxRetryAfterMs)
+            : backoffDelay(attempt, this.options.backoffMs);
+        this.trace(
+          `  retrying in ${wait} ms (attempt ${attempt + 2} of ${this.options.retries + 1})`,
+        );
+        await sleep(wait, options.signal);
+        continue;
+      }
+      if (status >= 400 && !options.okStatuses?.includes(status)) {
+        throw (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what)))(
+          status,
+          body,
+          cid,
+        );
+      }
+      return {
+        status,
+        headers: responseHeaders,
+        body: body as T,
+        conversationId: cid,
+        bytes: Buffer.byteLength(text),
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private origin(): string {
+    return new URL(this.baseUrl).origin;
+  }
+
+  private trace(line: string): void {
+    this.options.trace?.(line);
+  }
+
+  private traceBody(direction: string, text: string): void {
+    if (!this.options.trace) return;
+    let shown: string;
+    try {
+      shown = JSON.stringify(redactJson(JSON.parse(text)));
+    } catch {
+      shown = '[non-JSON body]';
+    }
+    const limit = 2000;
+    this.trace(
+      `${direction} ${shown.length > limit ? `${shown.slice(0, limit)}… (${shown.length} chars)` : shown}`,
+    );
+  }
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+  const type = Array.isArray(contentType) ? contentType[0] : contentType;
+  if (text.length === 0) return undefined;
+  if (type?.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}

@@ -1,0 +1,90 @@
+import {
+  AuthError,
+  ConflictError,
+  type ErrorDetail,
+  InputError,
+  type KsctlError,
+  NotFoundError,
+  ServiceError,
+} from '../errors.js';
+
+interface ParsedErrorBody {
+  message?: string;
+  code?: number;
+  cid?: string;
+  details: ErrorDetail[];
+}
+
+/**
+ * Reads both error shapes of DESIGN.md 1.4: ksctl's `{error:{cid,code,message,details}}` and the
+ * public Ionic management-API `{status, code, error, detail:{message}, source:{cid}}`.
+ */
+export function parseErrorBody(body: unknown): ParsedErrorBody {
+  if (typeof body !== 'object' || body === null) return { details: [] };
+  const b = body as Record<string, unknown>;
+  if (typeof b.error === 'object' && b.error !== null) {
+    const e = b.error as Record<string, unknown>;
+    const details = Array.isArray(e.details)
+      ? e.details
+          .filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null)
+          .map((d) => ({ path: String(d.path ?? ''), message: String(d.message ?? '') }))
+      : [];
+    return {
+      message: typeof e.message === 'string' ? e.message : undefined,
+      code: typeof e.code === 'number' ? e.code : undefined,
+      cid: typeof e.cid === 'string' ? e.cid : undefined,
+      details,
+    };
+  }
+  const detail = b.detail as Record<string, unknown> | undefined;
+  const source = b.source as Record<string, unknown> | undefined;
+  const message =
+    typeof detail?.message === 'string'
+      ? detail.message
+      : typeof b.error === 'string'
+        ? b.error
+        : typeof b.message === 'string'
+          ? b.message
+          : undefined;
+  return {
+    message,
+    code: typeof b.code === 'number' ? b.code : undefined,
+    cid: typeof source?.cid === 'string' ? source.cid : undefined,
+    details: [],
+  };
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  401: 'check the credentials: `ksctl context show`, --token-file, or KSCTL_TOKEN',
+  403: 'the credentials are valid but lack a scope this operation needs',
+  412: 'the marking changed since it was read; read it again and retry',
+  413: 'the request is too large; send fewer items or values at once',
+  415: 'the service expects application/json',
+  429: 'the service is rate limiting; wait a moment and retry',
+};
+
+/** The typed error for an HTTP error answer, with the exit codes of DESIGN.md 5. */
+export function errorFromAnswer(
+  status: number,
+  body: unknown,
+  requestCid: string,
+  what: string,
+): KsctlError {
+  const parsed = parseErrorBody(body);
+  const text = parsed.message ?? `the service answered ${status}`;
+  const message = `${what}: ${text}${parsed.code !== undefined ? ` (${parsed.code})` : ''}`;
+  const options = {
+    status,
+    serviceCode: parsed.code,
+    conversationId: parsed.cid ?? requestCid,
+    details: parsed.details,
+    hint: STATUS_HINTS[status],
+  };
+  if (status === 401 || status === 403) return new AuthError(message, options);
+  if (status === 404) return new NotFoundError(message, options);
+  if (status === 409 || status === 412) return new ConflictError(message, options);
+  if (status >= 400 && status < 500 && ![408, 417, 424, 429, 451].includes(status)) {
+    return new InputError(message, options);
+  }
+  return new ServiceError(message, options);
+}

@@ -1,0 +1,221 @@
+import { NotFoundError } from '../errors.js';
+import type { ApiClient } from './client.js';
+import type { MarkingsApi } from './markings-api.js';
+import {
+  type BulkMarkingItem,
+  type ListEnvelope,
+  type Marking,
+  type MarkingInput,
+  type MarkingListQuery,
+  type MarkingUpdate,
+  type MarkingValue,
+  PAGE_LIMIT_MAX,
+  type ValueInput,
+  type ValueListQuery,
+  type ValueUpdate,
+} from './wire.js';
+
+const ID_PATTERN = /^[0-9a-f]{24}$/;
+
+export function looksLikeId(text: string): boolean {
+  return ID_PATTERN.test(text);
+}
+
+function ifMatch(version: number | undefined): Record<string, string> | undefined {
+  return version === undefined ? undefined : { 'if-match': `"${version}"` };
+}
+
+const seg = encodeURIComponent;
+
+/** Follows skip/limit paging; bounded by the service's totalResults and by `max`. */
+async function* pages<T>(
+  fetchPage: (skip: number, limit: number) => Promise<{ totalResults: number; items: T[] }>,
+  pageLimit: number | undefined,
+  max: number | undefined,
+): AsyncIterable<T> {
+  let skip = 0;
+  let yielded = 0;
+  for (;;) {
+    const wanted = max === undefined ? PAGE_LIMIT_MAX : Math.min(PAGE_LIMIT_MAX, max - yielded);
+    const page = await fetchPage(skip, Math.min(pageLimit ?? PAGE_LIMIT_MAX, wanted));
+    for (const item of page.items) {
+      yield item;
+      yielded++;
+    }
+    skip += page.items.length;
+    if (page.items.length === 0 || skip >= page.totalResults) return;
+    if (max !== undefined && yielded >= max) return;
+  }
+}
+
+/** The markings interface over HTTP (DESIGN.md 1.2). */
+export class HttpMarkingsApi implements MarkingsApi {
+  constructor(private readonly client: ApiClient) {}
+
+  async listMarkingsPage(query: MarkingListQuery) {
+    const { body } = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
+      query: { ...query },
+      what: 'list markings',
+    });
+    return {
+      totalResults: body.totalResults,
+      skip: body.skip,
+      limit: body.limit,
+      items: body.Resources,
+    };
+  }
+
+  listMarkings(query: Omit<MarkingListQuery, 'skip'> = {}, max?: number): AsyncIterable<Marking> {
+    return pages(
+      (skip, limit) => this.listMarkingsPage({ ...query, skip, limit }),
+      query.limit,
+      max,
+    );
+  }
+
+  async getMarking(id: string, valueLimit?: number): Promise<Marking> {
+    const { body } = await this.client.request<Marking>('GET', `/markings/${seg(id)}`, {
+      query: { valueLimit },
+      what: `get marking ${id}`,
+    });
+    return body;
+  }
+
+  async resolveMarking(idOrName: string, valueLimit?: number): Promise<Marking> {
+    if (looksLikeId(idOrName)) {
+      const answer = await this.client.request<Marking>('GET', `/markings/${seg(idOrName)}`, {
+        query: { valueLimit },
+        what: `get marking ${idOrName}`,
+        okStatuses: [404],
+      });
+      if (answer.status !== 404) return answer.body;
+    }
+    const page = await this.listMarkingsPage({ name: idOrName, valueLimit, limit: 1 });
+    const found = page.items[0];
+    if (!found) {
+      throw new NotFoundError(`marking "${idOrName}" not found`, {
+        hint: 'list the markings with `ksctl markings list`',
+      });
+    }
+    return found;
+  }
+
+  async createMarking(input: MarkingInput): Promise<Marking> {
+    const { body } = await this.client.request<Marking>('POST', '/markings', {
+      body: input,
+      what: `create marking ${input.name}`,
+    });
+    return body;
+  }
+
+  async updateMarking(
+    id: string,
+    update: MarkingUpdate,
+    ifMatchVersion?: number,
+  ): Promise<Marking> {
+    const { body } = await this.client.request<Marking>('PUT', `/markings/${seg(id)}`, {
+      body: update,
+      headers: ifMatch(ifMatchVersion),
+      what: `update marking ${id}`,
+    });
+    return body;
+  }
+
+  async createOrUpdateMarkings(items: BulkMarkingItem[], valueLimit?: number): Promise<Marking[]> {
+    const { body } = await this.client.request<Marking[]>('POST', '/markings', {
+      body: items,
+      query: { valueLimit },
+      what: `create or update ${items.length} markings`,
+    });
+    return body;
+  }
+
+  async deleteMarking(id: string, ifMatchVersion?: number): Promise<void> {
+    await this.client.request('DELETE', `/markings/${seg(id)}`, {
+      headers: ifMatch(ifMatchVersion),
+      what: `delete marking ${id}`,
+    });
+  }
+
+  async listValuesPage(markingId: string, query: ValueListQuery) {
+    const { body } = await this.client.request<ListEnvelope<MarkingValue>>(
+      'GET',
+      `/markings/${seg(markingId)}/values`,
+      { query: { ...query }, what: 'list values' },
+    );
+    return {
+      totalResults: body.totalResults,
+      skip: body.skip,
+      limit: body.limit,
+      items: body.Resources,
+    };
+  }
+
+  listValues(
+    markingId: string,
+    query: Omit<ValueListQuery, 'skip'> = {},
+    max?: number,
+  ): AsyncIterable<MarkingValue> {
+    return pages(
+      (skip, limit) => this.listValuesPage(markingId, { ...query, skip, limit }),
+      query.limit,
+      max,
+    );
+  }
+
+  async getValue(markingId: string, valueId: string): Promise<MarkingValue> {
+    const { body } = await this.client.request<MarkingValue>(
+      'GET',
+      `/markings/${seg(markingId)}/values/${seg(valueId)}`,
+      { what: `get value ${valueId}` },
+    );
+    return body;
+  }
+
+  async resolveValue(markingId: string, idOrName: string): Promise<MarkingValue> {
+    if (looksLikeId(idOrName)) {
+      const answer = await this.client.request<MarkingValue>(
+        'GET',
+        `/markings/${seg(markingId)}/values/${seg(idOrName)}`,
+        { what: `get value ${idOrName}`, okStatuses: [404] },
+      );
+      if (answer.status !== 404) return answer.body;
+    }
+    const page = await this.listValuesPage(markingId, { name: idOrName, limit: 1 });
+    const found = page.items[0];
+    if (!found) {
+      throw new NotFoundError(`value "${idOrName}" not found in this marking`, {
+        hint: 'list its values with `ksctl markings values list MARKING`',
+      });
+    }
+    return found;
+  }
+
+  async createValue(markingId: string, input: ValueInput): Promise<MarkingValue> {
+    const { body } = await this.client.request<MarkingValue>(
+      'POST',
+      `/markings/${seg(markingId)}/values`,
+      { body: input, what: `add value ${input.name}` },
+    );
+    return body;
+  }
+
+  async updateValue(
+    markingId: string,
+    valueId: string,
+    update: ValueUpdate,
+  ): Promise<MarkingValue> {
+    const { body } = await this.client.request<MarkingValue>(
+      'PUT',
+      `/markings/${seg(markingId)}/values/${seg(valueId)}`,
+      { body: update, what: `update value ${valueId}` },
+    );
+    return body;
+  }
+
+  async deleteValue(markingId: string, valueId: string): Promise<void> {
+    await this.client.request('DELETE', `/markings/${seg(markingId)}/values/${seg(valueId)}`, {
+      what: `delete value ${valueId}`,
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * The streams a command talks to. Commands never touch `process.std*` directly, so tests can run
+ * any command in-process with terminals switched on or off.
+ */
+export interface IOStreams {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Colour on stderr/stdout: only on a terminal, and never with NO_COLOR. */
+  color: boolean;
+  /** Terminal width for tables and progress bars. */
+  columns: number;
+}
+
+export function systemIO(env: NodeJS.ProcessEnv): IOStreams {
+  const stdoutIsTTY = process.stdout.isTTY === true;
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY,
+    stderrIsTTY: process.stderr.isTTY === true,
+    color: stdoutIsTTY && colorAllowed(env),
+    columns: process.stdout.columns ?? 100,
+  };
+}
+
+export function colorAllowed(env: NodeJS.ProcessEnv): boolean {
+  return env.NO_COLOR === undefined || env.NO_COLOR === '';
+}
+
+/** Whether the user can be asked questions: both ends are terminals and nobody said not to. */
+export function canPrompt(io: IOStreams, env: NodeJS.ProcessEnv, noInput: boolean): boolean {
+  return io.stdinIsTTY && io.stdoutIsTTY && !noInput && !isCI(env);
+}
+
+export function isCI(env: NodeJS.ProcessEnv): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}
+
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,101 @@
+import type { Writable } from 'node:stream';
+import type { IOStreams } from './io.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+type Cell = string | number | boolean | null | undefined;
+
+export interface Column<T> {
+  header: string;
+  value: (row: T) => Cell;
+}
+
+/** What a command hands to the renderer: the data for json/yaml and how to show it as a table. */
+export type View<T = unknown> =
+  | { kind: 'table'; data: unknown; rows: T[]; columns: Column<T>[] }
+  | { kind: 'record'; data: unknown; fields: [label: string, value: Cell][] }
+  | { kind: 'text'; data: unknown; text: string };
+
+function cellText(value: Cell): string {
+  if (value === null || value === undefined) return '';
+  return String(value);
+}
+
+/** Tabs and newlines inside a cell would break tab-separated output for scripts. */
+function tsvCell(value: Cell): string {
+  return cellText(value).replace(/[\t\r\n]+/g, ' ');
+}
+
+export async function renderView(io: IOStreams, format: OutputFormat, view: View): Promise<void> {
+  if (format === 'json') {
+    writeOut(io.stdout, `${JSON.stringify(view.data, null, 2)}\n`);
+    return;
+  }
+  if (format === 'yaml') {
+    const { stringify } = await import('yaml');
+    writeOut(io.stdout, stringify(view.data, { lineWidth: 0 }));
+    return;
+  }
+  switch (view.kind) {
+    case 'text':
+      writeOut(io.stdout, view.text.endsWith('\n') ? view.text : `${view.text}\n`);
+      return;
+    case 'record': {
+      if (!io.stdoutIsTTY) {
+        writeOut(io.stdout, view.fields.map(([k, v]) => `${k}\t${tsvCell(v)}\n`).join(''));
+        return;
+      }
+      const width = Math.max(...view.fields.map(([k]) => k.length)) + 1;
+      const lines = view.fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cellText(v)}\n`);
+      writeOut(io.stdout, lines.join(''));
+      return;
+    }
+    case 'table':
+      await renderTable(io, view.rows, view.columns);
+      return;
+  }
+}
+
+async function renderTable<T>(io: IOStreams, rows: T[], columns: Column<T>[]): Promise<void> {
+  // Piped: tab-separated, no header, so `cut` and `awk` work (as gh does).
+  if (!io.stdoutIsTTY) {
+    const out = rows.map((row) => columns.map((c) => tsvCell(c.value(row))).join('\t'));
+    writeOut(io.stdout, out.length > 0 ? `${out.join('\n')}\n` : '');
+    return;
+  }
+  const { default: Table } = await import('cli-table3');
+  const chalk = io.color ? (await import('chalk')).default : undefined;
+  const table = new Table({
+    head: columns.map((c) => (chalk ? chalk.bold(c.header) : c.header)),
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: '',
+    },
+  });
+  for (const row of rows) table.push(columns.map((c) => cellText(c.value(row))));
+  writeOut(io.stdout, `${table.toString()}\n`);
+}
+
+export function writeOut(stream: Writable, text: string): void {
+  if (text.length > 0) stream.write(text);
+}
+
+/** A message for people on stderr (never data). Suppressed by --quiet. */
+export function say(io: IOStreams, quiet: boolean, text: string): void {
+  if (!quiet) io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
