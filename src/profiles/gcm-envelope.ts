@@ -1,0 +1,44 @@
+/**
+ * The encrypted body shared by the password and aesgcm persistors:
+ * 16-byte IV || AES-256-GCM ciphertext || 16-byte tag. (The SDKs use a 16-byte IV, not the
+ * usual 12, so files they wrote only open with the same length.)
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+export const GCM_IV_BYTES = 16;
+export const GCM_TAG_BYTES = 16;
+export const GCM_KEY_BYTES = 32;
+
+export function sealGcmEnvelope(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
+  const iv = randomBytes(GCM_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
+  cipher.setAAD(aad);
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]);
+}
+
+export type OpenResult =
+  | { ok: true; plaintext: Buffer }
+  | { ok: false; reason: 'too-short' | 'not-authentic' };
+
+/**
+ * Opens an envelope. A wrong key, wrong AAD and a damaged file all look the same to GCM
+ * ('not-authentic'); callers phrase that for their format.
+ */
+export function openGcmEnvelope(key: Buffer, aad: Buffer, envelope: Buffer): OpenResult {
+  if (envelope.length < GCM_IV_BYTES + GCM_TAG_BYTES) {
+    return { ok: false, reason: 'too-short' };
+  }
+  const iv = envelope.subarray(0, GCM_IV_BYTES);
+  const tag = envelope.subarray(envelope.length - GCM_TAG_BYTES);
+  const ciphertext = envelope.subarray(GCM_IV_BYTES, envelope.length - GCM_TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
+  decipher.setAAD(aad);
+  decipher.setAuthTag(tag);
+  try {
+    const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    return { ok: true, plaintext };
+  } catch {
+    return { ok: false, reason: 'not-authentic' };
+  }
+}

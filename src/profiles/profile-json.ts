@@ -1,0 +1,165 @@
+/**
+ * The JSON document inside every persistor: `{"activeDeviceId", "profiles": [...]}`.
+ * Shared by all formats; the encrypted ones wrap exactly these bytes.
+ */
+import type { ErrorDetail } from '../errors.js';
+import { InputError } from '../errors.js';
+import { stringifySorted } from './sorted-json.js';
+import type { Profile, ProfileSet } from './types.js';
+
+export const PROFILE_KEY_BYTES = 32;
+const KEY_HEX = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * Keys are written as lower-case hex: the Java SDK's hex decoder only knows `0-9a-f` (upper-case
+ * digits decode to garbage there), and the SDK itself writes lower case. Any case is read.
+ */
+export function encodeProfileSetJson(set: ProfileSet): Buffer {
+  const document = {
+    activeDeviceId: set.activeDeviceId,
+    profiles: set.profiles.map((profile) => ({
+      name: profile.name,
+      deviceId: profile.deviceId,
+      server: profile.server,
+      aesCdIdcKey: profile.aesCdIdcKey.toString('hex'),
+      aesCdEiKey: profile.aesCdEiKey.toString('hex'),
+      creationTimestamp: profile.creationTimestamp,
+    })),
+  };
+  return Buffer.from(stringifySorted(document), 'utf8');
+}
+
+/**
+ * Parses and validates the profile document. `source` names the file in messages. Messages
+ * never quote field values: they may be keys.
+ */
+export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string): ProfileSet {
+  const text = stripByteOrderMark(bytes.toString('utf8'));
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    // The engine's message can quote file content (keys), so only its position is kept.
+    const position = /position (\d+)/.exec(String(error))?.[1];
+    const where = position === undefined ? '' : ` (at byte ${position})`;
+    throw new InputError(`${source} is not a valid profile file: not JSON${where}`, {
+      hint: hint ?? 'Check that the file is a profile file and that its persistor type is right.',
+    });
+  }
+  const details: ErrorDetail[] = [];
+  const set = readProfileSet(document, details);
+  if (set === undefined || details.length > 0) {
+    const first = details[0];
+    const summary = first === undefined ? 'unexpected content' : `${first.path} ${first.message}`;
+    const more = details.length > 1 ? ` (and ${details.length - 1} more problems)` : '';
+    throw new InputError(`${source} is not a valid profile file: ${summary}${more}`, {
+      details,
+      hint: 'The file may be damaged or written by another program; restore it from a backup.',
+    });
+  }
+  return set;
+}
+
+/** The problems of a profile that is about to be stored (empty = valid). */
+export function profileProblems(profile: Profile, path = 'profile'): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  if (typeof profile.name !== 'string') {
+    details.push({ path: `${path}.name`, message: 'must be a string' });
+  }
+  if (typeof profile.deviceId !== 'string' || profile.deviceId.length === 0) {
+    details.push({ path: `${path}.deviceId`, message: 'must be a non-empty string' });
+  }
+  if (typeof profile.server !== 'string') {
+    details.push({ path: `${path}.server`, message: 'must be a string' });
+  }
+  for (const field of ['aesCdIdcKey', 'aesCdEiKey'] as const) {
+    const key = profile[field];
+    if (!Buffer.isBuffer(key) || key.length !== PROFILE_KEY_BYTES) {
+      details.push({ path: `${path}.${field}`, message: `must be ${PROFILE_KEY_BYTES} bytes` });
+    }
+  }
+  if (!Number.isSafeInteger(profile.creationTimestamp) || profile.creationTimestamp < 0) {
+    details.push({
+      path: `${path}.creationTimestamp`,
+      message: 'must be a non-negative integer (epoch seconds)',
+    });
+  }
+  return details;
+}
+
+function readProfileSet(document: unknown, details: ErrorDetail[]): ProfileSet | undefined {
+  if (!isRecord(document)) {
+    details.push({ path: '(root)', message: 'must be a JSON object' });
+    return undefined;
+  }
+  // The SDKs treat a missing activeDeviceId as "none active".
+  const active = document.activeDeviceId ?? '';
+  if (typeof active !== 'string') {
+    details.push({ path: 'activeDeviceId', message: 'must be a string' });
+  }
+  if (!Array.isArray(document.profiles)) {
+    details.push({ path: 'profiles', message: 'must be an array' });
+    return undefined;
+  }
+  const profiles = document.profiles.flatMap((entry: unknown, index: number) => {
+    const profile = readProfile(entry, `profiles[${index}]`, details);
+    return profile === undefined ? [] : [profile];
+  });
+  return { activeDeviceId: typeof active === 'string' ? active : '', profiles };
+}
+
+function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Profile | undefined {
+  if (!isRecord(entry)) {
+    details.push({ path, message: 'must be a JSON object' });
+    return undefined;
+  }
+  const before = details.length;
+  const text = (field: string, nonEmpty: boolean): string => {
+    const value = entry[field];
+    if (typeof value !== 'string' || (nonEmpty && value.length === 0)) {
+      details.push({
+        path: `${path}.${field}`,
+        message: nonEmpty ? 'must be a non-empty string' : 'must be a string',
+      });
+      return '';
+    }
+    return value;
+  };
+  const key = (field: string): Buffer => {
+    const value = entry[field];
+    if (typeof value !== 'string' || !KEY_HEX.test(value)) {
+      details.push({
+        path: `${path}.${field}`,
+        message: `must be ${PROFILE_KEY_BYTES * 2} hex characters (${PROFILE_KEY_BYTES} bytes)`,
+      });
+      return Buffer.alloc(0);
+    }
+    return Buffer.from(value, 'hex');
+  };
+  const profile: Profile = {
+    name: text('name', false),
+    deviceId: text('deviceId', true),
+    server: text('server', false),
+    aesCdIdcKey: key('aesCdIdcKey'),
+    aesCdEiKey: key('aesCdEiKey'),
+    creationTimestamp: 0,
+  };
+  const timestamp = entry.creationTimestamp;
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
+    details.push({
+      path: `${path}.creationTimestamp`,
+      message: 'must be a non-negative integer (epoch seconds)',
+    });
+  } else {
+    profile.creationTimestamp = timestamp;
+  }
+  return details.length === before ? profile : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stripByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
