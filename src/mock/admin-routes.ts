@@ -1,0 +1,50 @@
+import { MarkingsErrorCode } from '../api/wire.js';
+import { requireAdmin } from './auth.js';
+import { faultRuleProblem } from './faults.js';
+import { json, MockHttpError, type Route, route } from './http.js';
+import type { MockState } from './state.js';
+
+/** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
+export function adminRoutes(state: MockState, reset: () => void): Route[] {
+  return [
+    route('GET', '/_mock/health', () => json(200, { status: 'ok' })),
+    route('POST', '/_mock/reset', (req) => {
+      requireAdmin(state, req);
+      reset();
+      return json(200, { status: 'reset' });
+    }),
+    route('GET', '/_mock/faults', (req) => {
+      requireAdmin(state, req);
+      return json(200, state.faults.list());
+    }),
+    route('PUT', '/_mock/faults', async (req) => {
+      requireAdmin(state, req);
+      const rules = await req.json();
+      if (!Array.isArray(rules)) {
+        throw new MockHttpError(
+          400,
+          MarkingsErrorCode.validation,
+          'fault rules must be a JSON array',
+        );
+      }
+      const details = rules.flatMap((rule, i) => {
+        const problem = faultRuleProblem(rule);
+        return problem ? [{ path: `[${i}]`, message: problem }] : [];
+      });
+      if (details.length > 0) {
+        throw new MockHttpError(
+          400,
+          MarkingsErrorCode.validation,
+          `invalid fault rule: ${details[0]!.path}: ${details[0]!.message}`,
+          details,
+        );
+      }
+      state.faults.replace(rules);
+      return json(200, state.faults.list());
+    }),
+    route('GET', '/_mock/requests', (req) => {
+      requireAdmin(state, req);
+      return json(200, state.requests());
+    }),
+  ];
+}

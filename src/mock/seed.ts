@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import { type FaultRule, SCOPES, type Scope } from '../api/wire.js';
+import { InputError } from '../errors.js';
+import { faultRuleProblem } from './faults.js';
+import type { MockState } from './state.js';
+
+/** A marking in a seed file: the same shape as `markings apply` files. */
+export interface SeedMarking {
+  name: string;
+  description?: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string | null;
+  values?: (string | { name: string; description?: string })[];
+}
+
+export interface Seed {
+  /** Markings of the default tenant. */
+  markings?: SeedMarking[];
+  tenants?: { id: string; markings?: SeedMarking[] }[];
+  keyspaces?: { id: string; tenant?: string; enrollment?: boolean; online?: boolean }[];
+  users?: { name: string; tenant?: string; enabled?: boolean; password?: string; email?: string }[];
+  tokens?: {
+    token?: string;
+    username?: string;
+    password?: string;
+    name?: string;
+    scopes?: (Scope | '*')[];
+    admin?: boolean;
+    tenant?: string;
+  }[];
+  faults?: FaultRule[];
+  justInTimeUsers?: boolean;
+}
+
+const SEED_KEYS = new Set([
+  'markings',
+  'tenants',
+  'keyspaces',
+  'users',
+  'tokens',
+  'faults',
+  'justInTimeUsers',
+]);
+
+export async function readSeedFile(path: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InputError(`cannot read seed file ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = path.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+  } catch (error) {
+    throw new InputError(`seed file ${path} does not parse: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new InputError(`seed file ${path} must hold an object`);
+  }
+  const unknown = Object.keys(raw).find((k) => !SEED_KEYS.has(k));
+  if (unknown) {
+    throw new InputError(`seed file ${path}: unknown key "${unknown}"`, {
+      hint: `known keys: ${[...SEED_KEYS].join(', ')}`,
+    });
+  }
+  return raw as Seed;
+}
+
+function toMarkingBody(m: SeedMarking) {
+  return {
+    name: m.name,
+    public: m.public,
+    adminOnly: m.adminOnly,
+    defaultValue: m.defaultValue,
+    detail: {
+      description: m.description,
+      values: m.values?.map((v) => (typeof v === 'string' ? { name: v } : v)),
+    },
+  };
+}
+
+/** Loads a seed into a fresh state; invalid entries are errors naming where they are. */
+export function applySeed(state: MockState, seed: Seed): void {
+  const seeder = { name: 'seed' };
+  const addMarkings = (tenantId: string, markings: SeedMarking[] | undefined, where: string) => {
+    const tenant = state.addTenant(tenantId);
+    markings?.forEach((m, i) => {
+      try {
+        tenant.markings.create(toMarkingBody(m), seeder);
+      } catch (error) {
+        throw new InputError(`seed ${where}[${i}] (${m.name}): ${(error as Error).message}`);
+      }
+    });
+  };
+  addMarkings(state.defaultTenant, seed.markings, 'markings');
+  for (const t of seed.tenants ?? []) addMarkings(t.id, t.markings, `tenants.${t.id}.markings`);
+  for (const k of seed.keyspaces ?? []) {
+    if (!/^[A-Za-z0-9]{4}$/.test(k.id))
+      throw new InputError(`seed keyspace "${k.id}" is not 4 letters or digits`);
+    state.keyspaces.set(k.id, {
+      id: k.id,
+      tenant: k.tenant ?? state.defaultTenant,
+      enrollment: k.enrollment ?? true,
+      online: k.online ?? true,
+    });
+    state.addTenant(k.tenant ?? state.defaultTenant);
+  }
+  for (const u of seed.users ?? []) {
+    state.users.set(u.name, {
+      name: u.name,
+      tenant: u.tenant ?? state.defaultTenant,
+      enabled: u.enabled ?? true,
+      password: u.password,
+      email: u.email,
+    });
+  }
+  seed.tokens?.forEach((t, i) => {
+    const scopes = (t.scopes ?? ['*']).flatMap((s) => (s === '*' ? [...SCOPES] : [s]));
+    const bad = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+    if (bad)
+      throw new InputError(`seed tokens[${i}]: unknown scope "${bad}"`, {
+        hint: `scopes: ${SCOPES.join(', ')}`,
+      });
+    const principal = {
+      name: t.name ?? t.username ?? `token-${i}`,
+      scopes: new Set(scopes as Scope[]),
+      admin: t.admin ?? false,
+      tenant: t.tenant,
+    };
+    if (t.token) state.bearer.set(t.token, principal);
+    else if (t.username && t.password) state.basic.set(`${t.username}:${t.password}`, principal);
+    else throw new InputError(`seed tokens[${i}] needs a token, or a username and password`);
+  });
+  seed.faults?.forEach((f, i) => {
+    const problem = faultRuleProblem(f);
+    if (problem) throw new InputError(`seed faults[${i}]: ${problem}`);
+  });
+  if (seed.faults) state.faults.replace(seed.faults);
+  if (seed.justInTimeUsers !== undefined) state.justInTimeUsers = seed.justInTimeUsers;
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { type JournalEntry, SCOPES, type Scope } from '../api/wire.js';
+import { FaultSet } from './faults.js';
+import { IdGenerator } from './ids.js';
+import { MarkingsStore } from './markings-store.js';
+
+export interface Principal {
+  name: string;
+  scopes: ReadonlySet<Scope>;
+  /** May use the /_mock admin endpoints. */
+  admin: boolean;
+  /** Restricted to one tenant when set. */
+  tenant?: string;
+}
+
+export interface Tenant {
+  id: string;
+  markings: MarkingsStore;
+}
+
+export interface MockUser {
+  name: string;
+  tenant: string;
+  enabled: boolean;
+  password?: string;
+  email?: string;
+}
+
+export interface MockKeyspace {
+  id: string;
+  tenant: string;
+  /** false: registration answers 41707 (enrollment disabled). */
+  enrollment: boolean;
+  /** false: registration answers 50302 (no key server for the keyspace). */
+  online: boolean;
+}
+
+export const DEFAULT_TENANT = 'dev';
+export const DEFAULT_KEYSPACE = 'ABcd';
+const JOURNAL_SIZE = 10_000;
+
+export function newDevToken(): string {
+  return `ksdev.${randomBytes(18).toString('base64url')}`;
+}
+
+/** Everything the mock knows. Enrollment state is added to it by the enrollment side. */
+export class MockState {
+  readonly ids = new IdGenerator();
+  readonly tenants = new Map<string, Tenant>();
+  readonly bearer = new Map<string, Principal>();
+  /** Keyed by `username:password`. */
+  readonly basic = new Map<string, Principal>();
+  readonly users = new Map<string, MockUser>();
+  readonly keyspaces = new Map<string, MockKeyspace>();
+  readonly faults = new FaultSet();
+  justInTimeUsers = false;
+  private journal: JournalEntry[] = [];
+  private journalTotal = 0;
+
+  constructor(
+    readonly devToken: string,
+    readonly defaultTenant = DEFAULT_TENANT,
+    readonly defaultKeyspace = DEFAULT_KEYSPACE,
+  ) {
+    this.bearer.set(devToken, { name: 'dev', scopes: new Set(SCOPES), admin: true });
+  }
+
+  tenant(id: string): Tenant | undefined {
+    return this.tenants.get(id);
+  }
+
+  addTenant(id: string): Tenant {
+    let t = this.tenants.get(id);
+    if (!t) {
+      t = { id, markings: new MarkingsStore(this.ids) };
+      this.tenants.set(id, t);
+    }
+    return t;
+  }
+
+  record(entry: JournalEntry): void {
+    this.journal.push(entry);
+    this.journalTotal++;
+    // Trimming in batches keeps recording O(1) amortised.
+    if (this.journal.length > JOURNAL_SIZE * 1.1) {
+      this.journal = this.journal.slice(-JOURNAL_SIZE);
+    }
+  }
+
+  requests(): { total: number; requests: JournalEntry[] } {
+    return { total: this.journalTotal, requests: this.journal.slice(-JOURNAL_SIZE) };
+  }
+
+  clearJournal(): void {
+    this.journal = [];
+    this.journalTotal = 0;
+  }
+
+  /** Back to an empty service; the dev token stays valid. */
+  clear(): void {
+    this.tenants.clear();
+    this.bearer.clear();
+    this.bearer.set(this.devToken, { name: 'dev', scopes: new Set(SCOPES), admin: true });
+    this.basic.clear();
+    this.users.clear();
+    this.keyspaces.clear();
+    this.faults.replace([]);
+    this.justInTimeUsers = false;
+    this.clearJournal();
+  }
+}
