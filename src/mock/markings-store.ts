@@ -484,28 +484,30 @@ export class MarkingsStore {
   private checkBulkNames(specs: MarkingSpec[]): void {
     const finalName = new Map<string, string>();
     for (const m of this.byId.values()) finalName.set(m.id, m.name);
-    const conflicts: ErrorDetailWire[] = [];
-    const claimed = new Map<string, number>();
+    const indexById = new Map<string, number>();
     specs.forEach((spec, i) => {
-      if (spec.id !== undefined && spec.name !== undefined) finalName.set(spec.id, spec.name);
+      if (spec.id === undefined) return;
+      indexById.set(spec.id, i);
+      if (spec.name !== undefined) finalName.set(spec.id, spec.name);
     });
-    const taken = new Set(finalName.values());
+    const conflicts: ErrorDetailWire[] = [];
+    const conflict = (i: number, message: string) =>
+      conflicts.push({ path: `[${i}].name`, message });
+    // Owner of each final name: a marking id, or `#i` for the i-th new item.
+    const owner = new Map<string, string>();
+    for (const [id, name] of finalName) {
+      const other = owner.get(name);
+      if (other === undefined) owner.set(name, id);
+      else
+        conflict(indexById.get(id) ?? indexById.get(other)!, `"${name}" would name two markings`);
+    }
     specs.forEach((spec, i) => {
-      const name = spec.name ?? (spec.id ? finalName.get(spec.id) : undefined);
-      if (name === undefined) return;
-      const earlier = claimed.get(name);
-      if (earlier !== undefined) {
-        conflicts.push({
-          path: `[${i}].name`,
-          message: `"${name}" is also used by item ${earlier}`,
-        });
-      } else if (spec.id === undefined && taken.has(name)) {
-        conflicts.push({
-          path: `[${i}].name`,
-          message: `a marking named "${name}" already exists`,
-        });
-      }
-      claimed.set(name, i);
+      if (spec.id !== undefined || spec.name === undefined) return;
+      const other = owner.get(spec.name);
+      if (other === undefined) owner.set(spec.name, `#${i}`);
+      else if (other.startsWith('#'))
+        conflict(i, `"${spec.name}" is also used by item ${other.slice(1)}`);
+      else conflict(i, `a marking named "${spec.name}" already exists`);
     });
     if (conflicts.length > 0) {
       throw new MockHttpError(
