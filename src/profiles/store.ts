@@ -1,0 +1,105 @@
+/**
+ * Loading and saving profile files safely: atomic replacement, 0600 files in a 0700 directory,
+ * and read-modify-write serialised within the process (mutex) and across processes (lock file).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { InputError } from '../errors.js';
+import { ensurePrivateDirectory, writeFileAtomic } from './atomic-write.js';
+import type { DecodedProfileFile } from './codec.js';
+import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
+import type { FileLockOptions } from './file-lock.js';
+import { withFileLock } from './file-lock.js';
+import { errnoCode, fileError } from './fs-errors.js';
+import { withKeyedMutex } from './keyed-mutex.js';
+import { profileProblems } from './profile-json.js';
+import type { PersistorSpec, ProfileSet } from './types.js';
+import { emptyProfileSet } from './types.js';
+
+export type ProfileSetMutation = (set: ProfileSet) => ProfileSet | Promise<ProfileSet>;
+
+/** A missing (or zero-byte) file is an empty set with no active profile. */
+export async function loadProfiles(spec: PersistorSpec): Promise<ProfileSet> {
+  return (await readProfileFile(spec)).set;
+}
+
+/** Replaces the whole file. Password files are written as 1.1 unless the spec asks for 1.0. */
+export async function saveProfiles(spec: PersistorSpec, set: ProfileSet): Promise<void> {
+  assertStorable(set, spec.path);
+  const bytes = encodeProfileFile(spec, set, spec.passwordVersion ?? '1.1');
+  await withProfileFileLock(spec.path, () => writeFileAtomic(path.resolve(spec.path), bytes));
+}
+
+/**
+ * Reads, lets `mutate` change the set, and writes it back, with no other writer in between.
+ * If reading, decrypting, `mutate` or validation fails, the file is left as it was.
+ * `mutate` receives a copy and may change it in place. Returns the set as written.
+ */
+export async function updateProfiles(
+  spec: PersistorSpec,
+  mutate: ProfileSetMutation,
+): Promise<ProfileSet> {
+  checkPersistorSecrets(spec);
+  return withProfileFileLock(spec.path, async () => {
+    const current = await readProfileFile(spec);
+    const next = await mutate(copyProfileSet(current.set));
+    assertStorable(next, spec.path);
+    // An existing password file keeps its version, so readers on older SDKs keep working.
+    const version = spec.passwordVersion ?? current.passwordVersion ?? '1.1';
+    await writeFileAtomic(path.resolve(spec.path), encodeProfileFile(spec, next, version));
+    return next;
+  });
+}
+
+/**
+ * Runs `task` holding both locks of a profile file (creating its directory if needed). For
+ * writers that do not read the file first, such as convert.
+ */
+export async function withProfileFileLock<T>(
+  filePath: string,
+  task: () => Promise<T>,
+  options?: FileLockOptions,
+): Promise<T> {
+  const resolved = path.resolve(filePath);
+  await ensurePrivateDirectory(path.dirname(resolved));
+  return withKeyedMutex(resolved, () => withFileLock(resolved, task, options));
+}
+
+async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile> {
+  checkPersistorSecrets(spec);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(spec.path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') {
+      return { set: emptyProfileSet() };
+    }
+    throw fileError('read', spec.path, error);
+  }
+  if (bytes.length === 0) {
+    return { set: emptyProfileSet() };
+  }
+  return decodeProfileFile(spec, bytes);
+}
+
+function copyProfileSet(set: ProfileSet): ProfileSet {
+  return {
+    activeDeviceId: set.activeDeviceId,
+    profiles: set.profiles.map((profile) => ({ ...profile })),
+  };
+}
+
+function assertStorable(set: ProfileSet, source: string): void {
+  const details = set.profiles.flatMap((profile, index) =>
+    profileProblems(profile, `profiles[${index}]`),
+  );
+  if (typeof set.activeDeviceId !== 'string') {
+    details.push({ path: 'activeDeviceId', message: 'must be a string' });
+  }
+  const first = details[0];
+  if (first !== undefined) {
+    throw new InputError(`Refusing to write ${source}: ${first.path} ${first.message}`, {
+      details,
+    });
+  }
+}

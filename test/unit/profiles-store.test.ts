@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import {
+  copyFile,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AuthError, ConflictError, InputError } from '../../src/errors.js';
+import {
+  loadProfiles,
+  saveProfiles,
+  updateProfiles,
+  withProfileFileLock,
+} from '../../src/profiles/store.js';
+import type { PersistorSpec, Profile, ProfileSet } from '../../src/profiles/types.js';
+
+const PW_FIXTURE = fileURLToPath(
+  new URL('../../../shared/fixtures/ionic-persistors/sample-persistor.pw', import.meta.url),
+);
+
+function profile(index: number): Profile {
+  return {
+    name: `profile-${index}`,
+    deviceId: `ABcd.1.00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    server: 'https://api.example.test',
+    aesCdIdcKey: randomBytes(32),
+    aesCdEiKey: randomBytes(32),
+    creationTimestamp: 1_763_780_000 + index,
+  };
+}
+
+const SET: ProfileSet = { activeDeviceId: profile(0).deviceId, profiles: [profile(0), profile(1)] };
+const AES_KEY = randomBytes(32);
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ksctl-profiles-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function specs(): PersistorSpec[] {
+  return [
+    { kind: 'plaintext', path: path.join(dir, 'p.pt') },
+    { kind: 'password', path: path.join(dir, 'p.pw'), password: 'secret-pass' },
+    {
+      kind: 'password',
+      path: path.join(dir, 'p10.pw'),
+      password: 'secret-pass',
+      passwordVersion: '1.0',
+    },
+    { kind: 'aesgcm', path: path.join(dir, 'p.aesgcm'), aesgcmKey: AES_KEY, aesgcmAdata: 'adata' },
+  ];
+}
+
+function addOne(index: number) {
+  return (set: ProfileSet): ProfileSet => ({ ...set, profiles: [...set.profiles, profile(index)] });
+}
+
+describe('loadProfiles / saveProfiles', () => {
+  it('reads a missing file as an empty set with no active profile', async () => {
+    const set = await loadProfiles({ kind: 'plaintext', path: path.join(dir, 'none.pt') });
+    expect(set).toEqual({ activeDeviceId: '', profiles: [] });
+  });
+
+  it('round-trips every format and version', async () => {
+    for (const spec of specs()) {
+      await saveProfiles(spec, SET);
+      const loaded = await loadProfiles(spec);
+      expect(loaded.activeDeviceId).toBe(SET.activeDeviceId);
+      expect(loaded.profiles).toEqual(SET.profiles);
+    }
+  });
+
+  it('writes the file 0600 in a new 0700 directory, leaving no temp or lock files', async () => {
+    const nested = path.join(dir, 'home', '.ionicsecurity');
+    const file = path.join(nested, 'profiles.pw');
+    await saveProfiles({ kind: 'password', path: file, password: 'secret-pass' }, SET);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(nested)).mode & 0o777).toBe(0o700);
+    expect(await readdir(nested)).toEqual(['profiles.pw']);
+  });
+
+  it('makes an existing looser file 0600 when it replaces it', async () => {
+    const file = path.join(dir, 'loose.pt');
+    await writeFile(file, '{"profiles":[]}', { mode: 0o644 });
+    await saveProfiles({ kind: 'plaintext', path: file }, SET);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses a fresh salt on every save of a 1.1 password file', async () => {
+    const spec: PersistorSpec = {
+      kind: 'password',
+      path: path.join(dir, 's.pw'),
+      password: 'secret-pass',
+    };
+    await saveProfiles(spec, SET);
+    const first = await readFile(spec.path);
+    await saveProfiles(spec, SET);
+    const second = await readFile(spec.path);
+    const header = (bytes: Buffer) => bytes.subarray(0, bytes.indexOf('\r\n\r\n')).toString();
+    expect(header(first)).toContain('"version":"1.1"');
+    expect(header(first)).not.toBe(header(second));
+  });
+
+  it('refuses to write a profile whose key is not 32 bytes', async () => {
+    const bad = { ...SET, profiles: [{ ...profile(0), aesCdEiKey: randomBytes(16) }] };
+    await expect(
+      saveProfiles({ kind: 'plaintext', path: path.join(dir, 'b.pt') }, bad),
+    ).rejects.toThrow(/profiles\[0\]\.aesCdEiKey must be 32 bytes/);
+  });
+});
+
+describe('updateProfiles', () => {
+  it('reads, changes and writes back the SDK sample file, keeping its 1.0 format', async () => {
+    const file = path.join(dir, 'sample.pw');
+    await copyFile(PW_FIXTURE, file);
+    const spec: PersistorSpec = { kind: 'password', path: file, password: 'ionic123' };
+    await updateProfiles(spec, addOne(7));
+    const bytes = await readFile(file);
+    expect(bytes[0]).not.toBe(0x7b); // no 1.1 header: older SDKs can still read it
+    expect((await loadProfiles(spec)).profiles.map((p) => p.name)).toEqual([
+      'ABcd-profile',
+      'EfGh-profile',
+      'profile-7',
+    ]);
+    await updateProfiles({ ...spec, passwordVersion: '1.1' }, (set) => set);
+    expect((await readFile(file)).toString('latin1')).toMatch(/^\{"extra":\{"salt":/);
+  });
+
+  it('leaves the file untouched on a wrong password', async () => {
+    const file = path.join(dir, 'sample.pw');
+    await copyFile(PW_FIXTURE, file);
+    const before = await readFile(file);
+    const mutate = vi.fn(addOne(1));
+    await expect(
+      updateProfiles({ kind: 'password', path: file, password: 'wrong-password' }, mutate),
+    ).rejects.toBeInstanceOf(AuthError);
+    expect(mutate).not.toHaveBeenCalled();
+    expect(await readFile(file)).toEqual(before);
+    expect(await readdir(dir)).toEqual(['sample.pw']);
+  });
+
+  it('leaves the file untouched on a wrong aesgcm key', async () => {
+    const spec = specs()[3]!;
+    await saveProfiles(spec, SET);
+    const before = await readFile(spec.path);
+    await expect(
+      updateProfiles({ ...spec, aesgcmKey: randomBytes(32) }, addOne(2)),
+    ).rejects.toBeInstanceOf(AuthError);
+    expect(await readFile(spec.path)).toEqual(before);
+  });
+
+  it('leaves a corrupt file untouched and names it', async () => {
+    const file = path.join(dir, 'broken.pt');
+    await writeFile(file, '{"activeDeviceId":"x","profiles":[{"name":');
+    const error = await updateProfiles({ kind: 'plaintext', path: file }, addOne(1)).catch(
+      (e) => e,
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toContain(file);
+    expect(await readFile(file, 'utf8')).toBe('{"activeDeviceId":"x","profiles":[{"name":');
+  });
+
+  it('writes nothing when the mutation throws', async () => {
+    const spec = specs()[0]!;
+    await saveProfiles(spec, SET);
+    const before = await readFile(spec.path);
+    await expect(
+      updateProfiles(spec, () => {
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await readFile(spec.path)).toEqual(before);
+    expect(await readdir(dir)).toEqual(['p.pt']);
+  });
+
+  it('keeps all 20 profiles added by 20 parallel updates', async () => {
+    const spec = specs()[1]!;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => updateProfiles(spec, addOne(i))));
+    const loaded = await loadProfiles(spec);
+    expect(loaded.profiles).toHaveLength(20);
+    expect(new Set(loaded.profiles.map((p) => p.name)).size).toBe(20);
+  });
+
+  it('keeps every profile when two separate module instances (like two processes) write', async () => {
+    // Fresh module instances do not share the in-process mutex, so only the lock file
+    // keeps them apart, as it must between two ksctl processes.
+    vi.resetModules();
+    const first = await import('../../src/profiles/store.js');
+    vi.resetModules();
+    const second = await import('../../src/profiles/store.js');
+    expect(first.updateProfiles).not.toBe(second.updateProfiles);
+    const spec = specs()[0]!;
+    await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        (i % 2 === 0 ? first : second).updateProfiles(spec, addOne(i)),
+      ),
+    );
+    expect((await loadProfiles(spec)).profiles).toHaveLength(16);
+  });
+});
+
+describe('lock file', () => {
+  it('waits while another process holds the lock, then proceeds', async () => {
+    const spec = specs()[0]!;
+    const lock = `${spec.path}.lock`;
+    await writeFile(lock, 'another process\n');
+    let done = false;
+    const update = updateProfiles(spec, addOne(1)).then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(done).toBe(false);
+    await rm(lock);
+    await update;
+    expect((await loadProfiles(spec)).profiles).toHaveLength(1);
+    await expect(stat(lock)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes over a stale lock left by a crashed process', async () => {
+    const spec = specs()[0]!;
+    const lock = `${spec.path}.lock`;
+    await writeFile(lock, 'crashed process\n');
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(lock, longAgo, longAgo);
+    await updateProfiles(spec, addOne(1));
+    expect((await loadProfiles(spec)).profiles).toHaveLength(1);
+    expect(await readdir(dir)).toEqual(['p.pt']);
+  });
+
+  it('gives up with a ConflictError naming the lock file', async () => {
+    const target = path.join(dir, 'held.pt');
+    await writeFile(`${target}.lock`, 'another process\n');
+    const error = await withProfileFileLock(target, async () => 'ran', { timeoutMs: 100 }).catch(
+      (e) => e,
+    );
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.message).toContain(`${target}.lock`);
+    expect(error.hint).toContain('delete');
+  });
+});
