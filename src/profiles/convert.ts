@@ -1,0 +1,52 @@
+/** `profiles convert`: copy every profile (and the active choice) into another persistor. */
+
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { checkPersistorSecrets, encodeProfileFile } from './codec.js';
+import { errnoCode, fileError } from './fs-errors.js';
+import { loadProfiles, withProfileFileLock } from './store.js';
+import type { PersistorSpec } from './types.js';
+
+export interface ConvertResult {
+  count: number;
+  activeDeviceId: string;
+  target: string;
+}
+
+/** Refuses to replace a target file that has content unless `force` is set. */
+export async function convertProfiles(
+  from: PersistorSpec,
+  to: PersistorSpec,
+  options: { force?: boolean } = {},
+): Promise<ConvertResult> {
+  checkPersistorSecrets(to);
+  const set = await loadProfiles(from);
+  if (set.profiles.length === 0) {
+    throw new NotFoundError(`${from.path} holds no profiles to convert`, {
+      hint: 'Check the source path and persistor type.',
+    });
+  }
+  const bytes = encodeProfileFile(to, set, to.passwordVersion ?? '1.1');
+  await withProfileFileLock(to.path, async () => {
+    if (options.force !== true && (await hasContent(to.path))) {
+      throw new ConflictError(`${to.path} already exists and is not empty`, {
+        hint: 'Pass --force to replace it, or choose another target path.',
+      });
+    }
+    await writeFileAtomic(path.resolve(to.path), bytes);
+  });
+  return { count: set.profiles.length, activeDeviceId: set.activeDeviceId, target: to.path };
+}
+
+async function hasContent(filePath: string): Promise<boolean> {
+  try {
+    return (await stat(filePath)).size > 0;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') {
+      return false;
+    }
+    throw fileError('check', filePath, error);
+  }
+}
