@@ -1,0 +1,175 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { InputError, UsageError } from '../errors.js';
+import { type ParsedMarking, type Problem, parseMarkingsText, type SourceText } from './parse.js';
+import { compareNames, type DesiredMarking, formatPosition } from './types.js';
+
+export const STDIN_LABEL = '<stdin>';
+const MARKINGS_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+/** Enough to fix a file in one go without burying the terminal; `details` keeps them all. */
+const PROBLEMS_IN_MESSAGE = 50;
+
+export interface ReadSourcesOptions {
+  /** What stdin held, when `-` is one of the sources (the command reads it). */
+  stdin?: string;
+}
+
+/**
+ * Turns the command's sources into texts: a file is read as is; a directory contributes its
+ * `*.yaml`, `*.yml` and `*.json` files in name order. Directories are not searched recursively,
+ * as with `kubectl apply -f DIR`: sub-directories often hold other things (old versions, other
+ * environments) that a user would not expect to be applied. Hidden files are skipped (editor
+ * lock files such as `.#markings.yaml`). A path given twice is read once.
+ */
+export async function readSources(
+  sources: readonly string[],
+  options: ReadSourcesOptions = {},
+): Promise<SourceText[]> {
+  const texts: SourceText[] = [];
+  const seen = new Set<string>();
+  const add = async (path: string) => {
+    const absolute = resolve(path);
+    if (seen.has(absolute)) return;
+    seen.add(absolute);
+    texts.push({ label: path, text: withoutByteOrderMark(await readText(path)) });
+  };
+
+  for (const source of sources) {
+    if (source === '-') {
+      if (options.stdin === undefined) throw new UsageError('`-` was given but stdin was not read');
+      if (seen.has(STDIN_LABEL)) throw new UsageError('`-` (stdin) can be given only once');
+      seen.add(STDIN_LABEL);
+      texts.push({ label: STDIN_LABEL, text: withoutByteOrderMark(options.stdin) });
+      continue;
+    }
+    if (!(await statOrThrow(source)).isDirectory()) {
+      await add(source);
+      continue;
+    }
+    const names = await markingsFilesIn(source);
+    if (names.length === 0) {
+      throw new InputError(`${source} holds no markings files (*.yaml, *.yml, *.json)`);
+    }
+    for (const name of names) await add(join(source, name));
+  }
+  return texts;
+}
+
+async function markingsFilesIn(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { withFileTypes: true });
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    if (!MARKINGS_EXTENSIONS.has(extname(entry.name).toLowerCase())) continue;
+    // A symbolic link counts when it leads to a file.
+    const isFile =
+      entry.isFile() || (entry.isSymbolicLink() && (await isFilePath(join(directory, entry.name))));
+    if (isFile) names.push(entry.name);
+  }
+  return names.sort(compareNames);
+}
+
+async function isFilePath(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function statOrThrow(path: string) {
+  try {
+    return await stat(path);
+  } catch (error) {
+    throw readFailure(path, error);
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw readFailure(path, error);
+  }
+}
+
+function readFailure(path: string, error: unknown) {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    return new UsageError(`${path}: no such file or directory`, {
+      hint: 'give a markings file, a directory of them, or - for stdin',
+    });
+  }
+  return new InputError(`${path}: cannot be read (${code ?? String(error)})`, { cause: error });
+}
+
+function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Parses and validates every source, and checks that no marking is defined twice across them.
+ * All problems are collected and thrown as one InputError, `file:line:column: reason` per line,
+ * so a user fixes every file in one round and nothing is sent while any problem remains.
+ */
+export function parseMarkingSources(sources: readonly SourceText[]): DesiredMarking[] {
+  const problems: { fileIndex: number; problem: Problem }[] = [];
+  const parsed: ParsedMarking[] = [];
+  sources.forEach((source, fileIndex) => {
+    const file = parseMarkingsText(source);
+    for (const problem of file.problems) problems.push({ fileIndex, problem });
+    for (const marking of file.markings) parsed.push(marking);
+  });
+
+  const fileIndexOf = new Map(sources.map((source, index) => [source.label, index]));
+  const firstByName = new Map<string, ParsedMarking>();
+  for (const entry of parsed) {
+    const first = firstByName.get(entry.marking.name);
+    if (first === undefined) {
+      firstByName.set(entry.marking.name, entry);
+      continue;
+    }
+    problems.push({
+      fileIndex: fileIndexOf.get(entry.namePosition.file) ?? 0,
+      problem: {
+        position: entry.namePosition,
+        offset: entry.nameOffset,
+        reason: `marking "${entry.marking.name}" is defined more than once (first at ${formatPosition(first.namePosition)})`,
+      },
+    });
+  }
+
+  if (problems.length > 0) {
+    problems.sort((a, b) => a.fileIndex - b.fileIndex || a.problem.offset - b.problem.offset);
+    throw problemsError(problems.map(({ problem }) => problem));
+  }
+  return parsed.map((entry) => entry.marking);
+}
+
+function problemsError(problems: Problem[]): InputError {
+  const lines = problems
+    .slice(0, PROBLEMS_IN_MESSAGE)
+    .map((problem) => `${formatPosition(problem.position)}: ${problem.reason}`);
+  if (problems.length > PROBLEMS_IN_MESSAGE) {
+    lines.push(`… and ${problems.length - PROBLEMS_IN_MESSAGE} more problems`);
+  }
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  return new InputError(
+    `invalid markings files (${count}; nothing was sent):\n${lines.join('\n')}`,
+    {
+      hint: 'fix the files and run the command again',
+      details: problems.map((problem) => ({
+        path: formatPosition(problem.position),
+        message: problem.reason,
+      })),
+    },
+  );
+}
+
+/** Reads, parses and validates the sources of `markings apply`. */
+export async function loadDesiredMarkings(
+  sources: readonly string[],
+  options: ReadSourcesOptions = {},
+): Promise<DesiredMarking[]> {
+  return parseMarkingSources(await readSources(sources, options));
+}
