@@ -1,0 +1,40 @@
+/**
+ * Validating Base64 decoders. Node's `Buffer.from(text, 'base64')` skips characters it does not
+ * know and ignores bad padding, so garbage decodes to some bytes; the enrollment protocol must
+ * tell "not Base64" apart (causes 41703, 41704, 41706, 40002, 40008), hence these.
+ */
+
+/** Standard alphabet, padded to a multiple of 4 characters, no whitespace. */
+const STANDARD = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** URL-safe alphabet without padding (as JWTs and the mock's tokens use it). */
+const URL_SAFE = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * Decodes standard, padded Base64, or returns undefined when the text is not exactly that.
+ * The round-trip comparison also rejects non-zero bits in the last character (non-canonical
+ * text), so one byte string has exactly one accepted spelling.
+ */
+export function decodeBase64Strict(text: string): Buffer | undefined {
+  if (!STANDARD.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : undefined;
+}
+
+/** Decodes unpadded base64url, or returns undefined when the text is not exactly that. */
+export function decodeBase64UrlStrict(text: string): Buffer | undefined {
+  if (!URL_SAFE.test(text) || text.length % 4 === 1) return undefined;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes UTF-8, or returns undefined for invalid byte sequences (never U+FFFD substitutes). */
+export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
