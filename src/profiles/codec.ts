@@ -29,7 +29,8 @@ export function decodeProfileFile(spec: PersistorSpec, bytes: Buffer): DecodedPr
 export function encodeProfileFile(
   spec: PersistorSpec,
   set: ProfileSet,
-  passwordVersion: PasswordFormatVersion = '1.1',
+  /** Password files only; unset means 1.1. */
+  passwordVersion?: PasswordFormatVersion,
 ): Buffer {
   switch (spec.kind) {
     case 'plaintext':

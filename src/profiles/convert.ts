@@ -28,7 +28,7 @@ export async function convertProfiles(
       hint: 'Check the source path and persistor type.',
     });
   }
-  const bytes = encodeProfileFile(to, set, to.passwordVersion ?? '1.1');
+  const bytes = encodeProfileFile(to, set, to.passwordVersion);
   await withProfileFileLock(to.path, async () => {
     if (options.force !== true && (await hasContent(to.path))) {
       throw new ConflictError(`${to.path} already exists and is not empty`, {

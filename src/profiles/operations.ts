@@ -2,8 +2,8 @@
  * What the `profiles list|show|use|delete` commands and enrollment do to a profile file. Each
  * returns data for the renderer and prints nothing.
  */
-import { ConflictError, InputError } from '../errors.js';
-import { profileProblems } from './profile-json.js';
+import { ConflictError } from '../errors.js';
+import { problemsError, profileProblems } from './profile-json.js';
 import { findProfile } from './profile-lookup.js';
 import { loadProfiles, updateProfiles } from './store.js';
 import type { PersistorSpec, Profile, ProfileSet } from './types.js';
@@ -96,11 +96,8 @@ export async function addProfile(
   options: { setActive?: boolean } = {},
 ): Promise<ProfileRow> {
   const problems = profileProblems(profile);
-  const first = problems[0];
-  if (first !== undefined) {
-    throw new InputError(`Cannot store the profile: ${first.path} ${first.message}`, {
-      details: problems,
-    });
+  if (problems.length > 0) {
+    throw problemsError('Cannot store the profile', problems);
   }
   const after = await updateProfiles(spec, (set) => {
     if (set.profiles.some((other) => other.deviceId === profile.deviceId)) {

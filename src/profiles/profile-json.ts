@@ -41,7 +41,7 @@ export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string
   } catch (error) {
     // The engine's message can quote file content (keys), so only its position is kept.
     const position = /position (\d+)/.exec(String(error))?.[1];
-    const where = position === undefined ? '' : ` (at byte ${position})`;
+    const where = position === undefined ? '' : ` (at character ${position})`;
     throw new InputError(`${source} is not a valid profile file: not JSON${where}`, {
       hint: hint ?? 'Check that the file is a profile file and that its persistor type is right.',
     });
@@ -49,15 +49,23 @@ export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string
   const details: ErrorDetail[] = [];
   const set = readProfileSet(document, details);
   if (set === undefined || details.length > 0) {
-    const first = details[0];
-    const summary = first === undefined ? 'unexpected content' : `${first.path} ${first.message}`;
-    const more = details.length > 1 ? ` (and ${details.length - 1} more problems)` : '';
-    throw new InputError(`${source} is not a valid profile file: ${summary}${more}`, {
-      details,
+    throw problemsError(`${source} is not a valid profile file`, details, {
       hint: 'The file may be damaged or written by another program; restore it from a backup.',
     });
   }
   return set;
+}
+
+/** One InputError for a list of problems: the first in the message, all in `details`. */
+export function problemsError(
+  lead: string,
+  details: ErrorDetail[],
+  options: { hint?: string } = {},
+): InputError {
+  const first = details[0];
+  const summary = first === undefined ? 'unexpected content' : `${first.path} ${first.message}`;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problems)` : '';
+  return new InputError(`${lead}: ${summary}${more}`, { ...options, details });
 }
 
 /** The problems of a profile that is about to be stored (empty = valid). */
@@ -75,7 +83,10 @@ export function profileProblems(profile: Profile, path = 'profile'): ErrorDetail
   for (const field of ['aesCdIdcKey', 'aesCdEiKey'] as const) {
     const key = profile[field];
     if (!Buffer.isBuffer(key) || key.length !== PROFILE_KEY_BYTES) {
-      details.push({ path: `${path}.${field}`, message: `must be ${PROFILE_KEY_BYTES} bytes` });
+      details.push({
+        path: `${path}.${field}`,
+        message: `must be ${PROFILE_KEY_BYTES} bytes (${PROFILE_KEY_BYTES * 2} hex characters in a file)`,
+      });
     }
   }
   if (!Number.isSafeInteger(profile.creationTimestamp) || profile.creationTimestamp < 0) {
@@ -113,47 +124,20 @@ function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Prof
     details.push({ path, message: 'must be a JSON object' });
     return undefined;
   }
-  const before = details.length;
-  const text = (field: string, nonEmpty: boolean): string => {
-    const value = entry[field];
-    if (typeof value !== 'string' || (nonEmpty && value.length === 0)) {
-      details.push({
-        path: `${path}.${field}`,
-        message: nonEmpty ? 'must be a non-empty string' : 'must be a string',
-      });
-      return '';
-    }
-    return value;
-  };
-  const key = (field: string): Buffer => {
-    const value = entry[field];
-    if (typeof value !== 'string' || !KEY_HEX.test(value)) {
-      details.push({
-        path: `${path}.${field}`,
-        message: `must be ${PROFILE_KEY_BYTES * 2} hex characters (${PROFILE_KEY_BYTES} bytes)`,
-      });
-      return Buffer.alloc(0);
-    }
-    return Buffer.from(value, 'hex');
-  };
-  const profile: Profile = {
-    name: text('name', false),
-    deviceId: text('deviceId', true),
-    server: text('server', false),
-    aesCdIdcKey: key('aesCdIdcKey'),
-    aesCdEiKey: key('aesCdEiKey'),
-    creationTimestamp: 0,
-  };
-  const timestamp = entry.creationTimestamp;
-  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) {
-    details.push({
-      path: `${path}.creationTimestamp`,
-      message: 'must be a non-negative integer (epoch seconds)',
-    });
-  } else {
-    profile.creationTimestamp = timestamp;
-  }
-  return details.length === before ? profile : undefined;
+  const hexKey = (value: unknown) =>
+    typeof value === 'string' && KEY_HEX.test(value) ? Buffer.from(value, 'hex') : undefined;
+  // Fields of the wrong type are caught by profileProblems, which checks at run time.
+  const candidate = {
+    name: entry.name,
+    deviceId: entry.deviceId,
+    server: entry.server,
+    aesCdIdcKey: hexKey(entry.aesCdIdcKey),
+    aesCdEiKey: hexKey(entry.aesCdEiKey),
+    creationTimestamp: entry.creationTimestamp,
+  } as Profile;
+  const problems = profileProblems(candidate, path);
+  details.push(...problems);
+  return problems.length === 0 ? candidate : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

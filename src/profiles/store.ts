@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { InputError } from '../errors.js';
 import { ensurePrivateDirectory, writeFileAtomic } from './atomic-write.js';
 import type { DecodedProfileFile } from './codec.js';
 import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
@@ -12,7 +11,7 @@ import type { FileLockOptions } from './file-lock.js';
 import { withFileLock } from './file-lock.js';
 import { errnoCode, fileError } from './fs-errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
-import { profileProblems } from './profile-json.js';
+import { problemsError, profileProblems } from './profile-json.js';
 import type { PersistorSpec, ProfileSet } from './types.js';
 import { emptyProfileSet } from './types.js';
 
@@ -26,7 +25,7 @@ export async function loadProfiles(spec: PersistorSpec): Promise<ProfileSet> {
 /** Replaces the whole file. Password files are written as 1.1 unless the spec asks for 1.0. */
 export async function saveProfiles(spec: PersistorSpec, set: ProfileSet): Promise<void> {
   assertStorable(set, spec.path);
-  const bytes = encodeProfileFile(spec, set, spec.passwordVersion ?? '1.1');
+  const bytes = encodeProfileFile(spec, set, spec.passwordVersion);
   await withProfileFileLock(spec.path, () => writeFileAtomic(path.resolve(spec.path), bytes));
 }
 
@@ -45,7 +44,7 @@ export async function updateProfiles(
     const next = await mutate(copyProfileSet(current.set));
     assertStorable(next, spec.path);
     // An existing password file keeps its version, so readers on older SDKs keep working.
-    const version = spec.passwordVersion ?? current.passwordVersion ?? '1.1';
+    const version = spec.passwordVersion ?? current.passwordVersion;
     await writeFileAtomic(path.resolve(spec.path), encodeProfileFile(spec, next, version));
     return next;
   });
@@ -96,10 +95,7 @@ function assertStorable(set: ProfileSet, source: string): void {
   if (typeof set.activeDeviceId !== 'string') {
     details.push({ path: 'activeDeviceId', message: 'must be a string' });
   }
-  const first = details[0];
-  if (first !== undefined) {
-    throw new InputError(`Refusing to write ${source}: ${first.path} ${first.message}`, {
-      details,
-    });
+  if (details.length > 0) {
+    throw problemsError(`Refusing to write ${source}`, details);
   }
 }
