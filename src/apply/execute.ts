@@ -1,0 +1,222 @@
+import type { MarkingsApi } from '../api/markings-api.js';
+import type { BulkMarkingItem } from '../api/wire.js';
+import {
+  AuthError,
+  ConflictError,
+  InputError,
+  InternalError,
+  isKsctlError,
+  type KsctlError,
+  NotFoundError,
+} from '../errors.js';
+import type { FailedMarking, RunReport } from './report.js';
+import type { MarkingOperation, Step, StepTarget } from './strategy.js';
+import { compareNames } from './types.js';
+
+export interface ExecuteProgress {
+  /** Markings finished (applied or failed) so far. */
+  done: number;
+  total: number;
+  failed: number;
+}
+
+export interface ExecuteOptions {
+  /** Steps in flight at once (default 4). */
+  concurrency?: number;
+  /** On abort no new request starts; requests in flight finish and the report says `interrupted`. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ExecuteProgress) => void;
+}
+
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Runs the steps with bounded concurrency. A failing step fails only its markings; the others go
+ * on, and running apply again converges. Two failures change course:
+ * - A bulk request is all-or-nothing. When the service names the failing items (`details` paths
+ *   starting with the item index), those markings fail and the other items are sent again; when
+ *   it names none (a 400/404/409/413 without an index), the chunk is split in halves until the
+ *   culprits stand alone. Other errors (5xx after the client's retries, timeouts) fail the whole
+ *   chunk: resending the same items would meet the same outage.
+ * - After a 401/403 no new request starts: every one would be refused the same way.
+ * Retrying 429/503 is the HTTP client's job. Deleting a marking that is already gone counts as
+ * deleted, since that is the state the plan wanted.
+ */
+export async function executePlan(
+  api: MarkingsApi,
+  steps: readonly Step[],
+  options: ExecuteOptions = {},
+): Promise<RunReport> {
+  const report: RunReport = { applied: [], failed: [], skipped: [], interrupted: false };
+  const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
+  let authorizationRefused = false;
+  const mayStart = () => !options.signal?.aborted && !authorizationRefused;
+  const progress = () =>
+    options.onProgress?.({
+      done: report.applied.length + report.failed.length,
+      total,
+      failed: report.failed.length,
+    });
+  const applied = (targets: readonly StepTarget[]) => {
+    report.applied.push(...targets);
+    progress();
+  };
+  const failed = (targets: readonly StepTarget[], error: KsctlError, message = error.message) => {
+    if (error instanceof AuthError) authorizationRefused = true;
+    for (const target of targets) report.failed.push(failure(target, error, message));
+    progress();
+  };
+
+  const runBulk = async (targets: StepTarget[], items: BulkMarkingItem[]): Promise<void> => {
+    if (!mayStart()) {
+      report.skipped.push(...targets);
+      return;
+    }
+    try {
+      // valueLimit=0: the answer would otherwise repeat every value just sent.
+      await api.createOrUpdateMarkings(items, 0);
+      applied(targets);
+      return;
+    } catch (caught) {
+      const error = asKsctlError(caught);
+      if (!namesItems(error) || items.length === 1) {
+        failed(targets, error);
+        return;
+      }
+      const culprits = failingItems(error, items.length);
+      if (culprits.size === 0) {
+        const half = Math.ceil(items.length / 2);
+        await runBulk(targets.slice(0, half), items.slice(0, half));
+        await runBulk(targets.slice(half), items.slice(half));
+        return;
+      }
+      const rest: number[] = [];
+      for (let index = 0; index < items.length; index += 1) {
+        const reasons = culprits.get(index);
+        const target = targets[index] as StepTarget;
+        if (reasons === undefined) rest.push(index);
+        else failed([target], error, `${reasons.join('; ')} (${error.message})`);
+      }
+      if (rest.length > 0) {
+        await runBulk(
+          rest.map((index) => targets[index] as StepTarget),
+          rest.map((index) => items[index] as BulkMarkingItem),
+        );
+      }
+    }
+  };
+
+  const runOperations = async (
+    target: StepTarget,
+    markingId: string,
+    operations: MarkingOperation[],
+  ) => {
+    let done = 0;
+    try {
+      for (const operation of operations) {
+        await runOperation(api, markingId, operation);
+        done += 1;
+      }
+      applied([target]);
+    } catch (caught) {
+      const error = asKsctlError(caught);
+      const partial =
+        done === 0 ? '' : ` (${done} of ${operations.length} changes were made before it)`;
+      failed([target], error, `${error.message}${partial}`);
+    }
+  };
+
+  const runDelete = async (target: StepTarget, markingId: string, version: number) => {
+    try {
+      await api.deleteMarking(markingId, version);
+      applied([target]);
+    } catch (caught) {
+      const error = asKsctlError(caught);
+      if (error instanceof NotFoundError) applied([target]);
+      else failed([target], error);
+    }
+  };
+
+  const runStep = (step: Step): Promise<void> => {
+    if (step.kind === 'bulk') return runBulk(step.targets, step.items);
+    if (step.kind === 'operations')
+      return runOperations(step.targets[0], step.markingId, step.operations);
+    return runDelete(step.targets[0], step.markingId, step.version);
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (mayStart() && next < steps.length) {
+      const step = steps[next] as Step;
+      next += 1;
+      await runStep(step);
+    }
+  };
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+  await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
+
+  for (const step of steps.slice(next)) report.skipped.push(...step.targets);
+  report.interrupted = options.signal?.aborted === true;
+  const byName = (a: { name: string }, b: { name: string }) => compareNames(a.name, b.name);
+  report.applied.sort(byName);
+  report.failed.sort(byName);
+  report.skipped.sort(byName);
+  return report;
+}
+
+async function runOperation(api: MarkingsApi, markingId: string, operation: MarkingOperation) {
+  switch (operation.kind) {
+    case 'createValue':
+      return api.createValue(markingId, operation.value);
+    case 'updateValue':
+      return api.updateValue(markingId, operation.valueId, operation.update);
+    case 'updateMarking':
+      return api.updateMarking(markingId, operation.update);
+    case 'deleteValue':
+      return api.deleteValue(markingId, operation.valueId);
+  }
+}
+
+/** Errors about the content of a bulk request (400, 404, 409, 413), which some item caused. */
+function namesItems(error: KsctlError): boolean {
+  return (
+    error instanceof InputError || error instanceof NotFoundError || error instanceof ConflictError
+  );
+}
+
+/**
+ * Item index → reasons, from `details` paths such as `[3].name`, `3.detail.values[0]`, `/3/name`
+ * or `items[3]`; indexes outside the request are ignored.
+ */
+function failingItems(error: KsctlError, itemCount: number): Map<number, string[]> {
+  const culprits = new Map<number, string[]>();
+  for (const detail of error.details) {
+    const found = /^(?:\$|items)?[[/]?(\d+)(?:[\].[/]|$)/.exec(detail.path.trim());
+    if (found === null) continue;
+    const index = Number(found[1]);
+    if (index >= itemCount) continue;
+    const reasons = culprits.get(index) ?? [];
+    reasons.push(detail.message);
+    culprits.set(index, reasons);
+  }
+  return culprits;
+}
+
+function asKsctlError(error: unknown): KsctlError {
+  if (isKsctlError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InternalError(`unexpected error: ${message}`, { cause: error });
+}
+
+function failure(target: StepTarget, error: KsctlError, message: string): FailedMarking {
+  const entry: FailedMarking = {
+    name: target.name,
+    action: target.action,
+    message,
+    code: error.code,
+    exitCode: error.exitCode,
+  };
+  if (error.hint !== undefined) entry.hint = error.hint;
+  if (error.conversationId !== undefined) entry.conversationId = error.conversationId;
+  return entry;
+}
