@@ -1,0 +1,177 @@
+import type { FieldChange, Plan } from './plan.js';
+import { planIsEmpty } from './plan.js';
+import type { RunReport } from './report.js';
+import type { StepAction, StepTarget } from './strategy.js';
+
+/** What a piece of text means, so the command can colour it; rendering adds no escape codes. */
+export type TextRole = 'create' | 'update' | 'delete' | 'muted' | 'error';
+export type Styler = (role: TextRole, text: string) => string;
+
+export const plainText: Styler = (_role, text) => text;
+
+export interface RenderOptions {
+  style?: Styler;
+  /** Items of one list (values added, failures, ...) shown before "… and N more". */
+  maxListed?: number;
+}
+
+const DEFAULT_MAX_LISTED = 20;
+const INDENT = '    ';
+
+/**
+ * The plan for people, like terraform's:
+ *   + create classification (3 values)
+ *   ~ update region
+ *       ~ description: "old" → "new"
+ *       + value eu-west
+ *   - delete legacy (12 values)
+ *
+ *   Plan: 1 to create, 1 to update, 1 to delete, 5 unchanged.
+ */
+export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
+  const style = options.style ?? plainText;
+  const limit = options.maxListed ?? DEFAULT_MAX_LISTED;
+  const lines: string[] = [];
+
+  for (const marking of plan.create) {
+    const values =
+      marking.values === undefined ? '' : ` (${count(marking.values.length, 'value')})`;
+    lines.push(style('create', `+ create ${marking.name}`) + style('muted', values));
+  }
+  for (const update of plan.update) {
+    lines.push(style('update', `~ update ${update.name}`));
+    for (const change of update.fieldChanges) {
+      lines.push(INDENT + style('update', `~ ${describeField(change)}`));
+    }
+    const added = update.valuesAdded.map((value) => style('create', `+ value ${value.name}`));
+    const removed = update.valuesRemoved.map((value) => style('delete', `- value ${value.name}`));
+    const changed = update.valuesChanged.map((value) =>
+      style(
+        'update',
+        `~ value ${value.name}: description ${quote(value.from)} → ${quote(value.to)}`,
+      ),
+    );
+    for (const [group, what] of [
+      [added, 'to add'],
+      [removed, 'to remove'],
+      [changed, 'to change'],
+    ] as const) {
+      const { shown, rest } = shownAndRest(group, limit);
+      for (const line of shown) lines.push(INDENT + line);
+      if (rest > 0) lines.push(INDENT + style('muted', `… and ${rest} more values ${what}`));
+    }
+  }
+  for (const marking of plan.delete) {
+    lines.push(
+      style('delete', `- delete ${marking.name}`) +
+        style('muted', ` (${count(marking.valueCount, 'value')})`),
+    );
+  }
+
+  if (planIsEmpty(plan)) {
+    const upToDate =
+      plan.unchanged === 1
+        ? '1 marking is up to date.'
+        : `${plan.unchanged} markings are up to date.`;
+    lines.push(`No changes. ${upToDate}`);
+    return lines;
+  }
+  lines.push(
+    '',
+    `Plan: ${plan.create.length} to create, ${plan.update.length} to update, ` +
+      `${plan.delete.length} to delete, ${plan.unchanged} unchanged.`,
+  );
+  return lines;
+}
+
+/** The plan as plain JSON for `-o json`: no complete value sets (they can be huge), counts added. */
+export function planToJson(plan: Plan) {
+  return {
+    create: plan.create.map(({ source, ...marking }) => ({
+      ...marking,
+      source: `${source.file}:${source.line}:${source.column}`,
+    })),
+    update: plan.update.map(({ targetValues: _complete, ...update }) => update),
+    delete: plan.delete,
+    unchanged: plan.unchanged,
+    summary: {
+      create: plan.create.length,
+      update: plan.update.length,
+      delete: plan.delete.length,
+      unchanged: plan.unchanged,
+    },
+  };
+}
+
+const PAST_TENSE: Record<StepAction, string> = {
+  create: 'created',
+  update: 'updated',
+  delete: 'deleted',
+};
+
+/**
+ * What apply did: failures with their reason, one marking per line, then a summary such as
+ * `Applied: 3 created, 1 updated, 0 deleted; 1 failed.`
+ */
+export function renderRunReport(report: RunReport, options: RenderOptions = {}): string[] {
+  const style = options.style ?? plainText;
+  const limit = options.maxListed ?? DEFAULT_MAX_LISTED;
+  const lines: string[] = [];
+
+  const failures = shownAndRest(report.failed, limit);
+  for (const failure of failures.shown) {
+    const reference = failure.conversationId ? `, cid ${failure.conversationId}` : '';
+    lines.push(
+      style('error', `✗ ${failure.action} ${failure.name}: ${failure.message}`) +
+        style('muted', ` [${failure.code}${reference}]`),
+    );
+    if (failure.hint !== undefined) lines.push(style('muted', `${INDENT}hint: ${failure.hint}`));
+  }
+  if (failures.rest > 0) lines.push(style('muted', `… and ${failures.rest} more failures`));
+
+  if (report.skipped.length > 0) {
+    const why = report.interrupted
+      ? 'interrupted'
+      : 'the service refused the credentials, so no further request was sent';
+    lines.push(style('muted', `Not attempted (${why}): ${listNames(report.skipped, limit)}`));
+  }
+
+  const done = (action: StepAction) =>
+    `${report.applied.filter((target) => target.action === action).length} ${PAST_TENSE[action]}`;
+  const failed = report.failed.length > 0 ? `; ${report.failed.length} failed` : '';
+  const skipped = report.skipped.length > 0 ? `; ${report.skipped.length} not attempted` : '';
+  lines.push(
+    `Applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}.`,
+  );
+  if (report.failed.length > 0 || report.skipped.length > 0) {
+    lines.push(style('muted', 'Run apply again to retry: it only sends what is still different.'));
+  }
+  return lines;
+}
+
+/** The first `limit` items, or all when only one more would remain ("… and 1 more" saves nothing). */
+function shownAndRest<T>(
+  items: readonly T[],
+  limit: number,
+): { shown: readonly T[]; rest: number } {
+  if (items.length <= limit + 1) return { shown: items, rest: 0 };
+  return { shown: items.slice(0, limit), rest: items.length - limit };
+}
+
+function listNames(targets: StepTarget[], limit: number): string {
+  const { shown, rest } = shownAndRest(targets, limit);
+  const names = shown.map((target) => target.name).join(', ');
+  return rest > 0 ? `${names} … and ${rest} more` : names;
+}
+
+function describeField(change: FieldChange): string {
+  return `${change.field}: ${quote(change.from)} → ${quote(change.to)}`;
+}
+
+function quote(value: string | boolean | null): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
