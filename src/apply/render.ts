@@ -34,9 +34,12 @@ export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
   const lines: string[] = [];
 
   for (const marking of plan.create) {
-    const values =
-      marking.values === undefined ? '' : ` (${count(marking.values.length, 'value')})`;
-    lines.push(style('create', `+ create ${marking.name}`) + style('muted', values));
+    const line = style('create', `+ create ${marking.name}`);
+    lines.push(
+      marking.values === undefined
+        ? line
+        : line + style('muted', ` (${count(marking.values.length, 'value')})`),
+    );
   }
   for (const update of plan.update) {
     lines.push(style('update', `~ update ${update.name}`));
