@@ -39,9 +39,12 @@ export interface ParsedFile {
   problems: Problem[];
 }
 
-const TOP_LEVEL_KEYS = ['markings', '$schema'] as const;
-const MARKING_KEYS = ['name', 'description', 'public', 'adminOnly', 'defaultValue', 'values'];
-const VALUE_KEYS = ['name', 'description'];
+/** The keys a markings file may use at each level (the JSON Schema must list the same). */
+export const FILE_KEYS = {
+  document: ['markings', '$schema'],
+  marking: ['name', 'description', 'public', 'adminOnly', 'defaultValue', 'values'],
+  value: ['name', 'description'],
+} as const;
 
 type AnyNode = Node | Pair | null | undefined;
 
@@ -178,7 +181,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
       );
       return undefined;
     }
-    checkKeys(item, VALUE_KEYS, `a value of "${markingName}"`);
+    checkKeys(item, FILE_KEYS.value, `a value of "${markingName}"`);
     const namePair = pairOf(item, 'name');
     if (namePair === undefined) {
       report(offset, `a value of "${markingName}" has no name`);
@@ -242,7 +245,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     const markingName = namePair === undefined ? undefined : name(namePair, 'marking name');
     if (namePair === undefined) report(offset, 'a marking has no name');
     const label = markingName ?? '(unnamed)';
-    checkKeys(item, MARKING_KEYS, `marking "${label}"`);
+    checkKeys(item, FILE_KEYS.marking, `marking "${label}"`);
 
     const marking: DesiredMarking = { name: label, source: positionOf(offset) };
     const problemsBefore = problems.length;
@@ -288,7 +291,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     report(offsetOf(root, 0), `expected a mapping with a \`markings\` list, ${found(root)}`);
     return { markings: [], problems };
   }
-  checkKeys(root, TOP_LEVEL_KEYS, 'the top level');
+  checkKeys(root, FILE_KEYS.document, 'the top level');
   const markingsPair = pairOf(root, 'markings');
   if (markingsPair === undefined) {
     report(offsetOf(root, 0), 'missing the `markings` list');
