@@ -14,7 +14,13 @@ export interface Column<T> {
 /** What a command hands to the renderer: the data for json/yaml and how to show it as a table. */
 export type View<T = unknown> =
   | { kind: 'table'; data: unknown; rows: T[]; columns: Column<T>[] }
-  | { kind: 'record'; data: unknown; fields: [label: string, value: Cell][] }
+  | {
+      kind: 'record';
+      data: unknown;
+      fields: [label: string, value: Cell][];
+      /** A list that belongs to the record (a marking's values), shown after its fields. */
+      list?: { title: string; columns: string[]; rows: Cell[][] };
+    }
   | { kind: 'text'; data: unknown; text: string };
 
 function cellText(value: Cell): string {
@@ -27,7 +33,11 @@ function tsvCell(value: Cell): string {
   return cellText(value).replace(/[\t\r\n]+/g, ' ');
 }
 
-export async function renderView(io: IOStreams, format: OutputFormat, view: View): Promise<void> {
+export async function renderView<T>(
+  io: IOStreams,
+  format: OutputFormat,
+  view: View<T>,
+): Promise<void> {
   if (format === 'json') {
     writeOut(io.stdout, `${JSON.stringify(view.data, null, 2)}\n`);
     return;
@@ -42,13 +52,26 @@ export async function renderView(io: IOStreams, format: OutputFormat, view: View
       writeOut(io.stdout, view.text.endsWith('\n') ? view.text : `${view.text}\n`);
       return;
     case 'record': {
+      const { list } = view;
       if (!io.stdoutIsTTY) {
-        writeOut(io.stdout, view.fields.map(([k, v]) => `${k}\t${tsvCell(v)}\n`).join(''));
+        // Piped: one `label<TAB>value` line per field, then one `title<TAB>cells…` line per item.
+        const lines = view.fields.map(([k, v]) => `${k}\t${tsvCell(v)}\n`);
+        for (const row of list?.rows ?? [])
+          lines.push(`${list!.title}\t${row.map(tsvCell).join('\t')}\n`);
+        writeOut(io.stdout, lines.join(''));
         return;
       }
       const width = Math.max(...view.fields.map(([k]) => k.length)) + 1;
       const lines = view.fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cellText(v)}\n`);
       writeOut(io.stdout, lines.join(''));
+      if (list && list.rows.length > 0) {
+        writeOut(io.stdout, `\n${list.title}s:\n`);
+        await renderTable(
+          io,
+          list.rows,
+          list.columns.map((header, i) => ({ header, value: (row: Cell[]) => row[i] })),
+        );
+      }
       return;
     }
     case 'table':
@@ -98,4 +121,31 @@ export function writeOut(stream: Writable, text: string): void {
 /** A message for people on stderr (never data). Suppressed by --quiet. */
 export function say(io: IOStreams, quiet: boolean, text: string): void {
   if (!quiet) io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * A JSON array written item by item as the items arrive, formatted as JSON.stringify(items, null,
+ * 2) would be, so a listing of millions of values never has to fit in one string.
+ */
+export async function writeJsonArray(
+  io: IOStreams,
+  items: AsyncIterable<unknown>,
+): Promise<number> {
+  let count = 0;
+  let pending = '';
+  for await (const item of items) {
+    pending += `${count === 0 ? '[\n' : ',\n'}  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
+    count++;
+    if (pending.length > 1 << 16) {
+      io.stdout.write(pending);
+      pending = '';
+    }
+  }
+  io.stdout.write(count === 0 ? '[]\n' : `${pending}\n]\n`);
+  return count;
+}
+
+/** "1 value", "3 values". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -1,0 +1,87 @@
+import { Command, Option } from 'commander';
+import type { CommandContext } from '../context.js';
+import { positiveSeconds } from '../options.js';
+
+const actions = () => import('./context-actions.js');
+
+export interface ContextAddOptions {
+  baseUrl?: string;
+  tokenFile?: string;
+  username?: string;
+  passwordFile?: string;
+  apiUrl?: string;
+  enrollmentUrl?: string;
+  knsUrl?: string;
+  keyspace?: string;
+  persistor?: 'plaintext' | 'password' | 'aesgcm';
+  persistorPath?: string;
+  timeout?: number;
+  use?: boolean;
+  force?: boolean;
+}
+
+export function contextCommand(ctx: CommandContext): Command {
+  const context = new Command('context').description(
+    'named connections to a service (URL, credentials, enrollment and profile defaults)',
+  );
+
+  context
+    .command('add')
+    .description('add a context (the first one becomes current)')
+    .argument('<name>', 'context name')
+    // The global --base-url and --token-file are read here as the context's own settings.
+    .option('--username <name>', 'basic authentication user (password from --password-file)')
+    .option('--password-file <path>', 'basic authentication password file, or - for stdin')
+    .option('--api-url <url>', 'enrollment API URL (scheme, host, port)')
+    .option('--enrollment-url <url>', 'enrollment server URL (public key and portal)')
+    .option('--kns-url <url>', 'key naming lookup URL, to discover the rest from a keyspace')
+    .option('--keyspace <ks>', 'default keyspace for enrollment')
+    .addOption(
+      new Option('--persistor <kind>', 'default profile persistor').choices([
+        'plaintext',
+        'password',
+        'aesgcm',
+      ]),
+    )
+    .option('--persistor-path <path>', 'default profile file')
+    .option('--timeout <seconds>', 'request timeout for this context', positiveSeconds)
+    .option('--use', 'make it the current context')
+    .option('--force', 'replace a context of the same name')
+    .addHelpText(
+      'after',
+      '\nThe URL and token come from the global options:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --use',
+    )
+    .action(async (name: string, options: ContextAddOptions) =>
+      (await actions()).add(ctx, name, options),
+    );
+
+  context
+    .command('use')
+    .description('make a context the current one')
+    .argument('<name>', 'context name')
+    .action(async (name: string) => (await actions()).use(ctx, name));
+
+  context
+    .command('list')
+    .alias('ls')
+    .description('list contexts; * marks the current one')
+    .action(async () => (await actions()).list(ctx));
+
+  context
+    .command('show')
+    .description('show a context (the current one by default); secrets are never shown')
+    .argument('[name]', 'context name')
+    .action(async (name: string | undefined) => (await actions()).show(ctx, name));
+
+  context
+    .command('remove')
+    .alias('rm')
+    .description('remove a context and the credentials stored with it')
+    .argument('<name>', 'context name')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (name: string, options: { yes?: boolean }) =>
+      (await actions()).remove(ctx, name, options.yes),
+    );
+
+  return context;
+}

@@ -1,0 +1,201 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { ApiClient } from '../../api/client.js';
+import type { FaultRule, MockInfo, TokenPair } from '../../api/wire.js';
+import { InputError, UsageError } from '../../errors.js';
+import type { CommandContext } from '../context.js';
+import type { ServeOptions, TokensOptions } from './mock.js';
+
+export const MOCK_CONTEXT = 'mock';
+
+function banner(info: MockInfo, contextNote: string): string {
+  return `ksctl mock service is running. Press Ctrl-C to stop it; its state lives in memory.
+
+  URL:             ${info.url}
+  Markings API:    ${info.baseUrl}
+  Enrollment API:  ${info.apiUrl}
+  Enrollment URL:  ${info.enrollmentUrl}
+  Key naming:      ${info.knsUrl}
+  Tenant:          ${info.tenantId}
+  Keyspace:        ${info.keyspace}
+  Dev token:       ${info.token}
+
+${contextNote}
+For other shells and tools:
+
+  export KSCTL_BASE_URL='${info.baseUrl}'
+  export KSCTL_TOKEN='${info.token}'
+`;
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await rename(temp, path);
+}
+
+/** Adds or refreshes the `mock` context; makes it current unless another context is. */
+async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<string> {
+  const store = await ctx.config();
+  store.set(MOCK_CONTEXT, {
+    ...store.find(MOCK_CONTEXT),
+    baseUrl: info.baseUrl,
+    token: info.token,
+    apiUrl: info.apiUrl,
+    enrollmentUrl: info.enrollmentUrl,
+    knsUrl: info.knsUrl,
+    keyspace: info.keyspace,
+  });
+  const current = store.currentContext;
+  if (current === undefined || current === MOCK_CONTEXT) {
+    store.use(MOCK_CONTEXT);
+    return `The context "${MOCK_CONTEXT}" is current and points here, so in another terminal:\n\n  ksctl markings list\n`;
+  }
+  return `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`;
+}
+
+export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void> {
+  const [{ MockServer }, { parseFaultText, parseLatency }, { readSeedFile }] = await Promise.all([
+    import('../../mock/server.js'),
+    import('../../mock/faults.js'),
+    import('../../mock/seed.js'),
+  ]);
+  const latency = o.latency === undefined ? undefined : parseLatency(o.latency);
+  if (o.latency !== undefined && !latency) {
+    throw new UsageError(`--latency "${o.latency}" is not MS or MIN-MAX`);
+  }
+  const faults: FaultRule[] = [];
+  for (const text of o.fault ?? []) {
+    const rule = parseFaultText(text);
+    if (typeof rule === 'string') throw new UsageError(`--fault "${text}": ${rule}`);
+    faults.push(rule);
+  }
+  const seed = o.seed === undefined ? undefined : await readSeedFile(o.seed);
+  let server: Awaited<ReturnType<typeof MockServer.start>>;
+  try {
+    server = await MockServer.start({
+      host: o.host,
+      port: o.port,
+      devToken: o.devToken,
+      seed,
+      latency,
+      faults: faults.length > 0 ? faults : undefined,
+      onRequest: o.log
+        ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
+        : undefined,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(`port ${o.port} on ${o.host} is already in use`, {
+        hint: 'pick another with --port, or --port 0 for any free port',
+      });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${o.host}:${o.port} (${code})`);
+    }
+    throw error;
+  }
+  const info = server.info;
+  const note = o.context ? await refreshContext(ctx, info) : '';
+  if (o.readyFile) await writeAtomically(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+  else ctx.say(banner(info, note));
+
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  ctx.say('Stopping: finishing requests in flight…');
+  await server.close();
+  ctx.say('Stopped.');
+}
+
+/**
+ * A client for a running mock's `/_mock` endpoints. Without an explicit --context, --base-url or
+ * KSCTL_BASE_URL, the `mock` context that `mock serve` maintains is used.
+ */
+async function adminClient(ctx: CommandContext): Promise<ApiClient> {
+  const explicit =
+    ctx.globals.context ??
+    ctx.globals.baseUrl ??
+    (ctx.env.KSCTL_CONTEXT || ctx.env.KSCTL_BASE_URL || undefined);
+  if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
+    ctx.globals.context = MOCK_CONTEXT;
+  const connection = await ctx.connection();
+  const root = connection.context.apiUrl ?? new URL(connection.baseUrl).origin;
+  return ctx.client({ ...connection, baseUrl: root });
+}
+
+export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const { body } = await client.request<TokenPair>('POST', '/_mock/tokens', {
+    body: { user: o.user, keyspace: o.keyspace },
+    what: 'mint tokens',
+  });
+  const format = ctx.format();
+  if (format === 'table') {
+    // Shell-friendly: `eval "$(ksctl mock tokens --user alice)"` sets both for `ksctl enroll`.
+    ctx.io.stdout.write(`KSCTL_STOKEN='${body.stoken}'\nKSCTL_UIDAUTH='${body.uidauth}'\n`);
+    if (ctx.io.stdoutIsTTY)
+      ctx.say('Single use. Export both (or eval this output) before `ksctl enroll`.');
+    return;
+  }
+  await ctx.render({ kind: 'text', data: body, text: '' });
+}
+
+export async function faultsList(ctx: CommandContext): Promise<void> {
+  const client = await adminClient(ctx);
+  const { body } = await client.request<FaultRule[]>('GET', '/_mock/faults', {
+    what: 'list faults',
+  });
+  await renderFaults(ctx, body);
+}
+
+export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
+  const { parseFaultText } = await import('../../mock/faults.js');
+  const rules = texts.map((text) => {
+    const rule = parseFaultText(text);
+    if (typeof rule === 'string')
+      throw new InputError(`fault rule "${text}": ${rule}; nothing was sent`);
+    return rule;
+  });
+  const client = await adminClient(ctx);
+  const { body } = await client.request<FaultRule[]>('PUT', '/_mock/faults', {
+    body: rules,
+    what: 'set faults',
+  });
+  ctx.say(
+    rules.length === 0
+      ? 'Cleared the fault rules.'
+      : `Set ${rules.length} fault rule${rules.length === 1 ? '' : 's'}.`,
+  );
+  await renderFaults(ctx, body);
+}
+
+async function renderFaults(ctx: CommandContext, rules: FaultRule[]): Promise<void> {
+  await ctx.render({
+    kind: 'table',
+    data: rules,
+    rows: rules,
+    columns: [
+      { header: 'METHOD', value: (r) => r.method ?? '*' },
+      { header: 'PATH', value: (r) => r.path ?? '*' },
+      { header: 'STATUS', value: (r) => r.status ?? '' },
+      { header: 'CODE', value: (r) => r.code ?? '' },
+      { header: 'PROBABILITY', value: (r) => r.probability ?? 1 },
+      { header: 'TIMES LEFT', value: (r) => r.times ?? 'unlimited' },
+    ],
+  });
+}
+
+export async function reset(ctx: CommandContext, yes: boolean | undefined): Promise<void> {
+  const client = await adminClient(ctx);
+  await ctx.confirm(
+    `Reset the mock at ${client.baseUrl}? Everything created since it started is lost`,
+    yes,
+  );
+  await client.request('POST', '/_mock/reset', { what: 'reset the mock' });
+  ctx.say('The mock is back to its start-up state.');
+}

@@ -1,0 +1,89 @@
+import { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { collect, wholeNumber } from '../options.js';
+
+const actions = () => import('./mock-actions.js');
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  seed?: string;
+  devToken?: string;
+  latency?: string;
+  fault?: string[];
+  json?: boolean;
+  readyFile?: string;
+  context: boolean;
+  log: boolean;
+}
+
+export interface TokensOptions {
+  user: string;
+  keyspace?: string;
+}
+
+export function mockCommand(ctx: CommandContext): Command {
+  const mock = new Command('mock').description(
+    'the embedded mock of the whole service: markings API, enrollment, key server, portal, key naming',
+  );
+
+  mock
+    .command('serve')
+    .description('run the mock service until Ctrl-C (state is kept in memory)')
+    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', wholeNumber, 7878)
+    .option('--seed <file>', 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults')
+    .option('--dev-token <token>', 'use this dev token instead of a random one')
+    .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
+    .option(
+      '--fault <rule>',
+      'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 (repeatable)',
+      collect,
+    )
+    .option('--json', 'print the connection details as one JSON object instead of the banner')
+    .option(
+      '--ready-file <path>',
+      'write the connection details as JSON to this file once listening',
+    )
+    .option('--no-context', 'do not add or refresh the "mock" context')
+    .option('--no-log', 'do not log each request on stderr')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
+    )
+    .action(async (options: ServeOptions) => (await actions()).serve(ctx, options));
+
+  mock
+    .command('tokens')
+    .description('mint a fresh STOKEN/UIDAUTH pair on a running mock (for enrollment tests)')
+    .requiredOption(
+      '--user <name>',
+      'user the pair is for (any name; unknown users fail to enroll)',
+    )
+    .option('--keyspace <ks>', 'keyspace (the mock default when left out)')
+    .action(async (options: TokensOptions) => (await actions()).tokens(ctx, options));
+
+  const faults = mock.command('faults').description("a running mock's fault rules");
+  faults
+    .command('list')
+    .alias('ls')
+    .description('show the fault rules in force')
+    .action(async () => (await actions()).faultsList(ctx));
+  faults
+    .command('set')
+    .description('replace the fault rules')
+    .argument('<rule...>', 'rules as key=value lists or JSON objects')
+    .action(async (rules: string[]) => (await actions()).faultsSet(ctx, rules));
+  faults
+    .command('clear')
+    .description('remove every fault rule')
+    .action(async () => (await actions()).faultsSet(ctx, []));
+
+  mock
+    .command('reset')
+    .description('put a running mock back to its start-up state (defaults and seed)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
+
+  return mock;
+}

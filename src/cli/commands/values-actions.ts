@@ -1,0 +1,109 @@
+import { nameProblem } from '../../api/names.js';
+import type { MarkingValue } from '../../api/wire.js';
+import { InputError, UsageError } from '../../errors.js';
+import { valuesListView, valueView } from '../../output/markings.js';
+import type { CommandContext } from '../context.js';
+import { parseValueOptions } from './markings-actions.js';
+import type {
+  ValuesAddOptions,
+  ValuesDeleteOptions,
+  ValuesListOptions,
+  ValuesUpdateOptions,
+} from './values.js';
+
+export async function list(
+  ctx: CommandContext,
+  markingRef: string,
+  o: ValuesListOptions,
+): Promise<void> {
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(markingRef, 0);
+  const values: MarkingValue[] = [];
+  for await (const v of api.listValues(
+    marking.id,
+    { name: o.name, name__contains: o.contains },
+    o.limit,
+  )) {
+    values.push(v);
+  }
+  await ctx.render(valuesListView(values));
+}
+
+export async function get(
+  ctx: CommandContext,
+  markingRef: string,
+  valueRef: string,
+): Promise<void> {
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(markingRef, 0);
+  await ctx.render(valueView(await api.resolveValue(marking.id, valueRef)));
+}
+
+export async function add(
+  ctx: CommandContext,
+  markingRef: string,
+  texts: string[],
+  o: ValuesAddOptions,
+): Promise<void> {
+  const values = parseValueOptions(texts, 'value').map((v) => ({
+    ...v,
+    description: v.description ?? o.description,
+  }));
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(markingRef, 0);
+  const created: MarkingValue[] = [];
+  for (const v of values) created.push(await api.createValue(marking.id, v));
+  ctx.say(
+    `Added ${created.length} value${created.length === 1 ? '' : 's'} to marking ${marking.name}.`,
+  );
+  if (created.length === 1) await ctx.render(valueView(created[0]!));
+  else await ctx.render(valuesListView(created));
+}
+
+export async function update(
+  ctx: CommandContext,
+  markingRef: string,
+  valueRef: string,
+  o: ValuesUpdateOptions,
+): Promise<void> {
+  if (o.rename === undefined && o.description === undefined) {
+    throw new UsageError('nothing to change: give --rename or --description');
+  }
+  if (o.rename !== undefined) {
+    const problem = nameProblem(o.rename);
+    if (problem)
+      throw new InputError(
+        `invalid new name ${JSON.stringify(o.rename)}: ${problem}; nothing was sent`,
+      );
+  }
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(markingRef, 0);
+  const value = await api.resolveValue(marking.id, valueRef);
+  const updated = await api.updateValue(marking.id, value.id, {
+    name: o.rename,
+    description: o.description,
+  });
+  ctx.say(`Updated value ${updated.name} of marking ${marking.name}.`);
+  await ctx.render(valueView(updated));
+}
+
+export async function remove(
+  ctx: CommandContext,
+  markingRef: string,
+  refs: string[],
+  o: ValuesDeleteOptions,
+): Promise<void> {
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(markingRef, 0);
+  const targets: MarkingValue[] = [];
+  for (const ref of refs) targets.push(await api.resolveValue(marking.id, ref));
+  const names = targets.map((v) => `"${v.name}"`).join(', ');
+  await ctx.confirm(
+    `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,
+    o.yes,
+  );
+  for (const v of targets) await api.deleteValue(marking.id, v.id);
+  ctx.say(
+    `Deleted ${targets.length} value${targets.length === 1 ? '' : 's'} from marking ${marking.name}.`,
+  );
+}

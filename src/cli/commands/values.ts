@@ -1,0 +1,83 @@
+import { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { positiveWholeNumber } from '../options.js';
+
+const actions = () => import('./values-actions.js');
+
+export interface ValuesListOptions {
+  name?: string;
+  contains?: string;
+  limit?: number;
+}
+
+export interface ValuesAddOptions {
+  description?: string;
+}
+
+export interface ValuesUpdateOptions {
+  rename?: string;
+  description?: string;
+}
+
+export interface ValuesDeleteOptions {
+  yes?: boolean;
+}
+
+export function valuesCommand(ctx: CommandContext): Command {
+  const values = new Command('values')
+    .alias('value')
+    .description("a marking's values, one at a time (cheap for markings with many values)");
+
+  values
+    .command('list')
+    .alias('ls')
+    .description("list a marking's values, ordered by name")
+    .argument('<marking>', 'marking id or name')
+    .option('--name <name>', 'only the value with exactly this name')
+    .option('--contains <text>', 'only values whose name contains the text')
+    .option('--limit <n>', 'at most this many values', positiveWholeNumber)
+    .action(async (marking: string, options: ValuesListOptions) =>
+      (await actions()).list(ctx, marking, options),
+    );
+
+  values
+    .command('get')
+    .description('show one value')
+    .argument('<marking>', 'marking id or name')
+    .argument('<value>', 'value id or name')
+    .action(async (marking: string, value: string) => (await actions()).get(ctx, marking, value));
+
+  values
+    .command('add')
+    .description('add values to a marking')
+    .argument('<marking>', 'marking id or name')
+    .argument('<value...>', 'NAME or NAME=DESCRIPTION; several may be given')
+    .option('--description <text>', 'description for values given without one')
+    .action(async (marking: string, names: string[], options: ValuesAddOptions) =>
+      (await actions()).add(ctx, marking, names, options),
+    );
+
+  values
+    .command('update')
+    .description('rename a value or change its description')
+    .argument('<marking>', 'marking id or name')
+    .argument('<value>', 'value id or name')
+    .option('--rename <name>', 'new name')
+    .option('--description <text>', 'new description')
+    .action(async (marking: string, value: string, options: ValuesUpdateOptions) =>
+      (await actions()).update(ctx, marking, value, options),
+    );
+
+  values
+    .command('delete')
+    .alias('rm')
+    .description('delete values from a marking')
+    .argument('<marking>', 'marking id or name')
+    .argument('<value...>', 'value ids or names')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(async (marking: string, refs: string[], options: ValuesDeleteOptions) =>
+      (await actions()).remove(ctx, marking, refs, options),
+    );
+
+  return values;
+}

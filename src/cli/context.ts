@@ -1,0 +1,112 @@
+import type { ApiClient } from '../api/client.js';
+import type { MarkingsApi } from '../api/markings-api.js';
+import { type Connection, type GlobalOptions, resolveConnection } from '../config/settings.js';
+import type { ConfigStore } from '../config/store.js';
+import { UsageError } from '../errors.js';
+import { canPrompt, type IOStreams } from '../output/io.js';
+import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
+import type { Prompter } from './prompter.js';
+import { VERSION } from './version.js';
+
+/**
+ * What every command gets: streams, environment, configuration, the service client and a prompter.
+ * Heavy pieces load on first use so `--help` stays fast; tests construct it with fakes.
+ */
+export class CommandContext {
+  globals: GlobalOptions = { input: true };
+  exitCode = 0;
+  private store: ConfigStore | undefined;
+  private readonly clients: ApiClient[] = [];
+
+  constructor(
+    readonly io: IOStreams,
+    readonly env: NodeJS.ProcessEnv,
+    readonly prompter: Prompter,
+    /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
+    readonly signal: AbortSignal,
+  ) {}
+
+  async config(): Promise<ConfigStore> {
+    if (!this.store) {
+      const { ConfigStore } = await import('../config/store.js');
+      this.store = await ConfigStore.open(this.env);
+    }
+    return this.store;
+  }
+
+  async connection(): Promise<Connection> {
+    return resolveConnection(this.globals, this.env, await this.config(), this.io.stdin);
+  }
+
+  /** A client for the service; closed when the command ends. */
+  async client(connection?: Connection): Promise<ApiClient> {
+    const conn = connection ?? (await this.connection());
+    const { ApiClient } = await import('../api/client.js');
+    const client = new ApiClient({
+      baseUrl: conn.baseUrl,
+      auth: conn.auth,
+      timeoutMs: conn.timeoutMs,
+      userAgent: `ksctl/${VERSION}`,
+      trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  async markings(): Promise<MarkingsApi> {
+    const { HttpMarkingsApi } = await import('../api/markings.js');
+    return new HttpMarkingsApi(await this.client());
+  }
+
+  debugEnabled(): boolean {
+    return this.globals.debug === true || (this.env.KSCTL_DEBUG ?? '') !== '';
+  }
+
+  get quiet(): boolean {
+    return this.globals.quiet === true;
+  }
+
+  format(): OutputFormat {
+    const chosen = this.globals.output ?? this.env.KSCTL_OUTPUT;
+    if (chosen === undefined || chosen === '') return 'table';
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(chosen)) {
+      throw new UsageError(
+        `KSCTL_OUTPUT must be one of ${OUTPUT_FORMATS.join(', ')}, not "${chosen}"`,
+      );
+    }
+    return chosen as OutputFormat;
+  }
+
+  render<T>(view: View<T>): Promise<void> {
+    return renderView(this.io, this.format(), view);
+  }
+
+  /** A message for people, on stderr; --quiet silences it. */
+  say(text: string): void {
+    say(this.io, this.quiet, text);
+  }
+
+  canPrompt(): boolean {
+    return canPrompt(this.io, this.env, !this.globals.input);
+  }
+
+  /**
+   * Destructive commands: `--yes` goes ahead, a terminal asks, anywhere else is a usage error.
+   * Declining is a cancellation (exit 2, as gh does), with nothing changed.
+   */
+  async confirm(question: string, yes: boolean | undefined): Promise<void> {
+    if (yes) return;
+    if (!this.canPrompt()) {
+      throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
+        hint: 'pass --yes to confirm when not on a terminal',
+      });
+    }
+    if (!(await this.prompter.confirm(question, false))) {
+      throw new UsageError('cancelled; nothing was changed');
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.clients.map((c) => c.close()));
+  }
+}

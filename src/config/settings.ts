@@ -1,0 +1,114 @@
+import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { Auth } from '../api/client.js';
+import { UsageError } from '../errors.js';
+import { readAll } from '../output/io.js';
+import type { ConfigStore, ContextConfig } from './store.js';
+
+/** The options every command accepts (DESIGN.md 5). */
+export interface GlobalOptions {
+  context?: string;
+  baseUrl?: string;
+  tokenFile?: string;
+  output?: 'table' | 'json' | 'yaml';
+  /** false with --no-input. */
+  input: boolean;
+  debug?: boolean;
+  /** Seconds. */
+  timeout?: number;
+  quiet?: boolean;
+}
+
+export interface Connection {
+  contextName: string | undefined;
+  context: ContextConfig;
+  baseUrl: string;
+  auth: Auth;
+  timeoutMs: number;
+}
+
+/** Reads a secret from a file, or from standard input when the path is `-`. */
+export async function readSecretFile(path: string, stdin: Readable, what: string): Promise<string> {
+  let text: string;
+  try {
+    text = path === '-' ? await readAll(stdin) : await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the ${what} from ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  const value = text.trim();
+  if (value === '')
+    throw new UsageError(`the ${what} in ${path === '-' ? 'standard input' : path} is empty`);
+  return value;
+}
+
+/** The context in force: --context > KSCTL_CONTEXT > the current one. */
+export function contextName(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+): string | undefined {
+  return globals.context ?? (env.KSCTL_CONTEXT || undefined) ?? store.currentContext;
+}
+
+export function resolveContext(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+): { name: string | undefined; context: ContextConfig } {
+  const name = contextName(globals, env, store);
+  // A context named on the command line or in the environment must exist; none at all is fine.
+  return { name, context: name === undefined ? {} : store.get(name) };
+}
+
+/** Where the service is and how to authenticate: flag > environment > context > default. */
+export async function resolveConnection(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  stdin: Readable,
+): Promise<Connection> {
+  const { name, context } = resolveContext(globals, env, store);
+  const baseUrl = globals.baseUrl ?? (env.KSCTL_BASE_URL || undefined) ?? context.baseUrl;
+  if (!baseUrl) {
+    throw new UsageError('no service to talk to', {
+      hint: 'pass --base-url, set KSCTL_BASE_URL, or add a context (`ksctl context add`); `ksctl mock serve` starts a local one',
+    });
+  }
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new UsageError(`the base URL "${baseUrl}" is not an http(s) URL`);
+  }
+  let auth: Auth = { kind: 'none' };
+  if (globals.tokenFile !== undefined) {
+    auth = {
+      kind: 'bearer',
+      token: stripScheme(await readSecretFile(globals.tokenFile, stdin, 'token')),
+    };
+  } else if (env.KSCTL_TOKEN) {
+    auth = { kind: 'bearer', token: stripScheme(env.KSCTL_TOKEN.trim()) };
+  } else if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) {
+    auth = { kind: 'basic', username: env.KSCTL_USERNAME, password: env.KSCTL_PASSWORD };
+  } else if (context.token) {
+    auth = { kind: 'bearer', token: context.token };
+  } else if (context.username && context.password) {
+    auth = { kind: 'basic', username: context.username, password: context.password };
+  }
+  const timeoutSeconds =
+    globals.timeout ?? (env.KSCTL_TIMEOUT ? Number(env.KSCTL_TIMEOUT) : undefined);
+  if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) {
+    throw new UsageError(
+      `KSCTL_TIMEOUT must be a positive number of seconds, not "${env.KSCTL_TIMEOUT}"`,
+    );
+  }
+  const timeoutMs =
+    timeoutSeconds !== undefined ? timeoutSeconds * 1000 : (context.timeoutMs ?? 30_000);
+  return { contextName: name, context, baseUrl, auth, timeoutMs };
+}
+
+function stripScheme(token: string): string {
+  return token.replace(/^Bearer\s+/i, '');
+}
