@@ -5,6 +5,7 @@ import {
   ConflictError,
   InputError,
   InternalError,
+  InterruptedError,
   isKsctlError,
   type KsctlError,
   NotFoundError,
@@ -114,10 +115,20 @@ export async function executePlan(
     let done = 0;
     try {
       for (const operation of operations) {
+        if (!mayStart()) break;
         await runOperation(api, markingId, operation);
         done += 1;
       }
-      applied([target]);
+      if (done === operations.length) applied([target]);
+      else if (done === 0) report.skipped.push(target);
+      else {
+        failed(
+          [target],
+          new InterruptedError(
+            `stopped after ${done} of ${operations.length} changes to this marking`,
+          ),
+        );
+      }
     } catch (caught) {
       const error = asKsctlError(caught);
       const partial =

@@ -153,9 +153,10 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     return undefined;
   };
 
+  /** `markingLabel` is the marking's name quoted for messages. */
   const readValue = (
     node: AnyNode,
-    markingName: string,
+    markingLabel: string,
   ): { value: DesiredValue; offset: number } | undefined => {
     const item = resolve(node);
     const offset = offsetOf(item, 0);
@@ -163,7 +164,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
       if (typeof item.value !== 'string') {
         report(
           offset,
-          `a value of "${markingName}" must be a name or {name, description}, ${found(item, true)}`,
+          `a value of ${markingLabel} must be a name or {name, description}, ${found(item, true)}`,
         );
         return undefined;
       }
@@ -177,14 +178,14 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     if (!isMap(item)) {
       report(
         offset,
-        `a value of "${markingName}" must be a name or {name, description}, ${found(item)}`,
+        `a value of ${markingLabel} must be a name or {name, description}, ${found(item)}`,
       );
       return undefined;
     }
-    checkKeys(item, FILE_KEYS.value, `a value of "${markingName}"`);
+    checkKeys(item, FILE_KEYS.value, `a value of ${markingLabel}`);
     const namePair = pairOf(item, 'name');
     if (namePair === undefined) {
-      report(offset, `a value of "${markingName}" has no name`);
+      report(offset, `a value of ${markingLabel} has no name`);
       return undefined;
     }
     const valueName = name(namePair, 'value name');
@@ -197,23 +198,23 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     return { value, offset: valueOffset(namePair) };
   };
 
-  const readValues = (pair: Pair, markingName: string): DesiredValue[] | undefined => {
+  const readValues = (pair: Pair, markingLabel: string): DesiredValue[] | undefined => {
     const node = resolve(pair.value as AnyNode);
     if (!isSeq(node)) {
-      report(valueOffset(pair), `values of "${markingName}" must be a list, ${found(node)}`);
+      report(valueOffset(pair), `values of ${markingLabel} must be a list, ${found(node)}`);
       return undefined;
     }
     if (node.items.length > VALUES_MAX_PER_MARKING) {
       report(
         valueOffset(pair),
-        `"${markingName}" lists ${node.items.length} values; at most ${VALUES_MAX_PER_MARKING} are allowed`,
+        `${markingLabel} lists ${node.items.length} values; at most ${VALUES_MAX_PER_MARKING} are allowed`,
       );
     }
     const values: DesiredValue[] = [];
     const seen = new Map<string, number>();
     let valid = true;
     for (const itemNode of node.items) {
-      const read = readValue(itemNode as AnyNode, markingName);
+      const read = readValue(itemNode as AnyNode, markingLabel);
       if (read === undefined) {
         valid = false;
         continue;
@@ -223,7 +224,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
         const { line, col } = lineCounter.linePos(first);
         report(
           read.offset,
-          `value "${read.value.name}" is listed twice in "${markingName}" (first at line ${line}, column ${col})`,
+          `value "${read.value.name}" is listed twice in ${markingLabel} (first at line ${line}, column ${col})`,
         );
         valid = false;
         continue;
@@ -244,10 +245,15 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     const namePair = pairOf(item, 'name');
     const markingName = namePair === undefined ? undefined : name(namePair, 'marking name');
     if (namePair === undefined) report(offset, 'a marking has no name');
-    const label = markingName ?? '(unnamed)';
-    checkKeys(item, FILE_KEYS.marking, `marking "${label}"`);
+    // Messages about the rest of the entry name it as written, even when the name is invalid.
+    const written = namePair === undefined ? undefined : resolve(namePair.value as AnyNode);
+    const label = JSON.stringify(
+      markingName ??
+        (isScalar(written) && typeof written.value === 'string' ? written.value : '(unnamed)'),
+    );
+    checkKeys(item, FILE_KEYS.marking, `marking ${label}`);
 
-    const marking: DesiredMarking = { name: label, source: positionOf(offset) };
+    const marking: DesiredMarking = { name: markingName ?? '', source: positionOf(offset) };
     const problemsBefore = problems.length;
     const descriptionPair = pairOf(item, 'description');
     if (descriptionPair) marking.description = description(descriptionPair, 'description');
@@ -271,7 +277,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
         ) {
           report(
             valueOffset(defaultPair),
-            `defaultValue "${defaultValue}" is not one of the values listed for "${label}"`,
+            `defaultValue "${defaultValue}" is not one of the values listed for ${label}`,
           );
         }
         marking.defaultValue = defaultValue;

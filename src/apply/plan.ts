@@ -70,6 +70,12 @@ export function computePlan(
   for (const marking of desired) {
     const existing = currentByName.get(marking.name);
     if (existing === undefined) {
+      if (typeof marking.defaultValue === 'string' && marking.values === undefined) {
+        problems.push({
+          path: formatPosition(marking.source),
+          message: `marking "${marking.name}" is new, so its defaultValue "${marking.defaultValue}" must be one of the values it lists; add \`values\``,
+        });
+      }
       plan.create.push(marking);
       continue;
     }

@@ -195,6 +195,33 @@ describe('executePlan', () => {
     expect(report.interrupted).toBe(false);
   });
 
+  it('on abort stops a marking’s value operations between requests', async () => {
+    const controller = new AbortController();
+    const fake = fakeApi((call) => {
+      if (call.method === 'createValue') controller.abort();
+      return undefined;
+    });
+    const operations: Step = {
+      kind: 'operations',
+      targets: [{ name: 'big', action: 'update' }],
+      markingId: 'id-big',
+      operations: [
+        { kind: 'createValue', value: { name: 'x' } },
+        { kind: 'deleteValue', valueId: 'v2', name: 'z' },
+      ],
+    };
+    const report = await executePlan(fake.api, [operations], { signal: controller.signal });
+    expect(fake.calls.map((call) => call.method)).toEqual(['createValue']);
+    expect(report.failed).toMatchObject([
+      {
+        name: 'big',
+        code: 'E_INTERRUPTED',
+        message: 'stopped after 1 of 2 changes to this marking',
+      },
+    ]);
+    expect(report.interrupted).toBe(true);
+  });
+
   it('on abort lets requests in flight finish and reports the rest as not attempted', async () => {
     const controller = new AbortController();
     const fake = fakeApi((call) => {

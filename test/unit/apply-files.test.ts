@@ -75,10 +75,10 @@ describe('parsing markings files', () => {
     ].join('\n');
     expect(problemLines([{ label: 'bad.yaml', text }])).toEqual([
       'bad.yaml:2:11: marking name " padded" must not start or end with white space',
-      'bad.yaml:3:5: unknown key "descripton" in marking "(unnamed)" (did you mean "description"?)',
+      'bad.yaml:3:5: unknown key "descripton" in marking " padded" (did you mean "description"?)',
       'bad.yaml:4:13: public must be true or false, found the text "yes"',
-      'bad.yaml:7:9: a value of "(unnamed)" must be a name or {name, description}, found the number 1001 (quote it, "1001", to use it as text)',
-      'bad.yaml:8:9: value "a" is listed twice in "(unnamed)" (first at line 6, column 9)',
+      'bad.yaml:7:9: a value of " padded" must be a name or {name, description}, found the number 1001 (quote it, "1001", to use it as text)',
+      'bad.yaml:8:9: value "a" is listed twice in " padded" (first at line 6, column 9)',
       'bad.yaml:9:5: a marking has no name',
       'bad.yaml:11:19: defaultValue "missing" is not one of the values listed for "ok"',
     ]);
@@ -101,7 +101,7 @@ describe('parsing markings files', () => {
       `x.yaml:2:11: marking name "${'n'.repeat(257)}" is 257 characters long; at most 256 are allowed`,
       'x.yaml:3:18: description is 4097 characters long; at most 4096 are allowed',
       'x.yaml:4:11: marking name "tab\\there" must not contain control characters',
-      'x.yaml:5:13: values of "(unnamed)" must be a list, found a mapping',
+      'x.yaml:5:13: values of "tab\\there" must be a list, found a mapping',
       'x.yaml:8:15: value name "" must not be empty',
       'x.yaml:9:32: value description must be text, found the number 5 (quote it, "5", to use it as text)',
       'x.yaml:9:35: unknown key "extra" in a value of "empty" (allowed: name, description)',

@@ -159,6 +159,12 @@ describe('computePlan', () => {
     ).not.toThrow();
   });
 
+  it('rejects a new marking whose defaultValue has no values to name', () => {
+    expect(() => computePlan([desired('n', { defaultValue: 'x' })], [], { prune: false })).toThrow(
+      /m\.yaml:1:1: marking "n" is new, so its defaultValue "x" must be one of the values it lists/,
+    );
+  });
+
   it('needs the values of exactly the markings whose entries list them', () => {
     const wanted = [
       desired('a', { values: [] }),
