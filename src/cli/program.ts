@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { contextCommand } from './commands/context.js';
+import { demoCommand } from './commands/demo.js';
 import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import type { CommandContext } from './context.js';
@@ -53,6 +54,7 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(markingsCommand(ctx));
   program.addCommand(contextCommand(ctx));
   program.addCommand(mockCommand(ctx));
+  program.addCommand(demoCommand(ctx));
   configureTree(program, ctx);
   return program;
 }

@@ -1,0 +1,147 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServiceError } from '../../errors.js';
+import type { CommandContext } from '../context.js';
+import { run } from '../main.js';
+
+export interface TourStep {
+  /** What the step shows, in one line. */
+  title: string;
+  /** The command line, as a user would type it after `ksctl`. */
+  argv: string[];
+}
+
+export function markingsTour(): TourStep[] {
+  return [
+    {
+      title: 'Create a marking with three values and a default',
+      argv: [
+        'markings',
+        'create',
+        'classification',
+        '--description',
+        'Data classification level',
+        '--value',
+        'public',
+        '--value',
+        'internal=Staff only',
+        '--value',
+        'restricted=Need to know',
+        '--default-value',
+        'internal',
+      ],
+    },
+    {
+      title: 'Add values one at a time (cheap, even for markings with thousands of values)',
+      argv: ['markings', 'values', 'add', 'classification', 'confidential', 'secret'],
+    },
+    {
+      title: 'Another marking',
+      argv: [
+        'markings',
+        'create',
+        'region',
+        '--value',
+        'eu',
+        '--value',
+        'us',
+        '--value',
+        'apac',
+        '--public',
+      ],
+    },
+    { title: 'List the markings (a table asks for no values at all)', argv: ['markings', 'list'] },
+    {
+      title: 'List them with their values',
+      argv: ['markings', 'list', '--name', 'region', '-o', 'yaml'],
+    },
+    {
+      title: 'The same with --value-limit 0: values left out, the fast path for big markings',
+      argv: ['markings', 'list', '--name', 'region', '-o', 'yaml', '--value-limit', '0'],
+    },
+    {
+      title: 'Rename a marking and remove a value',
+      argv: [
+        'markings',
+        'update',
+        'classification',
+        '--rename',
+        'data-classification',
+        '--remove-value',
+        'secret',
+      ],
+    },
+    { title: 'Show one marking', argv: ['markings', 'get', 'data-classification'] },
+    {
+      title: 'Delete a marking (--yes: no question asked)',
+      argv: ['markings', 'delete', 'region', '--yes'],
+    },
+  ];
+}
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+export function commandLine(argv: string[]): string {
+  return ['ksctl', ...argv].map(shellQuote).join(' ');
+}
+
+/** Starts a mock in a throwaway configuration, walks the tour, and removes everything. */
+export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
+  const { MockServer } = await import('../../mock/server.js');
+  const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
+  const out = (text: string) => ctx.io.stdout.write(`${text}\n`);
+  const dir = await mkdtemp(join(tmpdir(), 'ksctl-demo-'));
+  const server = await MockServer.start({ port: 0 });
+  try {
+    const env: NodeJS.ProcessEnv = { ...ctx.env, KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir };
+    for (const key of ['KSCTL_CONTEXT', 'KSCTL_BASE_URL', 'KSCTL_TOKEN', 'KSCTL_OUTPUT'])
+      delete env[key];
+    const { ConfigStore } = await import('../../config/store.js');
+    const store = await ConfigStore.open(env);
+    store.set('mock', {
+      baseUrl: server.info.baseUrl,
+      token: server.info.token,
+      apiUrl: server.info.apiUrl,
+      enrollmentUrl: server.info.enrollmentUrl,
+      knsUrl: server.info.knsUrl,
+      keyspace: server.info.keyspace,
+    });
+    store.use('mock');
+    out(
+      `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it),`,
+    );
+    out(
+      'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
+    );
+    const steps = markingsTour();
+    for (const [i, step] of steps.entries()) {
+      if (ctx.signal.aborted) break;
+      out('');
+      out(chalk ? chalk.bold(`${i + 1}. ${step.title}`) : `${i + 1}. ${step.title}`);
+      out(chalk ? chalk.cyan(`$ ${commandLine(step.argv)}`) : `$ ${commandLine(step.argv)}`);
+      const code = await run(step.argv, {
+        io: ctx.io,
+        env,
+        prompter: ctx.prompter,
+        signal: ctx.signal,
+      });
+      if (code !== 0) {
+        throw new ServiceError(
+          `the demo step "${commandLine(step.argv)}" failed with exit code ${code}`,
+        );
+      }
+    }
+    out('');
+    out(
+      'That was the tour. To keep going on your own: `ksctl mock serve` in one terminal, then any of',
+    );
+    out('the commands above in another; `ksctl --help` lists everything.');
+  } finally {
+    await server.close();
+    if (keep) ctx.say(`Kept the demo configuration in ${dir}.`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+}
