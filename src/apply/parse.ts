@@ -52,9 +52,12 @@ type AnyNode = Node | Pair | null | undefined;
 export function parseMarkingsText(source: SourceText): ParsedFile {
   const lineCounter = new LineCounter();
   const problems: Problem[] = [];
-  const report = (offset: number, reason: string) => {
+  const positionOf = (offset: number): SourcePosition => {
     const { line, col } = lineCounter.linePos(offset);
-    problems.push({ position: { file: source.label, line, column: col }, offset, reason });
+    return { file: source.label, line, column: col };
+  };
+  const report = (offset: number, reason: string) => {
+    problems.push({ position: positionOf(offset), offset, reason });
   };
 
   const doc = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
@@ -75,14 +78,11 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     return { markings: [], problems };
   }
 
-  const resolve = (node: AnyNode): AnyNode => (isAlias(node) ? node.resolve(doc) : node);
+  // An alias stands for its anchor's node; an alias to no anchor stays, for the message.
+  const resolve = (node: AnyNode): AnyNode => (isAlias(node) ? (node.resolve(doc) ?? node) : node);
   const offsetOf = (node: AnyNode, fallback: number): number => {
     const range = node && 'range' in node ? node.range : undefined;
     return range?.[0] ?? fallback;
-  };
-  const positionOf = (offset: number): SourcePosition => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file: source.label, line, column: col };
   };
 
   /** The offset of a pair's value, or of its key when the value is missing (`name:` alone). */
@@ -159,7 +159,8 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
     markingLabel: string,
   ): { value: DesiredValue; offset: number } | undefined => {
     const item = resolve(node);
-    const offset = offsetOf(item, 0);
+    // Where the entry is written: an alias's own place, not its anchor's.
+    const offset = offsetOf(node, 0);
     if (isScalar(item)) {
       if (typeof item.value !== 'string') {
         report(
@@ -237,7 +238,7 @@ export function parseMarkingsText(source: SourceText): ParsedFile {
 
   const readMarking = (node: AnyNode): ParsedMarking | undefined => {
     const item = resolve(node);
-    const offset = offsetOf(item, 0);
+    const offset = offsetOf(node, 0);
     if (!isMap(item)) {
       report(offset, `a marking must be a mapping with at least a name, ${found(item)}`);
       return undefined;
@@ -339,6 +340,7 @@ function jsonSyntaxError(source: SourceText, yamlFailed: boolean) {
 function found(node: AnyNode, textExpected = false): string {
   if (isMap(node)) return 'found a mapping';
   if (isSeq(node)) return 'found a list';
+  if (isAlias(node)) return `found an alias to an unknown anchor *${node.source}`;
   if (isScalar(node)) {
     const { value } = node;
     if (value === null) return 'found nothing';
