@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../output/render.js';
+import { apiCommand } from './commands/api.js';
+import { completionCommand } from './commands/completion.js';
 import { contextCommand } from './commands/context.js';
 import { demoCommand } from './commands/demo.js';
 import { markingsCommand } from './commands/markings.js';
@@ -54,6 +56,8 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(markingsCommand(ctx));
   program.addCommand(contextCommand(ctx));
   program.addCommand(mockCommand(ctx));
+  program.addCommand(apiCommand(ctx));
+  program.addCommand(completionCommand(ctx));
   program.addCommand(demoCommand(ctx));
   configureTree(program, ctx);
   return program;
