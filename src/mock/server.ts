@@ -1,8 +1,12 @@
-import { randomUUID } from 'node:crypto';
+import { type KeyObject, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BODY_MAX_BYTES, type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin-routes.js';
+import { causeError, faultCause } from './enroll-errors.js';
+import { loadKeyServerKey } from './enroll-keys.js';
+import { ENROLLMENT_PATH } from './enroll-portal.js';
+import { enrollmentRoutes } from './enroll-routes.js';
 import { type Latency, latencyDelay } from './faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
 import { markingsRoutes } from './markings-routes.js';
@@ -17,6 +21,11 @@ export interface MockServerOptions {
   seed?: Seed;
   latency?: Latency;
   faults?: FaultRule[];
+  /**
+   * The key server's RSA private key (PEM or KeyObject). Without it one is generated at start,
+   * which takes seconds: tests and benchmarks pass a pre-generated key.
+   */
+  keyServerKey?: string | KeyObject;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
 }
@@ -74,7 +83,11 @@ export class MockServer {
     this.state = new MockState(options.devToken ?? newDevToken());
     loadDefaults(this.state, options.seed);
     if (options.faults) this.state.faults.replace(options.faults);
-    this.router.add(...markingsRoutes(this.state), ...adminRoutes(this.state, () => this.reset()));
+    this.router.add(
+      ...markingsRoutes(this.state),
+      ...adminRoutes(this.state, () => this.reset()),
+      ...enrollmentRoutes(this.state, () => this.info),
+    );
     this.http = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
       void this.handle(req, res);
     });
@@ -82,6 +95,7 @@ export class MockServer {
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {
     const server = new MockServer(options);
+    server.state.enrollment.setKeyServerKey(await loadKeyServerKey(options.keyServerKey));
     await server.listen();
     return server;
   }
@@ -110,7 +124,7 @@ export class MockServer {
           url,
           baseUrl: `${url}/v2/${this.state.defaultTenant}`,
           apiUrl: url,
-          enrollmentUrl: `${url}/enrollment`,
+          enrollmentUrl: `${url}${ENROLLMENT_PATH}`,
           knsUrl: url,
           tenantId: this.state.defaultTenant,
           keyspace: this.state.defaultKeyspace,
@@ -236,14 +250,24 @@ export class MockServer {
   }
 }
 
+const retryAfter = (status: number): Record<string, string> =>
+  status === 429 || status === 503 ? { 'retry-after': '1' } : {};
+
+/**
+ * A rule whose `code` is an enrollment cause (DESIGN.md 2.3) answers, on whatever path it
+ * matches, exactly as the service does for that cause: its status, reason phrase and message
+ * (a `status` in the rule is then ignored). Other rules answer with their status.
+ */
 function faultError(rule: FaultRule): MockHttpError {
+  const cause = faultCause(rule.code);
+  if (cause !== undefined) return causeError(cause.code, retryAfter(cause.status));
   const status = rule.status ?? 500;
   return new MockHttpError(
     status,
     rule.code ?? status * 100,
     `injected fault: ${rule.method ?? 'any method'} ${rule.path ?? 'any path'} answers ${status}`,
     undefined,
-    status === 429 || status === 503 ? { 'retry-after': '1' } : {},
+    retryAfter(status),
   );
 }
 

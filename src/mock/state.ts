@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, SCOPES, type Scope } from '../api/wire.js';
+import { EnrollmentState } from './enroll-state.js';
 import { FaultSet } from './faults.js';
 import { IdGenerator } from './ids.js';
 import { MarkingsStore } from './markings-store.js';
@@ -53,6 +54,7 @@ export class MockState {
   readonly users = new Map<string, MockUser>();
   readonly keyspaces = new Map<string, MockKeyspace>();
   readonly faults = new FaultSet();
+  readonly enrollment = new EnrollmentState();
   justInTimeUsers = false;
   private journal: JournalEntry[] = [];
   private journalTotal = 0;
@@ -96,7 +98,7 @@ export class MockState {
     this.journalTotal = 0;
   }
 
-  /** Back to an empty service; the dev token stays valid. */
+  /** Back to an empty service; the dev token and the key server key pair stay valid. */
   clear(): void {
     this.tenants.clear();
     this.bearer.clear();
@@ -106,6 +108,7 @@ export class MockState {
     this.keyspaces.clear();
     this.faults.replace([]);
     this.justInTimeUsers = false;
+    this.enrollment.clear();
     this.clearJournal();
   }
 }

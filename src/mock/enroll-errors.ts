@@ -1,0 +1,28 @@
+import { causeByCode, type EnrollmentCause, type EnrollmentCauseCode } from '../enroll/causes.js';
+import { MockHttpError } from './http.js';
+
+/**
+ * The error answer for an enrollment cause: its status, its exact reason phrase (the table has
+ * `409 Not Found` and `424 Misdirected Request`) and its message, from the cause table.
+ * The server adds `cid`.
+ */
+export function causeError(
+  code: EnrollmentCauseCode,
+  headers: Record<string, string> = {},
+): MockHttpError {
+  const cause = causeByCode(code);
+  if (!cause) throw new Error(`no enrollment cause ${code}`);
+  return new MockHttpError(
+    cause.status,
+    cause.code,
+    cause.message,
+    undefined,
+    headers,
+    cause.reasonPhrase,
+  );
+}
+
+/** The cause a fault rule's `code` names, if it names one. */
+export function faultCause(code: number | undefined): EnrollmentCause | undefined {
+  return code === undefined ? undefined : causeByCode(code);
+}

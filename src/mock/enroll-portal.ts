@@ -1,0 +1,132 @@
+/**
+ * The enrollment side under `{enrollment_url}` (DESIGN.md 2, 2.1): the key server public key and
+ * the enrollment portal's sign-in, which answers with response headers.
+ *
+ * Portal sign-in, form-encoded:
+ *   `username=&password=` → 200 with STOKEN, UIDAUTH and the URLs; a wrong password, an unknown
+ *     user or a user of another tenant → the same 401, so the answer does not tell which.
+ *   `email=` → 200 with the same headers but no STOKEN: the STOKEN goes to the outbox as the
+ *     registration code. An unknown address gets the same answer (so the portal does not tell
+ *     which addresses exist), with a UIDAUTH whose STOKEN nobody ever sees, and nothing is sent.
+ * Disabled users still get tokens: their registration then fails with 40101, as on the service.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { MarkingsErrorCode, type MockInfo, PORTAL_HEADERS, type TokenPair } from '../api/wire.js';
+import { CauseCode } from '../enroll/causes.js';
+import { causeError } from './enroll-errors.js';
+import { mintTokenPair } from './enroll-tokens.js';
+import { MockHttpError, type MockResponse, type Route, route } from './http.js';
+import type { MockKeyspace, MockState, MockUser } from './state.js';
+
+/** `{enrollment_url}` is `{url}` + this. */
+export const ENROLLMENT_PATH = '/enrollment';
+
+export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
+  return [
+    route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, (req) => {
+      knownKeyspace(state, req.params.keyspace!);
+      return { status: 200, text: state.enrollment.keyServer.spkiBase64 };
+    }),
+    route('POST', `${ENROLLMENT_PATH}/keyspace/:keyspace/register`, async (req) => {
+      const keyspace = knownKeyspace(state, req.params.keyspace!);
+      // Read from the body only: a query string would put the password in the request journal.
+      const form = new URLSearchParams((await req.body()).toString('utf8'));
+      const email = form.get('email');
+      const username = form.get('username');
+      if (email !== null && email !== '') return emailSignIn(state, info(), keyspace, email);
+      if (username !== null && username !== '') {
+        return passwordSignIn(state, info(), keyspace, username, form.get('password') ?? '');
+      }
+      throw new MockHttpError(
+        400,
+        MarkingsErrorCode.badRequest,
+        'send username and password, or email, form-encoded',
+      );
+    }),
+  ];
+}
+
+function knownKeyspace(state: MockState, id: string): MockKeyspace {
+  const keyspace = state.keyspaces.get(id);
+  if (!keyspace) throw causeError(CauseCode.keyspaceNotFound);
+  return keyspace;
+}
+
+function passwordSignIn(
+  state: MockState,
+  info: MockInfo,
+  keyspace: MockKeyspace,
+  username: string,
+  password: string,
+): MockResponse {
+  const user = state.users.get(username);
+  const known = user?.tenant === keyspace.tenant && user.password !== undefined;
+  if (!known || !samePassword(user.password!, password)) {
+    throw new MockHttpError(401, MarkingsErrorCode.unauthorized, 'wrong user name or password');
+  }
+  const pair = mint(state, keyspace, user.name);
+  return signedIn(info, keyspace, pair, true, 'signed in');
+}
+
+function emailSignIn(
+  state: MockState,
+  info: MockInfo,
+  keyspace: MockKeyspace,
+  email: string,
+): MockResponse {
+  const user = userByEmail(state, keyspace.tenant, email);
+  // An unknown address still gets a well-formed UIDAUTH; its STOKEN is dropped here.
+  const pair = mint(state, keyspace, user?.name ?? email);
+  if (user) {
+    state.enrollment.send({
+      to: user.email!,
+      keyspace: keyspace.id,
+      code: pair.stoken,
+      time: new Date().toISOString(),
+    });
+  }
+  return signedIn(info, keyspace, pair, false, 'if the address is known, a code was sent to it');
+}
+
+function userByEmail(state: MockState, tenant: string, email: string): MockUser | undefined {
+  const wanted = email.trim().toLowerCase();
+  for (const user of state.users.values()) {
+    if (user.tenant === tenant && user.email?.toLowerCase() === wanted) return user;
+  }
+  return undefined;
+}
+
+function mint(state: MockState, keyspace: MockKeyspace, uid: string): TokenPair {
+  return mintTokenPair({
+    secret: state.enrollment.portalSecret,
+    uid,
+    tenant: keyspace.tenant,
+    keyspace: keyspace.id,
+  });
+}
+
+function signedIn(
+  info: MockInfo,
+  keyspace: MockKeyspace,
+  pair: TokenPair,
+  withStoken: boolean,
+  text: string,
+): MockResponse {
+  return {
+    status: 200,
+    text,
+    headers: {
+      ...(withStoken ? { [PORTAL_HEADERS.stoken]: pair.stoken } : {}),
+      [PORTAL_HEADERS.uidauth]: pair.uidauth,
+      [PORTAL_HEADERS.apiUrl]: info.apiUrl,
+      [PORTAL_HEADERS.pubkeyUrl]: `${info.enrollmentUrl}/keyspace/${keyspace.id}/pubkey`,
+      [PORTAL_HEADERS.keyspace]: keyspace.id,
+    },
+  };
+}
+
+/** Compares digests, so the time taken does not tell how much of the password was right. */
+function samePassword(expected: string, given: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(expected), digest(given));
+}

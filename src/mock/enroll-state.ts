@@ -1,0 +1,125 @@
+/**
+ * The mock's enrollment state (DESIGN.md 2, 3): the key server key pair, the portal secret that
+ * signs UIDAUTHs, enrolled devices, and what replay protection remembers. `clear()` keeps the key
+ * pair, so a reset does not invalidate public keys that clients have already fetched.
+ */
+import { createHash, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
+import { encodeSpkiBase64 } from '../enroll/crypto.js';
+
+const PORTAL_SECRET_BYTES = 32;
+
+export interface KeyServerKey {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  /** As served by the pubkey endpoint: Base64 of the DER SubjectPublicKeyInfo. */
+  spkiBase64: string;
+}
+
+/** What `GET /_mock/devices` lists. The SEP keys are kept apart and never listed. */
+export interface DeviceRecord {
+  deviceId: string;
+  keyspace: string;
+  tenant: string;
+  user: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface DeviceKeys {
+  /** SEP.CD:KS. */
+  cdEi: Buffer;
+  /** SEP.CD:IDC. */
+  cdIdc: Buffer;
+}
+
+/** A registration code "e-mailed" by the portal (`GET /_mock/outbox`). */
+export interface OutboxMessage {
+  to: string;
+  keyspace: string;
+  /** The STOKEN. */
+  code: string;
+  /** ISO 8601. */
+  time: string;
+}
+
+export class EnrollmentState {
+  private key: KeyServerKey | undefined;
+  private secret = randomBytes(PORTAL_SECRET_BYTES);
+  private readonly deviceRecords = new Map<string, DeviceRecord>();
+  private readonly sepKeys = new Map<string, DeviceKeys>();
+  /** `jti` of every token pair that has enrolled a device (or is enrolling one right now). */
+  private readonly enrolledPairs = new Set<string>();
+  /** SHA-256 of every `p` seen: replay detection needs equality only, not the packages. */
+  private readonly seenPackages = new Set<string>();
+  private messages: OutboxMessage[] = [];
+
+  get keyServer(): KeyServerKey {
+    if (!this.key) throw new Error('the key server has no key pair yet');
+    return this.key;
+  }
+
+  setKeyServerKey(privateKey: KeyObject): void {
+    const publicKey = createPublicKey(privateKey);
+    this.key = { privateKey, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
+  }
+
+  /** Signs the mock's UIDAUTHs; renewed by clear(), which voids every pair minted before. */
+  get portalSecret(): Buffer {
+    return this.secret;
+  }
+
+  /**
+   * Records `p` and says whether it is new. Check and record are one synchronous step, so of many
+   * racing requests carrying the same package exactly one sees `true`.
+   */
+  markPackageSeen(p: string): boolean {
+    const digest = createHash('sha256').update(p, 'utf8').digest('base64');
+    if (this.seenPackages.has(digest)) return false;
+    this.seenPackages.add(digest);
+    return true;
+  }
+
+  /** Claims a token pair for one enrollment; false when it is already claimed. */
+  claimPair(jti: string): boolean {
+    if (this.enrolledPairs.has(jti)) return false;
+    this.enrolledPairs.add(jti);
+    return true;
+  }
+
+  /** Gives a claimed pair back when its enrollment failed after the claim. */
+  releasePair(jti: string): void {
+    this.enrolledPairs.delete(jti);
+  }
+
+  addDevice(record: DeviceRecord, keys: DeviceKeys): void {
+    this.deviceRecords.set(record.deviceId, record);
+    this.sepKeys.set(record.deviceId, keys);
+  }
+
+  devices(): DeviceRecord[] {
+    return [...this.deviceRecords.values()];
+  }
+
+  /** For in-process checks only (tests); no endpoint exposes the keys. */
+  keysOf(deviceId: string): DeviceKeys | undefined {
+    return this.sepKeys.get(deviceId);
+  }
+
+  send(message: OutboxMessage): void {
+    this.messages.push(message);
+  }
+
+  outbox(): OutboxMessage[] {
+    return [...this.messages];
+  }
+
+  /** Everything but the key server key pair. */
+  clear(): void {
+    this.secret = randomBytes(PORTAL_SECRET_BYTES);
+    this.deviceRecords.clear();
+    this.sepKeys.clear();
+    this.enrolledPairs.clear();
+    this.seenPackages.clear();
+    this.messages = [];
+  }
+}
