@@ -1,0 +1,137 @@
+/**
+ * Shared by the mock-enroll integration tests: RSA-3072 keys generated once per test file (each
+ * takes seconds here), a mock started with the pre-generated key server key, and small HTTP and
+ * request-crafting helpers.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RegisterRequest, TokenPair } from '../../src/api/wire.js';
+import { makeAuth } from '../../src/enroll/auth.js';
+import {
+  aesCtrEncrypt,
+  encodeSpkiBase64,
+  oaepEncrypt,
+  signPackage,
+} from '../../src/enroll/crypto.js';
+import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/protocol.js';
+import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+
+let keys: Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> | undefined;
+
+/** The key server's and one device's key pairs; a device key may enroll many times. */
+export function testKeys(): Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> {
+  keys ??= Promise.all([generateDeviceKeyPair(), generateDeviceKeyPair()]).then(
+    ([server, device]) => ({ server, device }),
+  );
+  return keys;
+}
+
+export async function startMock(options: MockServerOptions = {}): Promise<MockServer> {
+  const { server } = await testKeys();
+  return MockServer.start({ port: 0, keyServerKey: server.privateKey, ...options });
+}
+
+export interface Answer {
+  status: number;
+  /** The reason phrase as sent. */
+  reason: string;
+  headers: Headers;
+  text: string;
+  body: unknown;
+}
+
+export interface CallOptions {
+  json?: unknown;
+  /** Sent as is (for bodies that are not JSON). */
+  raw?: string;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+  /** Adds the dev token. */
+  admin?: boolean;
+}
+
+export async function call(
+  mock: MockServer,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] = 'application/json';
+  } else if (options.form !== undefined) {
+    body = new URLSearchParams(options.form).toString();
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  } else if (options.raw !== undefined) body = options.raw;
+  if (options.admin) headers.authorization = `Bearer ${mock.info.token}`;
+  const url = path.startsWith('http') ? path : `${mock.info.url}${path}`;
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return {
+    status: response.status,
+    reason: response.statusText,
+    headers: response.headers,
+    text,
+    body: parsed,
+  };
+}
+
+export const newCid = () => `Basic ${randomUUID()}`;
+
+/** POST /v2.3/register/{keyspace} with a fresh conversation id unless one is given. */
+export function register(
+  mock: MockServer,
+  body: RegisterRequest | string,
+  options: { keyspace?: string; cid?: string | null } = {},
+): Promise<Answer> {
+  const cid = options.cid === undefined ? newCid() : options.cid;
+  return call(mock, 'POST', `/v2.3/register/${options.keyspace ?? 'ABcd'}`, {
+    ...(typeof body === 'string' ? { raw: body } : { json: body }),
+    headers: cid === null ? {} : { 'x-conversation-id': cid },
+  });
+}
+
+export async function mintTokens(
+  mock: MockServer,
+  request: { user?: string; keyspace?: string; ttlSeconds?: number; omitUid?: boolean },
+): Promise<TokenPair> {
+  const answer = await call(mock, 'POST', '/_mock/tokens', { json: request, admin: true });
+  if (answer.status !== 200) throw new Error(`minting tokens failed: ${answer.text}`);
+  return answer.body as TokenPair;
+}
+
+export interface Craft {
+  tokens?: TokenPair;
+  /** Members of the encrypted payload; replace the default ones. */
+  members?: Record<string, unknown>;
+  /** The key `s` carries; the payload is encrypted with the real one regardless. */
+  sealedKey?: Buffer;
+  /** Sign this text instead of `p`. */
+  signedText?: string;
+  k?: string;
+}
+
+/** A register request built step by step, so that any one step can be got wrong on purpose. */
+export async function craft(options: Craft = {}): Promise<RegisterRequest> {
+  const { server, device } = await testKeys();
+  const aesKey = randomBytes(32);
+  const tokens = options.tokens ?? { stoken: 'I.c3Rva2Vu', uidauth: ',Ibm90LXNpZ25lZA.c2ln' };
+  const members = options.members ?? {
+    TKRespPubKDERB64: encodeSpkiBase64(device.publicKey),
+    AUTH: makeAuth(tokens.stoken, tokens.uidauth),
+  };
+  const p = aesCtrEncrypt(aesKey, Buffer.from(JSON.stringify(members), 'utf8')).toString('base64');
+  return {
+    k: options.k ?? 'ABcd',
+    p,
+    s: oaepEncrypt(server.publicKey, options.sealedKey ?? aesKey).toString('base64'),
+    g: signPackage(device.privateKey, options.signedText ?? p).toString('base64'),
+  };
+}
