@@ -23,9 +23,9 @@ export const ENROLLMENT_PATH = '/enrollment';
 
 export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
   return [
-    route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, (req) => {
+    route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, async (req) => {
       knownKeyspace(state, req.params.keyspace!);
-      return { status: 200, text: state.enrollment.keyServer.spkiBase64 };
+      return { status: 200, text: (await state.enrollment.keyServer()).spkiBase64 };
     }),
     route('POST', `${ENROLLMENT_PATH}/keyspace/:keyspace/register`, async (req) => {
       const keyspace = knownKeyspace(state, req.params.keyspace!);

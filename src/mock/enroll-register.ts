@@ -55,13 +55,15 @@ async function register(state: MockState, req: MockRequest): Promise<MockRespons
     throw causeError(CauseCode.conversationIdInvalid);
   }
   const keyspace = enrollableKeyspace(state, req.params.keyspace!);
+  // Awaited before the body: from the body on, nothing is awaited (see above).
+  const { privateKey } = await state.enrollment.keyServer();
   const raw = await req.body();
 
   const body = parseJsonObject(decodeUtf8Strict(raw));
   if (hasRequestShape(body) && !state.enrollment.markPackageSeen(body.p)) {
     throw causeError(CauseCode.replayDetected);
   }
-  const opened = openRegistration(body ?? raw, keyspace.id, state.enrollment.keyServer.privateKey);
+  const opened = openRegistration(body ?? raw, keyspace.id, privateKey);
   if (!opened.ok) throw causeError(opened.code);
 
   const verified = verifyTokenPair(opened.stoken, opened.uidauth, state.enrollment.portalSecret);

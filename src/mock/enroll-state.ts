@@ -43,7 +43,7 @@ export interface OutboxMessage {
 }
 
 export class EnrollmentState {
-  private key: KeyServerKey | undefined;
+  private key: Promise<KeyServerKey> | undefined;
   private secret = randomBytes(PORTAL_SECRET_BYTES);
   private readonly deviceRecords = new Map<string, DeviceRecord>();
   private readonly sepKeys = new Map<string, DeviceKeys>();
@@ -53,14 +53,19 @@ export class EnrollmentState {
   private readonly seenPackages = new Set<string>();
   private messages: OutboxMessage[] = [];
 
-  get keyServer(): KeyServerKey {
+  /** The key pair; it may still be being generated (the mock listens before it is ready). */
+  keyServer(): Promise<KeyServerKey> {
     if (!this.key) throw new Error('the key server has no key pair yet');
     return this.key;
   }
 
-  setKeyServerKey(privateKey: KeyObject): void {
-    const publicKey = createPublicKey(privateKey);
-    this.key = { privateKey, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
+  setKeyServerKey(privateKey: KeyObject | Promise<KeyObject>): void {
+    this.key = Promise.resolve(privateKey).then((key) => {
+      const publicKey = createPublicKey(key);
+      return { privateKey: key, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
+    });
+    // A failed generation is reported to whoever awaits the key, not as an unhandled rejection.
+    this.key.catch(() => undefined);
   }
 
   /** Signs the mock's UIDAUTHs; renewed by clear(), which voids every pair minted before. */

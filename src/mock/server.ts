@@ -22,8 +22,8 @@ export interface MockServerOptions {
   latency?: Latency;
   faults?: FaultRule[];
   /**
-   * The key server's RSA private key (PEM or KeyObject). Without it one is generated at start,
-   * which takes seconds: tests and benchmarks pass a pre-generated key.
+   * The key server's RSA private key (PEM or KeyObject). Without it one is generated in the
+   * background (seconds); the enrollment endpoints wait for it, everything else answers at once.
    */
   keyServerKey?: string | KeyObject;
   /** Called after every answer (the serve command logs them). */
@@ -95,7 +95,13 @@ export class MockServer {
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {
     const server = new MockServer(options);
-    server.state.enrollment.setKeyServerKey(await loadKeyServerKey(options.keyServerKey));
+    // A given key is checked now; a generated one takes seconds, so the mock listens meanwhile
+    // and only the enrollment endpoints wait for it.
+    server.state.enrollment.setKeyServerKey(
+      options.keyServerKey !== undefined
+        ? await loadKeyServerKey(options.keyServerKey)
+        : loadKeyServerKey(),
+    );
     await server.listen();
     return server;
   }
