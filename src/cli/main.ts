@@ -55,5 +55,17 @@ export async function main(): Promise<void> {
   });
   process.on('SIGTERM', () => controller.abort());
   const code = await run(process.argv.slice(2), { signal: controller.signal });
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/**
+ * Resolves once everything written so far has left the process. Writes to a pipe are asynchronous,
+ * so exiting straight away would cut a large output short (`ksctl markings list -o json | jq`).
+ */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0 || stream.destroyed) resolve();
+    else stream.write('', () => resolve());
+  });
 }
