@@ -1,0 +1,8 @@
+import { markingsGet, markingsList } from './markings.js';
+import startup from './startup.js';
+
+/**
+ * Every benchmark group, in the order `npm run bench` runs them. To add one, write a module like
+ * startup.js (name, title, runs, warmups, setup(harness) → { benchmarks, notes }) and list it here.
+ */
+export const groups = [startup, markingsList, markingsGet];

@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMock } from './mock.js';
+
+const BIN = new URL('../../bin/ksctl.js', import.meta.url).pathname;
+
+/** Environment of the machine without ksctl's own settings, so no user context leaks in. */
+function cleanEnv() {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KSCTL_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', CI: '1' };
+}
+
+/**
+ * What a benchmark group gets in setup(): commands to compare and resources that are cleaned up
+ * after the group, whether it succeeds or not.
+ */
+export class Harness {
+  #cleanups = [];
+  #configDir;
+
+  /** Registers a clean-up step; they run in reverse order. */
+  defer(fn) {
+    this.#cleanups.push(fn);
+  }
+
+  async tempDir(prefix = 'ksctl-bench-') {
+    const dir = await mkdtemp(join(tmpdir(), prefix));
+    this.defer(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /** A mock in its own process seeded with generated markings (see seed.js). */
+  async mock(seed, options) {
+    const mock = await startMock(seed, options);
+    this.defer(mock.stop);
+    return mock;
+  }
+
+  /** `node -e 0`: the floor any Node CLI starts from. */
+  node(label = 'node -e 0', args = ['-e', '0']) {
+    return { label, argv: [process.execPath, ...args], env: cleanEnv() };
+  }
+
+  /**
+   * The real bin/ksctl.js in a fresh config dir. `mock` points it at that mock through
+   * KSCTL_BASE_URL and KSCTL_TOKEN; `verify(stdout)` checks the first run's output.
+   */
+  async ksctl(args, { label, mock, env, verify } = {}) {
+    this.#configDir ??= await this.tempDir('ksctl-bench-config-');
+    const connection = mock
+      ? { KSCTL_BASE_URL: mock.info.baseUrl, KSCTL_TOKEN: mock.info.token }
+      : {};
+    return {
+      label: label ?? `ksctl ${args.join(' ')}`,
+      argv: [process.execPath, BIN, ...args],
+      env: { ...cleanEnv(), KSCTL_CONFIG_DIR: this.#configDir, ...connection, ...env },
+      verify,
+    };
+  }
+
+  async cleanup() {
+    const errors = [];
+    for (const fn of this.#cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    this.#cleanups = [];
+    if (errors.length > 0) throw errors[0];
+  }
+}

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * Spawning and timing commands, and comparing two of them run side by side.
+ *
+ * A command is `{ label, argv, env?, verify? }`: `argv[0]` is the program (usually
+ * `process.execPath`), `env` the complete environment, `verify(stdout)` an optional check run on
+ * the output of the warm-up run (the only run whose output is kept), returning a problem text or
+ * nothing.
+ */
+
+/** Longest a single run may take before it is killed and the benchmark fails. */
+const RUN_TIMEOUT_MS = 120_000;
+/** Standard error kept from a run for the failure message. */
+const STDERR_KEPT = 4_000;
+
+/** The children running now, so an interrupted benchmark can kill them. */
+export const running = new Set();
+
+/**
+ * Runs a command once: wall time from spawn to the close of its streams, bytes on stdout, and
+ * stdout itself when `keepOutput` (for verification). Rejects when it fails or times out.
+ */
+export function runOnce(command, keepOutput = false) {
+  return new Promise((resolve, reject) => {
+    const [program, ...args] = command.argv;
+    const started = performance.now();
+    const child = spawn(program, args, { env: command.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    let bytes = 0;
+    const chunks = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      bytes += chunk.length;
+      if (keepOutput) chunks.push(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      running.delete(child);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      const ms = performance.now() - started;
+      clearTimeout(timer);
+      running.delete(child);
+      if (code !== 0) {
+        const why = signal ? `was killed by ${signal}` : `exited with ${code}`;
+        reject(new Error(`${command.label} ${why}\n${stderr.slice(0, STDERR_KEPT)}`));
+        return;
+      }
+      resolve({ ms, bytes, stdout: keepOutput ? Buffer.concat(chunks) : undefined });
+    });
+  });
+}
+
+export function median(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Interquartile range: how much the middle half of the runs spread. */
+export function iqr(values) {
+  const sorted = [...values].sort((x, y) => x - y);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return at(0.75) - at(0.25);
+}
+
+async function warmUp(command, warmups) {
+  const first = await runOnce(command, command.verify !== undefined);
+  const problem = command.verify?.(first.stdout);
+  if (problem) throw new Error(`${command.label}: unexpected output: ${problem}`);
+  for (let i = 1; i < warmups; i++) await runOnce(command);
+  return first.bytes;
+}
+
+/**
+ * Compares two commands: warm-up runs of each (the first one verified), then `runs` rounds in
+ * alternating order (AB, BA, AB, …) so drift and noise on this machine hit both sides alike.
+ * Returns the medians, spreads, their ratio A/B and the output sizes.
+ */
+export async function compare(a, b, { runs, warmups }) {
+  const bytesA = await warmUp(a, warmups);
+  const bytesB = await warmUp(b, warmups);
+  const timesA = [];
+  const timesB = [];
+  for (let round = 0; round < runs; round++) {
+    const order = round % 2 === 0 ? [a, b] : [b, a];
+    for (const command of order) {
+      const { ms } = await runOnce(command);
+      (command === a ? timesA : timesB).push(ms);
+    }
+  }
+  const medianA = median(timesA);
+  const medianB = median(timesB);
+  return {
+    medianA,
+    medianB,
+    iqrA: iqr(timesA),
+    iqrB: iqr(timesB),
+    ratio: medianA / medianB,
+    bytesA,
+    bytesB,
+    runs,
+  };
+}

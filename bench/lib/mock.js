@@ -1,0 +1,40 @@
+import { fork } from 'node:child_process';
+
+/** Longest the mock may take to build its state and start listening. */
+const START_TIMEOUT_MS = 180_000;
+
+/**
+ * Starts the mock in a child process with a synthetic seed (see seed.js). Resolves with its
+ * connection details (MockInfo), how long building the state took, and `stop()`.
+ */
+export function startMock(seed = [], options = {}) {
+  const child = fork(new URL('./mock-child.js', import.meta.url), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The state of a million values needs more than the default old space on small machines.
+    execArgv: ['--max-old-space-size=4096'],
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const fail = (error) => {
+      clearTimeout(timer);
+      void stop().then(() => reject(error));
+    };
+    const timer = setTimeout(
+      () => fail(new Error(`the mock did not start within ${START_TIMEOUT_MS / 1000} s`)),
+      START_TIMEOUT_MS,
+    );
+    child.once('exit', (code) => fail(new Error(`the mock exited with ${code} while starting`)));
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      if (message.error) return fail(new Error(`the mock failed to start: ${message.error}`));
+      resolve({ info: message.info, seedMs: message.seedMs, stop });
+    });
+    child.send({ seed, options });
+  });
+}
