@@ -1,0 +1,103 @@
+/**
+ * Runs the CLI in-process through `run()`: captured stdout and stderr, terminals switched on or
+ * off, a controlled environment and a scripted prompter.
+ */
+import { PassThrough } from 'node:stream';
+import { run } from '../../src/cli/main.js';
+import type { Prompter } from '../../src/cli/prompter.js';
+import type { IOStreams } from '../../src/output/io.js';
+import type { TestMock } from './mock.js';
+
+export interface CliOptions {
+  /** Both stdin and stdout are terminals (default false: piped, as in scripts and CI). */
+  tty?: boolean;
+  /** The whole environment of the command; nothing is inherited from the test process. */
+  env?: Record<string, string | undefined>;
+  /** Answers the prompter gives, in order; a question beyond them fails the test. */
+  answers?: (boolean | string)[];
+  /** Text on standard input (for `--token-file -`). */
+  stdin?: string;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The questions the command asked, in order. */
+  questions: string[];
+}
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+function scriptedPrompter(answers: (boolean | string)[], questions: string[]): Prompter {
+  const next = (message: string): boolean | string => {
+    questions.push(message);
+    if (answers.length === 0) throw new Error(`unexpected question: ${message}`);
+    return answers.shift()!;
+  };
+  return {
+    confirm: async (message) => next(message) === true,
+    input: async (message) => String(next(message)),
+    secret: async (message) => String(next(message)),
+  };
+}
+
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
+  const stdout = capture();
+  const stderr = capture();
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? '');
+  const tty = options.tty ?? false;
+  const io: IOStreams = {
+    stdin,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdinIsTTY: tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    color: false,
+    columns: 200,
+  };
+  const questions: string[] = [];
+  const code = await run(argv, {
+    io,
+    env: { ...options.env },
+    prompter: scriptedPrompter([...(options.answers ?? [])], questions),
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text(), questions };
+}
+
+/** An environment pointing at the mock with its dev token, configuration kept in `configDir`. */
+export function mockEnv(mock: TestMock, configDir: string): Record<string, string> {
+  return {
+    KSCTL_CONFIG_DIR: configDir,
+    KSCTL_BASE_URL: mock.baseUrl,
+    KSCTL_TOKEN: mock.token,
+  };
+}
+
+/** A CLI bound to one environment, for tables of commands. */
+export function cliFor(env: () => Record<string, string | undefined>) {
+  return (argv: string[], options: Omit<CliOptions, 'env'> & { env?: CliOptions['env'] } = {}) =>
+    runCli(argv, { ...options, env: { ...env(), ...options.env } });
+}
+
+/** The conversation id line an error message ends with, if any. */
+export function conversationIdOf(stderr: string): string | undefined {
+  return /^conversation id: (\S+)$/m.exec(stderr)?.[1];
+}
+
+/** Piped table output as rows of cells. */
+export function tsvRows(stdout: string): string[][] {
+  return stdout === ''
+    ? []
+    : stdout
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((l) => l.split('\t'));
+}

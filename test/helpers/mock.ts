@@ -1,0 +1,99 @@
+/**
+ * An in-process mock service on a free port, for integration tests: started with a fixed dev
+ * token, reset between tests through its admin endpoints, closed at the end.
+ */
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { FaultRule, JournalEntry, MockInfo, RequestJournal } from '../../src/api/wire.js';
+import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+
+export const DEV_TOKEN = 'ksdev.integration-test-token';
+
+let keyServerKey: KeyObject | undefined;
+
+/**
+ * The markings tests never enroll, so a small RSA key spares the seconds an RSA-3072 key server
+ * key takes to generate. Spread into the options so the tests compile whether or not the mock
+ * takes a key server key.
+ */
+function fastKey(): Record<string, unknown> {
+  keyServerKey ??= generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
+  return { keyServerKey };
+}
+
+export interface RequestSeen {
+  method: string;
+  path: string;
+  status: number;
+}
+
+export interface TestMock {
+  server: MockServer;
+  info: MockInfo;
+  /** The markings `{base_url}` of the default tenant. */
+  baseUrl: string;
+  token: string;
+  /** Called after every answer; tests set it to act between two requests of a command. */
+  onRequest: ((request: RequestSeen) => void) | undefined;
+  /** Back to the start-up state: no markings beyond the seed, no faults, an empty journal. */
+  reset(): Promise<void>;
+  setFaults(rules: FaultRule[]): Promise<void>;
+  /** Requests to the service itself, oldest first (the admin endpoints are left out). */
+  journal(): Promise<JournalEntry[]>;
+  /** An authenticated call with the dev token; the body is JSON. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  close(): Promise<void>;
+}
+
+export async function startMock(options: MockServerOptions = {}): Promise<TestMock> {
+  let mock: TestMock | undefined;
+  const server = await MockServer.start({
+    port: 0,
+    devToken: DEV_TOKEN,
+    ...fastKey(),
+    ...options,
+    onRequest: (entry) => mock?.onRequest?.(entry),
+  });
+  const { info } = server;
+  const call: TestMock['call'] = async (method, path, body) => {
+    const response = await fetch(info.url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${info.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+  };
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const answer = await call(method, path, body);
+    if (answer.status !== 200) {
+      throw new Error(
+        `${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
+      );
+    }
+    return answer.body;
+  };
+  mock = {
+    server,
+    info,
+    baseUrl: info.baseUrl,
+    token: info.token,
+    onRequest: undefined,
+    async reset() {
+      this.onRequest = undefined;
+      await admin('POST', '/_mock/reset');
+    },
+    async setFaults(rules) {
+      await admin('PUT', '/_mock/faults', rules);
+    },
+    async journal() {
+      const { requests } = (await admin('GET', '/_mock/requests')) as RequestJournal;
+      return requests.filter((r) => !r.path.startsWith('/_mock/'));
+    },
+    call,
+    close: () => server.close(),
+  };
+  return mock;
+}

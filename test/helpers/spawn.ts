@@ -1,0 +1,117 @@
+/**
+ * Spawns the real `bin/ksctl.js`. It runs the compiled code in dist/: `npm test` builds first; when
+ * running vitest directly, run `npm run build` after changing src/.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { MockInfo } from '../../src/api/wire.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin', 'ksctl.js');
+
+export function assertBuilt(): void {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` (npm test does) before these tests');
+  }
+}
+
+/** The test process's environment without KSCTL_* settings, plus the given ones. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KSCTL_')) env[k] = v;
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function collect(child: ChildProcess): () => { stdout: string; stderr: string } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  child.stderr?.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  return () => ({ stdout, stderr });
+}
+
+function exited(child: ChildProcess, output: () => { stdout: string; stderr: string }) {
+  return new Promise<Exit>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, ...output() }));
+  });
+}
+
+/** Runs `ksctl ARGS` to completion (killed after `timeoutMs`). */
+export async function ksctl(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+): Promise<Exit> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    timeout: options.timeoutMs ?? 20_000,
+  });
+  const output = collect(child);
+  child.stdin?.end(options.input ?? '');
+  return exited(child, output);
+}
+
+export interface ServedMock {
+  info: MockInfo;
+  child: ChildProcess;
+  output(): { stdout: string; stderr: string };
+  /** SIGTERM, then the exit (killed with SIGKILL if it takes longer than `timeoutMs`). */
+  stop(timeoutMs?: number): Promise<Exit>;
+}
+
+/**
+ * `ksctl mock serve --port 0 --ready-file F --no-log ...extra`, waiting (bounded) for the ready
+ * file. The caller stops it.
+ */
+export async function serveMock(
+  extra: string[],
+  options: { env: NodeJS.ProcessEnv; readyFile: string; readyTimeoutMs?: number },
+): Promise<ServedMock> {
+  const child = spawn(
+    process.execPath,
+    [BIN, 'mock', 'serve', '--port', '0', '--ready-file', options.readyFile, '--no-log', ...extra],
+    { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const output = collect(child);
+  const exit = exited(child, output);
+  let gone: Exit | undefined;
+  void exit.then((e) => {
+    gone = e;
+  });
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  while (!existsSync(options.readyFile)) {
+    if (gone) throw new Error(`mock serve exited early (${gone.code}): ${gone.stderr}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`mock serve was not ready in time: ${output().stderr}`);
+    }
+    await sleep(25);
+  }
+  const info = JSON.parse(await readFile(options.readyFile, 'utf8')) as MockInfo;
+  return {
+    info,
+    child,
+    output,
+    async stop(timeoutMs = 10_000) {
+      if (!gone) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      try {
+        return await exit;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

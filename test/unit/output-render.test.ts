@@ -1,0 +1,119 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { IOStreams } from '../../src/output/io.js';
+import { type Column, renderView, writeJsonArray } from '../../src/output/render.js';
+
+function io(tty: boolean) {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const streams: IOStreams = {
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    stdinIsTTY: tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    color: false,
+    columns: 120,
+  };
+  return { streams, text: () => text };
+}
+
+interface Row {
+  name: string;
+  count: number;
+  note: string | null;
+}
+const columns: Column<Row>[] = [
+  { header: 'NAME', value: (r) => r.name },
+  { header: 'COUNT', value: (r) => r.count },
+  { header: 'NOTE', value: (r) => r.note },
+];
+const rows: Row[] = [
+  { name: 'classification', count: 3, note: 'tab\there' },
+  { name: 'region', count: 0, note: 'two\nlines\r\nand more' },
+  { name: 'empty', count: 1, note: null },
+];
+
+async function* fromArray<T>(items: T[]): AsyncIterable<T> {
+  for (const item of items) yield item;
+}
+
+describe('tables', () => {
+  it('piped: one tab-separated line per row, no header, tabs and newlines in cells flattened', async () => {
+    const out = io(false);
+    await renderView(out.streams, 'table', { kind: 'table', data: rows, rows, columns });
+    expect(out.text()).toBe(
+      'classification\t3\ttab here\nregion\t0\ttwo lines and more\nempty\t1\t\n',
+    );
+  });
+
+  it('piped and empty: no output at all', async () => {
+    const out = io(false);
+    await renderView(out.streams, 'table', { kind: 'table', data: [], rows: [], columns });
+    expect(out.text()).toBe('');
+  });
+
+  it('on a terminal: a header row, then aligned rows', async () => {
+    const out = io(true);
+    await renderView(out.streams, 'table', { kind: 'table', data: rows, rows, columns });
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+COUNT\s+NOTE\s*$/);
+    expect(lines[1]).toMatch(/^classification\s+3\s+/);
+    expect(lines[0]!.indexOf('COUNT')).toBe(lines[1]!.indexOf('3'));
+  });
+
+  it('records piped: label<TAB>value lines, then one line per listed item', async () => {
+    const out = io(false);
+    await renderView(out.streams, 'table', {
+      kind: 'record',
+      data: {},
+      fields: [
+        ['Name', 'classification'],
+        ['Description', 'multi\nline'],
+      ],
+      list: { title: 'Value', columns: ['NAME', 'ID'], rows: [['internal', 'id-1']] },
+    });
+    expect(out.text()).toBe(
+      'Name\tclassification\nDescription\tmulti line\nValue\tinternal\tid-1\n',
+    );
+  });
+
+  it('json output is the data, whatever the view', async () => {
+    const out = io(true);
+    await renderView(out.streams, 'json', { kind: 'table', data: rows, rows, columns });
+    expect(JSON.parse(out.text())).toEqual(rows);
+  });
+
+  it('yaml output is the data', async () => {
+    const out = io(false);
+    await renderView(out.streams, 'yaml', {
+      kind: 'table',
+      data: [{ name: 'a', n: 1 }],
+      rows: [],
+      columns: [],
+    });
+    expect(out.text()).toBe('- name: a\n  n: 1\n');
+  });
+});
+
+describe('writeJsonArray', () => {
+  const item = (i: number) => ({
+    id: `id-${i}`,
+    name: `marking "${i}"\n`,
+    detail: { values: [], nested: [{ a: null }], valueCount: i },
+    public: i % 2 === 0,
+  });
+
+  it.each([0, 1, 2, 1500])(
+    '%d items: exactly JSON.stringify(items, null, 2) plus a newline',
+    async (n) => {
+      const items = Array.from({ length: n }, (_, i) => item(i));
+      const out = io(false);
+      const count = await writeJsonArray(out.streams, fromArray(items));
+      expect(count).toBe(n);
+      expect(out.text()).toBe(`${JSON.stringify(items, null, 2)}\n`);
+    },
+  );
+});
