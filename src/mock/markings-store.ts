@@ -548,7 +548,8 @@ export class MarkingsStore {
   private apply(m: StoredMarking, spec: MarkingSpec, actor: Actor): void {
     let changed = false;
     if (spec.name !== undefined && spec.name !== m.name) {
-      this.byName.delete(m.name);
+      // In a bulk request another item may already have taken the old name (a swap).
+      if (this.byName.get(m.name) === m) this.byName.delete(m.name);
       m.name = spec.name;
       this.byName.set(m.name, m);
       this.sortedCache = undefined;
