@@ -9,9 +9,9 @@ import {
   parseDocument,
   type YAMLMap,
 } from 'yaml';
+import { descriptionProblem, nameProblem } from '../api/names.js';
 import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { descriptionProblem, nameProblem } from './names.js';
 import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
 
 /** The text of one markings file, or of stdin (labelled `<stdin>`). */

@@ -98,8 +98,8 @@ describe('parsing markings files', () => {
       '',
     ].join('\n');
     expect(problemLines([{ label: 'x.yaml', text }])).toEqual([
-      `x.yaml:2:11: marking name "${'n'.repeat(257)}" is 257 characters long; at most 256 are allowed`,
-      'x.yaml:3:18: description is 4097 characters long; at most 4096 are allowed',
+      `x.yaml:2:11: marking name "${'n'.repeat(257)}" must be at most 256 characters`,
+      'x.yaml:3:18: description must be at most 4096 characters',
       'x.yaml:4:11: marking name "tab\\there" must not contain control characters',
       'x.yaml:5:13: values of "tab\\there" must be a list, found a mapping',
       'x.yaml:8:15: value name "" must not be empty',

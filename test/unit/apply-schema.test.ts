@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { nameProblem } from '../../src/api/names.js';
 import {
   DESCRIPTION_MAX_LENGTH,
   NAME_MAX_LENGTH,
   VALUES_MAX_PER_MARKING,
 } from '../../src/api/wire.js';
-import { nameProblem } from '../../src/apply/names.js';
 import { FILE_KEYS } from '../../src/apply/parse.js';
 
 interface SchemaObject {
