@@ -12,6 +12,7 @@ import {
 import { descriptionProblem, nameProblem } from '../api/names.js';
 import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
 import { findJsonSyntaxError } from './json-syntax.js';
+import { parseValidJson } from './parse-json.js';
 import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
 
 /** The text of one markings file, or of stdin (labelled `<stdin>`). */
@@ -48,8 +49,25 @@ export const FILE_KEYS = {
 
 type AnyNode = Node | Pair | null | undefined;
 
-/** Reads one file's text: syntax (YAML, or JSON with JSON's own rules), then the structure. */
-export function parseMarkingsText(source: SourceText): ParsedFile {
+export interface ParseOptions {
+  /** Try `JSON.parse` first for JSON text (default true); false always keeps positions. */
+  fast?: boolean;
+}
+
+/**
+ * Reads one file's text: syntax (YAML, or JSON with JSON's own rules), then the structure. JSON
+ * text (a `.json` file, or any text that starts with `{`, such as JSON on stdin) takes the fast
+ * path first; a file it does not accept is read again here, for the problems and their positions.
+ */
+export function parseMarkingsText(source: SourceText, options: ParseOptions = {}): ParsedFile {
+  if ((options.fast ?? true) && (/\.json$/i.test(source.label) || /^\s*\{/.test(source.text))) {
+    const markings = parseValidJson(source);
+    if (markings !== undefined) return { markings, problems: [] };
+  }
+  return parseWithPositions(source);
+}
+
+function parseWithPositions(source: SourceText): ParsedFile {
   const lineCounter = new LineCounter();
   const problems: Problem[] = [];
   const positionOf = (offset: number): SourcePosition => {

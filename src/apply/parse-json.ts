@@ -1,0 +1,217 @@
+import { descriptionProblem, nameProblem } from '../api/names.js';
+import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
+import { FILE_KEYS, type ParsedMarking, type SourceText } from './parse.js';
+import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
+
+/**
+ * The fast path for valid JSON files. The YAML library needs seconds for a file of 100,000
+ * values (JSON included), while `JSON.parse` needs milliseconds; positions cost one scan of the
+ * text. This path only ever accepts: at the first thing it does not like (a syntax error, a
+ * duplicate key, a wrong type, a bad name) it returns undefined, and the caller reads the file
+ * again on the path that reports every problem with its position. Messages stay identical that
+ * way, and a valid file reads to exactly the same markings on both paths.
+ */
+export function parseValidJson(source: SourceText): ParsedMarking[] | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(source.text);
+  } catch {
+    return undefined;
+  }
+  const places = markingPlaces(source.text);
+  if (places === undefined) return undefined;
+
+  if (!isObject(data) || !onlyKeys(data, FILE_KEYS.document)) return undefined;
+  const list = data.markings;
+  if (!Array.isArray(list) || list.length !== places.length) return undefined;
+
+  const position = positionFinder(source);
+  const parsed: ParsedMarking[] = [];
+  for (const [index, entry] of list.entries()) {
+    const place = places[index];
+    if (place?.nameOffset === undefined) return undefined;
+    const marking = readMarking(entry, position(place.offset));
+    if (marking === undefined) return undefined;
+    parsed.push({
+      marking,
+      nameOffset: place.nameOffset,
+      namePosition: position(place.nameOffset),
+    });
+  }
+  return parsed;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function onlyKeys(object: JsonObject, allowed: readonly string[]): boolean {
+  return Object.keys(object).every((key) => allowed.includes(key));
+}
+
+const isName = (value: unknown): value is string =>
+  typeof value === 'string' && nameProblem(value) === undefined;
+const isDescription = (value: unknown): value is string =>
+  typeof value === 'string' && descriptionProblem(value) === undefined;
+
+/** The same checks, in effect, as the position-keeping path's `readMarking`. */
+function readMarking(entry: unknown, source: SourcePosition): DesiredMarking | undefined {
+  if (!isObject(entry) || !onlyKeys(entry, FILE_KEYS.marking) || !isName(entry.name)) {
+    return undefined;
+  }
+  const marking: DesiredMarking = { name: entry.name, source };
+  if ('description' in entry) {
+    if (!isDescription(entry.description)) return undefined;
+    marking.description = entry.description;
+  }
+  for (const flag of ['public', 'adminOnly'] as const) {
+    if (!(flag in entry)) continue;
+    const value = entry[flag];
+    if (typeof value !== 'boolean') return undefined;
+    marking[flag] = value;
+  }
+  if ('values' in entry) {
+    const values = readValues(entry.values);
+    if (values === undefined) return undefined;
+    marking.values = values;
+  }
+  if ('defaultValue' in entry) {
+    const value = entry.defaultValue;
+    if (value !== null) {
+      if (!isName(value)) return undefined;
+      if (marking.values !== undefined && !marking.values.some((v) => v.name === value)) {
+        return undefined;
+      }
+    }
+    marking.defaultValue = value;
+  }
+  return marking;
+}
+
+function readValues(list: unknown): DesiredValue[] | undefined {
+  if (!Array.isArray(list) || list.length > VALUES_MAX_PER_MARKING) return undefined;
+  const values: DesiredValue[] = [];
+  const seen = new Set<string>();
+  for (const item of list) {
+    let value: DesiredValue;
+    if (typeof item === 'string') {
+      value = { name: item };
+    } else if (isObject(item) && onlyKeys(item, FILE_KEYS.value)) {
+      value = { name: item.name as string };
+      if ('description' in item) {
+        if (!isDescription(item.description)) return undefined;
+        value.description = item.description;
+      }
+    } else {
+      return undefined;
+    }
+    if (!isName(value.name) || seen.has(value.name)) return undefined;
+    seen.add(value.name);
+    values.push(value);
+  }
+  return values;
+}
+
+/** Line and column (1-based) of an offset, as the YAML library's LineCounter counts them. */
+function positionFinder(source: SourceText): (offset: number) => SourcePosition {
+  const lineStarts = [0];
+  for (let at = source.text.indexOf('\n'); at !== -1; at = source.text.indexOf('\n', at + 1)) {
+    lineStarts.push(at + 1);
+  }
+  return (offset) => {
+    let low = 0;
+    let high = lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((lineStarts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { file: source.label, line: low + 1, column: offset - (lineStarts[low] as number) + 1 };
+  };
+}
+
+interface MarkingPlace {
+  /** Where the marking's `{` is. */
+  offset: number;
+  /** Where the value of its `name` key starts (its opening quote). */
+  nameOffset?: number;
+}
+
+class DuplicateKey extends Error {}
+
+const STRING = /"(?:[^"\\]|\\.)*"/y;
+const OTHER = /[^,\]}\s]+/y;
+const WHITE_SPACE = /[ \t\n\r]*/y;
+
+type Role = 'root' | 'markings' | 'marking' | 'other';
+
+/**
+ * One scan of a text that `JSON.parse` accepted: where each entry of the top-level `markings`
+ * list and its name start, and whether any object repeats a key (JSON.parse keeps the last one
+ * silently; the file is then invalid, as it is for YAML). Undefined when a key repeats.
+ */
+function markingPlaces(text: string): MarkingPlace[] | undefined {
+  const places: MarkingPlace[] = [];
+  let at = 0;
+  const skip = (pattern: RegExp): string => {
+    pattern.lastIndex = at;
+    const found = pattern.exec(text)?.[0] ?? '';
+    at += found.length;
+    return found;
+  };
+
+  const value = (role: Role): void => {
+    skip(WHITE_SPACE);
+    const ch = text[at];
+    if (ch === '{') object(role);
+    else if (ch === '[') array(role);
+    else if (ch === '"') skip(STRING);
+    else skip(OTHER);
+  };
+
+  const object = (role: Role): void => {
+    const place = role === 'marking' ? places[places.length - 1] : undefined;
+    const keys = new Set<string>();
+    at += 1;
+    for (;;) {
+      skip(WHITE_SPACE);
+      if (text[at] === '}') break;
+      const raw = skip(STRING);
+      const key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      if (keys.has(key)) throw new DuplicateKey();
+      keys.add(key);
+      skip(WHITE_SPACE);
+      at += 1; // ':'
+      skip(WHITE_SPACE);
+      if (place !== undefined && key === 'name') place.nameOffset = at;
+      value(role === 'root' && key === 'markings' ? 'markings' : 'other');
+      skip(WHITE_SPACE);
+      if (text[at] === ',') at += 1;
+    }
+    at += 1;
+  };
+
+  const array = (role: Role): void => {
+    at += 1;
+    for (;;) {
+      skip(WHITE_SPACE);
+      if (text[at] === ']') break;
+      if (role === 'markings') places.push({ offset: at });
+      value(role === 'markings' ? 'marking' : 'other');
+      skip(WHITE_SPACE);
+      if (text[at] === ',') at += 1;
+    }
+    at += 1;
+  };
+
+  try {
+    value('root');
+    return places;
+  } catch (error) {
+    // A repeated key, or nesting deeper than the stack: the careful path decides.
+    if (error instanceof DuplicateKey || error instanceof RangeError) return undefined;
+    throw error;
+  }
+}

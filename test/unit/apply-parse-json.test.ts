@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { parseMarkingSources } from '../../src/apply/files.js';
+import { parseMarkingsText } from '../../src/apply/parse.js';
+import { parseValidJson } from '../../src/apply/parse-json.js';
+
+const both = (label: string, text: string) => ({
+  fast: parseMarkingsText({ label, text }),
+  slow: parseMarkingsText({ label, text }, { fast: false }),
+});
+
+describe('the JSON fast path', () => {
+  it('reads a valid file to exactly what the position-keeping path reads', async () => {
+    const { parse } = await import('yaml');
+    const example = parse(await readFile('examples/markings.yaml', 'utf8'));
+    for (const text of [
+      JSON.stringify(example, null, 2),
+      JSON.stringify(example),
+      JSON.stringify({ $schema: 'x', markings: [] }),
+      '\r\n{ "markings" : [ {"name":"a\\u00e9\\"b","values":["x y",{"name":"z"}]},\n\t{"defaultValue":null,"name":"b"} ] }',
+    ]) {
+      expect(parseValidJson({ label: 'f.json', text })).toBeDefined();
+      const { fast, slow } = both('f.json', text);
+      expect(fast).toEqual(slow);
+    }
+  });
+
+  it('takes JSON on stdin by its first character', () => {
+    const text = '  {"markings": [{"name": "a"}]}';
+    const { fast, slow } = both('<stdin>', text);
+    expect(fast).toEqual(slow);
+    expect(fast.markings[0]?.marking.source).toEqual({ file: '<stdin>', line: 1, column: 17 });
+  });
+
+  it.each([
+    ['a syntax error', '{"markings": [{"name": "a",}]}'],
+    ['a repeated key', '{"markings": [{"name": "a", "name": "b"}]}'],
+    ['a repeated key written with an escape', '{"markings": [], "m\\u0061rkings": []}'],
+    ['a wrong type', '{"markings": [{"name": "a", "public": "yes"}]}'],
+    ['a bad name', '{"markings": [{"name": " a"}]}'],
+    ['a repeated value', '{"markings": [{"name": "a", "values": ["x", {"name": "x"}]}]}'],
+    ['an unknown key', '{"markings": [{"name": "a", "valeus": []}]}'],
+    [
+      'a default that is not a value',
+      '{"markings": [{"name": "a", "values": [], "defaultValue": "x"}]}',
+    ],
+    ['a value without a name', '{"markings": [{"name": "a", "values": [{"description": "d"}]}]}'],
+    ['not a markings file', '[1, 2]'],
+  ])('leaves %s to the path that reports it, with the same message', (_what, text) => {
+    expect(parseValidJson({ label: 'f.json', text })).toBeUndefined();
+    const { fast, slow } = both('f.json', text);
+    expect(fast.problems.length).toBeGreaterThan(0);
+    expect(fast).toEqual(slow);
+  });
+
+  it('reports a marking defined in a JSON and a YAML file at the name in each', () => {
+    const sources = [
+      { label: 'a.json', text: '{\n  "markings": [\n    { "name": "dup" }\n  ]\n}\n' },
+      { label: 'b.yaml', text: 'markings:\n  - name: dup\n' },
+    ];
+    expect(() => parseMarkingSources(sources)).toThrow(
+      'b.yaml:2:11: marking "dup" is defined more than once (first at a.json:3:15)',
+    );
+  });
+});
