@@ -173,13 +173,16 @@ export class ApiClient {
       let status: number;
       let responseHeaders: Dispatcher.ResponseData['headers'];
       let text: string;
+      // The agent's header and body timeouts have a resolution of about a second and the body
+      // one restarts with every chunk; this bounds the whole attempt.
+      const timeout = AbortSignal.timeout(this.options.timeoutMs);
       try {
         const response = await request(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body: payload,
           dispatcher: this.dispatcher,
-          signal: options.signal,
+          signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
         });
         status = response.statusCode;
         responseHeaders = response.headers;

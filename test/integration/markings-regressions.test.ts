@@ -1,11 +1,15 @@
 /**
  * Regression tests for bugs found in the markings side, each named after the bug.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/markings.js';
-import { ConflictError } from '../../src/errors.js';
+import { ConflictError, ServiceError } from '../../src/errors.js';
+import { mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
 
 let mock: TestMock;
 let client: ApiClient;
@@ -54,5 +58,59 @@ describe('mock: a rename in Create or Update Multiple dropped the name another i
       ConflictError,
     );
     expect(await names()).toEqual(['classification', 'old-classification']);
+  });
+});
+
+describe('client: the per-request timeout was not enforced under a second, nor over a trickling body', () => {
+  const dirs = tempDirs();
+  afterAll(() => dirs.removeAll());
+
+  it('--timeout 0.1 against a service that answers after 400 ms fails with exit 7', async () => {
+    const slow = await startMock({ latency: { minMs: 400, maxMs: 400 } });
+    try {
+      const result = await runCli(['markings', 'list', '--timeout', '0.1'], {
+        env: mockEnv(slow, await dirs.make()),
+      });
+      expect(result.code).toBe(7);
+      expect(result.stderr).toMatch(/list markings: cannot reach the service at .*: timed out/);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('an answer whose body keeps trickling past the timeout is cut off', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      let sent = 0;
+      const timer = setInterval(() => {
+        sent++;
+        if (sent < 15) res.write(' ');
+        else {
+          clearInterval(timer);
+          res.end(']');
+        }
+      }, 40);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const slowClient = new ApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      auth: { kind: 'none' },
+      timeoutMs: 200,
+      retries: 0,
+    });
+    try {
+      const started = Date.now();
+      const error = await slowClient.request('GET', '/slow').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).message).toMatch(/timed out/);
+      expect(Date.now() - started).toBeLessThan(550);
+    } finally {
+      await slowClient.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
