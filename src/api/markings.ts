@@ -48,21 +48,30 @@ async function* pages<T>(
   }
 }
 
+function toPage<T>(body: ListEnvelope<T>) {
+  return {
+    totalResults: body.totalResults,
+    skip: body.skip,
+    limit: body.limit,
+    items: body.Resources,
+  };
+}
+
 /** The markings interface over HTTP (DESIGN.md 1.2). */
 export class HttpMarkingsApi implements MarkingsApi {
   constructor(private readonly client: ApiClient) {}
 
   async listMarkingsPage(query: MarkingListQuery) {
-    const { body } = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
+    return (await this.markingsPage(query)).page;
+  }
+
+  /** One page, with the conversation id of its request (for errors about what it lacks). */
+  private async markingsPage(query: MarkingListQuery) {
+    const answer = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
       query: { ...query },
       what: 'list markings',
     });
-    return {
-      totalResults: body.totalResults,
-      skip: body.skip,
-      limit: body.limit,
-      items: body.Resources,
-    };
+    return { page: toPage(answer.body), conversationId: answer.conversationId };
   }
 
   listMarkings(query: Omit<MarkingListQuery, 'skip'> = {}, max?: number): AsyncIterable<Marking> {
@@ -90,11 +99,16 @@ export class HttpMarkingsApi implements MarkingsApi {
       });
       if (answer.status !== 404) return answer.body;
     }
-    const page = await this.listMarkingsPage({ name: idOrName, valueLimit, limit: 1 });
+    const { page, conversationId } = await this.markingsPage({
+      name: idOrName,
+      valueLimit,
+      limit: 1,
+    });
     const found = page.items[0];
     if (!found) {
       throw new NotFoundError(`marking "${idOrName}" not found`, {
         hint: 'list the markings with `ksctl markings list`',
+        conversationId,
       });
     }
     return found;
@@ -138,17 +152,16 @@ export class HttpMarkingsApi implements MarkingsApi {
   }
 
   async listValuesPage(markingId: string, query: ValueListQuery) {
-    const { body } = await this.client.request<ListEnvelope<MarkingValue>>(
+    return (await this.valuesPage(markingId, query)).page;
+  }
+
+  private async valuesPage(markingId: string, query: ValueListQuery) {
+    const answer = await this.client.request<ListEnvelope<MarkingValue>>(
       'GET',
       `/markings/${seg(markingId)}/values`,
       { query: { ...query }, what: 'list values' },
     );
-    return {
-      totalResults: body.totalResults,
-      skip: body.skip,
-      limit: body.limit,
-      items: body.Resources,
-    };
+    return { page: toPage(answer.body), conversationId: answer.conversationId };
   }
 
   listValues(
@@ -181,11 +194,15 @@ export class HttpMarkingsApi implements MarkingsApi {
       );
       if (answer.status !== 404) return answer.body;
     }
-    const page = await this.listValuesPage(markingId, { name: idOrName, limit: 1 });
+    const { page, conversationId } = await this.valuesPage(markingId, {
+      name: idOrName,
+      limit: 1,
+    });
     const found = page.items[0];
     if (!found) {
       throw new NotFoundError(`value "${idOrName}" not found in this marking`, {
         hint: 'list its values with `ksctl markings values list MARKING`',
+        conversationId,
       });
     }
     return found;

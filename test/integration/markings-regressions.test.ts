@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/markings.js';
 import { ConflictError, ServiceError } from '../../src/errors.js';
-import { mockEnv, runCli } from '../helpers/cli.js';
+import { conversationIdOf, mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -112,5 +112,22 @@ describe('client: the per-request timeout was not enforced under a second, nor o
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('api: a marking or value not found by name printed no conversation id', () => {
+  const dirs = tempDirs();
+  afterAll(() => dirs.removeAll());
+
+  it.each([
+    [['markings', 'get', 'nope'], /marking "nope" not found/],
+    [['markings', 'values', 'get', 'classification', 'nope'], /value "nope" not found/],
+  ])('%j names the conversation of the lookup', async (argv, message) => {
+    await api.createMarking({ name: 'classification' });
+    const result = await runCli(argv, { env: mockEnv(mock, await dirs.make()) });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(message);
+    const journal = await mock.journal();
+    expect(conversationIdOf(result.stderr)).toBe(journal.at(-1)!.cid);
   });
 });
