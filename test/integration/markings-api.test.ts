@@ -1,0 +1,570 @@
+/**
+ * Every markings and values operation through HttpMarkingsApi against the in-process mock.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { HttpMarkingsApi } from '../../src/api/markings.js';
+import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/api/wire.js';
+import { ConflictError, InputError, type KsctlError, NotFoundError } from '../../src/errors.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+
+let mock: TestMock;
+let client: ApiClient;
+let api: HttpMarkingsApi;
+
+beforeAll(async () => {
+  mock = await startMock();
+  client = new ApiClient({
+    baseUrl: mock.baseUrl,
+    auth: { kind: 'bearer', token: mock.token },
+    backoffMs: 5,
+    maxRetryAfterMs: 20,
+  });
+  api = new HttpMarkingsApi(client);
+});
+afterAll(async () => {
+  await client.close();
+  await mock.close();
+});
+beforeEach(() => mock.reset());
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<KsctlError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: KsctlError) => error,
+  );
+}
+
+const classification: MarkingInput = {
+  name: 'classification',
+  defaultValue: 'internal',
+  detail: {
+    description: 'Data classification level',
+    values: [
+      { name: 'public' },
+      { name: 'restricted', description: 'Need to know' },
+      { name: 'internal', description: 'Staff only' },
+    ],
+  },
+};
+
+/** A snapshot of everything the tenant holds, to show that a failed request changed nothing. */
+async function everything(): Promise<Marking[]> {
+  return all(api.listMarkings());
+}
+
+describe('create and get', () => {
+  it('creates a marking with its fields and values (ordered by name), version 1', async () => {
+    const created = await api.createMarking({ ...classification, public: true, adminOnly: true });
+    expect(created).toMatchObject({
+      name: 'classification',
+      public: true,
+      adminOnly: true,
+      defaultValue: 'internal',
+      _version: 1,
+      _createdBy: 'dev',
+      detail: { description: 'Data classification level', valueCount: 3 },
+    });
+    expect(created.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(created.detail.values!.map((v) => [v.name, v.description, v.markingId])).toEqual([
+      ['internal', 'Staff only', created.id],
+      ['public', '', created.id],
+      ['restricted', 'Need to know', created.id],
+    ]);
+    expect(await api.getMarking(created.id)).toEqual(created);
+  });
+
+  it('defaults: not public, not admin-only, no default value, empty description', async () => {
+    const created = await api.createMarking({ name: 'bare' });
+    expect(created).toMatchObject({
+      public: false,
+      adminOnly: false,
+      defaultValue: null,
+      detail: { description: '', valueCount: 0, values: [] },
+    });
+  });
+
+  it('answers with an ETag of the version and a Location', async () => {
+    const answer = await client.request<Marking>('POST', '/markings', { body: { name: 'tagged' } });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.etag).toBe('"1"');
+    expect(answer.headers.location).toBe(`/v2/dev/markings/${answer.body.id}`);
+  });
+
+  it('resolves a marking by id and by name; a name that looks like an id still works', async () => {
+    const hexName = 'abcdefabcdefabcdefabcdef';
+    const byHexName = await api.createMarking({ name: hexName });
+    const created = await api.createMarking(classification);
+    expect((await api.resolveMarking(created.id)).name).toBe('classification');
+    expect((await api.resolveMarking('classification')).id).toBe(created.id);
+    expect((await api.resolveMarking(hexName)).id).toBe(byHexName.id);
+    expect(await failure(api.resolveMarking('nope'))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('a default value that is not one of the values is refused with 400 naming the field', async () => {
+    const error = await failure(
+      api.createMarking({
+        name: 'x',
+        defaultValue: 'missing',
+        detail: { values: [{ name: 'a' }] },
+      }),
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.details).toEqual([
+      { path: 'defaultValue', message: '"missing" is not one of the marking\'s values' },
+    ]);
+  });
+
+  it('a duplicate marking name is a conflict; a duplicate value name is invalid', async () => {
+    await api.createMarking({ name: 'dup' });
+    expect(await failure(api.createMarking({ name: 'dup' }))).toBeInstanceOf(ConflictError);
+    const error = await failure(
+      api.createMarking({ name: 'x', detail: { values: [{ name: 'a' }, { name: 'a' }] } }),
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.details[0]!.path).toBe('detail.values[1].name');
+    expect(await everything()).toHaveLength(1);
+  });
+});
+
+describe('valueLimit', () => {
+  beforeEach(async () => {
+    await api.createMarking(classification);
+  });
+
+  it.each([
+    [undefined, ['internal', 'public', 'restricted']],
+    [2, ['internal', 'public']],
+    [10, ['internal', 'public', 'restricted']],
+  ])('valueLimit %s gives the first values by name', async (valueLimit, names) => {
+    const [listed] = await all(api.listMarkings({ valueLimit }));
+    expect(listed!.detail.values!.map((v) => v.name)).toEqual(names);
+    expect(listed!.detail.valueCount).toBe(3);
+    const got = await api.resolveMarking('classification', valueLimit);
+    expect(got.detail.values!.map((v) => v.name)).toEqual(names);
+  });
+
+  it('valueLimit 0 leaves the values key out entirely, and keeps the count', async () => {
+    const [listed] = await all(api.listMarkings({ valueLimit: 0 }));
+    expect(listed!.detail).toEqual({ description: 'Data classification level', valueCount: 3 });
+    expect('values' in listed!.detail).toBe(false);
+    const got = await api.getMarking(listed!.id, 0);
+    expect('values' in got.detail).toBe(false);
+  });
+
+  it.each(['-1', 'all', '1.5'])('valueLimit=%s is a 400', async (valueLimit) => {
+    const error = await failure(client.request('GET', '/markings', { query: { valueLimit } }));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.status).toBe(400);
+  });
+});
+
+describe('list filters and paging', () => {
+  beforeEach(async () => {
+    await api.createOrUpdateMarkings([
+      { name: 'region', public: true },
+      { name: 'regional-office' },
+      { name: 'classification', public: true },
+      { name: 'project' },
+      { name: 'Region' },
+    ]);
+  });
+
+  it.each([
+    [{}, ['Region', 'classification', 'project', 'region', 'regional-office']],
+    [{ name: 'region' }, ['region']],
+    [{ name: 'regio' }, []],
+    [{ name__contains: 'gion' }, ['Region', 'region', 'regional-office']],
+    [{ name__startswith: 'region' }, ['region', 'regional-office']],
+    [{ public: true }, ['classification', 'region']],
+    [{ public: false }, ['Region', 'project', 'regional-office']],
+    [{ name__contains: 'o', public: false }, ['Region', 'project', 'regional-office']],
+  ])('%j', async (query, names) => {
+    expect((await all(api.listMarkings(query))).map((m) => m.name)).toEqual(names);
+  });
+
+  it('a page reports totalResults, skip and limit', async () => {
+    const page = await api.listMarkingsPage({ skip: 1, limit: 2 });
+    expect(page).toMatchObject({ totalResults: 5, skip: 1, limit: 2 });
+    expect(page.items.map((m) => m.name)).toEqual(['classification', 'project']);
+    expect((await api.listMarkingsPage({})).limit).toBe(100);
+  });
+
+  it('follows pages of the size asked for, and stops at max', async () => {
+    expect((await all(api.listMarkings({ limit: 2 }))).map((m) => m.name)).toEqual([
+      'Region',
+      'classification',
+      'project',
+      'region',
+      'regional-office',
+    ]);
+    expect((await all(api.listMarkings({ limit: 2 }, 3))).map((m) => m.name)).toEqual([
+      'Region',
+      'classification',
+      'project',
+    ]);
+  });
+
+  it.each(['0', '1001', 'ten'])('limit=%s is a 400', async (limit) => {
+    expect(await failure(client.request('GET', '/markings', { query: { limit } }))).toBeInstanceOf(
+      InputError,
+    );
+  });
+});
+
+describe('more than 1,000 markings', () => {
+  it('lists all 2,345 across pages of at most 1,000, in name order', async () => {
+    const names = Array.from({ length: 2345 }, (_, i) => `m-${String(i).padStart(5, '0')}`);
+    for (let i = 0; i < names.length; i += 1000) {
+      await api.createOrUpdateMarkings(
+        names.slice(i, i + 1000).map((name) => ({ name })),
+        0,
+      );
+    }
+    const first = await api.listMarkingsPage({ limit: 1000, valueLimit: 0 });
+    expect(first.totalResults).toBe(2345);
+    expect(first.items).toHaveLength(1000);
+    const listed = await all(api.listMarkings({ valueLimit: 0 }));
+    expect(listed.map((m) => m.name)).toEqual(names);
+    const gets = (await mock.journal()).filter((r) => r.method === 'GET');
+    expect(gets.slice(-3).map((r) => new URL(r.path, 'http://x').searchParams.get('skip'))).toEqual(
+      ['0', '1000', '2000'],
+    );
+    expect(await all(api.listMarkings({ valueLimit: 0 }, 1200))).toHaveLength(1200);
+  });
+});
+
+describe('update', () => {
+  let marking: Marking;
+  beforeEach(async () => {
+    marking = await api.createMarking(classification);
+  });
+
+  it('is partial for the scalar fields and bumps the version once', async () => {
+    const updated = await api.updateMarking(marking.id, { name: 'level', public: true });
+    expect(updated).toMatchObject({
+      name: 'level',
+      public: true,
+      adminOnly: false,
+      defaultValue: 'internal',
+      _version: 2,
+      detail: { description: 'Data classification level', valueCount: 3 },
+    });
+    expect((await api.resolveMarking('level')).id).toBe(marking.id);
+    expect(await failure(api.resolveMarking('classification'))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('an update that changes nothing keeps the version', async () => {
+    const same = await api.updateMarking(marking.id, {
+      public: false,
+      detail: { description: 'Data classification level' },
+    });
+    expect(same._version).toBe(1);
+  });
+
+  it('detail.values is the complete set: matched by id or name, others deleted, new ones created', async () => {
+    const ids = new Map(marking.detail.values!.map((v) => [v.name, v.id]));
+    const updated = await api.updateMarking(marking.id, {
+      detail: {
+        values: [
+          { name: 'internal' },
+          { id: ids.get('restricted')!, name: 'secret', description: 'renamed' },
+          { name: 'top secret' },
+        ],
+      },
+    });
+    const values = updated.detail.values!;
+    expect(values.map((v) => v.name)).toEqual(['internal', 'secret', 'top secret']);
+    expect(values[0]!.id).toBe(ids.get('internal'));
+    expect(values[1]).toMatchObject({
+      id: ids.get('restricted'),
+      description: 'renamed',
+      _version: 2,
+    });
+    expect([...ids.values()]).not.toContain(values[2]!.id);
+    expect(updated._version).toBe(2);
+  });
+
+  it('swapping two value names by id keeps both values', async () => {
+    const ids = new Map(marking.detail.values!.map((v) => [v.name, v.id]));
+    const updated = await api.updateMarking(marking.id, {
+      detail: {
+        values: [
+          { id: ids.get('internal')!, name: 'public' },
+          { id: ids.get('public')!, name: 'internal' },
+          { id: ids.get('restricted')!, name: 'restricted' },
+        ],
+      },
+    });
+    expect(updated.detail.values!.map((v) => [v.name, v.id])).toEqual([
+      ['internal', ids.get('public')],
+      ['public', ids.get('internal')],
+      ['restricted', ids.get('restricted')],
+    ]);
+    expect((await api.resolveValue(marking.id, 'public')).id).toBe(ids.get('internal'));
+  });
+
+  it.each([
+    [{ defaultValue: 'nope' }, 'defaultValue'],
+    [{ detail: { values: [{ name: 'public' }] } }, 'defaultValue'],
+    [
+      { detail: { values: [{ id: '000000000000000000000000', name: 'x' }] } },
+      'detail.values[0].id',
+    ],
+    [{ name: ' padded' }, 'name'],
+    [{ public: 'yes' }, 'public'],
+  ])('%j is refused (400 at %s) and changes nothing', async (update, path) => {
+    const error = await failure(api.updateMarking(marking.id, update as never));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.details.map((d) => d.path)).toContain(path);
+    expect(await api.getMarking(marking.id)).toEqual(marking);
+  });
+
+  it('the default value can be cleared, and moved to a value added in the same update', async () => {
+    expect((await api.updateMarking(marking.id, { defaultValue: null })).defaultValue).toBeNull();
+    const moved = await api.updateMarking(marking.id, {
+      defaultValue: 'new',
+      detail: { values: [{ name: 'new' }] },
+    });
+    expect(moved).toMatchObject({ defaultValue: 'new', detail: { valueCount: 1 } });
+  });
+
+  it('renaming onto another marking is a conflict', async () => {
+    await api.createMarking({ name: 'other' });
+    expect(await failure(api.updateMarking(marking.id, { name: 'other' }))).toBeInstanceOf(
+      ConflictError,
+    );
+  });
+
+  it('If-Match with the current version succeeds; a stale one is 412 and changes nothing', async () => {
+    const v2 = await api.updateMarking(marking.id, { public: true }, 1);
+    expect(v2._version).toBe(2);
+    const error = await failure(api.updateMarking(marking.id, { adminOnly: true }, 1));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.status).toBe(412);
+    expect(error.message).toContain('is at version 2, not 1');
+    expect((await api.getMarking(marking.id)).adminOnly).toBe(false);
+  });
+
+  it('value operations bump the marking version, so an If-Match read before them is stale', async () => {
+    await api.createValue(marking.id, { name: 'extra' });
+    const fresh = await api.getMarking(marking.id);
+    expect(fresh._version).toBe(2);
+    const error = await failure(api.deleteMarking(marking.id, 1));
+    expect(error.status).toBe(412);
+    await api.deleteMarking(marking.id, 2);
+    expect(await failure(api.getMarking(marking.id))).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('values', () => {
+  let marking: Marking;
+  beforeEach(async () => {
+    marking = await api.createMarking(classification);
+  });
+
+  it('list, filter, get, page', async () => {
+    expect((await all(api.listValues(marking.id))).map((v) => v.name)).toEqual([
+      'internal',
+      'public',
+      'restricted',
+    ]);
+    expect(
+      (await all(api.listValues(marking.id, { name__contains: 'i' }))).map((v) => v.name),
+    ).toEqual(['internal', 'public', 'restricted']);
+    expect(
+      (await all(api.listValues(marking.id, { name__contains: 'ic' }))).map((v) => v.name),
+    ).toEqual(['public', 'restricted']);
+    expect((await all(api.listValues(marking.id, { name: 'public' }))).map((v) => v.name)).toEqual([
+      'public',
+    ]);
+    expect((await all(api.listValues(marking.id, { limit: 1 }))).map((v) => v.name)).toHaveLength(
+      3,
+    );
+    const page = await api.listValuesPage(marking.id, { skip: 2, limit: 5 });
+    expect(page).toMatchObject({ totalResults: 3, skip: 2, limit: 5 });
+    const internal = await api.resolveValue(marking.id, 'internal');
+    expect(await api.getValue(marking.id, internal.id)).toEqual(internal);
+    expect(await api.resolveValue(marking.id, internal.id)).toEqual(internal);
+  });
+
+  it('create, update and delete one value; each bumps the marking version', async () => {
+    const added = await api.createValue(marking.id, { name: 'secret', description: 'Few' });
+    expect(added).toMatchObject({
+      name: 'secret',
+      description: 'Few',
+      markingId: marking.id,
+      _version: 1,
+    });
+    const renamed = await api.updateValue(marking.id, added.id, { name: 'top secret' });
+    expect(renamed).toMatchObject({
+      id: added.id,
+      name: 'top secret',
+      description: 'Few',
+      _version: 2,
+    });
+    await api.deleteValue(marking.id, added.id);
+    expect(await failure(api.getValue(marking.id, added.id))).toBeInstanceOf(NotFoundError);
+    expect((await api.getMarking(marking.id))._version).toBe(4);
+  });
+
+  it('renaming the default value moves the default with it', async () => {
+    const internal = await api.resolveValue(marking.id, 'internal');
+    await api.updateValue(marking.id, internal.id, { name: 'staff' });
+    expect((await api.getMarking(marking.id)).defaultValue).toBe('staff');
+  });
+
+  it.each([
+    ['a duplicate name', () => api.createValue(marking.id, { name: 'public' }), ConflictError],
+    ['an invalid name', () => api.createValue(marking.id, { name: '' }), InputError],
+    [
+      'renaming onto another value',
+      async () => {
+        const v = await api.resolveValue(marking.id, 'public');
+        return api.updateValue(marking.id, v.id, { name: 'internal' });
+      },
+      ConflictError,
+    ],
+    [
+      'deleting the default value',
+      async () => {
+        const v = await api.resolveValue(marking.id, 'internal');
+        return api.deleteValue(marking.id, v.id);
+      },
+      ConflictError,
+    ],
+    ['an unknown value', () => api.getValue(marking.id, '000000000000000000000000'), NotFoundError],
+    [
+      'a value of an unknown marking',
+      () => api.listValuesPage('000000000000000000000000', {}),
+      NotFoundError,
+    ],
+  ])('%s is refused', async (_what, attempt, type) => {
+    expect(await failure(attempt())).toBeInstanceOf(type);
+    expect((await api.getMarking(marking.id))._version).toBe(1);
+  });
+
+  it('50 values added in parallel to one marking are all kept', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `parallel-${String(i).padStart(2, '0')}`);
+    await Promise.all(names.map((name) => api.createValue(marking.id, { name })));
+    const after = await api.getMarking(marking.id);
+    expect(after.detail.valueCount).toBe(53);
+    expect(after._version).toBe(51);
+    expect(
+      after.detail.values!.map((v) => v.name).filter((n) => n.startsWith('parallel-')),
+    ).toEqual(names);
+  });
+});
+
+describe('Create or Update Multiple', () => {
+  let existing: Marking;
+  beforeEach(async () => {
+    existing = await api.createMarking(classification);
+  });
+  const withTaken = async () => {
+    await api.createMarking({ name: 'taken' });
+  };
+
+  it('creates and updates in one request, answering in request order', async () => {
+    const result = await api.createOrUpdateMarkings([
+      { name: 'zeta', detail: { values: [{ name: 'z1' }] } },
+      { id: existing.id, public: true },
+      { name: 'alpha' },
+    ]);
+    expect(result.map((m) => [m.name, m._version])).toEqual([
+      ['zeta', 1],
+      ['classification', 2],
+      ['alpha', 1],
+    ]);
+    expect(result[1]!.public).toBe(true);
+    expect((await everything()).map((m) => m.name)).toEqual(['alpha', 'classification', 'zeta']);
+  });
+
+  it('valueLimit applies to the answer', async () => {
+    const [created] = await api.createOrUpdateMarkings(
+      [{ name: 'many', detail: { values: [{ name: 'a' }, { name: 'b' }] } }],
+      0,
+    );
+    expect('values' in created!.detail).toBe(false);
+    expect(created!.detail.valueCount).toBe(2);
+  });
+
+  it.each<[string, () => BulkMarkingItem[], number, string]>([
+    ['an invalid item', () => [{ name: 'fine' }, { name: '' }], 400, '[1].name'],
+    [
+      'a bad default value',
+      () => [{ name: 'fine' }, { name: 'x', defaultValue: 'no' }],
+      400,
+      '[1].defaultValue',
+    ],
+    [
+      'an unknown id',
+      () => [{ name: 'fine' }, { id: '000000000000000000000000', public: true }],
+      404,
+      '[1].id',
+    ],
+    [
+      'a duplicate name in the request',
+      () => [{ name: 'twin' }, { name: 'other' }, { name: 'twin' }],
+      409,
+      '[2].name',
+    ],
+    ['a name of an existing marking', () => [{ name: 'fine' }, { name: 'taken' }], 409, '[1].name'],
+    [
+      'a rename onto an existing marking',
+      () => [{ name: 'fine' }, { id: existing.id, name: 'taken' }],
+      409,
+      '[1].name',
+    ],
+  ])(
+    '%s fails as a whole (%i naming the item) and changes nothing',
+    async (_what, items, status, path) => {
+      await withTaken();
+      const before = await everything();
+      const error = await failure(api.createOrUpdateMarkings(items()));
+      expect(error.status).toBe(status);
+      expect(error.details.map((d) => d.path)).toContain(path);
+      expect(await everything()).toEqual(before);
+    },
+  );
+
+  it('more than 1,000 items is 413 and changes nothing', async () => {
+    const items = Array.from({ length: 1001 }, (_, i) => ({ name: `n${i}` }));
+    const error = await failure(api.createOrUpdateMarkings(items));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.status).toBe(413);
+    expect(await everything()).toHaveLength(1);
+    expect(await api.createOrUpdateMarkings(items.slice(0, 1000), 0)).toHaveLength(1000);
+  });
+});
+
+describe('wire rules', () => {
+  it('a body that is not application/json is 415; invalid JSON is 400', async () => {
+    const e415 = await failure(
+      client.request('POST', '/markings', {
+        body: '{"name":"x"}',
+        headers: { 'content-type': 'text/plain' },
+      }),
+    );
+    expect(e415).toBeInstanceOf(InputError);
+    expect(e415.status).toBe(415);
+    const e400 = await failure(client.request('POST', '/markings', { body: '{"name":' }));
+    expect(e400.status).toBe(400);
+    expect(await everything()).toEqual([]);
+  });
+
+  it('deleting an unknown marking is 404 with the conversation id of the request', async () => {
+    const error = await failure(api.deleteMarking('000000000000000000000000'));
+    expect(error).toBeInstanceOf(NotFoundError);
+    const [request] = await mock.journal();
+    expect(error.conversationId).toBe(request!.cid);
+  });
+});
