@@ -1,0 +1,168 @@
+/**
+ * Someone else changes a marking while a command works on it. The mock's onRequest hook runs
+ * right after an answer is sent, before the command's next request can arrive, so the
+ * "concurrent" change lands deterministically between the command's read and its write.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { HttpMarkingsApi } from '../../src/api/markings.js';
+import type { Marking } from '../../src/api/wire.js';
+import { cliFor, mockEnv } from '../helpers/cli.js';
+import { type RequestSeen, startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let client: ApiClient;
+let api: HttpMarkingsApi;
+let configDir: string;
+const ksctl = cliFor(() => mockEnv(mock, configDir));
+
+beforeAll(async () => {
+  mock = await startMock();
+  client = new ApiClient({ baseUrl: mock.baseUrl, auth: { kind: 'bearer', token: mock.token } });
+  api = new HttpMarkingsApi(client);
+  configDir = await dirs.make();
+});
+afterAll(async () => {
+  await client.close();
+  await mock.close();
+  await dirs.removeAll();
+});
+
+let marking: Marking;
+beforeEach(async () => {
+  await mock.reset();
+  marking = await api.createMarking({
+    name: 'classification',
+    defaultValue: 'internal',
+    detail: { values: [{ name: 'public' }, { name: 'internal', description: 'Staff only' }] },
+  });
+});
+
+/** Runs `change` once, synchronously, right after the first answer that matches. */
+function once(matches: (r: RequestSeen) => boolean, change: () => void): void {
+  let done = false;
+  mock.onRequest = (r) => {
+    if (done || !matches(r)) return;
+    done = true;
+    change();
+  };
+}
+
+const store = () => mock.server.state.tenant('dev')!.markings;
+const actor = { name: 'someone-else' };
+const readOfMarking = (r: RequestSeen) =>
+  r.method === 'GET' && r.path === `/v2/dev/markings/${marking.id}`;
+
+describe('markings update --set-values', () => {
+  it('a change between its read and its write: 412, read again, the other change is kept', async () => {
+    once(readOfMarking, () => {
+      store().update(marking.id, { public: true }, actor, undefined);
+      const internal = store().listValues(marking.id, { name: 'internal' }, 0, 1).items[0]!;
+      store().updateValue(marking.id, internal.id, { description: 'changed meanwhile' }, actor);
+    });
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--set-values',
+      'internal',
+      '--set-values',
+      'restricted',
+      '-o',
+      'json',
+    ]);
+    expect(result.code).toBe(0);
+    const after = JSON.parse(result.stdout) as Marking;
+    expect(after.public).toBe(true);
+    expect(after.detail.values!.map((v) => [v.name, v.description])).toEqual([
+      ['internal', 'changed meanwhile'],
+      ['restricted', ''],
+    ]);
+    const puts = (await mock.journal()).filter((r) => r.method === 'PUT');
+    expect(puts.map((r) => r.status)).toEqual([412, 200]);
+  });
+
+  it('a value added between its read and its write is not kept (the set is complete), after a retry', async () => {
+    once(readOfMarking, () => store().createValue(marking.id, { name: 'sneaked-in' }, actor));
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--set-values',
+      'internal',
+    ]);
+    expect(result.code).toBe(0);
+    const after = await api.getMarking(marking.id);
+    expect(after.detail.values!.map((v) => v.name)).toEqual(['internal']);
+    const puts = (await mock.journal()).filter((r) => r.method === 'PUT');
+    expect(puts.map((r) => r.status)).toEqual([412, 200]);
+  });
+
+  it('a marking that keeps changing: gives up after 5 attempts with exit 6', async () => {
+    let n = 0;
+    mock.onRequest = (r) => {
+      if (readOfMarking(r)) store().createValue(marking.id, { name: `v${n++}` }, actor);
+    };
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--set-values',
+      'internal',
+    ]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/is at version \d+, not \d+/);
+    const puts = (await mock.journal()).filter((r) => r.method === 'PUT');
+    expect(puts).toHaveLength(5);
+    expect(puts.every((r) => r.status === 412)).toBe(true);
+  });
+});
+
+describe('markings update --add-value / --remove-value', () => {
+  it('values others add meanwhile are kept', async () => {
+    once(
+      (r) => r.method === 'GET' && r.path === '/v2/dev/markings',
+      () => store().createValue(marking.id, { name: 'theirs' }, actor),
+    );
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--add-value',
+      'mine',
+      '--remove-value',
+      'public',
+      '-o',
+      'json',
+    ]);
+    expect(result.code).toBe(0);
+    const after = JSON.parse(result.stdout) as Marking;
+    expect(after.detail.values!.map((v) => v.name)).toEqual(['internal', 'mine', 'theirs']);
+  });
+});
+
+describe('parallel writers', () => {
+  it('50 values added in parallel through the CLI are all kept', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `p${String(i).padStart(2, '0')}`);
+    const results = await Promise.all(
+      names.map((name) => ksctl(['markings', 'values', 'add', 'classification', name])),
+    );
+    expect(results.map((r) => r.code)).toEqual(names.map(() => 0));
+    const after = await api.getMarking(marking.id);
+    expect(after.detail.valueCount).toBe(52);
+    expect(after._version).toBe(51);
+  });
+
+  it('of two updates read at the same version, one wins and the other is told (412)', async () => {
+    const results = await Promise.allSettled([
+      api.updateMarking(marking.id, { public: true }, marking._version),
+      api.updateMarking(marking.id, { adminOnly: true }, marking._version),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const after = await api.getMarking(marking.id);
+    expect(after._version).toBe(2);
+    expect(after.public !== after.adminOnly).toBe(true);
+  });
+});
