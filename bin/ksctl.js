@@ -1,4 +1,10 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
-
-await main();
+// `ksctl --version` is what scripts call to probe for ksctl: answer it without loading the CLI.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  const { VERSION } = await import('../dist/cli/version.js');
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  const { main } = await import('../dist/cli/main.js');
+  await main();
+}

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import type { MarkingsApi } from '../api/markings-api.js';
-import { type Connection, type GlobalOptions, resolveConnection } from '../config/settings.js';
+import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import { canPrompt, type IOStreams } from '../output/io.js';
@@ -35,6 +35,7 @@ export class CommandContext {
   }
 
   async connection(): Promise<Connection> {
+    const { resolveConnection } = await import('../config/settings.js');
     return resolveConnection(this.globals, this.env, await this.config(), this.io.stdin);
   }
 

@@ -1,5 +1,4 @@
 import { CommanderError } from 'commander';
-import { formatError } from '../output/errors.js';
 import { type IOStreams, systemIO } from '../output/io.js';
 import { CommandContext } from './context.js';
 import { buildProgram } from './program.js';
@@ -30,7 +29,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const { asKsctlError } = await import('../output/errors.js');
+    const { asKsctlError, formatError } = await import('../output/errors.js');
     const typed = asKsctlError(error);
     io.stderr.write(formatError(typed, ctx.debugEnabled()));
     return typed.exitCode;
