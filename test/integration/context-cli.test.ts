@@ -1,0 +1,235 @@
+/**
+ * `ksctl context add|use|list|show|remove`, where contexts are stored, and how --context and
+ * KSCTL_* choose and override them, against the in-process mock.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tsvRows } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let configDir: string;
+let tokenFile: string;
+
+/** The CLI with configuration in `configDir` and nothing else from the environment. */
+const ksctl = (argv: string[], options: Parameters<typeof runCli>[1] = {}) =>
+  runCli(argv, { ...options, env: { KSCTL_CONFIG_DIR: configDir, ...options.env } });
+
+beforeAll(async () => {
+  mock = await startMock({ seed: { markings: [{ name: 'from-mock' }] } });
+});
+afterAll(async () => {
+  await mock.close();
+  await dirs.removeAll();
+});
+beforeEach(async () => {
+  configDir = await dirs.make();
+  tokenFile = join(configDir, 'token.txt');
+  await writeFile(tokenFile, `${mock.token}\n`);
+});
+
+const addMock = (name: string, ...extra: string[]) =>
+  ksctl(['context', 'add', name, '--base-url', mock.baseUrl, '--token-file', tokenFile, ...extra]);
+
+describe('context add', () => {
+  it('the first context becomes current and is used at once', async () => {
+    const added = await addMock('dev');
+    expect(added).toMatchObject({ code: 0, stderr: 'Added context dev (current).\n' });
+    const listed = await ksctl(['markings', 'list']);
+    expect(listed.code).toBe(0);
+    expect(tsvRows(listed.stdout).map((r) => r[0])).toEqual(['from-mock']);
+  });
+
+  it('stores the token in a file only its owner can read, in a directory only its owner can enter', async () => {
+    await addMock('dev');
+    const file = join(configDir, 'config.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(configDir)).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(await readFile(file, 'utf8'));
+    expect(stored).toMatchObject({
+      currentContext: 'dev',
+      contexts: { dev: { baseUrl: mock.baseUrl, token: mock.token } },
+    });
+  });
+
+  it('the token may come from standard input', async () => {
+    const added = await ksctl(
+      ['context', 'add', 'piped', '--base-url', mock.baseUrl, '--token-file', '-'],
+      {
+        stdin: `${mock.token}\n`,
+      },
+    );
+    expect(added.code).toBe(0);
+    expect((await ksctl(['markings', 'list'])).code).toBe(0);
+  });
+
+  it('a second context does not become current unless --use', async () => {
+    await addMock('one');
+    expect((await addMock('two')).stderr).toBe('Added context two.\n');
+    expect((await addMock('three', '--use')).stderr).toBe('Added context three (current).\n');
+  });
+
+  it.each([
+    [['context', 'add', 'bad name'], 2, /invalid context name "bad name"/],
+    [
+      ['context', 'add', 'x', '--base-url', 'ftp://x'],
+      2,
+      /--base-url "ftp:\/\/x" is not an http\(s\) URL/,
+    ],
+    [['context', 'add', 'x', '--username', 'u'], 2, /--username and --password-file go together/],
+    [
+      ['context', 'add', 'x', '--token-file', '/nonexistent/token'],
+      2,
+      /cannot read the token from \/nonexistent\/token: ENOENT/,
+    ],
+  ])('%j fails (exit %i)', async (argv, code, message) => {
+    const result = await ksctl(argv);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('an existing name is a conflict (exit 6) unless --force', async () => {
+    await addMock('dev');
+    const again = await addMock('dev');
+    expect(again.code).toBe(6);
+    expect(again.stderr).toMatch(/context "dev" already exists\nhint: pass --force/);
+    expect((await addMock('dev', '--force')).code).toBe(0);
+  });
+});
+
+describe('context list and show never print secrets', () => {
+  beforeEach(async () => {
+    await addMock('dev');
+    await writeFile(join(configDir, 'pw'), 'basic-secret-password\n');
+    await ksctl([
+      'context',
+      'add',
+      'basic',
+      '--base-url',
+      'https://other.example/v2/t',
+      '--username',
+      'ann',
+      '--password-file',
+      join(configDir, 'pw'),
+    ]);
+  });
+
+  it('list: the current one marked; piped and as JSON', async () => {
+    const piped = await ksctl(['context', 'list']);
+    expect(tsvRows(piped.stdout)).toEqual([
+      ['', 'basic', 'https://other.example/v2/t', 'basic (ann)'],
+      ['*', 'dev', mock.baseUrl, 'bearer token'],
+    ]);
+    const asJson = await ksctl(['context', 'ls', '-o', 'json']);
+    expect(JSON.parse(asJson.stdout)).toEqual([
+      { name: 'basic', current: false, baseUrl: 'https://other.example/v2/t', auth: 'basic (ann)' },
+      { name: 'dev', current: true, baseUrl: mock.baseUrl, auth: 'bearer token' },
+    ]);
+  });
+
+  it.each(['table', 'json', 'yaml'])('show and list -o %s', async (format) => {
+    for (const argv of [
+      ['context', 'show'],
+      ['context', 'show', 'basic'],
+      ['context', 'list'],
+    ]) {
+      const result = await ksctl([...argv, '-o', format], { tty: format === 'table' });
+      expect(result.code).toBe(0);
+      expect(result.stdout + result.stderr).not.toContain(mock.token);
+      expect(result.stdout + result.stderr).not.toContain('basic-secret-password');
+    }
+  });
+
+  it('show: the current context by default, another by name, where the file is', async () => {
+    const shown = JSON.parse((await ksctl(['context', 'show', '-o', 'json'])).stdout);
+    expect(shown).toEqual({
+      name: 'dev',
+      current: true,
+      auth: 'bearer token',
+      baseUrl: mock.baseUrl,
+      configFile: join(configDir, 'config.json'),
+    });
+    const rows = tsvRows((await ksctl(['context', 'show', 'basic'])).stdout);
+    expect(rows).toContainEqual(['Auth', 'basic (ann)']);
+    expect(rows).toContainEqual(['Current', 'no']);
+    expect((await ksctl(['context', 'show', 'nope'])).code).toBe(5);
+  });
+});
+
+describe('choosing and overriding a context', () => {
+  beforeEach(async () => {
+    await addMock('dev');
+    await ksctl(['context', 'add', 'broken', '--base-url', mock.baseUrl]);
+  });
+
+  it('use switches the current context; an unknown one is not found (exit 5)', async () => {
+    expect(await ksctl(['context', 'use', 'broken'])).toMatchObject({
+      code: 0,
+      stderr: 'Switched to context broken.\n',
+    });
+    expect((await ksctl(['markings', 'list'])).code).toBe(4);
+    expect((await ksctl(['context', 'use', 'nope'])).code).toBe(5);
+  });
+
+  it('--context and KSCTL_CONTEXT pick another context for one command', async () => {
+    expect((await ksctl(['--context', 'broken', 'markings', 'list'])).code).toBe(4);
+    expect((await ksctl(['markings', 'list'], { env: { KSCTL_CONTEXT: 'broken' } })).code).toBe(4);
+    expect(
+      (await ksctl(['markings', 'list', '--context', 'dev'], { env: { KSCTL_CONTEXT: 'broken' } }))
+        .code,
+    ).toBe(0);
+    const unknown = await ksctl(['--context', 'nope', 'markings', 'list']);
+    expect(unknown.code).toBe(5);
+    expect(unknown.stderr).toMatch(/context "nope" not found\nhint: known contexts: broken, dev/);
+  });
+
+  it('KSCTL_TOKEN and KSCTL_BASE_URL override the context; flags override those', async () => {
+    await ksctl(['context', 'use', 'broken']);
+    expect((await ksctl(['markings', 'list'], { env: { KSCTL_TOKEN: mock.token } })).code).toBe(0);
+    const elsewhere = `${mock.info.url}/v2/elsewhere`;
+    expect(
+      (
+        await ksctl(['markings', 'list'], {
+          env: { KSCTL_TOKEN: mock.token, KSCTL_BASE_URL: elsewhere },
+        })
+      ).code,
+    ).toBe(5);
+    const flagged = await ksctl(
+      ['markings', 'list', '--base-url', mock.baseUrl, '--token-file', tokenFile],
+      {
+        env: { KSCTL_TOKEN: 'wrong', KSCTL_BASE_URL: elsewhere },
+      },
+    );
+    expect(flagged.code).toBe(0);
+  });
+});
+
+describe('context remove', () => {
+  beforeEach(() => addMock('dev'));
+
+  it('needs --yes off a terminal; on a terminal it asks', async () => {
+    expect((await ksctl(['context', 'remove', 'dev'])).code).toBe(2);
+    const declined = await ksctl(['context', 'rm', 'dev'], { tty: true, answers: [false] });
+    expect(declined.questions).toEqual([
+      'Remove context "dev" and the credentials stored with it?',
+    ]);
+    expect(declined.code).toBe(2);
+    expect((await ksctl(['context', 'show', 'dev'])).code).toBe(0);
+    const accepted = await ksctl(['context', 'rm', 'dev'], { tty: true, answers: [true] });
+    expect(accepted).toMatchObject({ code: 0, stderr: 'Removed context dev.\n' });
+  });
+
+  it('removing the current context leaves none current, and its token is gone from the file', async () => {
+    expect((await ksctl(['context', 'remove', 'dev', '--yes'])).code).toBe(0);
+    const stored = await readFile(join(configDir, 'config.json'), 'utf8');
+    expect(stored).not.toContain(mock.token);
+    expect(JSON.parse(stored).currentContext).toBeUndefined();
+    const show = await ksctl(['context', 'show']);
+    expect(show.code).toBe(2);
+    expect(show.stderr).toMatch(/there is no current context/);
+    expect((await ksctl(['markings', 'list'])).code).toBe(2);
+  });
+});
