@@ -1,0 +1,88 @@
+/**
+ * `ksctl mock faults|reset` against a running (in-process) mock, found through the `mock` context
+ * or KSCTL_BASE_URL, and the mock's admin endpoints they use.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cliFor, mockEnv, tsvRows } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let configDir: string;
+const ksctl = cliFor(() => mockEnv(mock, configDir));
+
+beforeAll(async () => {
+  mock = await startMock({ seed: { markings: [{ name: 'seeded' }] } });
+  configDir = await dirs.make();
+});
+afterAll(async () => {
+  await mock.close();
+  await dirs.removeAll();
+});
+beforeEach(() => mock.reset());
+
+describe('ksctl mock faults', () => {
+  it('set, list, fire, spend, clear', async () => {
+    const set = await ksctl([
+      'mock',
+      'faults',
+      'set',
+      'status=503,method=GET,path=/v2/dev/markings*,times=2',
+      '{"status":429,"probability":0.5}',
+    ]);
+    expect(set.code).toBe(0);
+    expect(set.stderr).toBe('Set 2 fault rules.\n');
+    expect(tsvRows(set.stdout)).toEqual([
+      ['GET', '/v2/dev/markings*', '503', '', '1', '2'],
+      ['*', '*', '429', '', '0.5', 'unlimited'],
+    ]);
+    await mock.setFaults([{ status: 500, method: 'GET', path: '/v2/dev/markings', times: 1 }]);
+    expect((await ksctl(['markings', 'list'])).code).toBe(7);
+    expect((await ksctl(['markings', 'list'])).code).toBe(0);
+    expect(JSON.parse((await ksctl(['mock', 'faults', 'list', '-o', 'json'])).stdout)).toEqual([]);
+    await ksctl(['mock', 'faults', 'set', 'status=500']);
+    const cleared = await ksctl(['mock', 'faults', 'clear']);
+    expect(cleared.stderr).toBe('Cleared the fault rules.\n');
+    expect((await ksctl(['markings', 'list'])).code).toBe(0);
+  });
+
+  it('an invalid rule is refused before anything is sent (exit 3)', async () => {
+    const result = await ksctl(['mock', 'faults', 'set', 'status=200']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /status must be an HTTP error status \(400-599\); nothing was sent/,
+    );
+    expect(await mock.journal()).toEqual([]);
+  });
+
+  it('the admin endpoints need the dev token (403 for another principal, 401 without one)', async () => {
+    const other = await startMock({ seed: { tokens: [{ token: 'all-scopes', scopes: ['*'] }] } });
+    try {
+      const env = { ...mockEnv(other, configDir), KSCTL_TOKEN: 'all-scopes' };
+      expect((await ksctl(['mock', 'faults', 'list'], { env })).code).toBe(4);
+      expect(
+        (await ksctl(['mock', 'faults', 'list'], { env: { ...env, KSCTL_TOKEN: undefined } })).code,
+      ).toBe(4);
+      expect((await ksctl(['markings', 'list'], { env })).code).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('ksctl mock reset', () => {
+  it('back to the seed; needs --yes off a terminal', async () => {
+    await ksctl(['markings', 'create', 'temporary']);
+    expect((await ksctl(['mock', 'reset'])).code).toBe(2);
+    expect(tsvRows((await ksctl(['markings', 'list'])).stdout).map((r) => r[0])).toEqual([
+      'seeded',
+      'temporary',
+    ]);
+    const reset = await ksctl(['mock', 'reset', '--yes']);
+    expect(reset).toMatchObject({ code: 0, stderr: 'The mock is back to its start-up state.\n' });
+    expect(tsvRows((await ksctl(['markings', 'list'])).stdout).map((r) => r[0])).toEqual([
+      'seeded',
+    ]);
+  });
+});
