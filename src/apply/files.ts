@@ -6,8 +6,7 @@ import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 
 export const STDIN_LABEL = '<stdin>';
 const MARKINGS_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
-/** Enough to fix a file in one go without burying the terminal; `details` keeps them all. */
-const PROBLEMS_IN_MESSAGE = 50;
+const PROBLEMS_SHOWN = 50;
 
 export interface ReadSourcesOptions {
   /** What stdin held, when `-` is one of the sources (the command reads it). */
@@ -146,24 +145,24 @@ export function parseMarkingSources(sources: readonly SourceText[]): DesiredMark
   return parsed.map((entry) => entry.marking);
 }
 
+/**
+ * One error for every problem: the message says how many, each problem is a detail
+ * (`file:line:column: reason`, printed one per line). Enough to fix a file in one go without
+ * burying the terminal: beyond PROBLEMS_SHOWN the last detail counts the rest.
+ */
 function problemsError(problems: Problem[]): InputError {
-  const lines = problems
-    .slice(0, PROBLEMS_IN_MESSAGE)
-    .map((problem) => `${formatPosition(problem.position)}: ${problem.reason}`);
-  if (problems.length > PROBLEMS_IN_MESSAGE) {
-    lines.push(`… and ${problems.length - PROBLEMS_IN_MESSAGE} more problems`);
+  const details = problems.slice(0, PROBLEMS_SHOWN).map((problem) => ({
+    path: formatPosition(problem.position),
+    message: problem.reason,
+  }));
+  if (problems.length > PROBLEMS_SHOWN) {
+    details.push({ path: '', message: `… and ${problems.length - PROBLEMS_SHOWN} more problems` });
   }
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  return new InputError(
-    `invalid markings files (${count}; nothing was sent):\n${lines.join('\n')}`,
-    {
-      hint: 'fix the files and run the command again',
-      details: problems.map((problem) => ({
-        path: formatPosition(problem.position),
-        message: problem.reason,
-      })),
-    },
-  );
+  return new InputError(`invalid markings files (${count}; nothing was sent)`, {
+    hint: 'fix the files and run the command again',
+    details,
+  });
 }
 
 /** Reads, parses and validates the sources of `markings apply`. */

@@ -91,8 +91,8 @@ export function computePlan(
     else plan.update.push(update);
   }
   if (problems.length > 0) {
-    const lines = problems.map((problem) => `${problem.path}: ${problem.message}`);
-    throw new InputError(`invalid markings files (nothing was sent):\n${lines.join('\n')}`, {
+    throw new InputError('the files cannot be applied to this tenant (nothing was sent)', {
+      hint: 'fix the files and run the command again',
       details: problems,
     });
   }

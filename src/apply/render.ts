@@ -106,6 +106,22 @@ export function planToJson(plan: Plan) {
   };
 }
 
+/** The run report for `-o json`: what was applied, what failed and why, and the counts. */
+export function runReportToJson(report: RunReport) {
+  const count = (action: StepAction) =>
+    report.applied.filter((target) => target.action === action).length;
+  return {
+    ...report,
+    summary: {
+      created: count('create'),
+      updated: count('update'),
+      deleted: count('delete'),
+      failed: report.failed.length,
+      skipped: report.skipped.length,
+    },
+  };
+}
+
 const PAST_TENSE: Record<StepAction, string> = {
   create: 'created',
   update: 'updated',

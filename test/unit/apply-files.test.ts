@@ -16,7 +16,7 @@ function problemLines(sources: { label: string; text: string }[]): string[] {
     parseMarkingSources(sources);
   } catch (error) {
     expect(error).toBeInstanceOf(InputError);
-    return (error as InputError).message.split('\n').slice(1);
+    return (error as InputError).details.map((detail) => `${detail.path}: ${detail.message}`);
   }
   throw new Error('expected the sources to be rejected');
 }
@@ -127,7 +127,7 @@ describe('parsing markings files', () => {
     } catch (error) {
       const input = error as InputError;
       expect(input.message.split('\n')[0]).toBe(
-        'invalid markings files (3 problems; nothing was sent):',
+        'invalid markings files (3 problems; nothing was sent)',
       );
       expect(input.details.map((detail) => detail.path)).toEqual([
         'one.yaml:3:5',

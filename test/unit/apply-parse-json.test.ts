@@ -59,7 +59,14 @@ describe('the JSON fast path', () => {
       { label: 'b.yaml', text: 'markings:\n  - name: dup\n' },
     ];
     expect(() => parseMarkingSources(sources)).toThrow(
-      'b.yaml:2:11: marking "dup" is defined more than once (first at a.json:3:15)',
+      expect.objectContaining({
+        details: [
+          {
+            path: 'b.yaml:2:11',
+            message: 'marking "dup" is defined more than once (first at a.json:3:15)',
+          },
+        ],
+      }),
     );
   });
 });

@@ -160,9 +160,17 @@ describe('computePlan', () => {
   });
 
   it('rejects a new marking whose defaultValue has no values to name', () => {
-    expect(() => computePlan([desired('n', { defaultValue: 'x' })], [], { prune: false })).toThrow(
-      /m\.yaml:1:1: marking "n" is new, so its defaultValue "x" must be one of the values it lists/,
-    );
+    let thrown: unknown;
+    try {
+      computePlan([desired('n', { defaultValue: 'x' })], [], { prune: false });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InputError);
+    expect((thrown as InputError).details[0]).toMatchObject({
+      path: 'm.yaml:1:1',
+      message: expect.stringMatching(/^marking "n" is new, so its defaultValue "x" must be one of/),
+    });
   });
 
   it('needs the values of exactly the markings whose entries list them', () => {
