@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';
+import { applyCommand, exportCommand } from './apply.js';
 import { valuesCommand } from './values.js';
 
 const actions = () => import('./markings-actions.js');
@@ -132,6 +133,8 @@ export function markingsCommand(ctx: CommandContext): Command {
       (await actions()).remove(ctx, names, options),
     );
 
+  markings.addCommand(applyCommand(ctx));
+  markings.addCommand(exportCommand(ctx));
   markings.addCommand(valuesCommand(ctx));
   return markings;
 }

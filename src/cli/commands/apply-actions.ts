@@ -1,0 +1,158 @@
+import { writeFile } from 'node:fs/promises';
+import { readMarkings } from '../../apply/current.js';
+import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
+import { exportMarkings, toJson, toYaml } from '../../apply/export.js';
+import { loadDesiredMarkings } from '../../apply/files.js';
+import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
+import {
+  planToJson,
+  renderPlan,
+  renderRunReport,
+  runReportToJson,
+  type Styler,
+  type TextRole,
+} from '../../apply/render.js';
+import { runExitCode } from '../../apply/report.js';
+import { planSteps } from '../../apply/strategy.js';
+import { EXIT_PLAN_HAS_CHANGES, InputError, UsageError } from '../../errors.js';
+import { readAll } from '../../output/io.js';
+import { progressBar } from '../../output/progress.js';
+import { plural, writeOut } from '../../output/render.js';
+import type { CommandContext } from '../context.js';
+import type { ApplyOptions, ExportOptions } from './apply.js';
+
+/**
+ * `markings apply`: files → plan → requests. stdout carries the data (the plan, or with -o json
+ * the plan of a dry run or the run report); the progress bar and the run summary go to stderr.
+ */
+export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void> {
+  const files = o.file ?? [];
+  if (files.length === 0) {
+    throw new UsageError('no markings files given', {
+      hint: 'ksctl markings apply -f FILE (a file, a directory of them, or - for stdin)',
+    });
+  }
+  if (o.exitCode && !o.dryRun) {
+    throw new UsageError('--exit-code goes with --dry-run', {
+      hint: 'ksctl markings apply -f FILE --dry-run --exit-code exits 10 when there are changes',
+    });
+  }
+  const format = ctx.format();
+  const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+  // Every file is read and checked before the first request.
+  const stdin = files.includes('-') ? await readAll(ctx.io.stdin) : undefined;
+  const desired = await loadDesiredMarkings(files, { stdin });
+
+  const api = await ctx.markings();
+  const needValues = markingsNeedingValues(desired);
+  const current = await readMarkings(api, {
+    withValues: (marking) => needValues.has(marking.name),
+    concurrency,
+    signal: ctx.signal,
+  });
+  const plan = computePlan(desired, current, { prune: o.prune === true });
+
+  if (format === 'table') {
+    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style: await styler(ctx.io.color) })));
+  } else if (o.dryRun) {
+    await writeData(ctx, format, planToJson(plan));
+  }
+  if (o.dryRun) {
+    if (o.exitCode && !planIsEmpty(plan)) ctx.exitCode = EXIT_PLAN_HAS_CHANGES;
+    return;
+  }
+  if (plan.delete.length > 0) await ctx.confirm(deleteQuestion(plan), o.yes);
+
+  const steps = planSteps(plan);
+  const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
+  const progress = progressBar(ctx.io, total, `Applying ${plural(total, 'change')}`, {
+    quiet: ctx.quiet,
+  });
+  const report = await executePlan(api, steps, {
+    concurrency,
+    signal: ctx.signal,
+    onProgress: ({ done, failed }) => progress.set(done, failed),
+  });
+  progress.done();
+
+  if (total > 0) {
+    const problems = report.failed.length > 0 || report.skipped.length > 0;
+    // --quiet keeps failures: a script must still learn what did not happen.
+    if (!ctx.quiet || problems) {
+      const style = await styler(ctx.io.color && ctx.io.stderrIsTTY);
+      ctx.io.stderr.write(lines(renderRunReport(report, { style })));
+    }
+  }
+  if (format !== 'table') await writeData(ctx, format, runReportToJson(report));
+  ctx.exitCode = runExitCode(report);
+}
+
+function deleteQuestion(plan: Plan): string {
+  const names = plan.delete.map((marking) => marking.name);
+  const shown =
+    names.length > 5
+      ? `${names.slice(0, 5).join(', ')} … and ${names.length - 5} more`
+      : names.join(', ');
+  return `Delete ${plural(names.length, 'marking')} that no file lists (${shown}) with all their values?`;
+}
+
+/** `markings export`: every marking (or the filtered ones) with all values, in the file format. */
+export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
+  const format = ctx.format();
+  const api = await ctx.markings();
+  const markings = await readMarkings(api, {
+    query: {
+      name: o.name,
+      name__contains: o.contains,
+      name__startswith: o.startsWith,
+      public: o.public,
+    },
+    withValues: () => true,
+    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+    signal: ctx.signal,
+  });
+  const document = exportMarkings(markings);
+  const text = format === 'json' ? toJson(document) : toYaml(document);
+  if (o.file === undefined) {
+    writeOut(ctx.io.stdout, text);
+    return;
+  }
+  try {
+    await writeFile(o.file, text, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new InputError(`${o.file}: cannot be written (${code})`, { cause: error });
+  }
+  const values = markings.reduce((sum, marking) => sum + marking.detail.valueCount, 0);
+  ctx.say(
+    `Exported ${plural(markings.length, 'marking')} with ${plural(values, 'value')} to ${o.file}.`,
+  );
+}
+
+function lines(text: string[]): string {
+  return text.length === 0 ? '' : `${text.join('\n')}\n`;
+}
+
+async function writeData(ctx: CommandContext, format: 'json' | 'yaml', data: unknown) {
+  if (format === 'json') {
+    writeOut(ctx.io.stdout, `${JSON.stringify(data, null, 2)}\n`);
+    return;
+  }
+  const { stringify } = await import('yaml');
+  writeOut(ctx.io.stdout, stringify(data, { lineWidth: 0 }));
+}
+
+const COLORS: Record<TextRole, 'green' | 'yellow' | 'red' | 'dim'> = {
+  create: 'green',
+  update: 'yellow',
+  delete: 'red',
+  muted: 'dim',
+  error: 'red',
+};
+
+/** Colours for the plan and the report; chalk is loaded only when the stream is a terminal. */
+async function styler(color: boolean): Promise<Styler | undefined> {
+  if (!color) return undefined;
+  const { default: chalk } = await import('chalk');
+  return (role, text) => chalk[COLORS[role]](text);
+}

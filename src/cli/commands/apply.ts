@@ -1,0 +1,72 @@
+import { Command, Option } from 'commander';
+import type { CommandContext } from '../context.js';
+import { collect, positiveWholeNumber } from '../options.js';
+
+const actions = () => import('./apply-actions.js');
+
+export interface ApplyOptions {
+  file?: string[];
+  dryRun?: boolean;
+  exitCode?: boolean;
+  prune?: boolean;
+  yes?: boolean;
+  concurrency?: number;
+}
+
+export interface ExportOptions {
+  file?: string;
+  name?: string;
+  contains?: string;
+  startsWith?: string;
+  public?: boolean;
+  concurrency?: number;
+}
+
+const CONCURRENCY_HELP = 'requests in flight at once (default 4)';
+
+/** `ksctl markings apply`: create or update markings from YAML/JSON files (DESIGN.md 5.1). */
+export function applyCommand(ctx: CommandContext): Command {
+  return new Command('apply')
+    .description('create or update markings from YAML or JSON files: show the plan, then apply it')
+    .option(
+      '-f, --file <path>',
+      'a markings file, a directory of them, or - for stdin; repeat for more',
+      collect,
+    )
+    .option('--dry-run', 'show the plan and stop; nothing is changed')
+    .option('--exit-code', 'with --dry-run: exit 10 when the plan has changes')
+    .option('--prune', 'also delete markings that no file lists')
+    .option('-y, --yes', 'do not ask before deleting (needed for --prune off a terminal)')
+    .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .addHelpText(
+      'after',
+      `
+A listed marking's values are its complete set; a marking without values keeps its values.
+Markings not in the files are left alone unless --prune. Running apply again sends no writes.
+-o json prints the plan (--dry-run) or the run report as JSON on stdout.
+
+Examples:
+  ksctl markings apply -f markings.yaml --dry-run
+  ksctl markings apply -f markings/ --prune --yes
+  ksctl markings export | ksctl markings apply -f - --dry-run --exit-code`,
+    )
+    .action(async (options: ApplyOptions) => (await actions()).apply(ctx, options));
+}
+
+/** `ksctl markings export`: the markings in the file format that apply reads. */
+export function exportCommand(ctx: CommandContext): Command {
+  return new Command('export')
+    .description('write markings with their values in the format apply reads (YAML unless -o json)')
+    .option('--file <path>', 'write to this file instead of stdout')
+    .option('--name <name>', 'only the marking with exactly this name')
+    .option('--contains <text>', 'only markings whose name contains the text')
+    .option('--starts-with <text>', 'only markings whose name starts with the text')
+    .addOption(new Option('--public', 'only public markings'))
+    .addOption(new Option('--no-public', 'only markings that are not public'))
+    .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .addHelpText(
+      'after',
+      '\nMarkings and values are sorted by name and defaults are left out, so exports diff cleanly;\n`ksctl markings apply` of an export changes nothing.',
+    )
+    .action(async (options: ExportOptions) => (await actions()).exportFile(ctx, options));
+}

@@ -1,0 +1,67 @@
+import type { IOStreams } from './io.js';
+
+export interface ProgressBar {
+  /** One more item finished; `failed` counts it among the failures. */
+  tick(failed?: boolean): void;
+  /** Sets the counts outright (for callers that report totals rather than items). */
+  set(done: number, failed?: number): void;
+  /** Clears the bar, so the lines that follow start on a clean line. */
+  done(): void;
+}
+
+export interface ProgressOptions {
+  /** --quiet: no bar. */
+  quiet?: boolean;
+}
+
+/** Redraws at most this often: a terminal fed thousands of updates a second slows the command. */
+const REDRAW_MS = 80;
+const BAR_WIDTH = 30;
+
+const NO_BAR: ProgressBar = { tick() {}, set() {}, done() {} };
+
+/**
+ * A one-line progress bar on stderr, redrawn in place:
+ *   Applying 1000 markings [██████████░░░░░░░░░░░░░░░░░░░░]  340/1000  1 failed
+ * Only on a terminal and without --quiet: piped stderr (CI logs) never gets carriage returns.
+ */
+export function progressBar(
+  io: IOStreams,
+  total: number,
+  label: string,
+  options: ProgressOptions = {},
+): ProgressBar {
+  if (!io.stderrIsTTY || options.quiet === true) return NO_BAR;
+  let finished = 0;
+  let failures = 0;
+  let lastDraw = 0;
+  let shown = false;
+  const draw = () => {
+    const now = Date.now();
+    if (finished < total && now - lastDraw < REDRAW_MS) return;
+    lastDraw = now;
+    const share = total === 0 ? 1 : Math.min(1, finished / total);
+    const filled = Math.round(share * BAR_WIDTH);
+    const counts = `${String(finished).padStart(String(total).length)}/${total}`;
+    const failed = failures > 0 ? `  ${failures} failed` : '';
+    const line = `${label} [${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${counts}${failed}`;
+    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
+    shown = true;
+  };
+  return {
+    tick(failed = false) {
+      finished += 1;
+      if (failed) failures += 1;
+      draw();
+    },
+    set(done, failed = 0) {
+      finished = done;
+      failures = failed;
+      draw();
+    },
+    done() {
+      if (shown) io.stderr.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}
