@@ -1,0 +1,316 @@
+import { availableParallelism, hostname } from 'node:os';
+import { ApiClient } from '../../api/client.js';
+import { readSecretFile, resolveContext } from '../../config/settings.js';
+import type { ContextConfig } from '../../config/store.js';
+import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
+import {
+  deviceKeySource,
+  type EnrollmentRun,
+  enrollAndStore,
+  prepareRun,
+  type StoredDevice,
+} from '../../enroll/enroll.js';
+import { EnrollmentEndpoints, endpointSettings } from '../../enroll/inputs.js';
+import { assertKeyspace } from '../../enroll/keyspace.js';
+import {
+  listedTokens,
+  mockTokens,
+  parseTokensFile,
+  portalTokens,
+  type TokenSource,
+} from '../../enroll/token-sources.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { progressBar } from '../../output/progress.js';
+import { plural } from '../../output/render.js';
+import type { ProfileRow } from '../../profiles/operations.js';
+import type { CommandContext } from '../context.js';
+import { persistorFlags, resolvePersistor, secret } from '../persistor-options.js';
+import { VERSION } from '../version.js';
+import type { EnrollOptions } from './enroll.js';
+
+const DEFAULT_BULK_NAME = 'test-device';
+
+export async function enroll(ctx: CommandContext, o: EnrollOptions): Promise<void> {
+  const bulk = o.count !== undefined || o.tokensFile !== undefined;
+  // The RSA-3072 key takes seconds: start it first, so everything below happens meanwhile.
+  const firstKeys = bulk ? undefined : deviceKeySource.generate();
+  firstKeys?.catch(() => undefined);
+  checkCombinations(o, bulk);
+
+  const { context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
+  const settings = endpointSettings(o, ctx.env, context);
+  const keyspace = assertKeyspace(settings.keyspace ?? (await askKeyspace(ctx)));
+  const persistor = await resolvePersistor(ctx, persistorFlags(o));
+  const http = client(ctx, context, 3);
+  const registerHttp = client(ctx, context, 0);
+  try {
+    const endpoints = new EnrollmentEndpoints(http, keyspace, settings, ctx.signal);
+    const run: EnrollmentRun = {
+      endpoints,
+      http,
+      registerHttp,
+      tokens: await tokenSource(ctx, o, bulk, http, endpoints),
+      persistor,
+      setActive: o.setActive && !bulk,
+      signal: ctx.signal,
+    };
+    if (bulk) await enrollMany(ctx, o, run);
+    else await enrollOne(ctx, o, run, firstKeys!);
+  } finally {
+    await Promise.all([http.close(), registerHttp.close()]);
+  }
+}
+
+/** Clients for the enrollment endpoints, which live outside the markings base URL. */
+function client(ctx: CommandContext, context: ContextConfig, retries: number): ApiClient {
+  const seconds = ctx.globals.timeout ?? (Number(ctx.env.KSCTL_TIMEOUT) || undefined);
+  return new ApiClient({
+    baseUrl: 'http://unused.invalid',
+    auth: { kind: 'none' },
+    timeoutMs: seconds !== undefined ? seconds * 1000 : (context.timeoutMs ?? 30_000),
+    retries,
+    userAgent: `ksctl/${VERSION}`,
+    trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
+  });
+}
+
+function checkCombinations(o: EnrollOptions, bulk: boolean): void {
+  const methods = [
+    o.stokenFile !== undefined || o.uidauthFile !== undefined ? '--stoken-file/--uidauth-file' : '',
+    o.username !== undefined ? '--username' : '',
+    o.email !== undefined ? '--email' : '',
+    o.mockUser !== undefined ? '--mock-user' : '',
+    o.tokensFile !== undefined ? '--tokens-file' : '',
+  ].filter((m) => m !== '');
+  if (methods.length > 1) {
+    throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
+  }
+  if (o.passwordFile !== undefined && o.username === undefined) {
+    throw new UsageError('--password-file goes with --username');
+  }
+  if (o.registrationCodeFile !== undefined && o.email === undefined) {
+    throw new UsageError('--registration-code-file goes with --email');
+  }
+  const fromStdin = [
+    o.stokenFile,
+    o.uidauthFile,
+    o.passwordFile,
+    o.registrationCodeFile,
+    o.tokensFile,
+    o.persistorPasswordFile,
+    o.persistorAesgcmKeyFile,
+  ].filter((path) => path === '-');
+  if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
+  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || o.email !== undefined)) {
+    throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
+      hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
+    });
+  }
+  if (bulk && methods.length === 0) {
+    throw new UsageError('--count needs a token pair for each device', {
+      hint: 'pass --tokens-file, --username with --password-file, or --mock-user NAME (for a ksctl mock)',
+    });
+  }
+}
+
+async function askKeyspace(ctx: CommandContext): Promise<string> {
+  if (!ctx.canPrompt()) {
+    throw new UsageError('no keyspace to enroll into', {
+      hint: 'pass --keyspace, set KSCTL_KEYSPACE, or store one in the context',
+    });
+  }
+  return (await ctx.prompter.input('Keyspace to enroll into:')).trim();
+}
+
+async function tokenSource(
+  ctx: CommandContext,
+  o: EnrollOptions,
+  bulk: boolean,
+  http: ApiClient,
+  endpoints: EnrollmentEndpoints,
+): Promise<TokenSource> {
+  if (o.tokensFile !== undefined) {
+    const text = await readSecretFile(o.tokensFile, ctx.io.stdin, 'token pairs');
+    const source = o.tokensFile === '-' ? 'standard input' : o.tokensFile;
+    return listedTokens(parseTokensFile(text, source));
+  }
+  if (o.username !== undefined) {
+    const password = await secret(ctx, {
+      file: o.passwordFile,
+      envValue: ctx.env.KSCTL_PORTAL_PASSWORD,
+      flag: '--password-file',
+      envName: 'KSCTL_PORTAL_PASSWORD',
+      what: 'portal password',
+      question: `Portal password of ${o.username}:`,
+    });
+    return portalTokens(http, endpoints, { kind: 'password', username: o.username, password });
+  }
+  if (o.email !== undefined) {
+    const file = o.registrationCodeFile;
+    // Checked before the portal sends an e-mail nobody could use.
+    if (file === undefined && !ctx.canPrompt()) {
+      throw new UsageError('the registration code cannot be asked for here', {
+        hint: 'pass --registration-code-file PATH (or - for stdin) with --email when not on a terminal',
+      });
+    }
+    const email = o.email;
+    const code = () =>
+      secret(ctx, {
+        file,
+        envValue: undefined,
+        flag: '--registration-code-file',
+        envName: undefined,
+        what: 'registration code',
+        question: `Registration code sent to ${email}:`,
+      });
+    return portalTokens(http, endpoints, { kind: 'email', email }, code);
+  }
+  if (o.mockUser !== undefined) {
+    // The mock serves its admin endpoints beside the API it enrolls into.
+    const connection = await ctx.connection();
+    const root = new URL(await endpoints.apiUrl()).origin;
+    const admin = await ctx.client({ ...connection, baseUrl: root });
+    return mockTokens(admin, endpoints.keyspace, o.mockUser);
+  }
+  if (bulk) throw new UsageError('no token pairs for --count');
+  const stoken = await secret(ctx, {
+    file: o.stokenFile,
+    envValue: ctx.env.KSCTL_STOKEN,
+    flag: '--stoken-file',
+    envName: 'KSCTL_STOKEN',
+    what: 'STOKEN',
+    question: 'STOKEN (from your enrollment portal):',
+  });
+  const uidauth = await secret(ctx, {
+    file: o.uidauthFile,
+    envValue: ctx.env.KSCTL_UIDAUTH,
+    flag: '--uidauth-file',
+    envName: 'KSCTL_UIDAUTH',
+    what: 'UIDAUTH',
+    question: 'UIDAUTH (from your enrollment portal):',
+  });
+  return listedTokens([{ stoken, uidauth }]);
+}
+
+async function enrollOne(
+  ctx: CommandContext,
+  o: EnrollOptions,
+  run: EnrollmentRun,
+  keys: ReturnType<typeof deviceKeySource.generate>,
+): Promise<void> {
+  let stored: StoredDevice;
+  try {
+    stored = await enrollAndStore(run, prepareRun(run), 0, o.name ?? hostname(), keys);
+  } catch (error) {
+    if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
+    throw error;
+  }
+  const { row } = stored;
+  ctx.say(
+    `Enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}.`,
+  );
+  await ctx.render({
+    kind: 'record',
+    data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
+    fields: [
+      ['Name', row.name],
+      ['Device ID', row.deviceId],
+      ['Keyspace', row.keyspace],
+      ['Server', row.server],
+      ['Created', row.created],
+      ['Active', row.active ? 'yes' : 'no'],
+      ['Profile file', run.persistor.path],
+    ],
+  });
+}
+
+async function enrollMany(
+  ctx: CommandContext,
+  o: EnrollOptions,
+  run: EnrollmentRun,
+): Promise<void> {
+  const available = run.tokens.size;
+  if (o.count !== undefined && available !== undefined && o.count > available) {
+    throw new UsageError(
+      `--count ${o.count} needs ${o.count} token pairs, and the tokens file has ${available}`,
+    );
+  }
+  const count = o.count ?? available ?? 1;
+  const concurrency = o.concurrency ?? Math.min(4, availableParallelism());
+  const base = o.name ?? DEFAULT_BULK_NAME;
+  const width = String(count).length;
+  const nameOf = (index: number) => `${base}-${String(index + 1).padStart(width, '0')}`;
+  const shared = prepareRun(run);
+  // A wrong profile password or an unreachable key server fails once, not once per device.
+  await Promise.all([shared.ready, shared.serverPublicKey]);
+
+  const started = performance.now();
+  const progress = progressBar(ctx.io, count, `Enrolling ${plural(count, 'device')}`, {
+    quiet: ctx.quiet,
+  });
+  const outcomes = await runPool(
+    count,
+    concurrency,
+    (i) => enrollAndStore(run, shared, i, nameOf(i)),
+    {
+      signal: ctx.signal,
+      onSettled: (outcome) => progress.tick(!outcome.ok),
+    },
+  );
+  progress.done();
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+  const enrolled = outcomes.filter((x) => x.ok).map((x) => x.value.row);
+  const failed = outcomes.flatMap((x) => (x.ok ? [] : [failure(x, nameOf(x.index))]));
+  await ctx.render({
+    kind: 'table',
+    data: { enrolled, failed },
+    rows: enrolled,
+    columns: [
+      { header: 'NAME', value: (r: ProfileRow) => r.name },
+      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'KEYSPACE', value: (r) => r.keyspace },
+      { header: 'ACTIVE', value: (r) => (r.active ? '*' : '') },
+    ],
+  });
+  ctx.say(
+    `Enrolled ${enrolled.length} of ${plural(count, 'device')} into keyspace ${run.endpoints.keyspace} in ${seconds} s (concurrency ${concurrency}); profiles in ${run.persistor.path}.`,
+  );
+  if (failed.length > 0) {
+    // Failures always show, even with --quiet: they explain the exit code.
+    const lines = [`${plural(failed.length, 'device')} failed:`];
+    for (const f of failed) {
+      lines.push(
+        `  ${f.name}: ${f.message}${f.conversationId ? ` (conversation id ${f.conversationId})` : ''}`,
+      );
+    }
+    for (const hint of new Set(failed.flatMap((f) => (f.hint ? [f.hint] : [])))) {
+      lines.push(`hint: ${hint}`);
+    }
+    ctx.io.stderr.write(`${lines.join('\n')}\n`);
+  }
+  ctx.exitCode = ctx.signal.aborted ? 130 : bulkExitCode(outcomes);
+}
+
+interface Failure {
+  name: string;
+  message: string;
+  code: string;
+  exitCode: number;
+  serviceCode?: number;
+  hint?: string;
+  conversationId?: string;
+}
+
+function failure(outcome: TaskOutcome<StoredDevice> & { ok: false }, name: string): Failure {
+  const { error } = outcome;
+  return {
+    name,
+    message: error.message,
+    code: error.code,
+    exitCode: error.exitCode,
+    serviceCode: error.serviceCode,
+    hint: error.hint,
+    conversationId: error.conversationId,
+  };
+}

@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { UsageError } from '../../errors.js';
+import { plural } from '../../output/render.js';
+import {
+  convertProfiles,
+  deleteProfile,
+  listProfiles,
+  type ProfileRow,
+  showProfile,
+  useProfile,
+} from '../../profiles/index.js';
+import type { CommandContext } from '../context.js';
+import {
+  type PersistorOptionValues,
+  persistorFlags,
+  resolvePersistor,
+} from '../persistor-options.js';
+import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
+
+export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const rows = await listProfiles(spec);
+  if (rows.length === 0 && ctx.io.stdoutIsTTY) ctx.say(`No profiles in ${spec.path}.`);
+  await ctx.render({
+    kind: 'table',
+    data: rows,
+    rows,
+    columns: [
+      { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
+      { header: 'NAME', value: (r) => r.name },
+      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'KEYSPACE', value: (r) => r.keyspace },
+      { header: 'SERVER', value: (r) => r.server },
+      { header: 'CREATED', value: (r) => r.created },
+    ],
+  });
+}
+
+export async function show(ctx: CommandContext, ref: string, o: ShowOptions): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const details = await showProfile(spec, ref, { showSecrets: o.showSecrets === true });
+  await ctx.render({
+    kind: 'record',
+    data: details,
+    fields: [
+      ['Name', details.name],
+      ['Device ID', details.deviceId],
+      ['Keyspace', details.keyspace],
+      ['Server', details.server],
+      ['Created', details.created],
+      ['Active', details.active ? 'yes' : 'no'],
+      ['SEP.CD:IDC key (aesCdIdcKey)', details.aesCdIdcKey],
+      ['SEP.CD:KS key (aesCdEiKey)', details.aesCdEiKey],
+    ],
+  });
+}
+
+export async function use(
+  ctx: CommandContext,
+  ref: string,
+  o: PersistorOptionValues,
+): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const row = await useProfile(spec, ref);
+  ctx.say(`Profile "${row.name}" (${row.deviceId}) is now the active one in ${spec.path}.`);
+}
+
+export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  // Resolve first, so the question names the profile and a missing one fails without asking.
+  const target = await showProfile(spec, ref);
+  await ctx.confirm(
+    `Delete profile "${target.name}" (${target.deviceId}) from ${spec.path}? Its keys are lost`,
+    o.yes,
+  );
+  const { deleted, activeDeviceId } = await deleteProfile(spec, target.deviceId);
+  ctx.say(
+    `Deleted profile "${deleted.name}" (${deleted.deviceId}).${deleted.active && activeDeviceId === '' ? ' No profile is active now: pick one with `ksctl profiles use`.' : ''}`,
+  );
+}
+
+export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<void> {
+  const from = await resolvePersistor(ctx, persistorFlags(o));
+  if (path.resolve(from.path) === path.resolve(o.toPath)) {
+    throw new UsageError('--to-path is the file being converted', {
+      hint: 'write to another path, then move it into place',
+    });
+  }
+  const to = await resolvePersistor(
+    ctx,
+    {
+      persistor: o.toPersistor,
+      path: o.toPath,
+      passwordFile: o.toPasswordFile,
+      version: o.toPersistorVersion,
+      aesgcmKeyFile: o.toAesgcmKeyFile,
+      aesgcmAdata: o.toAesgcmAdata,
+    },
+    { flagPrefix: '--to', useDefaults: false },
+  );
+  const result = await convertProfiles(from, to, { force: o.force });
+  ctx.say(
+    `Wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind}).`,
+  );
+}

@@ -1,0 +1,85 @@
+import { Command, Option } from 'commander';
+import type { CommandContext } from '../context.js';
+import { addPersistorOptions, type PersistorOptionValues } from '../persistor-options.js';
+
+const actions = () => import('./profiles-actions.js');
+
+export interface ShowOptions extends PersistorOptionValues {
+  showSecrets?: boolean;
+}
+
+export interface DeleteOptions extends PersistorOptionValues {
+  yes?: boolean;
+}
+
+export interface ConvertOptions extends PersistorOptionValues {
+  toPersistor: 'plaintext' | 'password' | 'aesgcm';
+  toPath: string;
+  toPasswordFile?: string;
+  toPersistorVersion?: '1.0' | '1.1';
+  toAesgcmKeyFile?: string;
+  toAesgcmAdata?: string;
+  force?: boolean;
+}
+
+export function profilesCommand(ctx: CommandContext): Command {
+  const profiles = new Command('profiles')
+    .alias('profile')
+    .description('the enrolled device profiles in an Ionic SDK profile file');
+
+  addPersistorOptions(
+    profiles.command('list').alias('ls').description('list the profiles; the active one is marked'),
+  ).action(async (o: PersistorOptionValues) => (await actions()).list(ctx, o));
+
+  addPersistorOptions(
+    profiles
+      .command('show')
+      .description('show one profile, by device id or name; keys only with --show-secrets')
+      .argument('<profile>', 'device id or name')
+      .option('--show-secrets', 'print the two SEP keys in hex'),
+  ).action(async (ref: string, o: ShowOptions) => (await actions()).show(ctx, ref, o));
+
+  addPersistorOptions(
+    profiles
+      .command('use')
+      .description('make a profile the active one (the one SDK applications use)')
+      .argument('<profile>', 'device id or name'),
+  ).action(async (ref: string, o: PersistorOptionValues) => (await actions()).use(ctx, ref, o));
+
+  addPersistorOptions(
+    profiles
+      .command('delete')
+      .alias('rm')
+      .description('delete a profile (its device stays enrolled on the service)')
+      .argument('<profile>', 'device id or name')
+      .option('-y, --yes', 'do not ask for confirmation'),
+  ).action(async (ref: string, o: DeleteOptions) => (await actions()).remove(ctx, ref, o));
+
+  addPersistorOptions(
+    profiles
+      .command('convert')
+      .description('copy every profile into a file of another persistor')
+      .addOption(
+        new Option('--to-persistor <kind>', 'format of the new file')
+          .choices(['plaintext', 'password', 'aesgcm'])
+          .makeOptionMandatory(),
+      )
+      .requiredOption('--to-path <path>', 'the new file')
+      .option('--to-password-file <path>', 'password of the new file, or - for stdin')
+      .addOption(
+        new Option('--to-persistor-version <version>', 'password format to write').choices([
+          '1.0',
+          '1.1',
+        ]),
+      )
+      .option('--to-aesgcm-key-file <path>', 'key of the new aesgcm file, or - for stdin')
+      .option('--to-aesgcm-adata <text>', 'additional authenticated data of the new aesgcm file')
+      .option('--force', 'replace a target file that has content')
+      .addHelpText(
+        'after',
+        '\nExample:\n  ksctl profiles convert --to-persistor password --to-path ~/.ionicsecurity/profiles.pw --to-password-file pw.txt',
+      ),
+  ).action(async (o: ConvertOptions) => (await actions()).convert(ctx, o));
+
+  return profiles;
+}

@@ -1,0 +1,174 @@
+/**
+ * One enrollment over HTTP (service interface 4.2): the key server public key, the device key
+ * pair and the token pair are obtained side by side (the RSA-3072 key generation takes seconds,
+ * so everything else hides behind it), then the package is registered, the SEP keys recovered
+ * and the profile stored.
+ */
+import { type KeyObject, randomUUID } from 'node:crypto';
+import type { ApiClient } from '../api/client.js';
+import { addProfile, loadProfiles } from '../profiles/index.js';
+import type { ProfileRow } from '../profiles/operations.js';
+import type { PersistorSpec, Profile } from '../profiles/types.js';
+import { enrollmentErrorFromAnswer } from './causes.js';
+import { parseServerPublicKey } from './crypto.js';
+import type { EnrollmentEndpoints } from './inputs.js';
+import {
+  buildRegistration,
+  type DeviceKeyPair,
+  generateDeviceKeyPair,
+  recoverKeys,
+} from './protocol.js';
+import type { TokenSource } from './token-sources.js';
+
+/**
+ * Where device key pairs come from. Tests swap in a pre-generated pair, since every RSA-3072
+ * generation takes seconds; there is deliberately no flag for it.
+ */
+export const deviceKeySource: { generate: () => Promise<DeviceKeyPair> } = {
+  generate: generateDeviceKeyPair,
+};
+
+/** `GET {enrollment_url}/keyspace/{ks}/pubkey`: Base64 DER text, CR/LF stripped by the parser. */
+export async function fetchServerPublicKey(
+  http: ApiClient,
+  enrollmentUrl: string,
+  keyspace: string,
+  signal?: AbortSignal,
+): Promise<KeyObject> {
+  const answer = await http.request<unknown>(
+    'GET',
+    `${enrollmentUrl}/keyspace/${encodeURIComponent(keyspace)}/pubkey`,
+    {
+      headers: { accept: 'text/plain' },
+      what: `fetch the key server public key of keyspace ${keyspace}`,
+      signal,
+    },
+  );
+  return parseServerPublicKey(typeof answer.body === 'string' ? answer.body : '');
+}
+
+export interface RegisterInput {
+  apiUrl: string;
+  keyspace: string;
+  stoken: string;
+  uidauth: string;
+  serverPublicKey: KeyObject;
+  deviceKeys: DeviceKeyPair;
+  name: string;
+  signal?: AbortSignal;
+}
+
+export interface EnrolledDevice {
+  profile: Profile;
+  /** The UUID sent as `X-Conversation-ID: Basic <uuid>`. */
+  conversationId: string;
+}
+
+/**
+ * `POST {api_url}/v2.3/register/{ks}` and the profile it yields. An error answer becomes the
+ * typed error of its cause (explanation, hint, conversation id, exit code). Never retried: the
+ * token pair is single-use, and a retried package would count as a replay.
+ */
+export async function registerDevice(
+  http: ApiClient,
+  input: RegisterInput,
+): Promise<EnrolledDevice> {
+  const { request, session } = buildRegistration(
+    {
+      keyspace: input.keyspace,
+      stoken: input.stoken,
+      uidauth: input.uidauth,
+      serverPublicKey: input.serverPublicKey,
+    },
+    input.deviceKeys,
+  );
+  const uuid = randomUUID();
+  const answer = await http.request<unknown>(
+    'POST',
+    `${input.apiUrl}/v2.3/register/${encodeURIComponent(input.keyspace)}`,
+    {
+      body: request,
+      conversationId: `Basic ${uuid}`,
+      mapError: (status, body) => enrollmentErrorFromAnswer(status, body, uuid),
+      what: `register a device in keyspace ${input.keyspace}`,
+      signal: input.signal,
+    },
+  );
+  const keys = recoverKeys(answer.body, session, uuid);
+  return {
+    conversationId: uuid,
+    profile: {
+      name: input.name,
+      deviceId: keys.deviceId,
+      server: input.apiUrl,
+      aesCdIdcKey: keys.aesCdIdcKey,
+      aesCdEiKey: keys.aesCdEiKey,
+      creationTimestamp: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+/** What every enrollment of one run shares. */
+export interface EnrollmentRun {
+  endpoints: EnrollmentEndpoints;
+  /** Lookups, key server key, portal: the usual retries. */
+  http: ApiClient;
+  /** The register endpoint: no retries. */
+  registerHttp: ApiClient;
+  tokens: TokenSource;
+  persistor: PersistorSpec;
+  /** Make each stored profile the active one. */
+  setActive: boolean;
+  signal?: AbortSignal;
+}
+
+export interface StoredDevice {
+  row: ProfileRow;
+  conversationId: string;
+}
+
+/**
+ * Checks that the profile file opens (a wrong password fails here, before a token pair is
+ * spent), and fetches the key server public key once for every device of the run.
+ */
+export function prepareRun(run: EnrollmentRun): {
+  ready: Promise<void>;
+  serverPublicKey: Promise<KeyObject>;
+} {
+  const serverPublicKey = run.endpoints
+    .enrollmentUrl()
+    .then((url) => fetchServerPublicKey(run.http, url, run.endpoints.keyspace, run.signal));
+  const ready = loadProfiles(run.persistor).then(() => undefined);
+  // Awaited by every enrollment; marked handled so an early failure elsewhere is not "unhandled".
+  serverPublicKey.catch(() => undefined);
+  ready.catch(() => undefined);
+  return { ready, serverPublicKey };
+}
+
+/** Enrolls device `index` and stores its profile. `deviceKeys` may already be under way. */
+export async function enrollAndStore(
+  run: EnrollmentRun,
+  shared: ReturnType<typeof prepareRun>,
+  index: number,
+  name: string,
+  deviceKeys: Promise<DeviceKeyPair> = deviceKeySource.generate(),
+): Promise<StoredDevice> {
+  const [keys, issued, serverPublicKey] = await Promise.all([
+    deviceKeys,
+    shared.ready.then(() => run.tokens.issue(index, run.signal)),
+    shared.serverPublicKey,
+  ]);
+  const apiUrl = await run.endpoints.apiUrl(issued.apiUrl);
+  const enrolled = await registerDevice(run.registerHttp, {
+    apiUrl,
+    keyspace: run.endpoints.keyspace,
+    stoken: issued.tokens.stoken,
+    uidauth: issued.tokens.uidauth,
+    serverPublicKey,
+    deviceKeys: keys,
+    name,
+    signal: run.signal,
+  });
+  const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
+  return { row, conversationId: enrolled.conversationId };
+}

@@ -1,0 +1,68 @@
+/**
+ * The enrollment portal's sign-in (DESIGN.md 2.1): a form POST to
+ * `{enrollment_url}/keyspace/{ks}/register` whose answer carries the token pair and the URLs in
+ * `X-Ionic-Reg-*` response headers. A password sign-in returns STOKEN and UIDAUTH; an e-mail
+ * sign-in returns the UIDAUTH only, the STOKEN being the code e-mailed to the user.
+ */
+import type { ApiClient } from '../api/client.js';
+import { PORTAL_HEADERS } from '../api/wire.js';
+import { ServiceError } from '../errors.js';
+
+export type PortalCredentials =
+  | { kind: 'password'; username: string; password: string }
+  | { kind: 'email'; email: string };
+
+export interface PortalAnswer {
+  /** Absent for an e-mail sign-in. */
+  stoken?: string;
+  uidauth: string;
+  apiUrl?: string;
+  pubkeyUrl?: string;
+  keyspace?: string;
+}
+
+export function portalUrl(enrollmentUrl: string, keyspace: string): string {
+  return `${enrollmentUrl.replace(/\/+$/, '')}/keyspace/${encodeURIComponent(keyspace)}/register`;
+}
+
+export async function portalSignIn(
+  http: ApiClient,
+  enrollmentUrl: string,
+  keyspace: string,
+  credentials: PortalCredentials,
+  signal?: AbortSignal,
+): Promise<PortalAnswer> {
+  const form: Record<string, string> =
+    credentials.kind === 'password'
+      ? { username: credentials.username, password: credentials.password }
+      : { email: credentials.email };
+  const who = credentials.kind === 'password' ? credentials.username : credentials.email;
+  const answer = await http.request<unknown>('POST', portalUrl(enrollmentUrl, keyspace), {
+    // Form-encoded, as the portal expects; the trace shows it as a non-JSON body, never its text.
+    body: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    what: `enrollment portal sign-in as ${who}`,
+    signal,
+  });
+  const header = (name: string): string | undefined => {
+    const value = answer.headers[name];
+    const text = Array.isArray(value) ? value[0] : value;
+    return text === undefined || text.trim() === '' ? undefined : text.trim();
+  };
+  const uidauth = header(PORTAL_HEADERS.uidauth);
+  const stoken = header(PORTAL_HEADERS.stoken);
+  if (uidauth === undefined || (credentials.kind === 'password' && stoken === undefined)) {
+    throw new ServiceError('The enrollment portal signed in but sent no token pair', {
+      hint: 'check the enrollment URL: it should be the portal of your tenant',
+      conversationId: answer.conversationId,
+      status: answer.status,
+    });
+  }
+  return {
+    stoken,
+    uidauth,
+    apiUrl: header(PORTAL_HEADERS.apiUrl),
+    pubkeyUrl: header(PORTAL_HEADERS.pubkeyUrl),
+    keyspace: header(PORTAL_HEADERS.keyspace),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Where the STOKEN and UIDAUTH of each enrollment come from. Every pair enrolls once, so a
+ * source hands out one pair per device: a given pair (one device), lines of a tokens file, a
+ * portal sign-in per device (each sign-in mints a fresh pair), or the mock's admin endpoint.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { TokenPair } from '../api/wire.js';
+import { InputError } from '../errors.js';
+import type { EnrollmentEndpoints } from './inputs.js';
+import { type PortalCredentials, portalSignIn } from './portal.js';
+
+export interface IssuedTokens {
+  tokens: TokenPair;
+  /** The API URL a portal sign-in named, if any. */
+  apiUrl?: string;
+}
+
+export interface TokenSource {
+  /** How many pairs it can give; undefined when unlimited. */
+  readonly size?: number;
+  /** The pair for device `index` (0-based). */
+  issue(index: number, signal?: AbortSignal): Promise<IssuedTokens>;
+}
+
+/** Given pairs, one per device in order (a single pair, or the lines of a tokens file). */
+export function listedTokens(pairs: TokenPair[]): TokenSource {
+  return {
+    size: pairs.length,
+    async issue(index) {
+      const tokens = pairs[index];
+      if (tokens === undefined) throw new InputError(`no token pair for device ${index + 1}`);
+      return { tokens };
+    },
+  };
+}
+
+/** A portal sign-in per device. An e-mail sign-in needs the code sent out of band. */
+export function portalTokens(
+  http: ApiClient,
+  endpoints: EnrollmentEndpoints,
+  credentials: PortalCredentials,
+  registrationCode?: () => Promise<string>,
+): TokenSource {
+  return {
+    async issue(_index, signal) {
+      const enrollmentUrl = await endpoints.enrollmentUrl();
+      const answer = await portalSignIn(
+        http,
+        enrollmentUrl,
+        endpoints.keyspace,
+        credentials,
+        signal,
+      );
+      const stoken = answer.stoken ?? (await registrationCode?.());
+      if (stoken === undefined) throw new InputError('the registration code is missing');
+      return { tokens: { stoken, uidauth: answer.uidauth }, apiUrl: answer.apiUrl };
+    },
+  };
+}
+
+/** Fresh pairs from a ksctl mock's `POST /_mock/tokens` (its dev token is in `admin`). */
+export function mockTokens(admin: ApiClient, keyspace: string, user: string): TokenSource {
+  return {
+    async issue(_index, signal) {
+      const { body } = await admin.request<TokenPair>('POST', '/_mock/tokens', {
+        body: { user, keyspace },
+        what: `mint mock tokens for ${user}`,
+        signal,
+      });
+      return { tokens: { stoken: body.stoken, uidauth: body.uidauth } };
+    },
+  };
+}
+
+/**
+ * A tokens file: one `STOKEN UIDAUTH` pair per line, separated by white space or a comma (a
+ * STOKEN holds no comma, and the UIDAUTH's own leading comma may stay). Blank lines and lines
+ * starting with `#` are skipped. Problems name the line, never its text: it is secret.
+ */
+export function parseTokensFile(text: string, source: string): TokenPair[] {
+  const pairs: TokenPair[] = [];
+  const problems: { path: string; message: string }[] = [];
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^(\S+?)(?:\s+|,)(\S+)$/.exec(line) ?? /^([^,\s]+)\s*,\s*(\S+)$/.exec(line);
+    if (match === null || !match[1]!.startsWith('I.')) {
+      problems.push({
+        path: `${source}:${i + 1}`,
+        message: 'expected "STOKEN UIDAUTH" (STOKEN starts with I.)',
+      });
+      continue;
+    }
+    pairs.push({ stoken: match[1]!, uidauth: match[2]! });
+  }
+  if (problems.length > 0) {
+    throw new InputError(`${source} has lines that are not token pairs; nothing was sent`, {
+      details: problems,
+    });
+  }
+  if (pairs.length === 0) throw new InputError(`${source} holds no token pairs`);
+  return pairs;
+}

@@ -1,0 +1,538 @@
+/**
+ * `ksctl enroll` in-process against the real mock: where the inputs come from (flags, the
+ * environment, the context, the key naming lookup, the portal), what is stored, what is never
+ * printed, and the replay race. One pre-generated device key pair stands in for the RSA-3072
+ * generation of every enrollment (seconds each); the e2e tests run the real one.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TokenPair } from '../../src/api/wire.js';
+import { run } from '../../src/cli/main.js';
+import type { Prompter } from '../../src/cli/prompter.js';
+import { deviceKeySource } from '../../src/enroll/enroll.js';
+import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
+import type { OutboxMessage } from '../../src/mock/enroll-state.js';
+import type { IOStreams } from '../../src/output/io.js';
+import { loadProfiles } from '../../src/profiles/index.js';
+import { cliFor, tsvRows } from '../helpers/cli.js';
+import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+import { testKeys } from './mock-enroll-fixtures.js';
+
+let mock: TestMock;
+let device: DeviceKeyPair;
+const dirs = tempDirs();
+let dir: string;
+let profilesPath: string;
+const originalGenerate = deviceKeySource.generate;
+
+beforeAll(async () => {
+  const keys = await testKeys();
+  device = keys.device;
+  deviceKeySource.generate = async () => device;
+  mock = await startMock({ keyServerKey: keys.server.privateKey });
+});
+
+afterAll(async () => {
+  deviceKeySource.generate = originalGenerate;
+  await mock?.close();
+  await dirs.removeAll();
+});
+
+beforeEach(async () => {
+  await mock.reset();
+  dir = await dirs.make();
+  profilesPath = join(dir, 'profiles.pt');
+});
+
+/** The mock's URLs, a throwaway config dir and home; nothing from the test process leaks in. */
+const baseEnv = (): Record<string, string> => ({
+  KSCTL_CONFIG_DIR: dir,
+  KSCTL_HOME: dir,
+  KSCTL_KEYSPACE: 'ABcd',
+  KSCTL_API_URL: mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
+  KSCTL_PERSISTOR_PATH: profilesPath,
+});
+const cli = cliFor(baseEnv);
+
+async function mint(user = 'alice', extra: Record<string, unknown> = {}): Promise<TokenPair> {
+  const answer = await mock.call('POST', '/_mock/tokens', { user, ...extra });
+  expect(answer.status).toBe(200);
+  return answer.body as TokenPair;
+}
+
+const tokenEnv = (pair: TokenPair) => ({ KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth });
+
+describe('one device', () => {
+  it('stores a profile whose keys are the ones the service sealed, in a 0600 file', async () => {
+    const result = await cli(['enroll', '--name', 'laptop', '-o', 'json'], {
+      env: tokenEnv(await mint()),
+    });
+    expect(result.stderr).toMatch(/^Enrolled ABcd\.1\..+ into keyspace ABcd; profile "laptop"/);
+    expect(result.code).toBe(0);
+    const shown = JSON.parse(result.stdout);
+    expect(shown).toMatchObject({
+      name: 'laptop',
+      keyspace: 'ABcd',
+      server: mock.info.apiUrl,
+      active: true,
+      persistor: 'plaintext',
+      path: profilesPath,
+    });
+
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    expect(set.activeDeviceId).toBe(shown.deviceId);
+    const [profile] = set.profiles;
+    const sealed = mock.server.state.enrollment.keysOf(shown.deviceId)!;
+    expect(profile!.aesCdEiKey.equals(sealed.cdEi)).toBe(true);
+    expect(profile!.aesCdIdcKey.equals(sealed.cdIdc)).toBe(true);
+    expect(profile!.server).toBe(mock.info.apiUrl);
+    expect(Math.abs(profile!.creationTimestamp - Date.now() / 1000)).toBeLessThan(60);
+    expect((await stat(profilesPath)).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o077).toBe(0);
+  });
+
+  it('reads STOKEN and UIDAUTH from files, a UIDAUTH without its comma included', async () => {
+    const pair = await mint();
+    await writeFile(join(dir, 'stoken'), `${pair.stoken}\n`);
+    await writeFile(join(dir, 'uidauth'), pair.uidauth.slice(1));
+    const result = await cli(
+      ['enroll', '--stoken-file', join(dir, 'stoken'), '--uidauth-file', '-'],
+      { stdin: pair.uidauth.slice(1) },
+    );
+    expect(result.stderr).toContain('Enrolled');
+    expect(result.code).toBe(0);
+  });
+
+  it('signs in to the portal with --username and --password-file', async () => {
+    await writeFile(join(dir, 'pw'), 'alice-password\n');
+    const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
+    expect(result.code).toBe(0);
+    const devices = (await mock.call('GET', '/_mock/devices')).body as { user: string }[];
+    expect(devices.map((d) => d.user)).toEqual(['alice']);
+  });
+
+  it('signs in by e-mail and asks for the registration code on a terminal, never echoing it', async () => {
+    const asked: string[] = [];
+    const prompter: Prompter = {
+      confirm: async () => false,
+      input: async () => '',
+      secret: async (question) => {
+        asked.push(question);
+        const outbox = (await mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
+        return outbox.at(-1)!.code;
+      },
+    };
+    const { code, stderr } = await runWith(
+      ['enroll', '--email', 'alice@example.com'],
+      baseEnv(),
+      prompter,
+    );
+    expect(asked).toEqual(['Registration code sent to alice@example.com:']);
+    expect(code).toBe(0);
+    const outbox = (await mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
+    expect(stderr).not.toContain(outbox[0]!.code);
+  });
+
+  it('refuses --email off a terminal without --registration-code-file, before any e-mail is sent', async () => {
+    const result = await cli(['enroll', '--email', 'alice@example.com']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--registration-code-file');
+    expect((await mock.call('GET', '/_mock/outbox')).body).toEqual([]);
+  });
+
+  it('finds the API and enrollment URLs from the keyspace through the key naming lookup', async () => {
+    const env = { ...baseEnv(), KSCTL_API_URL: '', KSCTL_ENROLLMENT_URL: '' };
+    const result = await cli(
+      ['enroll', '--keyspace', 'ABcd', '--kns-url', mock.info.knsUrl, '--mock-user', 'alice'],
+      { env: { ...env, KSCTL_BASE_URL: mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN } },
+    );
+    expect(result.stderr).toContain('Enrolled');
+    expect(result.code).toBe(0);
+    const paths = (await mock.journal()).map((r) => `${r.method} ${r.path}`);
+    expect(paths).toEqual([
+      'GET /v2.4/kns/keyspaces/ABcd',
+      'GET /enrollment/keyspace/ABcd/pubkey',
+      'POST /v2.3/register/ABcd',
+    ]);
+  });
+
+  it('takes the keyspace and URLs from the context, flags winning over it', async () => {
+    const env = {
+      KSCTL_CONFIG_DIR: dir,
+      KSCTL_HOME: dir,
+      KSCTL_BASE_URL: mock.baseUrl,
+      KSCTL_TOKEN: DEV_TOKEN,
+    };
+    expect(
+      (
+        await cli(
+          [
+            'context',
+            'add',
+            'lab',
+            '--api-url',
+            'http://127.0.0.1:9/nowhere',
+            '--enrollment-url',
+            mock.info.enrollmentUrl,
+            '--keyspace',
+            'ABcd',
+            '--use',
+          ],
+          { env },
+        )
+      ).code,
+    ).toBe(0);
+    const result = await cli(['enroll', '--api-url', mock.info.apiUrl, '--mock-user', 'alice'], {
+      env: { ...env, KSCTL_KEYSPACE: undefined, KSCTL_PERSISTOR_PATH: undefined },
+    });
+    expect(result.stderr).toContain('Enrolled');
+    expect(result.code).toBe(0);
+    // The default profile file under KSCTL_HOME, never the real home.
+    const set = await loadProfiles({
+      kind: 'plaintext',
+      path: join(dir, '.ionicsecurity', 'profiles.pt'),
+    });
+    expect(set.profiles).toHaveLength(1);
+  });
+
+  it('asks for what is missing on a terminal, STOKEN and UIDAUTH as secrets', async () => {
+    const pair = await mint();
+    const result = await cli(['enroll', '--name', 'asked'], {
+      tty: true,
+      env: { KSCTL_KEYSPACE: undefined },
+      answers: ['ABcd', pair.stoken, pair.uidauth],
+    });
+    expect(result.questions).toEqual([
+      'Keyspace to enroll into:',
+      'STOKEN (from your enrollment portal):',
+      'UIDAUTH (from your enrollment portal):',
+    ]);
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    [['enroll'], { KSCTL_KEYSPACE: undefined }, /no keyspace.*\nhint: pass --keyspace/],
+    [['enroll'], {}, /the STOKEN is missing\nhint: pass --stoken-file PATH .* or set KSCTL_STOKEN/],
+    [['enroll', '--count', '3'], {}, /--count needs a token pair for each device/],
+    [['enroll', '--password-file', 'x'], {}, /--password-file goes with --username/],
+    [
+      ['enroll', '--username', 'alice', '--mock-user', 'alice'],
+      {},
+      /choose one source of token pairs/,
+    ],
+    [
+      ['enroll', '--keyspace', 'ABcd', '--api-url', ''],
+      { KSCTL_API_URL: '', KSCTL_ENROLLMENT_URL: '', KSCTL_STOKEN: 'I.x', KSCTL_UIDAUTH: ',Iy' },
+      /cannot tell where to enroll/,
+    ],
+  ])('%j is a usage error (exit 2) off a terminal', async (argv, env, message) => {
+    const result = await cli(argv, { env: { ...tokenlessEnv(), ...env } });
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect((await mock.journal()).filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('rejects a malformed keyspace before sending anything (exit 3)', async () => {
+    const result = await cli(['enroll', '--keyspace', 'AB-d'], { env: tokenEnv(await mint()) });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('Invalid keyspace "AB-d"');
+    expect(await mock.journal()).toEqual([]);
+  });
+
+  it('never prints a secret, even with --debug', async () => {
+    const pair = await mint();
+    await writeFile(join(dir, 'pw'), 'alice-password');
+    const debugged = await cli(
+      [
+        '--debug',
+        'enroll',
+        '--username',
+        'alice',
+        '--password-file',
+        join(dir, 'pw'),
+        '-o',
+        'json',
+      ],
+      {},
+    );
+    const direct = await cli(['--debug', 'enroll'], { env: tokenEnv(pair) });
+    expect(debugged.code).toBe(0);
+    expect(direct.code).toBe(0);
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const secrets = [
+      pair.stoken,
+      pair.uidauth,
+      pair.uidauth.slice(2, 30),
+      'alice-password',
+      ...set.profiles.flatMap((p) => [p.aesCdEiKey.toString('hex'), p.aesCdIdcKey.toString('hex')]),
+    ];
+    const output = debugged.stderr + debugged.stdout + direct.stderr + direct.stdout;
+    expect(output).toContain('[debug] > POST');
+    expect(output).toContain('"p":"[redacted]"');
+    for (const secret of secrets) expect(output).not.toContain(secret);
+  });
+});
+
+/** The base environment without any token pair. */
+function tokenlessEnv(): Record<string, string | undefined> {
+  return { KSCTL_STOKEN: undefined, KSCTL_UIDAUTH: undefined };
+}
+
+async function runWith(argv: string[], env: Record<string, string>, prompter: Prompter) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks: Buffer[] = [];
+  err.on('data', (c: Buffer) => chunks.push(c));
+  out.resume();
+  const stdin = new PassThrough();
+  stdin.end();
+  const io: IOStreams = {
+    stdin,
+    stdout: out,
+    stderr: err,
+    stdinIsTTY: true,
+    stdoutIsTTY: true,
+    stderrIsTTY: false,
+    color: false,
+    columns: 100,
+  };
+  const code = await run(argv, { io, env, prompter });
+  return { code, stderr: Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('profile files', () => {
+  it('a wrong profile password is exit 4, leaves the file untouched and spends no token pair', async () => {
+    const pwPath = join(dir, 'profiles.pw');
+    const env = { KSCTL_PERSISTOR_PATH: pwPath, KSCTL_PERSISTOR: 'password' };
+    const first = await cli(['enroll', '--mock-user', 'alice'], {
+      env: { ...env, ...adminEnv(), KSCTL_PERSISTOR_PASSWORD: 'right password' },
+    });
+    expect(first.code).toBe(0);
+    const before = await readFile(pwPath);
+    const beforeStat = await stat(pwPath);
+
+    const pair = await mint();
+    const wrong = await cli(['enroll'], {
+      env: { ...env, ...tokenEnv(pair), KSCTL_PERSISTOR_PASSWORD: 'wrong password' },
+    });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('the password is wrong');
+    expect((await readFile(pwPath)).equals(before)).toBe(true);
+    expect((await stat(pwPath)).mtimeMs).toBe(beforeStat.mtimeMs);
+
+    const again = await cli(['enroll'], {
+      env: { ...env, ...tokenEnv(pair), KSCTL_PERSISTOR_PASSWORD: 'right password' },
+    });
+    expect(again.code).toBe(0);
+    const set = await loadProfiles({ kind: 'password', path: pwPath, password: 'right password' });
+    expect(set.profiles).toHaveLength(2);
+  });
+
+  it('writes password files as 1.1 unless --persistor-version 1.0', async () => {
+    for (const [version, header] of [
+      [[], true],
+      [['--persistor-version', '1.0'], false],
+    ] as const) {
+      const path = join(dir, `v${header}.pw`);
+      const result = await cli(
+        ['enroll', '--mock-user', 'alice', '--persistor-path', path, ...version],
+        { env: { ...adminEnv(), KSCTL_PERSISTOR_PASSWORD: 'secret!' } },
+      );
+      expect(result.code).toBe(0);
+      const bytes = await readFile(path);
+      expect(bytes.subarray(0, 9).toString('latin1') === '{"extra":').toBe(header);
+    }
+  });
+
+  it('writes aesgcm files with the key from a file and the adata', async () => {
+    const keyHex = 'ab'.repeat(32);
+    await writeFile(join(dir, 'key'), keyHex);
+    const path = join(dir, 'profiles.aesgcm');
+    const result = await cli(
+      [
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--persistor-path',
+        path,
+        '--persistor-aesgcm-key-file',
+        join(dir, 'key'),
+        '--persistor-aesgcm-adata',
+        'my app',
+      ],
+      { env: adminEnv() },
+    );
+    expect(result.code).toBe(0);
+    const set = await loadProfiles({
+      kind: 'aesgcm',
+      path,
+      aesgcmKey: Buffer.from(keyHex, 'hex'),
+      aesgcmAdata: 'my app',
+    });
+    expect(set.profiles).toHaveLength(1);
+  });
+
+  it('--no-set-active keeps the active profile', async () => {
+    expect(
+      (await cli(['enroll', '--mock-user', 'alice', '--name', 'one'], { env: adminEnv() })).code,
+    ).toBe(0);
+    const second = await cli(
+      ['enroll', '--mock-user', 'alice', '--name', 'two', '--no-set-active'],
+      {
+        env: adminEnv(),
+      },
+    );
+    expect(second.code).toBe(0);
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const active = set.profiles.find((p) => p.deviceId === set.activeDeviceId);
+    expect(active?.name).toBe('one');
+  });
+});
+
+/** The mock's dev token, for --mock-user. */
+function adminEnv(): Record<string, string> {
+  return { KSCTL_BASE_URL: mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN };
+}
+
+describe('test devices in bulk', () => {
+  it('enrolls --count devices at once, each with its own pair, and saves every profile', async () => {
+    const result = await cli(
+      [
+        'enroll',
+        '--count',
+        '8',
+        '--concurrency',
+        '4',
+        '--mock-user',
+        'alice',
+        '--name',
+        'qa',
+        '-o',
+        'json',
+      ],
+      { env: adminEnv() },
+    );
+    expect(result.stderr).toContain('Enrolled 8 of 8 devices into keyspace ABcd');
+    expect(result.code).toBe(0);
+    const { enrolled, failed } = JSON.parse(result.stdout);
+    expect(failed).toEqual([]);
+    expect(enrolled.map((r: { name: string }) => r.name)).toEqual([
+      'qa-1',
+      'qa-2',
+      'qa-3',
+      'qa-4',
+      'qa-5',
+      'qa-6',
+      'qa-7',
+      'qa-8',
+    ]);
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    expect(set.profiles.map((p) => p.name).sort()).toEqual(
+      enrolled.map((r: { name: string }) => r.name),
+    );
+    expect(new Set(set.profiles.map((p) => p.deviceId)).size).toBe(8);
+    // No profile was active, so the first one stored became active; the rest left it alone.
+    expect(set.profiles.filter((p) => p.deviceId === set.activeDeviceId)).toHaveLength(1);
+  });
+
+  it('signs in to the portal once per device', async () => {
+    await writeFile(join(dir, 'pw'), 'alice-password');
+    const result = await cli(
+      ['enroll', '--count', '3', '--username', 'alice', '--password-file', join(dir, 'pw')],
+      {},
+    );
+    expect(result.code).toBe(0);
+    expect(tsvRows(result.stdout).map((r) => r[0])).toEqual([
+      'test-device-1',
+      'test-device-2',
+      'test-device-3',
+    ]);
+    const signIns = (await mock.journal()).filter(
+      (r) => r.path.endsWith('/register') && r.path.startsWith('/enrollment'),
+    );
+    expect(signIns).toHaveLength(3);
+  });
+
+  it('takes one pair per line of --tokens-file, white space or comma separated', async () => {
+    const pairs = [await mint(), await mint(), await mint()];
+    const text = [
+      '# pairs for QA',
+      `${pairs[0]!.stoken} ${pairs[0]!.uidauth}`,
+      '',
+      `${pairs[1]!.stoken},${pairs[1]!.uidauth}`,
+      `${pairs[2]!.stoken}\t${pairs[2]!.uidauth.slice(1)}`,
+    ].join('\n');
+    await writeFile(join(dir, 'tokens'), text);
+    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    expect(result.stderr).toContain('Enrolled 3 of 3 devices');
+    expect(result.code).toBe(0);
+
+    const tooMany = await cli(['enroll', '--tokens-file', join(dir, 'tokens'), '--count', '4']);
+    expect(tooMany.code).toBe(2);
+  });
+
+  it('reports a malformed tokens file by line, without its text (exit 3)', async () => {
+    await writeFile(join(dir, 'tokens'), 'I.one ,Itwo\nnot-a-token-line\n');
+    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`${join(dir, 'tokens')}:2: expected "STOKEN UIDAUTH"`);
+    expect(result.stderr).not.toContain('not-a-token-line');
+  });
+
+  it('summarises failures with cause and conversation id, and exits with the most common code', async () => {
+    await mock.setFaults([
+      { path: '/v2.3/register/ABcd', code: 40105, times: 2 },
+      { path: '/v2.3/register/ABcd', code: 50004, times: 1 },
+    ]);
+    const result = await cli(
+      ['enroll', '--count', '6', '--concurrency', '1', '--mock-user', 'alice', '-o', 'json'],
+      { env: adminEnv() },
+    );
+    const { enrolled, failed } = JSON.parse(result.stdout);
+    expect(enrolled).toHaveLength(3);
+    expect(failed.map((f: { serviceCode: number }) => f.serviceCode)).toEqual([
+      40105, 40105, 50004,
+    ]);
+    expect(result.stderr).toContain('3 devices failed:');
+    const journal = await mock.journal();
+    for (const f of failed) {
+      expect(result.stderr).toContain(`conversation id ${f.conversationId}`);
+      expect(journal.some((r) => r.cid === `Basic ${f.conversationId}` && r.status >= 400)).toBe(
+        true,
+      );
+    }
+    expect(result.stderr).toContain('hint: get a fresh token pair');
+    expect(result.code).toBe(4);
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    expect(set.profiles).toHaveLength(3);
+  });
+});
+
+describe('replay race', () => {
+  it('of several enrollments racing with one token pair, exactly one succeeds', async () => {
+    const pair = await mint();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        cli(['enroll', '--name', `racer-${i}`], { env: tokenEnv(pair) }),
+      ),
+    );
+    const codes = results.map((r) => r.code).sort();
+    expect(codes).toEqual([0, 6, 6, 6]);
+    for (const loser of results.filter((r) => r.code === 6)) {
+      expect(loser.stderr).toContain(
+        'has already enrolled a device; each pair enrolls once. (40902)',
+      );
+      expect(loser.stderr).toMatch(/^conversation id: [0-9a-f-]{36}$/m);
+    }
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    expect(set.profiles).toHaveLength(1);
+  });
+});
+
+afterEach(() => {
+  mock.onRequest = undefined;
+});
