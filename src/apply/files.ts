@@ -172,3 +172,31 @@ export async function loadDesiredMarkings(
 ): Promise<DesiredMarking[]> {
   return parseMarkingSources(await readSources(sources, options));
 }
+
+/**
+ * Reads the marking document of `markings create|update -f`: one marking, either as the top level
+ * (`{name, description, public, adminOnly, defaultValue, values}`, one entry of `markings:`) or as
+ * a `markings` list of exactly one.
+ */
+export async function loadMarkingDocument(
+  source: string,
+  options: ReadSourcesOptions = {},
+): Promise<DesiredMarking> {
+  const texts = await readSources([source], options);
+  const [text] = texts;
+  if (text === undefined || texts.length > 1) {
+    throw new UsageError(`${source}: give one file; a marking document holds one marking`, {
+      hint: 'apply a directory of markings files with `ksctl markings apply -f DIR`',
+    });
+  }
+  const file = parseMarkingsText(text, { single: true });
+  if (file.problems.length > 0) throw problemsError(file.problems);
+  const [first, ...more] = file.markings;
+  if (first === undefined || more.length > 0) {
+    throw new InputError(
+      `${text.label} holds ${file.markings.length} markings; a marking document holds one`,
+      { hint: 'create or update several markings with `ksctl markings apply -f FILE`' },
+    );
+  }
+  return first.marking;
+}

@@ -11,18 +11,21 @@ import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
  * again on the path that reports every problem with its position. Messages stay identical that
  * way, and a valid file reads to exactly the same markings on both paths.
  */
-export function parseValidJson(source: SourceText): ParsedMarking[] | undefined {
+export function parseValidJson(source: SourceText, single = false): ParsedMarking[] | undefined {
   let data: unknown;
   try {
     data = JSON.parse(source.text);
   } catch {
     return undefined;
   }
-  const places = markingPlaces(source.text);
+  if (!isObject(data)) return undefined;
+  // A marking document may be one marking itself, read as a list of one.
+  const itself = single && !('markings' in data);
+  const places = markingPlaces(source.text, itself);
   if (places === undefined) return undefined;
 
-  if (!isObject(data) || !onlyKeys(data, FILE_KEYS.document)) return undefined;
-  const list = data.markings;
+  if (!itself && !onlyKeys(data, FILE_KEYS.document)) return undefined;
+  const list = itself ? [data] : data.markings;
   if (!Array.isArray(list) || list.length !== places.length) return undefined;
 
   const position = positionFinder(source);
@@ -149,10 +152,10 @@ type Role = 'root' | 'markings' | 'marking' | 'other';
 
 /**
  * One scan of a text that `JSON.parse` accepted: where each entry of the top-level `markings`
- * list and its name start, and whether any object repeats a key (JSON.parse keeps the last one
+ * list (or the top-level marking itself) and its name start, and whether any object repeats a key (JSON.parse keeps the last one
  * silently; the file is then invalid, as it is for YAML). Undefined when a key repeats.
  */
-function markingPlaces(text: string): MarkingPlace[] | undefined {
+function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | undefined {
   const places: MarkingPlace[] = [];
   let at = 0;
   const skip = (pattern: RegExp): string => {
@@ -207,7 +210,11 @@ function markingPlaces(text: string): MarkingPlace[] | undefined {
   };
 
   try {
-    value('root');
+    if (rootIsMarking) {
+      skip(WHITE_SPACE);
+      places.push({ offset: at });
+    }
+    value(rootIsMarking ? 'marking' : 'root');
     return places;
   } catch (error) {
     // A repeated key, or nesting deeper than the stack: the careful path decides.

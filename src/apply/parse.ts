@@ -52,6 +52,11 @@ type AnyNode = Node | Pair | null | undefined;
 export interface ParseOptions {
   /** Try `JSON.parse` first for JSON text (default true); false always keeps positions. */
   fast?: boolean;
+  /**
+   * A marking document (`markings create|update -f`): the top level may be one marking itself,
+   * `{name, description, ...}`, instead of a `markings` list.
+   */
+  single?: boolean;
 }
 
 /**
@@ -61,13 +66,13 @@ export interface ParseOptions {
  */
 export function parseMarkingsText(source: SourceText, options: ParseOptions = {}): ParsedFile {
   if ((options.fast ?? true) && (/\.json$/i.test(source.label) || /^\s*\{/.test(source.text))) {
-    const markings = parseValidJson(source);
+    const markings = parseValidJson(source, options.single === true);
     if (markings !== undefined) return { markings, problems: [] };
   }
-  return parseWithPositions(source);
+  return parseWithPositions(source, options);
 }
 
-function parseWithPositions(source: SourceText): ParsedFile {
+function parseWithPositions(source: SourceText, options: ParseOptions): ParsedFile {
   const lineCounter = new LineCounter();
   const problems: Problem[] = [];
   const positionOf = (offset: number): SourcePosition => {
@@ -315,6 +320,10 @@ function parseWithPositions(source: SourceText): ParsedFile {
   if (!isMap(root)) {
     report(offsetOf(root, 0), `expected a mapping with a \`markings\` list, ${found(root)}`);
     return { markings: [], problems };
+  }
+  if (options.single && pairOf(root, 'markings') === undefined) {
+    const parsed = readMarking(root);
+    return { markings: parsed === undefined ? [] : [parsed], problems };
   }
   checkKeys(root, FILE_KEYS.document, 'the top level');
   const markingsPair = pairOf(root, 'markings');

@@ -75,7 +75,7 @@ export function planSteps(plan: Plan, options: StrategyOptions = {}): Step[] {
   const steps: Step[] = [];
 
   for (const marking of plan.create) {
-    const item = createItem(marking);
+    const item = markingInput(marking);
     bulk.push({ target: { name: marking.name, action: 'create' }, item, bytes: jsonBytes(item) });
   }
   for (const update of plan.update) {
@@ -142,7 +142,8 @@ function valueOperations(update: MarkingUpdatePlan): MarkingOperation[] {
   return operations;
 }
 
-function createItem(marking: DesiredMarking): MarkingInput {
+/** Create New Marking's body for a marking of the files (also one item of a bulk request). */
+export function markingInput(marking: DesiredMarking): MarkingInput {
   const item: MarkingInput = { name: marking.name };
   if (marking.public !== undefined) item.public = marking.public;
   if (marking.adminOnly !== undefined) item.adminOnly = marking.adminOnly;

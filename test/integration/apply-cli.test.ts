@@ -425,3 +425,64 @@ describe('markings export', () => {
     }
   });
 });
+
+describe('markings create|update -f', () => {
+  it('creates a marking from a document, as itself or as a list of one', async () => {
+    const single = await file(
+      'single.yaml',
+      'name: classification\ndescription: Levels\ndefaultValue: internal\nvalues:\n  - public\n  - {name: internal, description: Staff only}\n',
+    );
+    const created = await cli(['markings', 'create', '-f', single, '-o', 'json']);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name: 'classification',
+      defaultValue: 'internal',
+      detail: { description: 'Levels', valueCount: 2 },
+    });
+    const listed = await cli(['markings', 'create', '-f', '-'], {
+      stdin: '{"markings": [{"name": "region", "public": true, "values": ["eu"]}]}',
+    });
+    expect(listed.code).toBe(0);
+    expect((await marking('region')).public).toBe(true);
+
+    const two = await file('two.yaml', 'markings:\n  - name: a\n  - name: b\n');
+    const refused = await cli(['markings', 'create', '-f', two]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('holds 2 markings; a marking document holds one');
+    const mixed = await cli(['markings', 'create', '-f', single, '--public']);
+    expect(mixed.code).toBe(2);
+    const invalid = await file('invalid.yaml', 'name: x\nvalues: [a, a]\n');
+    const before = (await mock.journal()).length;
+    const bad = await cli(['markings', 'create', '-f', invalid]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toContain(`${invalid}:2:13: value "a" is listed twice`);
+    expect(await journalSince(before)).toEqual([]);
+  });
+
+  it('updates a marking to the document: fields, rename, and the complete set of values', async () => {
+    await bulkCreate([
+      {
+        name: 'classification',
+        detail: { values: [{ name: 'public', description: 'Anyone' }, { name: 'secret' }] },
+      },
+    ]);
+    const doc = await file(
+      'update.yaml',
+      'name: data-classification\nadminOnly: true\ndefaultValue: internal\nvalues: [public, internal]\n',
+    );
+    const result = await cli(['markings', 'update', 'classification', '-f', doc]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `Updated marking data-classification (renamed from classification) from ${doc}.`,
+    );
+    const updated = await marking('data-classification');
+    expect(updated).toMatchObject({ adminOnly: true, defaultValue: 'internal' });
+    // A value the document lists by name only keeps its description.
+    expect(updated.detail.values?.map((v) => [v.name, v.description])).toEqual([
+      ['internal', ''],
+      ['public', 'Anyone'],
+    ]);
+    const writes = writesIn(await mock.journal()).slice(1);
+    expect(writes.map((r) => r.method)).toEqual(['PUT']);
+  });
+});

@@ -53,6 +53,15 @@ describe('the JSON fast path', () => {
     expect(fast).toEqual(slow);
   });
 
+  it('reads a marking document that is one marking itself', () => {
+    const text = '{\n  "name": "a",\n  "values": ["x", {"name": "y", "description": "why"}]\n}';
+    const fast = parseMarkingsText({ label: 'one.json', text }, { single: true });
+    expect(fast).toEqual(
+      parseMarkingsText({ label: 'one.json', text }, { single: true, fast: false }),
+    );
+    expect(fast.markings[0]?.namePosition).toEqual({ file: 'one.json', line: 2, column: 11 });
+  });
+
   it('reports a marking defined in a JSON and a YAML file at the name in each', () => {
     const sources = [
       { label: 'a.json', text: '{\n  "markings": [\n    { "name": "dup" }\n  ]\n}\n' },

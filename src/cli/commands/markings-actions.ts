@@ -1,7 +1,9 @@
 import type { MarkingsApi } from '../../api/markings-api.js';
 import { nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, ValueInput } from '../../api/wire.js';
+import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { ConflictError, InputError, UsageError } from '../../errors.js';
+import { readAll } from '../../output/io.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, writeJsonArray } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
@@ -74,11 +76,7 @@ export async function create(
   name: string | undefined,
   o: CreateOptions,
 ): Promise<void> {
-  if (o.file !== undefined) {
-    throw new UsageError('--file is handled by `ksctl markings apply` for now', {
-      hint: 'use `ksctl markings apply -f FILE`',
-    });
-  }
+  if (o.file !== undefined) return createFromFile(ctx, name, o.file, o);
   if (name === undefined) throw new UsageError('a name is needed: ksctl markings create NAME');
   checkName(name, 'marking name');
   const values = parseValueOptions(o.value, '--value');
@@ -137,11 +135,7 @@ async function putCompleteSet(
 }
 
 export async function update(ctx: CommandContext, ref: string, o: UpdateOptions): Promise<void> {
-  if (o.file !== undefined) {
-    throw new UsageError('--file is handled by `ksctl markings apply` for now', {
-      hint: 'use `ksctl markings apply -f FILE`',
-    });
-  }
+  if (o.file !== undefined) return updateFromFile(ctx, ref, o.file, o);
   if (o.setValues && (o.addValue || o.removeValue)) {
     throw new UsageError(
       '--set-values gives the complete set; it cannot be combined with --add-value or --remove-value',
@@ -185,6 +179,97 @@ export async function update(ctx: CommandContext, ref: string, o: UpdateOptions)
     result && !adds.length && !removes.length ? result : await api.getMarking(marking.id);
   ctx.say(`Updated marking ${final.name}: ${changes.join(', ')}.`);
   await ctx.render(markingView(final));
+}
+
+/** `--file` gives the whole marking, so the flags that give parts of it cannot come with it. */
+function refuseWithFile(o: object, flags: Record<string, string>): void {
+  const given = Object.entries(flags)
+    .filter(([key]) => (o as Record<string, unknown>)[key] !== undefined)
+    .map(([, flag]) => flag);
+  if (given.length > 0) {
+    throw new UsageError(
+      `--file gives the whole marking; it cannot be combined with ${given.join(', ')}`,
+    );
+  }
+}
+
+async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
+  const { loadMarkingDocument } = await import('../../apply/files.js');
+  const stdin = file === '-' ? await readAll(ctx.io.stdin) : undefined;
+  return loadMarkingDocument(file, { stdin });
+}
+
+/** `markings create -f FILE`: Create New Marking with the document's marking. */
+async function createFromFile(
+  ctx: CommandContext,
+  name: string | undefined,
+  file: string,
+  o: CreateOptions,
+): Promise<void> {
+  refuseWithFile(o, {
+    value: '--value',
+    description: '--description',
+    public: '--public',
+    adminOnly: '--admin-only',
+    defaultValue: '--default-value',
+  });
+  const marking = await readMarkingDocument(ctx, file);
+  if (name !== undefined && name !== marking.name) {
+    throw new UsageError(`the name "${name}" is not the name in ${file}, "${marking.name}"`, {
+      hint: 'leave the name out: the file gives it',
+    });
+  }
+  if (typeof marking.defaultValue === 'string' && marking.values === undefined) {
+    throw new InputError(
+      `${formatPosition(marking.source)}: marking "${marking.name}" is new, so its defaultValue "${marking.defaultValue}" must be one of the values it lists; nothing was sent`,
+    );
+  }
+  const { markingInput } = await import('../../apply/strategy.js');
+  const api = await ctx.markings();
+  const created = await api.createMarking(markingInput(marking));
+  ctx.say(
+    `Created marking ${created.name} (${created.id}) with ${plural(created.detail.valueCount, 'value')}.`,
+  );
+  await ctx.render(markingView(created));
+}
+
+/**
+ * `markings update MARKING -f FILE`: the document is the marking's new state. A field it leaves
+ * out is kept, as in apply; its name renames the marking; its values are the complete set, sent
+ * with If-Match and rebuilt on a conflict.
+ */
+async function updateFromFile(
+  ctx: CommandContext,
+  ref: string,
+  file: string,
+  o: UpdateOptions,
+): Promise<void> {
+  refuseWithFile(o, {
+    rename: '--rename',
+    description: '--description',
+    public: '--public/--no-public',
+    adminOnly: '--admin-only/--no-admin-only',
+    defaultValue: '--default-value/--no-default-value',
+    addValue: '--add-value',
+    removeValue: '--remove-value',
+    setValues: '--set-values',
+  });
+  const wanted = await readMarkingDocument(ctx, file);
+  const api = await ctx.markings();
+  const marking = await api.resolveMarking(ref, 0);
+  const scalar: MarkingUpdate = {};
+  if (wanted.name !== marking.name) scalar.name = wanted.name;
+  if (wanted.description !== undefined) scalar.detail = { description: wanted.description };
+  if (wanted.public !== undefined) scalar.public = wanted.public;
+  if (wanted.adminOnly !== undefined) scalar.adminOnly = wanted.adminOnly;
+  if (wanted.defaultValue !== undefined) scalar.defaultValue = wanted.defaultValue;
+  const updated =
+    wanted.values !== undefined
+      ? await putCompleteSet(api, marking.id, scalar, wanted.values)
+      : await api.updateMarking(marking.id, scalar);
+  const renamed = updated.name === marking.name ? '' : ` (renamed from ${marking.name})`;
+  ctx.say(`Updated marking ${updated.name}${renamed} from ${file}.`);
+  await ctx.render(markingView(updated));
 }
 
 export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptions): Promise<void> {
