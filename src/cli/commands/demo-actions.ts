@@ -80,6 +80,28 @@ export function markingsTour(): TourStep[] {
   ];
 }
 
+/**
+ * Enrolling a test device on the mock and looking at its profile. KSCTL_HOME points into the
+ * demo's throwaway directory, so the profile file never lands in the real home.
+ */
+export function enrollmentTour(): TourStep[] {
+  return [
+    {
+      title:
+        'Enroll a test device with a fresh token pair from the mock (RSA-3072 takes a few seconds)',
+      argv: ['enroll', '--mock-user', 'alice', '--name', 'demo-device'],
+    },
+    {
+      title: 'List the profiles (Ionic SDK applications can use them as they are)',
+      argv: ['profiles', 'list'],
+    },
+    {
+      title: 'Show one profile (keys only with --show-secrets)',
+      argv: ['profiles', 'show', 'demo-device'],
+    },
+  ];
+}
+
 function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
@@ -97,8 +119,24 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
   const server = await MockServer.start({ port: 0 });
   try {
     const env: NodeJS.ProcessEnv = { ...ctx.env, KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir };
-    for (const key of ['KSCTL_CONTEXT', 'KSCTL_BASE_URL', 'KSCTL_TOKEN', 'KSCTL_OUTPUT'])
+    // Nothing of the user's setup may steer the tour, least of all to a real profile file.
+    const ENROLL_SETTINGS = [
+      'KEYSPACE',
+      'API_URL',
+      'ENROLLMENT_URL',
+      'KNS_URL',
+      'STOKEN',
+      'UIDAUTH',
+    ];
+    for (const key of [
+      'KSCTL_CONTEXT',
+      'KSCTL_BASE_URL',
+      'KSCTL_TOKEN',
+      'KSCTL_OUTPUT',
+      ...ENROLL_SETTINGS.map((name) => `KSCTL_${name}`),
+    ])
       delete env[key];
+    for (const key of Object.keys(env)) if (key.startsWith('KSCTL_PERSISTOR')) delete env[key];
     const { ConfigStore } = await import('../../config/store.js');
     const store = await ConfigStore.open(env);
     store.set('mock', {
@@ -116,7 +154,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     out(
       'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
     );
-    const steps = markingsTour();
+    const steps = [...markingsTour(), ...enrollmentTour()];
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
       out('');
