@@ -8,6 +8,11 @@ import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '.
 import type { Prompter } from './prompter.js';
 import { VERSION } from './version.js';
 
+/** Shared with the process entry: whether the running command handles Ctrl-C itself. */
+export interface InterruptPolicy {
+  graceful: boolean;
+}
+
 /**
  * What every command gets: streams, environment, configuration, the service client and a prompter.
  * Heavy pieces load on first use so `--help` stays fast; tests construct it with fakes.
@@ -24,7 +29,16 @@ export class CommandContext {
     readonly prompter: Prompter,
     /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
     readonly signal: AbortSignal,
+    private readonly interrupts: InterruptPolicy = { graceful: false },
   ) {}
+
+  /**
+   * Says that this command watches `signal` and stops by itself (finishing what is in flight);
+   * otherwise Ctrl-C ends the process at once.
+   */
+  stopsGracefully(): void {
+    this.interrupts.graceful = true;
+  }
 
   async config(): Promise<ConfigStore> {
     if (!this.store) {

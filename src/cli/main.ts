@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { type IOStreams, systemIO } from '../output/io.js';
-import { CommandContext } from './context.js';
+import { CommandContext, type InterruptPolicy } from './context.js';
 import { buildProgram } from './program.js';
 import { type Prompter, terminalPrompter } from './prompter.js';
 
@@ -9,6 +9,7 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   prompter?: Prompter;
   signal?: AbortSignal;
+  interrupts?: InterruptPolicy;
 }
 
 /** Runs one command line and returns its exit code; never exits the process itself. */
@@ -20,6 +21,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     env,
     options.prompter ?? terminalPrompter(io),
     options.signal ?? new AbortController().signal,
+    options.interrupts,
   );
   try {
     await buildProgram(ctx).parseAsync(argv, { from: 'user' });
@@ -39,21 +41,23 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
 }
 
 /**
- * The process entry. The only place that exits: Ctrl-C aborts the command's signal once (commands
- * that can stop gracefully do so and exit 130); a second Ctrl-C, or a command that does not watch
- * the signal, ends the process with 130.
+ * The process entry, and the only place that exits. Ctrl-C (or SIGTERM) aborts the signal of a
+ * command that stops gracefully (apply, bulk enroll, mock serve): it finishes what is in flight and
+ * reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143 for
+ * SIGTERM).
  */
 export async function main(): Promise<void> {
   const controller = new AbortController();
-  let interrupts = 0;
-  process.on('SIGINT', () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
+  const interrupts: InterruptPolicy = { graceful: false };
+  let count = 0;
+  const stop = (exitCode: number) => {
+    count++;
+    if (!interrupts.graceful || count > 1) process.exit(exitCode);
     controller.abort();
-    setTimeout(() => process.exit(130), 10_000).unref();
-  });
-  process.on('SIGTERM', () => controller.abort());
-  const code = await run(process.argv.slice(2), { signal: controller.signal });
+  };
+  process.on('SIGINT', () => stop(130));
+  process.on('SIGTERM', () => stop(143));
+  const code = await run(process.argv.slice(2), { signal: controller.signal, interrupts });
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }

@@ -103,6 +103,7 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
   else ctx.say(banner(info, note));
 
+  ctx.stopsGracefully();
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
