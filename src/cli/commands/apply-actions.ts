@@ -42,6 +42,9 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
   // Every file is read and checked before the first request.
   const stdin = files.includes('-') ? await readAll(ctx.io.stdin) : undefined;
   const desired = await loadDesiredMarkings(files, { stdin });
+  // Ctrl-C from here on: no new request starts, those in flight finish, the report says what
+  // was done, and the exit code is 130.
+  ctx.stopsGracefully();
 
   const api = await ctx.markings();
   const needValues = markingsNeedingValues(desired);

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import { run } from '../main.js';
@@ -10,6 +11,10 @@ export interface TourStep {
   title: string;
   /** The command line, as a user would type it after `ksctl`. */
   argv: string[];
+  /** The command line as shown, when it differs from `argv` (a path inside the package). */
+  shown?: string[];
+  /** Work before the step runs, such as writing the file it reads. */
+  before?: () => Promise<void>;
 }
 
 export function markingsTour(): TourStep[] {
@@ -81,6 +86,33 @@ export function markingsTour(): TourStep[] {
 }
 
 /**
+ * Markings kept in a file: apply the example shipped with ksctl (found next to the code, shown as
+ * the user would type it from a checkout), then preview an edited copy written into `dir`.
+ */
+export function applyTour(dir: string): TourStep[] {
+  const example = fileURLToPath(new URL('../../../examples/markings.yaml', import.meta.url));
+  const edited = join(dir, 'markings.yaml');
+  return [
+    {
+      title: 'Apply a markings file: the plan first, then the fewest requests that carry it out',
+      argv: ['markings', 'apply', '-f', example],
+      shown: ['markings', 'apply', '-f', 'examples/markings.yaml'],
+    },
+    {
+      title: `Edit a copy (${edited}: region gains sa-east and loses us-west, retention's description changes) and preview it`,
+      argv: ['markings', 'apply', '-f', edited, '--dry-run'],
+      before: async () => writeFile(edited, editedExample(await readFile(example, 'utf8'))),
+    },
+  ];
+}
+
+function editedExample(text: string): string {
+  return text
+    .replace('      - us-west\n', '      - sa-east\n')
+    .replace('How long the data is kept\n', 'How long the data is kept before deletion\n');
+}
+
+/**
  * Enrolling a test device on the mock and looking at its profile. KSCTL_HOME points into the
  * demo's throwaway directory, so the profile file never lands in the real home.
  */
@@ -115,6 +147,8 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
   const { MockServer } = await import('../../mock/server.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
   const out = (text: string) => ctx.io.stdout.write(`${text}\n`);
+  // Ctrl-C ends the current step and skips the rest, but the mock and the files are cleaned up.
+  ctx.stopsGracefully();
   const dir = await mkdtemp(join(tmpdir(), 'ksctl-demo-'));
   const server = await MockServer.start({ port: 0 });
   try {
@@ -154,12 +188,14 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     out(
       'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
     );
-    const steps = [...markingsTour(), ...enrollmentTour()];
+    const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour()];
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
       out('');
       out(chalk ? chalk.bold(`${i + 1}. ${step.title}`) : `${i + 1}. ${step.title}`);
-      out(chalk ? chalk.cyan(`$ ${commandLine(step.argv)}`) : `$ ${commandLine(step.argv)}`);
+      const shown = commandLine(step.shown ?? step.argv);
+      out(chalk ? chalk.cyan(`$ ${shown}`) : `$ ${shown}`);
+      await step.before?.();
       const code = await run(step.argv, {
         io: ctx.io,
         env,
