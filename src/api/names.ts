@@ -12,9 +12,16 @@ export function characterCount(text: string): number {
   return count;
 }
 
+/**
+ * Printable ASCII, neither starting nor ending with a space: most names, checked with one test
+ * (a file of 100,000 values checks 100,000 names).
+ */
+const PLAIN_NAME = /^[!-~](?:[ -~]*[!-~])?$/;
+
 /** Why a marking or value name is not acceptable (DESIGN.md 1.1), or undefined when it is. */
 export function nameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return 'must be a string';
+  if (name.length <= NAME_MAX_LENGTH && PLAIN_NAME.test(name)) return undefined;
   if (name.length === 0) return 'must not be empty';
   if (characterCount(name) > NAME_MAX_LENGTH)
     return `must be at most ${NAME_MAX_LENGTH} characters`;
@@ -27,7 +34,11 @@ export function nameProblem(name: unknown): string | undefined {
 /** Why a description is not acceptable, or undefined when it is. */
 export function descriptionProblem(description: unknown): string | undefined {
   if (typeof description !== 'string') return 'must be a string';
-  if (characterCount(description) > DESCRIPTION_MAX_LENGTH) {
+  // UTF-16 units are never fewer than characters: a short one needs no counting.
+  if (
+    description.length > DESCRIPTION_MAX_LENGTH &&
+    characterCount(description) > DESCRIPTION_MAX_LENGTH
+  ) {
     return `must be at most ${DESCRIPTION_MAX_LENGTH} characters`;
   }
   return undefined;
