@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { groups } from './groups/index.js';
 import { Harness } from './lib/harness.js';
-import { compare, running } from './lib/measure.js';
+import { compare, stopAll } from './lib/measure.js';
 import { groupTable, ms } from './lib/report.js';
 
 /**
@@ -69,10 +69,12 @@ async function runGroup(group, o, harness) {
 }
 
 let current;
+let interrupted = false;
 
 /** Ctrl-C or a kill: stop the running command, clean up, and leave. */
 function onSignal(signal) {
-  for (const child of running) child.kill('SIGKILL');
+  interrupted = true;
+  stopAll();
   void (current?.cleanup() ?? Promise.resolve()).finally(() =>
     process.exit(signal === 'SIGINT' ? 130 : 143),
   );
@@ -93,6 +95,7 @@ async function main() {
     current = new Harness();
     try {
       const { rows, notes } = await runGroup(group, o, current);
+      if (interrupted) break;
       failed ||= rows.some((r) => r.error);
       process.stdout.write(groupTable(group, rows, notes));
     } catch (error) {
@@ -103,7 +106,7 @@ async function main() {
       current = undefined;
     }
   }
-  progress(`done in ${ms(performance.now() - started)}`);
+  if (!interrupted) progress(`done in ${ms(performance.now() - started)}`);
   return failed ? 1 : 0;
 }
 

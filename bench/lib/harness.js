@@ -33,9 +33,9 @@ export class Harness {
 
   /** A mock in its own process seeded with generated markings (see seed.js). */
   async mock(seed, options) {
-    const mock = await startMock(seed, options);
-    this.defer(mock.stop);
-    return mock;
+    const { stop, ready } = startMock(seed, options);
+    this.defer(stop);
+    return ready;
   }
 
   /** `node -e 0`: the floor any Node CLI starts from. */
@@ -62,14 +62,14 @@ export class Harness {
 
   async cleanup() {
     const errors = [];
-    for (const fn of this.#cleanups.reverse()) {
+    // Taken out first: an interrupt may clean up while the group's own clean-up runs.
+    for (const fn of this.#cleanups.splice(0).reverse()) {
       try {
         await fn();
       } catch (error) {
         errors.push(error);
       }
     }
-    this.#cleanups = [];
     if (errors.length > 0) throw errors[0];
   }
 }

@@ -15,7 +15,14 @@ const RUN_TIMEOUT_MS = 120_000;
 const STDERR_KEPT = 4_000;
 
 /** The children running now, so an interrupted benchmark can kill them. */
-export const running = new Set();
+const running = new Set();
+let stopped = false;
+
+/** Kills the running commands and refuses to start more (Ctrl-C). */
+export function stopAll() {
+  stopped = true;
+  for (const child of running) child.kill('SIGKILL');
+}
 
 /**
  * Runs a command once: wall time from spawn to the close of its streams, bytes on stdout, and
@@ -23,6 +30,7 @@ export const running = new Set();
  */
 export function runOnce(command, keepOutput = false) {
   return new Promise((resolve, reject) => {
+    if (stopped) return reject(new Error('interrupted'));
     const [program, ...args] = command.argv;
     const started = performance.now();
     const child = spawn(program, args, { env: command.env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,6 +13,12 @@ const keyServerKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).private
 
 let server;
 
+/** To the parent, unless it has gone away meanwhile (then there is nobody to serve). */
+function tell(message) {
+  if (process.connected) process.send(message, (error) => error && void stop());
+  else void stop();
+}
+
 async function stop() {
   await server?.close();
   process.exit(0);
@@ -29,10 +35,8 @@ process.once('message', async ({ seed, options }) => {
       keyServerKey,
       seed: syntheticSeed(seed),
     });
-    process.send?.({ info: server.info, seedMs: performance.now() - started });
+    tell({ info: server.info, seedMs: performance.now() - started });
   } catch (error) {
-    process.send?.({
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
+    tell({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }
 });

@@ -4,8 +4,9 @@ import { fork } from 'node:child_process';
 const START_TIMEOUT_MS = 180_000;
 
 /**
- * Starts the mock in a child process with a synthetic seed (see seed.js). Resolves with its
- * connection details (MockInfo), how long building the state took, and `stop()`.
+ * Starts the mock in a child process with a synthetic seed (see seed.js). Returns `stop()` at once
+ * (so an interrupted start can be cleaned up too) and `ready`, which resolves with the mock's
+ * connection details (MockInfo) and how long building its state took.
  */
 export function startMock(seed = [], options = {}) {
   const child = fork(new URL('./mock-child.js', import.meta.url), [], {
@@ -17,9 +18,9 @@ export function startMock(seed = [], options = {}) {
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       child.once('exit', () => resolve());
-      child.kill('SIGTERM');
+      child.kill('SIGKILL');
     });
-  return new Promise((resolve, reject) => {
+  const ready = new Promise((resolve, reject) => {
     const fail = (error) => {
       clearTimeout(timer);
       void stop().then(() => reject(error));
@@ -33,8 +34,9 @@ export function startMock(seed = [], options = {}) {
       clearTimeout(timer);
       child.removeAllListeners('exit');
       if (message.error) return fail(new Error(`the mock failed to start: ${message.error}`));
-      resolve({ info: message.info, seedMs: message.seedMs, stop });
+      resolve({ info: message.info, seedMs: message.seedMs });
     });
     child.send({ seed, options });
   });
+  return { stop, ready };
 }
