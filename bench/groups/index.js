@@ -1,3 +1,4 @@
+import apply from './apply.js';
 import { markingsGet, markingsList } from './markings.js';
 import startup from './startup.js';
 
@@ -5,4 +6,4 @@ import startup from './startup.js';
  * Every benchmark group, in the order `npm run bench` runs them. To add one, write a module like
  * startup.js (name, title, runs, warmups, setup(harness) → { benchmarks, notes }) and list it here.
  */
-export const groups = [startup, markingsList, markingsGet];
+export const groups = [startup, markingsList, markingsGet, apply];
