@@ -46,12 +46,19 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
  * reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143 for
  * SIGTERM).
  */
+const SIGNAL_ECHO_MS = 250;
+
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const interrupts: InterruptPolicy = { graceful: false };
   let count = 0;
+  let firstAt = 0;
   const stop = (exitCode: number) => {
+    // The configuration store's file writer (when-exit, under conf) re-raises a signal it sees,
+    // once and at once: that echo is not the user's second Ctrl-C.
+    if (count > 0 && performance.now() - firstAt < SIGNAL_ECHO_MS) return;
     count++;
+    if (count === 1) firstAt = performance.now();
     if (!interrupts.graceful || count > 1) process.exit(exitCode);
     controller.abort();
   };
