@@ -11,22 +11,10 @@ import type { ProfileRow } from '../profiles/operations.js';
 import type { PersistorSpec, Profile } from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from './causes.js';
 import { parseServerPublicKey } from './crypto.js';
+import { deviceKeySource } from './device-keys.js';
 import type { EnrollmentEndpoints } from './inputs.js';
-import {
-  buildRegistration,
-  type DeviceKeyPair,
-  generateDeviceKeyPair,
-  recoverKeys,
-} from './protocol.js';
+import { buildRegistration, type DeviceKeyPair, recoverKeys } from './protocol.js';
 import type { TokenSource } from './token-sources.js';
-
-/**
- * Where device key pairs come from. Tests swap in a pre-generated pair, since every RSA-3072
- * generation takes seconds; there is deliberately no flag for it.
- */
-export const deviceKeySource: { generate: () => Promise<DeviceKeyPair> } = {
-  generate: generateDeviceKeyPair,
-};
 
 /** `GET {enrollment_url}/keyspace/{ks}/pubkey`: Base64 DER text, CR/LF stripped by the parser. */
 export async function fetchServerPublicKey(

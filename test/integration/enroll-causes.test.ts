@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { causeByCode, ENROLLMENT_CAUSES } from '../../src/enroll/causes.js';
-import { deviceKeySource } from '../../src/enroll/enroll.js';
+import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { cliFor, conversationIdOf } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';

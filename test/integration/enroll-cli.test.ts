@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { TokenPair } from '../../src/api/wire.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
-import { deviceKeySource } from '../../src/enroll/enroll.js';
+import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
 import type { OutboxMessage } from '../../src/mock/enroll-state.js';
 import type { IOStreams } from '../../src/output/io.js';

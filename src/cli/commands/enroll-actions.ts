@@ -4,7 +4,6 @@ import { readSecretFile, resolveContext } from '../../config/settings.js';
 import type { ContextConfig } from '../../config/store.js';
 import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
 import {
-  deviceKeySource,
   type EnrollmentRun,
   enrollAndStore,
   prepareRun,
@@ -12,6 +11,7 @@ import {
 } from '../../enroll/enroll.js';
 import { EnrollmentEndpoints, endpointSettings } from '../../enroll/inputs.js';
 import { assertKeyspace } from '../../enroll/keyspace.js';
+import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import {
   listedTokens,
   mockTokens,
@@ -26,15 +26,17 @@ import type { ProfileRow } from '../../profiles/operations.js';
 import type { CommandContext } from '../context.js';
 import { persistorFlags, resolvePersistor, secret } from '../persistor-options.js';
 import { VERSION } from '../version.js';
-import type { EnrollOptions } from './enroll.js';
+import { type EnrollOptions, isBulk } from './enroll.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
 
-export async function enroll(ctx: CommandContext, o: EnrollOptions): Promise<void> {
-  const bulk = o.count !== undefined || o.tokensFile !== undefined;
-  // The RSA-3072 key takes seconds: start it first, so everything below happens meanwhile.
-  const firstKeys = bulk ? undefined : deviceKeySource.generate();
-  firstKeys?.catch(() => undefined);
+/** `deviceKeys`: the key pair of a single enrollment, already being generated. */
+export async function enroll(
+  ctx: CommandContext,
+  o: EnrollOptions,
+  deviceKeys?: Promise<DeviceKeyPair>,
+): Promise<void> {
+  const bulk = isBulk(o);
   checkCombinations(o, bulk);
 
   const { context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
@@ -55,7 +57,7 @@ export async function enroll(ctx: CommandContext, o: EnrollOptions): Promise<voi
       signal: ctx.signal,
     };
     if (bulk) await enrollMany(ctx, o, run);
-    else await enrollOne(ctx, o, run, firstKeys!);
+    else await enrollOne(ctx, o, run, deviceKeys);
   } finally {
     await Promise.all([http.close(), registerHttp.close()]);
   }
@@ -196,7 +198,7 @@ async function enrollOne(
   ctx: CommandContext,
   o: EnrollOptions,
   run: EnrollmentRun,
-  keys: ReturnType<typeof deviceKeySource.generate>,
+  keys: Promise<DeviceKeyPair> | undefined,
 ): Promise<void> {
   let stored: StoredDevice;
   try {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { CommandContext } from '../context.js';
 import { positiveWholeNumber } from '../options.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-options.js';
@@ -85,5 +86,19 @@ Examples:
 
 Bulk exit code: 0 when every device enrolled, else the most common exit code of the failures.`,
   );
-  return enroll.action(async (options: EnrollOptions) => (await actions()).enroll(ctx, options));
+  return enroll.action(async (options: EnrollOptions) => {
+    // The RSA-3072 key pair takes seconds: start it before loading the rest, which then
+    // happens meanwhile, as do the lookups, the sign-in and the key server key.
+    let deviceKeys: Promise<DeviceKeyPair> | undefined;
+    if (!isBulk(options)) {
+      deviceKeys = (await import('../../enroll/device-keys.js')).deviceKeySource.generate();
+      deviceKeys.catch(() => undefined);
+    }
+    return (await actions()).enroll(ctx, options, deviceKeys);
+  });
+}
+
+/** --count or --tokens-file: test devices in bulk. */
+export function isBulk(o: EnrollOptions): boolean {
+  return o.count !== undefined || o.tokensFile !== undefined;
 }
