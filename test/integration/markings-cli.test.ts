@@ -352,7 +352,7 @@ describe('markings update', () => {
   it.each([
     [[], /nothing to change/],
     [['--set-values', 'a', '--add-value', 'b'], /cannot be combined/],
-    [['--file', 'x.yaml'], /markings apply/],
+    [['--file', 'x.yaml'], /x\.yaml: no such file or directory/],
   ])('%j is a usage error (exit 2) and sends nothing', async (flags, message) => {
     const result = await ksctl(['markings', 'update', 'classification', ...flags]);
     expect(result.code).toBe(2);
