@@ -1,4 +1,5 @@
 import apply from './apply.js';
+import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import { markingsGet, markingsList } from './markings.js';
 import startup from './startup.js';
 
@@ -6,4 +7,12 @@ import startup from './startup.js';
  * Every benchmark group, in the order `npm run bench` runs them. To add one, write a module like
  * startup.js (name, title, runs, warmups, setup(harness) → { benchmarks, notes }) and list it here.
  */
-export const groups = [startup, markingsList, markingsGet, apply];
+export const groups = [
+  startup,
+  markingsList,
+  markingsGet,
+  apply,
+  enrollOne,
+  enrollBulk,
+  enrollRegister,
+];
