@@ -181,6 +181,16 @@ describe('markings apply', () => {
     expect(misuse.stderr).toContain('--exit-code goes with --dry-run');
   });
 
+  it('draws a progress bar on a terminal only, and clears it before the summary', async () => {
+    const onTerminal = await cli(['markings', 'apply', '-f', EXAMPLE], { tty: true });
+    expect(onTerminal.stderr).toMatch(
+      /^\r\x1b\[2KApplying 5 changes \[█{30}\] 5\/5\r\x1b\[2KApplied: 5 created/,
+    );
+    await mock.reset();
+    const piped = await cli(['markings', 'apply', '-f', EXAMPLE]);
+    expect(piped.stderr).toBe('Applied: 5 created, 0 updated, 0 deleted.\n');
+  });
+
   it('-o json: stdout holds only the run report', async () => {
     const result = await cli(['markings', 'apply', '-f', EXAMPLE, '-o', 'json']);
     expect(result.code).toBe(0);
