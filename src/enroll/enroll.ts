@@ -155,7 +155,8 @@ export async function enrollAndStore(
     serverPublicKey,
     deviceKeys: keys,
     name,
-    signal: run.signal,
+    // Not aborted by Ctrl-C: once the package is sent the pair is spent, so the answer is
+    // awaited and the profile stored; only what comes before stops.
   });
   const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
   return { row, conversationId: enrolled.conversationId };

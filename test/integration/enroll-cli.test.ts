@@ -282,7 +282,12 @@ function tokenlessEnv(): Record<string, string | undefined> {
   return { KSCTL_STOKEN: undefined, KSCTL_UIDAUTH: undefined };
 }
 
-async function runWith(argv: string[], env: Record<string, string>, prompter: Prompter) {
+async function runWith(
+  argv: string[],
+  env: Record<string, string>,
+  prompter: Prompter,
+  signal?: AbortSignal,
+) {
   const out = new PassThrough();
   const err = new PassThrough();
   const chunks: Buffer[] = [];
@@ -300,7 +305,7 @@ async function runWith(argv: string[], env: Record<string, string>, prompter: Pr
     color: false,
     columns: 100,
   };
-  const code = await run(argv, { io, env, prompter });
+  const code = await run(argv, { io, env, prompter, signal });
   return { code, stderr: Buffer.concat(chunks).toString('utf8') };
 }
 
@@ -509,6 +514,32 @@ describe('test devices in bulk', () => {
     expect(result.code).toBe(4);
     const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
     expect(set.profiles).toHaveLength(3);
+  });
+});
+
+describe('interrupted', () => {
+  it('Ctrl-C during a bulk run starts no new device, keeps every registered one, and exits 130', async () => {
+    const controller = new AbortController();
+    mock.onRequest = (request) => {
+      if (request.path === '/v2.3/register/ABcd') controller.abort();
+    };
+    const prompter: Prompter = {
+      confirm: async () => false,
+      input: async () => '',
+      secret: async () => '',
+    };
+    const { code, stderr } = await runWith(
+      ['enroll', '--count', '10', '--concurrency', '1', '--mock-user', 'alice'],
+      { ...baseEnv(), ...adminEnv() },
+      prompter,
+      controller.signal,
+    );
+    expect(code).toBe(130);
+    const registered = (await mock.journal()).filter((r) => r.path === '/v2.3/register/ABcd');
+    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    expect(registered.length).toBeLessThan(10);
+    expect(set.profiles).toHaveLength(registered.filter((r) => r.status === 200).length);
+    expect(stderr).toMatch(/^\d devices not started: interrupted$/m);
   });
 });
 

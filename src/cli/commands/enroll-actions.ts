@@ -280,12 +280,16 @@ async function enrollMany(
   );
   if (failed.length > 0) {
     // Failures always show, even with --quiet: they explain the exit code.
-    const lines = [`${plural(failed.length, 'device')} failed:`];
-    for (const f of failed) {
+    const notStarted = failed.filter((f) => f.code === 'E_INTERRUPTED');
+    const failedCount = failed.length - notStarted.length;
+    const lines = failedCount > 0 ? [`${plural(failedCount, 'device')} failed:`] : [];
+    for (const f of failed.filter((x) => x.code !== 'E_INTERRUPTED')) {
       lines.push(
         `  ${f.name}: ${f.message}${f.conversationId ? ` (conversation id ${f.conversationId})` : ''}`,
       );
     }
+    if (notStarted.length > 0)
+      lines.push(`${plural(notStarted.length, 'device')} not started: interrupted`);
     for (const hint of new Set(failed.flatMap((f) => (f.hint ? [f.hint] : [])))) {
       lines.push(`hint: ${hint}`);
     }
