@@ -5,6 +5,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   const { VERSION } = await import('../dist/cli/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
-  const { main } = await import('../dist/cli/main.js');
+  const { main } = await import('../dist/bundle/main.js');
   await main();
 }

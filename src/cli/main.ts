@@ -40,14 +40,14 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   }
 }
 
+const SIGNAL_ECHO_MS = 250;
+
 /**
  * The process entry, and the only place that exits. Ctrl-C (or SIGTERM) aborts the signal of a
  * command that stops gracefully (apply, bulk enroll, mock serve): it finishes what is in flight and
  * reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143 for
  * SIGTERM).
  */
-const SIGNAL_ECHO_MS = 250;
-
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const interrupts: InterruptPolicy = { graceful: false };
@@ -62,6 +62,12 @@ export async function main(): Promise<void> {
     if (!interrupts.graceful || count > 1) process.exit(exitCode);
     controller.abort();
   };
+  // A reader that goes away (`ksctl markings list | head -1`) is not an error of ours.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+    });
+  }
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
   const code = await run(process.argv.slice(2), { signal: controller.signal, interrupts });

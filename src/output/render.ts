@@ -134,15 +134,28 @@ export async function writeJsonArray(
   let count = 0;
   let pending = '';
   for await (const item of items) {
-    pending += `${count === 0 ? '[\n' : ',\n'}  ${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ')}`;
+    // Stringifying a one-item array indents the item one level, as it sits inside the list.
+    pending += `${count === 0 ? '[\n' : ',\n'}${JSON.stringify([item], null, 2).slice(2, -2)}`;
     count++;
     if (pending.length > 1 << 16) {
-      io.stdout.write(pending);
+      await write(io.stdout, pending);
       pending = '';
     }
   }
-  io.stdout.write(count === 0 ? '[]\n' : `${pending}\n]\n`);
+  await write(io.stdout, count === 0 ? '[]\n' : `${pending}\n]\n`);
   return count;
+}
+
+/** Writes and, when the stream's buffer is full, waits for it to drain (a slow reader on a pipe). */
+function write(stream: Writable, text: string): Promise<void> {
+  if (stream.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done).off('close', done).off('error', done);
+      resolve();
+    };
+    stream.once('drain', done).once('close', done).once('error', done);
+  });
 }
 
 /** "1 value", "3 values". */
