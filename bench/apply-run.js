@@ -11,9 +11,6 @@
  *                                         process per marking)
  */
 import { readFile } from 'node:fs/promises';
-import { ApiClient } from '../dist/api/client.js';
-import { HttpMarkingsApi } from '../dist/api/markings.js';
-import { run } from '../dist/cli/main.js';
 
 const [mode, file] = process.argv.slice(2);
 const baseUrl = process.env.KSCTL_BASE_URL;
@@ -32,9 +29,13 @@ const reset = await fetch(`${new URL(baseUrl).origin}/_mock/reset`, {
 await reset.arrayBuffer();
 if (!reset.ok) throw new Error(`resetting the mock answered ${reset.status}`);
 
+// Each side loads only what it runs: ksctl's bundle as bin/ksctl.js loads it, or the client.
 if (mode === 'ksctl') {
+  const { run } = await import('../dist/bundle/main.js');
   process.exitCode = await run(['markings', 'apply', '-f', file]);
 } else {
+  const { ApiClient } = await import('../dist/api/client.js');
+  const { HttpMarkingsApi } = await import('../dist/api/markings.js');
   const { markings } = JSON.parse(await readFile(file, 'utf8'));
   const client = new ApiClient({ baseUrl, auth: { kind: 'bearer', token } });
   const api = new HttpMarkingsApi(client);
