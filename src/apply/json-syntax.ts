@@ -19,7 +19,7 @@ class JsonScanError extends Error {
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings must not hold raw control characters; this stops at them.
+// JSON strings must not hold raw control characters; this stops at them.
 const STRING_CHAR = /[^"\\\u0000-\u001f]*/y;
 const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
 const WHITE_SPACE = /[ \t\n\r]*/y;

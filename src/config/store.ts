@@ -1,4 +1,5 @@
 import { chmod } from 'node:fs/promises';
+import type Conf from 'conf';
 import { dirname } from 'node:path';
 import { NotFoundError, UsageError } from '../errors.js';
 
@@ -52,7 +53,7 @@ export function contextNameProblem(name: string): string | undefined {
     : 'a context name is 1-64 letters, digits, dots, dashes or underscores';
 }
 
-type ConfInstance = import('conf').default<ConfigData>;
+type ConfInstance = Conf<ConfigData>;
 
 /**
  * Contexts, stored with `conf` in a 0600 file (0700 directory). `KSCTL_CONFIG_DIR` moves it.

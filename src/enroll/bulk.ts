@@ -7,8 +7,7 @@ import { InterruptedError, type KsctlError } from '../errors.js';
 import { asKsctlError } from '../output/errors.js';
 
 export type TaskOutcome<T> =
-  | { index: number; ok: true; value: T }
-  | { index: number; ok: false; error: KsctlError };
+  { index: number; ok: true; value: T } | { index: number; ok: false; error: KsctlError };
 
 export async function runPool<T>(
   count: number,

@@ -9,8 +9,7 @@ import { PORTAL_HEADERS } from '../api/wire.js';
 import { ServiceError } from '../errors.js';
 
 export type PortalCredentials =
-  | { kind: 'password'; username: string; password: string }
-  | { kind: 'email'; email: string };
+  { kind: 'password'; username: string; password: string } | { kind: 'email'; email: string };
 
 export interface PortalAnswer {
   /** Absent for an e-mail sign-in. */

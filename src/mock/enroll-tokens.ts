@@ -66,8 +66,7 @@ export type TokenRejectCode =
   | typeof CauseCode.userAttributesMissing;
 
 export type VerifiedTokens =
-  | { ok: true; claims: TokenClaims & { uid: string } }
-  | { ok: false; code: TokenRejectCode };
+  { ok: true; claims: TokenClaims & { uid: string } } | { ok: false; code: TokenRejectCode };
 
 /**
  * Verifies a pair as the mock's enrollment endpoint receives it (after openRegistration split

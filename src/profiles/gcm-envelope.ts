@@ -18,8 +18,7 @@ export function sealGcmEnvelope(key: Buffer, aad: Buffer, plaintext: Buffer): Bu
 }
 
 export type OpenResult =
-  | { ok: true; plaintext: Buffer }
-  | { ok: false; reason: 'too-short' | 'not-authentic' };
+  { ok: true; plaintext: Buffer } | { ok: false; reason: 'too-short' | 'not-authentic' };
 
 /**
  * Opens an envelope. A wrong key, wrong AAD and a damaged file all look the same to GCM

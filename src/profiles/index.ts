@@ -4,11 +4,7 @@ export type { DecodedProfileFile } from './codec.js';
 export { decodeProfileFile, encodeProfileFile } from './codec.js';
 export type { ConvertResult } from './convert.js';
 export { convertProfiles } from './convert.js';
-export {
-  defaultPersistorPath,
-  PERSISTOR_DIR_NAME,
-  PERSISTOR_FILE_NAMES,
-} from './default-paths.js';
+export { defaultPersistorPath, PERSISTOR_DIR_NAME, PERSISTOR_FILE_NAMES } from './default-paths.js';
 export type { DeleteResult, ProfileDetails, ProfileRow } from './operations.js';
 export {
   addProfile,
