@@ -448,13 +448,24 @@ export class MarkingsStore {
     prefix: string,
     problems: ErrorDetailWire[],
   ): void {
+    // Each existing value may be matched once, by id or by name, or two entries would fight over it.
+    const matchedBy = new Map<StoredValue, number>();
     spec.values?.forEach((v, i) => {
+      const path = `${prefix ? `${prefix}.` : ''}detail.values[${i}]`;
       if (v.id !== undefined && !m?.valuesById.has(v.id)) {
+        problems.push({ path: `${path}.id`, message: `no value with id ${v.id} in this marking` });
+        return;
+      }
+      const existing = v.id !== undefined ? m?.valuesById.get(v.id) : m?.valuesByName.get(v.name);
+      if (existing === undefined) return;
+      const other = matchedBy.get(existing);
+      if (other !== undefined) {
         problems.push({
-          path: `${prefix ? `${prefix}.` : ''}detail.values[${i}].id`,
-          message: `no value with id ${v.id} in this marking`,
+          path,
+          message: `matches the same existing value ("${existing.name}") as detail.values[${other}]`,
         });
       }
+      matchedBy.set(existing, i);
     });
   }
 

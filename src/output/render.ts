@@ -28,8 +28,8 @@ function cellText(value: Cell): string {
   return String(value);
 }
 
-/** Tabs and newlines inside a cell would break tab-separated output for scripts. */
-function tsvCell(value: Cell): string {
+/** Tabs and newlines inside a cell would break tab-separated output and table columns. */
+function flatCell(value: Cell): string {
   return cellText(value).replace(/[\t\r\n]+/g, ' ');
 }
 
@@ -55,9 +55,9 @@ export async function renderView<T>(
       const { list } = view;
       if (!io.stdoutIsTTY) {
         // Piped: one `label<TAB>value` line per field, then one `title<TAB>cells…` line per item.
-        const lines = view.fields.map(([k, v]) => `${k}\t${tsvCell(v)}\n`);
+        const lines = view.fields.map(([k, v]) => `${k}\t${flatCell(v)}\n`);
         for (const row of list?.rows ?? [])
-          lines.push(`${list!.title}\t${row.map(tsvCell).join('\t')}\n`);
+          lines.push(`${list!.title}\t${row.map(flatCell).join('\t')}\n`);
         writeOut(io.stdout, lines.join(''));
         return;
       }
@@ -83,7 +83,7 @@ export async function renderView<T>(
 async function renderTable<T>(io: IOStreams, rows: T[], columns: Column<T>[]): Promise<void> {
   // Piped: tab-separated, no header, so `cut` and `awk` work (as gh does).
   if (!io.stdoutIsTTY) {
-    const out = rows.map((row) => columns.map((c) => tsvCell(c.value(row))).join('\t'));
+    const out = rows.map((row) => columns.map((c) => flatCell(c.value(row))).join('\t'));
     writeOut(io.stdout, out.length > 0 ? `${out.join('\n')}\n` : '');
     return;
   }
@@ -110,7 +110,7 @@ async function renderTable<T>(io: IOStreams, rows: T[], columns: Column<T>[]): P
       middle: '',
     },
   });
-  for (const row of rows) table.push(columns.map((c) => cellText(c.value(row))));
+  for (const row of rows) table.push(columns.map((c) => flatCell(c.value(row))));
   writeOut(io.stdout, `${table.toString()}\n`);
 }
 

@@ -131,3 +131,37 @@ describe('api: a marking or value not found by name printed no conversation id',
     expect(conversationIdOf(result.stderr)).toBe(journal.at(-1)!.cid);
   });
 });
+
+describe('cli: values add stopped at a failing value without saying which values went in', () => {
+  const dirs = tempDirs();
+  it('names the values added before the failure and exits with the failure', async () => {
+    await api.createMarking({ name: 'region', detail: { values: [{ name: 'us' }] } });
+    const result = await runCli(['markings', 'values', 'add', 'region', 'eu', 'us', 'apac'], {
+      env: mockEnv(mock, await dirs.make()),
+    });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('Added eu to marking region before the failure');
+    const values = [];
+    for await (const v of api.listValues((await api.resolveMarking('region')).id)) {
+      values.push(v.name);
+    }
+    expect(values).toEqual(['eu', 'us']);
+  });
+});
+
+describe('mock: two value entries matching one existing value (by name and by id) were both applied to it', () => {
+  it('answers 400 naming both entries and changes nothing', async () => {
+    const m = await api.createMarking({ name: 'tier', detail: { values: [{ name: 'gold' }] } });
+    const gold = m.detail.values![0]!;
+    const error = await api
+      .updateMarking(m.id, {
+        detail: { values: [{ name: 'gold' }, { id: gold.id, name: 'platinum' }] },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400 });
+    expect((error as { details: { path: string }[] }).details[0]!.path).toBe('detail.values[1]');
+    const after = await api.getMarking(m.id);
+    expect(after.detail.values!.map((v) => v.name)).toEqual(['gold']);
+    expect(after._version).toBe(m._version);
+  });
+});

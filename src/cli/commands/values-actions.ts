@@ -52,7 +52,17 @@ export async function add(
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const created: MarkingValue[] = [];
-  for (const v of values) created.push(await api.createValue(marking.id, v));
+  try {
+    for (const v of values) created.push(await api.createValue(marking.id, v));
+  } catch (error) {
+    // Each value is its own request: say which ones went in before the failure.
+    if (created.length > 0) {
+      ctx.say(
+        `Added ${created.map((v) => v.name).join(', ')} to marking ${marking.name} before the failure; the rest were not sent.`,
+      );
+    }
+    throw error;
+  }
   ctx.say(
     `Added ${created.length} value${created.length === 1 ? '' : 's'} to marking ${marking.name}.`,
   );
