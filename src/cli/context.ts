@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { canPrompt, type IOStreams } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
 import type { Prompter } from './prompter.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../package-root.js';
 
 /** Shared with the process entry: whether the running command handles Ctrl-C itself. */
 export interface InterruptPolicy {

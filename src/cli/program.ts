@@ -10,7 +10,7 @@ import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
 import type { CommandContext } from './context.js';
 import { positiveSeconds } from './options.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../package-root.js';
 
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
 function configureTree(cmd: Command, ctx: CommandContext): void {

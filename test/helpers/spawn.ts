@@ -51,10 +51,11 @@ function exited(child: ChildProcess, output: () => { stdout: string; stderr: str
 /** Runs `ksctl ARGS` to completion (killed after `timeoutMs`). */
 export async function ksctl(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+  options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string },
 ): Promise<Exit> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: options.env,
+    cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
     timeout: options.timeoutMs ?? 20_000,
   });

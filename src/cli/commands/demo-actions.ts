@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../../errors.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CommandContext } from '../context.js';
 import { run } from '../main.js';
 
@@ -90,7 +90,7 @@ export function markingsTour(): TourStep[] {
  * the user would type it from a checkout), then preview an edited copy written into `dir`.
  */
 export function applyTour(dir: string): TourStep[] {
-  const example = fileURLToPath(new URL('../../../examples/markings.yaml', import.meta.url));
+  const example = join(PACKAGE_ROOT, 'examples', 'markings.yaml');
   const edited = join(dir, 'markings.yaml');
   return [
     {
@@ -197,7 +197,8 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       out(chalk ? chalk.cyan(`$ ${shown}`) : `$ ${shown}`);
       await step.before?.();
       const code = await run(step.argv, {
-        io: ctx.io,
+        // The steps' messages go to stdout too, so they read in order with their output.
+        io: { ...ctx.io, stderr: ctx.io.stdout, stderrIsTTY: ctx.io.stdoutIsTTY },
         env,
         prompter: ctx.prompter,
         signal: ctx.signal,

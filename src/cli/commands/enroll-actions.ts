@@ -25,7 +25,7 @@ import { plural } from '../../output/render.js';
 import type { ProfileRow } from '../../profiles/operations.js';
 import type { CommandContext } from '../context.js';
 import { persistorFlags, resolvePersistor, secret } from '../persistor-options.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../../package-root.js';
 import { type EnrollOptions, isBulk } from './enroll.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
@@ -246,6 +246,8 @@ async function enrollMany(
   // A wrong profile password or an unreachable key server fails once, not once per device.
   await Promise.all([shared.ready, shared.serverPublicKey]);
 
+  // Ctrl-C: no new device starts, those registering finish and are saved, then the summary.
+  ctx.stopsGracefully();
   const started = performance.now();
   const progress = progressBar(ctx.io, count, `Enrolling ${plural(count, 'device')}`, {
     quiet: ctx.quiet,
