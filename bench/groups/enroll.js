@@ -94,7 +94,7 @@ function enrolled(count) {
 export const enrollOne = {
   name: 'enroll-one',
   title: 'one enrollment against a bare RSA-3072 key generation',
-  runs: 15,
+  runs: 30,
   warmups: 1,
   async setup(h) {
     const mock = await serveMock(h);
