@@ -20,6 +20,7 @@ import {
   type TokenSource,
 } from '../../enroll/token-sources.js';
 import { InterruptedError, UsageError } from '../../errors.js';
+import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
 import type { ProfileRow } from '../../profiles/operations.js';
@@ -214,15 +215,7 @@ async function enrollOne(
   await ctx.render({
     kind: 'record',
     data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
-    fields: [
-      ['Name', row.name],
-      ['Device ID', row.deviceId],
-      ['Keyspace', row.keyspace],
-      ['Server', row.server],
-      ['Created', row.created],
-      ['Active', row.active ? 'yes' : 'no'],
-      ['Profile file', run.persistor.path],
-    ],
+    fields: [...profileFields(row), ['Profile file', run.persistor.path]],
   });
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { UsageError } from '../../errors.js';
+import { profileFields } from '../../output/profiles.js';
 import { plural } from '../../output/render.js';
 import {
   convertProfiles,
@@ -43,12 +44,7 @@ export async function show(ctx: CommandContext, ref: string, o: ShowOptions): Pr
     kind: 'record',
     data: details,
     fields: [
-      ['Name', details.name],
-      ['Device ID', details.deviceId],
-      ['Keyspace', details.keyspace],
-      ['Server', details.server],
-      ['Created', details.created],
-      ['Active', details.active ? 'yes' : 'no'],
+      ...profileFields(details),
       ['SEP.CD:IDC key (aesCdIdcKey)', details.aesCdIdcKey],
       ['SEP.CD:KS key (aesCdEiKey)', details.aesCdEiKey],
     ],

@@ -1,0 +1,13 @@
+import type { ProfileRow } from '../profiles/operations.js';
+
+/** The fields of one profile as `enroll` and `profiles show` print them. */
+export function profileFields(row: ProfileRow): [string, string][] {
+  return [
+    ['Name', row.name],
+    ['Device ID', row.deviceId],
+    ['Keyspace', row.keyspace],
+    ['Server', row.server],
+    ['Created', row.created],
+    ['Active', row.active ? 'yes' : 'no'],
+  ];
+}
