@@ -113,7 +113,7 @@ export class CommandContext {
     if (yes) return;
     if (!this.canPrompt()) {
       throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
-        hint: 'pass --yes to confirm when not on a terminal',
+        hint: 'pass --yes to confirm (no questions are asked off a terminal, with --no-input or in CI)',
       });
     }
     if (!(await this.prompter.confirm(question, false))) {

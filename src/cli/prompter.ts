@@ -1,3 +1,4 @@
+import { InterruptedError } from '../errors.js';
 import type { IOStreams } from '../output/io.js';
 
 /** Questions to a person on a terminal. Tests swap it for a scripted one. */
@@ -8,21 +9,31 @@ export interface Prompter {
   secret(message: string): Promise<string>;
 }
 
+/**
+ * A prompt holds the terminal in raw mode, so Ctrl-C reaches it as a key, not as SIGINT: inquirer
+ * then rejects with ExitPromptError, which is the user stopping, not a bug.
+ */
+async function ask<T>(question: () => Promise<T>): Promise<T> {
+  try {
+    return await question();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExitPromptError') {
+      throw new InterruptedError('interrupted; nothing was changed');
+    }
+    throw error;
+  }
+}
+
 /** @inquirer/prompts on the real terminal, writing to stderr so stdout stays data only. */
 export function terminalPrompter(io: IOStreams): Prompter {
   const context = { input: io.stdin, output: io.stderr };
+  const prompts = () => import('@inquirer/prompts');
   return {
-    async confirm(message, defaultAnswer = false) {
-      const { confirm } = await import('@inquirer/prompts');
-      return confirm({ message, default: defaultAnswer }, context);
-    },
-    async input(message) {
-      const { input } = await import('@inquirer/prompts');
-      return input({ message, required: true }, context);
-    },
-    async secret(message) {
-      const { password } = await import('@inquirer/prompts');
-      return password({ message, mask: false }, context);
-    },
+    confirm: (message, defaultAnswer = false) =>
+      ask(async () => (await prompts()).confirm({ message, default: defaultAnswer }, context)),
+    input: (message) =>
+      ask(async () => (await prompts()).input({ message, required: true }, context)),
+    secret: (message) =>
+      ask(async () => (await prompts()).password({ message, mask: false }, context)),
   };
 }

@@ -276,7 +276,7 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
   const api = await ctx.markings();
   const targets: Marking[] = [];
   for (const ref of refs) targets.push(await api.resolveMarking(ref, 0));
-  const describe = (m: Marking) => `"${m.name}" (${m.detail.valueCount} values)`;
+  const describe = (m: Marking) => `"${m.name}" (${plural(m.detail.valueCount, 'value')})`;
   await ctx.confirm(
     targets.length === 1
       ? `Delete marking ${describe(targets[0]!)}?`
