@@ -518,6 +518,8 @@ export class MarkingsStore {
       if (other === undefined) owner.set(spec.name, `#${i}`);
       else if (other.startsWith('#'))
         conflict(i, `"${spec.name}" is also used by item ${other.slice(1)}`);
+      else if (indexById.has(other))
+        conflict(i, `"${spec.name}" is also the new name of item ${indexById.get(other)}`);
       else conflict(i, `a marking named "${spec.name}" already exists`);
     });
     if (conflicts.length > 0) {

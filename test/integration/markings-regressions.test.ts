@@ -165,3 +165,17 @@ describe('mock: two value entries matching one existing value (by name and by id
     expect(after._version).toBe(m._version);
   });
 });
+
+describe('mock: a new item clashing with a rename in the same request was said to exist already', () => {
+  it('names the item whose new name it clashes with', async () => {
+    const old = await api.createMarking({ name: 'old' });
+    const error = await api
+      .createOrUpdateMarkings([{ id: old.id, name: 'taken' }, { name: 'taken' }])
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 409 });
+    expect((error as { details: { message: string }[] }).details[0]!.message).toBe(
+      '"taken" is also the new name of item 0',
+    );
+    expect(await names()).toEqual(['old']);
+  });
+});
