@@ -13,6 +13,7 @@ import { defaultPersistorPath } from '../../src/profiles/default-paths.js';
 import { decodePasswordFile, encodePasswordFile } from '../../src/profiles/password-format.js';
 import { decodePlaintextFile, encodePlaintextFile } from '../../src/profiles/plaintext-format.js';
 import type { Profile, ProfileSet } from '../../src/profiles/types.js';
+import { testProfile } from '../helpers/profiles.js';
 
 // The shared folder sits beside the checkout: <root>/../shared.
 const fixtures = new URL('../../../shared/fixtures/ionic-persistors/', import.meta.url);
@@ -20,16 +21,7 @@ const PT_FIXTURE = fileURLToPath(new URL('sample-persistor.pt', fixtures));
 const PW_FIXTURE = fileURLToPath(new URL('sample-persistor.pw', fixtures));
 const FIXTURE_ACTIVE = 'ABcd.4.9f521b6f-ac9e-48bc-a54a-2f1730288bf';
 
-function profile(index: number): Profile {
-  return {
-    name: `profile-${index}`,
-    deviceId: `ABcd.1.00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    server: 'https://api.example.test',
-    aesCdIdcKey: randomBytes(32),
-    aesCdEiKey: randomBytes(32),
-    creationTimestamp: 1_763_780_000 + index,
-  };
-}
+const profile = (index: number): Profile => testProfile(index);
 
 const SET: ProfileSet = { activeDeviceId: profile(1).deviceId, profiles: [profile(0), profile(1)] };
 const AES_KEY = randomBytes(32);

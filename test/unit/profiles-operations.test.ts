@@ -16,6 +16,7 @@ import {
   showProfile,
   useProfile,
 } from '../../src/profiles/index.js';
+import { testProfile } from '../helpers/profiles.js';
 
 const fixtures = new URL('../../../shared/fixtures/ionic-persistors/', import.meta.url);
 const PT_FIXTURE = fileURLToPath(new URL('sample-persistor.pt', fixtures));
@@ -25,14 +26,7 @@ const EFGH = 'EfGh.1.54sdf8-sdfj-5802-sd80-248vwqucv9s73';
 const ABCD_EI_KEY = '51b967286b50565894714770b09698b841927b93449998924823bb7615a969a5';
 
 function profile(index: number, name = `profile-${index}`): Profile {
-  return {
-    name,
-    deviceId: `WXyz.1.00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    server: 'https://api.example.test',
-    aesCdIdcKey: randomBytes(32),
-    aesCdEiKey: randomBytes(32),
-    creationTimestamp: 1_763_780_000,
-  };
+  return { ...testProfile(index, 'WXyz'), name, creationTimestamp: 1_763_780_000 };
 }
 
 let dir: string;

@@ -21,21 +21,13 @@ import {
   withProfileFileLock,
 } from '../../src/profiles/store.js';
 import type { PersistorSpec, Profile, ProfileSet } from '../../src/profiles/types.js';
+import { testProfile } from '../helpers/profiles.js';
 
 const PW_FIXTURE = fileURLToPath(
   new URL('../../../shared/fixtures/ionic-persistors/sample-persistor.pw', import.meta.url),
 );
 
-function profile(index: number): Profile {
-  return {
-    name: `profile-${index}`,
-    deviceId: `ABcd.1.00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    server: 'https://api.example.test',
-    aesCdIdcKey: randomBytes(32),
-    aesCdEiKey: randomBytes(32),
-    creationTimestamp: 1_763_780_000 + index,
-  };
-}
+const profile = (index: number): Profile => testProfile(index);
 
 const SET: ProfileSet = { activeDeviceId: profile(0).deviceId, profiles: [profile(0), profile(1)] };
 const AES_KEY = randomBytes(32);
