@@ -5,79 +5,12 @@
  * so tests and the demo never touch the real one.
  */
 import { homedir } from 'node:os';
-import { type Command, Option } from 'commander';
 import { readSecretFile, resolveContext } from '../config/settings.js';
 import type { ContextConfig } from '../config/store.js';
 import { UsageError } from '../errors.js';
-import type { PasswordFormatVersion, PersistorKind, PersistorSpec } from '../profiles/types.js';
+import type { PersistorKind, PersistorSpec } from '../profiles/types.js';
 import type { CommandContext } from './context.js';
-
-const KINDS = ['plaintext', 'password', 'aesgcm'] as const;
-const VERSIONS = ['1.0', '1.1'] as const;
-
-/** What the persistor flags give, under either prefix (`--persistor-*` or `--to-*`). */
-export interface PersistorFlags {
-  persistor?: PersistorKind;
-  path?: string;
-  passwordFile?: string;
-  version?: PasswordFormatVersion;
-  aesgcmKeyFile?: string;
-  aesgcmAdata?: string;
-}
-
-/** `--persistor`, `--persistor-path`, … on a command. */
-export function addPersistorOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        '--persistor <kind>',
-        'profile file format (env KSCTL_PERSISTOR; default plaintext)',
-      ).choices(KINDS),
-    )
-    .option(
-      '--persistor-path <path>',
-      'profile file (env KSCTL_PERSISTOR_PATH; default ~/.ionicsecurity/profiles.pt|pw|aesgcm)',
-    )
-    .option(
-      '--persistor-password-file <path>',
-      'password of a password persistor, or - for stdin (env KSCTL_PERSISTOR_PASSWORD)',
-    )
-    .addOption(
-      new Option(
-        '--persistor-version <version>',
-        'password file format to write (1.1 for new files unless 1.0)',
-      ).choices(VERSIONS),
-    )
-    .option(
-      '--persistor-aesgcm-key-file <path>',
-      'aesgcm persistor key, 64 hex characters, or - for stdin (env KSCTL_PERSISTOR_AESGCM_KEY)',
-    )
-    .option(
-      '--persistor-aesgcm-adata <text>',
-      'aesgcm additional authenticated data (env KSCTL_PERSISTOR_AESGCM_ADATA)',
-    );
-}
-
-/** The source persistor flags as commander names them. */
-export interface PersistorOptionValues {
-  persistor?: PersistorKind;
-  persistorPath?: string;
-  persistorPasswordFile?: string;
-  persistorVersion?: PasswordFormatVersion;
-  persistorAesgcmKeyFile?: string;
-  persistorAesgcmAdata?: string;
-}
-
-export function persistorFlags(o: PersistorOptionValues): PersistorFlags {
-  return {
-    persistor: o.persistor,
-    path: o.persistorPath,
-    passwordFile: o.persistorPasswordFile,
-    version: o.persistorVersion,
-    aesgcmKeyFile: o.persistorAesgcmKeyFile,
-    aesgcmAdata: o.persistorAesgcmAdata,
-  };
-}
+import { KINDS, type PersistorFlags } from './persistor-flags.js';
 
 /** The directory the default profile directory lives in: KSCTL_HOME, else the home directory. */
 export function profilesHome(env: NodeJS.ProcessEnv): string {

@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import type { Readable, Writable } from 'node:stream';
 
 /**
@@ -20,10 +21,13 @@ export interface IOStreams {
 export function systemIO(env: NodeJS.ProcessEnv): IOStreams {
   const stdoutIsTTY = process.stdout.isTTY === true;
   return {
-    stdin: process.stdin,
+    // Touching process.stdin creates its stream (a few milliseconds): only commands that read do.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: process.stdin.isTTY === true,
+    stdinIsTTY: isatty(0),
     stdoutIsTTY,
     stderrIsTTY: process.stderr.isTTY === true,
     color: stdoutIsTTY && colorAllowed(env),

@@ -25,7 +25,8 @@ import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
 import type { ProfileRow } from '../../profiles/operations.js';
 import type { CommandContext } from '../context.js';
-import { persistorFlags, resolvePersistor, secret } from '../persistor-options.js';
+import { persistorFlags } from '../persistor-flags.js';
+import { resolvePersistor, secret } from '../persistor-options.js';
 import { VERSION } from '../../package-root.js';
 import { type EnrollOptions, isBulk } from './enroll.js';
 

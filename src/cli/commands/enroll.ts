@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { CommandContext } from '../context.js';
 import { positiveWholeNumber } from '../options.js';
-import { addPersistorOptions, type PersistorOptionValues } from '../persistor-options.js';
+import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
 
 const actions = () => import('./enroll-actions.js');
 

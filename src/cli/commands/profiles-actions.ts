@@ -11,11 +11,8 @@ import {
   useProfile,
 } from '../../profiles/index.js';
 import type { CommandContext } from '../context.js';
-import {
-  type PersistorOptionValues,
-  persistorFlags,
-  resolvePersistor,
-} from '../persistor-options.js';
+import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
+import { resolvePersistor } from '../persistor-options.js';
 import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
 
 export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {

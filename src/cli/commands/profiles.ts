@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
-import { addPersistorOptions, type PersistorOptionValues } from '../persistor-options.js';
+import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
 
 const actions = () => import('./profiles-actions.js');
 
