@@ -3,9 +3,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
 import { checkPersistorSecrets, encodeProfileFile } from './codec.js';
-import { errnoCode, fileError } from './fs-errors.js';
+import { errnoCode, fileError } from '../files/fs-errors.js';
 import { loadProfiles, withProfileFileLock } from './store.js';
 import type { PersistorSpec } from './types.js';
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
-import { errnoCode, fileError } from './fs-errors.js';
+import { errnoCode, fileError } from '../files/fs-errors.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 20 s). */

@@ -4,12 +4,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDirectory, writeFileAtomic } from './atomic-write.js';
+import { ensurePrivateDirectory, writeFileAtomic } from '../files/atomic-write.js';
 import type { DecodedProfileFile } from './codec.js';
 import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
 import type { FileLockOptions } from './file-lock.js';
 import { withFileLock } from './file-lock.js';
-import { errnoCode, fileError } from './fs-errors.js';
+import { errnoCode, fileError } from '../files/fs-errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
 import { problemsError, profileProblems } from './profile-json.js';
 import type { PersistorSpec, ProfileSet } from './types.js';

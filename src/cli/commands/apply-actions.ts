@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { readMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportMarkings, toJson, toYaml } from '../../apply/export.js';
@@ -14,10 +13,11 @@ import {
 } from '../../apply/render.js';
 import { runExitCode } from '../../apply/report.js';
 import { planSteps } from '../../apply/strategy.js';
-import { EXIT_PLAN_HAS_CHANGES, InputError, UsageError } from '../../errors.js';
+import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, writeOut } from '../../output/render.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import type { CommandContext } from '../context.js';
 import type { ApplyOptions, ExportOptions } from './apply.js';
 
@@ -120,12 +120,8 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
     writeOut(ctx.io.stdout, text);
     return;
   }
-  try {
-    await writeFile(o.file, text, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new InputError(`${o.file}: cannot be written (${code})`, { cause: error });
-  }
+  // A failed write leaves the previous export whole; an export is an ordinary file, not a secret.
+  await writeFileAtomic(o.file, text, 0o644);
   const values = markings.reduce((sum, marking) => sum + marking.detail.valueCount, 0);
   ctx.say(
     `Exported ${plural(markings.length, 'marking')} with ${plural(values, 'value')} to ${o.file}.`,

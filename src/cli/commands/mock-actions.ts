@@ -1,8 +1,9 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { FaultRule, MockInfo, TokenPair } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
 import type { CommandContext } from '../context.js';
 import type { ServeOptions, TokensOptions } from './mock.js';
 
@@ -26,13 +27,6 @@ For other shells and tools:
   export KSCTL_BASE_URL='${info.baseUrl}'
   export KSCTL_TOKEN='${info.token}'
 `;
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, text, { mode: 0o600 });
-  await rename(temp, path);
 }
 
 /** Adds or refreshes the `mock` context; makes it current unless another context is. */
@@ -99,7 +93,10 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   }
   const info = server.info;
   const note = o.context ? await refreshContext(ctx, info) : '';
-  if (o.readyFile) await writeAtomically(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  if (o.readyFile) {
+    await mkdir(dirname(o.readyFile), { recursive: true });
+    await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  }
   if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
   else ctx.say(banner(info, note));
 

@@ -1,6 +1,6 @@
 /**
  * Crash-safe file replacement: readers see the old file or the new one, never a mix, and a
- * crash never leaves a half-written profile file behind.
+ * crash never leaves a half-written file behind (profiles, exports, the mock's ready file).
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
@@ -25,17 +25,21 @@ export async function ensurePrivateDirectory(dir: string): Promise<void> {
 }
 
 /** Temp file in the same directory (rename is only atomic within one file system). */
-export async function writeFileAtomic(target: string, data: Buffer): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: Buffer | string,
+  mode = PRIVATE_FILE_MODE,
+): Promise<void> {
   const dir = path.dirname(target);
   const temp = path.join(
     dir,
     `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
   );
   try {
-    const handle = await open(temp, 'wx', PRIVATE_FILE_MODE);
+    const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(data);
-      await handle.chmod(PRIVATE_FILE_MODE);
+      await handle.chmod(mode);
       await handle.sync();
     } finally {
       await handle.close();
