@@ -13,19 +13,7 @@ import { cliFor, conversationIdOf } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 import { testKeys } from './mock-enroll-fixtures.js';
-
-/** DESIGN.md 5, written out independently of the code under test. */
-const EXIT_BY_STATUS: Record<number, number> = {
-  400: 3,
-  401: 4,
-  404: 5,
-  409: 6,
-  417: 7,
-  424: 7,
-  451: 7,
-  500: 7,
-  503: 7,
-};
+import { EXIT_BY_STATUS } from '../helpers/exit-codes.js';
 
 let mock: TestMock;
 const dirs = tempDirs();

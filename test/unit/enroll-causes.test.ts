@@ -13,6 +13,7 @@ import {
   NotFoundError,
   ServiceError,
 } from '../../src/errors.js';
+import { EXIT_BY_STATUS } from '../helpers/exit-codes.js';
 
 const CID = 'Basic 2f1c7a52-93c4-4d4e-9d8e-0a1b2c3d4e5f';
 
@@ -39,21 +40,10 @@ describe('the cause table', () => {
   });
 
   it('maps each status to the exit code of DESIGN.md 5', () => {
-    const exitByStatus: Record<number, number> = {
-      400: 3,
-      401: 4,
-      404: 5,
-      409: 6,
-      417: 7,
-      424: 7,
-      451: 7,
-      500: 7,
-      503: 7,
-    };
     for (const entry of ENROLLMENT_CAUSES) {
       expect(entry.status).toBe(Math.floor(entry.code / 100));
       const error = new entry.errorClass('x');
-      expect(error.exitCode, String(entry.code)).toBe(exitByStatus[entry.status]);
+      expect(error.exitCode, String(entry.code)).toBe(EXIT_BY_STATUS[entry.status]);
     }
   });
 
