@@ -76,7 +76,7 @@ describe('ksctl mock serve', () => {
     expect(info).toMatchObject({ tenantId: 'dev', keyspace: 'ABcd', token: DEV_TOKEN });
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.baseUrl).toBe(`${info.url}/v2/dev`);
-    const printed = served.output().stdout.trim().split('\n');
+    const printed = await served.stdoutLines(1);
     expect(printed).toHaveLength(1);
     expect(JSON.parse(printed[0]!) as MockInfo).toEqual(info);
     expect((await stat(join(configDir, 'run', 'ready.json'))).mode & 0o777).toBe(0o600);

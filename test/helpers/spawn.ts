@@ -68,6 +68,8 @@ export interface ServedMock {
   info: MockInfo;
   child: ChildProcess;
   output(): { stdout: string; stderr: string };
+  /** Waits (bounded) until standard output holds `lines` complete lines, and returns them. */
+  stdoutLines(lines: number, timeoutMs?: number): Promise<string[]>;
   /** SIGTERM, then the exit (killed with SIGKILL if it takes longer than `timeoutMs`). */
   stop(timeoutMs?: number): Promise<Exit>;
 }
@@ -105,6 +107,15 @@ export async function serveMock(
     info,
     child,
     output,
+    async stdoutLines(lines, timeoutMs = 5_000) {
+      // The file and the pipe are two channels: the line may still be on its way when the file is.
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const done = output().stdout.split('\n').slice(0, -1);
+        if (done.length >= lines || gone || Date.now() > deadline) return done;
+        await sleep(10);
+      }
+    },
     async stop(timeoutMs = 10_000) {
       if (!gone) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

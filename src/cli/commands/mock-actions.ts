@@ -93,12 +93,13 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   }
   const info = server.info;
   const note = o.context ? await refreshContext(ctx, info) : '';
+  if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+  else ctx.say(banner(info, note));
+  // The ready file comes last: whoever waits for it may rely on everything above having happened.
   if (o.readyFile) {
     await mkdir(dirname(o.readyFile), { recursive: true });
     await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
   }
-  if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-  else ctx.say(banner(info, note));
 
   ctx.stopsGracefully();
   await new Promise<void>((resolve) => {
