@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import type { Marking } from '../api/wire.js';
 import { InternalError } from '../errors.js';
 import { compareNames } from './types.js';
@@ -57,7 +56,8 @@ function exportMarking(marking: Marking): FileMarking {
  * YAML, one line per scalar (no folding): long descriptions stay greppable and diff line by line.
  * Names that YAML would read as numbers, booleans or null are quoted by the library.
  */
-export function toYaml(doc: MarkingsDocument): string {
+export async function toYaml(doc: MarkingsDocument): Promise<string> {
+  const { stringify } = await import('yaml');
   return stringify(doc, { lineWidth: 0 });
 }
 

@@ -111,14 +111,16 @@ function withoutByteOrderMark(text: string): string {
  * All problems are collected and thrown as one InputError, `file:line:column: reason` per line,
  * so a user fixes every file in one round and nothing is sent while any problem remains.
  */
-export function parseMarkingSources(sources: readonly SourceText[]): DesiredMarking[] {
+export async function parseMarkingSources(
+  sources: readonly SourceText[],
+): Promise<DesiredMarking[]> {
   const problems: { fileIndex: number; problem: Problem }[] = [];
   const parsed: ParsedMarking[] = [];
-  sources.forEach((source, fileIndex) => {
-    const file = parseMarkingsText(source);
+  for (const [fileIndex, source] of sources.entries()) {
+    const file = await parseMarkingsText(source);
     for (const problem of file.problems) problems.push({ fileIndex, problem });
     for (const marking of file.markings) parsed.push(marking);
-  });
+  }
 
   const fileIndexOf = new Map(sources.map((source, index) => [source.label, index]));
   const firstByName = new Map<string, ParsedMarking>();
@@ -189,7 +191,7 @@ export async function loadMarkingDocument(
       hint: 'apply a directory of markings files with `ksctl markings apply -f DIR`',
     });
   }
-  const file = parseMarkingsText(text, { single: true });
+  const file = await parseMarkingsText(text, { single: true });
   if (file.problems.length > 0) throw problemsError(file.problems);
   const [first, ...more] = file.markings;
   if (first === undefined || more.length > 0) {

@@ -50,8 +50,8 @@ describe('export', () => {
     });
   });
 
-  it('writes YAML in the documented layout', () => {
-    const yaml = toYaml(
+  it('writes YAML in the documented layout', async () => {
+    const yaml = await toYaml(
       exportMarkings([serviceMarking('c', { defaultValue: 'b', values: ['b', ['a', 'A']] })]),
     );
     expect(yaml).toBe(
@@ -72,10 +72,10 @@ describe('export', () => {
     ['YAML', toYaml, 'export.yaml'],
     ['JSON', toJson, 'export.json'],
   ] as const) {
-    it(`round-trips through ${format}: export, parse, plan = no changes`, () => {
+    it(`round-trips through ${format}: export, parse, plan = no changes`, async () => {
       const state = serviceState();
-      const text = write(exportMarkings(state));
-      const desired = parseMarkingSources([{ label, text }]);
+      const text = await write(exportMarkings(state));
+      const desired = await parseMarkingSources([{ label, text }]);
       const plan = computePlan(desired, state, { prune: true });
       expect(planIsEmpty(plan)).toBe(true);
       expect(plan.unchanged).toBe(state.length);

@@ -11,9 +11,9 @@ import {
 import { InputError, UsageError } from '../../src/errors.js';
 
 /** The `file:line:column: reason` lines of the InputError that parsing throws. */
-function problemLines(sources: { label: string; text: string }[]): string[] {
+async function problemLines(sources: { label: string; text: string }[]): Promise<string[]> {
   try {
-    parseMarkingSources(sources);
+    await parseMarkingSources(sources);
   } catch (error) {
     expect(error).toBeInstanceOf(InputError);
     return (error as InputError).details.map((detail) => `${detail.path}: ${detail.message}`);
@@ -22,7 +22,7 @@ function problemLines(sources: { label: string; text: string }[]): string[] {
 }
 
 describe('parsing markings files', () => {
-  it('reads markings, values and where each marking is defined', () => {
+  it('reads markings, values and where each marking is defined', async () => {
     const text = [
       'markings:',
       '  - name: classification',
@@ -39,7 +39,7 @@ describe('parsing markings files', () => {
       '    defaultValue: null',
       '',
     ].join('\n');
-    expect(parseMarkingSources([{ label: 'm.yaml', text }])).toEqual([
+    expect(await parseMarkingSources([{ label: 'm.yaml', text }])).toEqual([
       {
         name: 'classification',
         description: 'Data classification level',
@@ -57,7 +57,7 @@ describe('parsing markings files', () => {
     ]);
   });
 
-  it('reports every problem of a file with its line and column, in reading order', () => {
+  it('reports every problem of a file with its line and column, in reading order', async () => {
     const text = [
       'markings:', // 1
       '  - name: " padded"', // 2
@@ -73,7 +73,7 @@ describe('parsing markings files', () => {
       '    values: [x, y]', // 12
       '',
     ].join('\n');
-    expect(problemLines([{ label: 'bad.yaml', text }])).toEqual([
+    expect(await problemLines([{ label: 'bad.yaml', text }])).toEqual([
       'bad.yaml:2:11: marking name " padded" must not start or end with white space',
       'bad.yaml:3:5: unknown key "descripton" in marking " padded" (did you mean "description"?)',
       'bad.yaml:4:13: public must be true or false, found the text "yes"',
@@ -84,7 +84,7 @@ describe('parsing markings files', () => {
     ]);
   });
 
-  it('checks lengths, control characters and types', () => {
+  it('checks lengths, control characters and types', async () => {
     const text = [
       'markings:',
       `  - name: ${'n'.repeat(257)}`,
@@ -97,7 +97,7 @@ describe('parsing markings files', () => {
       '      - {name: v, description: 5, extra: 1}',
       '',
     ].join('\n');
-    expect(problemLines([{ label: 'x.yaml', text }])).toEqual([
+    expect(await problemLines([{ label: 'x.yaml', text }])).toEqual([
       `x.yaml:2:11: marking name "${'n'.repeat(257)}" must be at most 256 characters`,
       'x.yaml:3:18: description must be at most 4096 characters',
       'x.yaml:4:11: marking name "tab\\there" must not contain control characters',
@@ -108,21 +108,21 @@ describe('parsing markings files', () => {
     ]);
   });
 
-  it('reports a marking defined in two files at both places', () => {
+  it('reports a marking defined in two files at both places', async () => {
     const first = { label: 'a.yaml', text: 'markings:\n  - name: region\n  - name: dup\n' };
     const second = { label: 'b.yaml', text: 'markings:\n  - name: other\n  - name: dup\n' };
-    expect(problemLines([first, second])).toEqual([
+    expect(await problemLines([first, second])).toEqual([
       'b.yaml:3:11: marking "dup" is defined more than once (first at a.yaml:3:11)',
     ]);
   });
 
-  it('lists problems of several files in file order and keeps them all in details', () => {
+  it('lists problems of several files in file order and keeps them all in details', async () => {
     const sources = [
       { label: 'one.yaml', text: 'markings:\n  - name: a\n    colour: red\n' },
       { label: 'two.yaml', text: 'markings:\n  - nme: b\n' },
     ];
     try {
-      parseMarkingSources(sources);
+      await parseMarkingSources(sources);
       expect.unreachable();
     } catch (error) {
       const input = error as InputError;
@@ -137,45 +137,49 @@ describe('parsing markings files', () => {
     }
   });
 
-  it('reports YAML syntax errors, empty files and a wrong top level', () => {
-    expect(problemLines([{ label: 's.yaml', text: 'markings:\n  - name: [\n' }])).toEqual([
+  it('reports YAML syntax errors, empty files and a wrong top level', async () => {
+    expect(await problemLines([{ label: 's.yaml', text: 'markings:\n  - name: [\n' }])).toEqual([
       expect.stringMatching(/^s\.yaml:3:1: invalid YAML: /),
     ]);
-    expect(problemLines([{ label: 'e.yaml', text: '# nothing\n' }])).toEqual([
+    expect(await problemLines([{ label: 'e.yaml', text: '# nothing\n' }])).toEqual([
       'e.yaml:1:1: the file is empty; expected a `markings` list',
     ]);
-    expect(problemLines([{ label: 'l.yaml', text: '- name: a\n' }])).toEqual([
+    expect(await problemLines([{ label: 'l.yaml', text: '- name: a\n' }])).toEqual([
       'l.yaml:1:1: expected a mapping with a `markings` list, found a list',
     ]);
-    expect(problemLines([{ label: 'm.yaml', text: 'marking:\n  - name: a\n' }])).toEqual([
+    expect(await problemLines([{ label: 'm.yaml', text: 'marking:\n  - name: a\n' }])).toEqual([
       'm.yaml:1:1: unknown key "marking" in the top level (did you mean "markings"?)',
       'm.yaml:1:1: missing the `markings` list',
     ]);
-    expect(problemLines([{ label: 'd.yaml', text: 'markings: []\n---\nmarkings: []\n' }])).toEqual([
+    expect(
+      await problemLines([{ label: 'd.yaml', text: 'markings: []\n---\nmarkings: []\n' }]),
+    ).toEqual([
       'd.yaml:2:1: a file holds one YAML document; put further markings in the same `markings` list',
     ]);
   });
 
-  it('reads JSON, and reports JSON syntax errors with JSON reasons', () => {
+  it('reads JSON, and reports JSON syntax errors with JSON reasons', async () => {
     const json = JSON.stringify(
       { $schema: '../schema/markings.schema.json', markings: [{ name: 'a', values: ['x'] }] },
       null,
       2,
     );
-    expect(parseMarkingSources([{ label: 'm.json', text: json }])).toEqual([
+    expect(await parseMarkingSources([{ label: 'm.json', text: json }])).toEqual([
       { name: 'a', values: [{ name: 'x' }], source: { file: 'm.json', line: 4, column: 5 } },
     ]);
     expect(
-      problemLines([{ label: 'c.json', text: '{\n  "markings": [\n    {"name": "a"},\n  ]\n}\n' }]),
+      await problemLines([
+        { label: 'c.json', text: '{\n  "markings": [\n    {"name": "a"},\n  ]\n}\n' },
+      ]),
     ).toEqual(['c.json:3:18: invalid JSON: trailing comma is not allowed in JSON']);
-    expect(problemLines([{ label: 'q.json', text: "{\n  'markings': []\n}" }])).toEqual([
+    expect(await problemLines([{ label: 'q.json', text: "{\n  'markings': []\n}" }])).toEqual([
       "q.json:2:3: invalid JSON: expected a property name in double quotes, found ' (JSON strings use double quotes)",
     ]);
-    expect(problemLines([{ label: 'v.json', text: '{"markings": [tru]}' }])).toEqual([
+    expect(await problemLines([{ label: 'v.json', text: '{"markings": [tru]}' }])).toEqual([
       'v.json:1:15: invalid JSON: expected a value, found "t"',
     ]);
     expect(
-      problemLines([{ label: STDIN_LABEL, text: '{"markings": [\n  {"name": "a"}\n' }]),
+      await problemLines([{ label: STDIN_LABEL, text: '{"markings": [\n  {"name": "a"}\n' }]),
     ).toEqual(["<stdin>:3:1: invalid JSON: expected ',' or ']' after an element, the text ends"]);
   });
 

@@ -4,9 +4,9 @@ import { parseMarkingSources } from '../../src/apply/files.js';
 import { parseMarkingsText } from '../../src/apply/parse.js';
 import { parseValidJson } from '../../src/apply/parse-json.js';
 
-const both = (label: string, text: string) => ({
-  fast: parseMarkingsText({ label, text }),
-  slow: parseMarkingsText({ label, text }, { fast: false }),
+const both = async (label: string, text: string) => ({
+  fast: await parseMarkingsText({ label, text }),
+  slow: await parseMarkingsText({ label, text }, { fast: false }),
 });
 
 describe('the JSON fast path', () => {
@@ -20,14 +20,14 @@ describe('the JSON fast path', () => {
       '\r\n{ "markings" : [ {"name":"a\\u00e9\\"b","values":["x y",{"name":"z"}]},\n\t{"defaultValue":null,"name":"b"} ] }',
     ]) {
       expect(parseValidJson({ label: 'f.json', text })).toBeDefined();
-      const { fast, slow } = both('f.json', text);
+      const { fast, slow } = await both('f.json', text);
       expect(fast).toEqual(slow);
     }
   });
 
-  it('takes JSON on stdin by its first character', () => {
+  it('takes JSON on stdin by its first character', async () => {
     const text = '  {"markings": [{"name": "a"}]}';
-    const { fast, slow } = both('<stdin>', text);
+    const { fast, slow } = await both('<stdin>', text);
     expect(fast).toEqual(slow);
     expect(fast.markings[0]?.marking.source).toEqual({ file: '<stdin>', line: 1, column: 17 });
   });
@@ -46,28 +46,28 @@ describe('the JSON fast path', () => {
     ],
     ['a value without a name', '{"markings": [{"name": "a", "values": [{"description": "d"}]}]}'],
     ['not a markings file', '[1, 2]'],
-  ])('leaves %s to the path that reports it, with the same message', (_what, text) => {
+  ])('leaves %s to the path that reports it, with the same message', async (_what, text) => {
     expect(parseValidJson({ label: 'f.json', text })).toBeUndefined();
-    const { fast, slow } = both('f.json', text);
+    const { fast, slow } = await both('f.json', text);
     expect(fast.problems.length).toBeGreaterThan(0);
     expect(fast).toEqual(slow);
   });
 
-  it('reads a marking document that is one marking itself', () => {
+  it('reads a marking document that is one marking itself', async () => {
     const text = '{\n  "name": "a",\n  "values": ["x", {"name": "y", "description": "why"}]\n}';
-    const fast = parseMarkingsText({ label: 'one.json', text }, { single: true });
+    const fast = await parseMarkingsText({ label: 'one.json', text }, { single: true });
     expect(fast).toEqual(
-      parseMarkingsText({ label: 'one.json', text }, { single: true, fast: false }),
+      await parseMarkingsText({ label: 'one.json', text }, { single: true, fast: false }),
     );
     expect(fast.markings[0]?.namePosition).toEqual({ file: 'one.json', line: 2, column: 11 });
   });
 
-  it('reports a marking defined in a JSON and a YAML file at the name in each', () => {
+  it('reports a marking defined in a JSON and a YAML file at the name in each', async () => {
     const sources = [
       { label: 'a.json', text: '{\n  "markings": [\n    { "name": "dup" }\n  ]\n}\n' },
       { label: 'b.yaml', text: 'markings:\n  - name: dup\n' },
     ];
-    expect(() => parseMarkingSources(sources)).toThrow(
+    await expect(parseMarkingSources(sources)).rejects.toThrow(
       expect.objectContaining({
         details: [
           {
