@@ -1,7 +1,7 @@
-import { chmod } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 import type Conf from 'conf';
-import { dirname } from 'node:path';
-import { NotFoundError, UsageError } from '../errors.js';
+import { dirname, join } from 'node:path';
+import { InputError, NotFoundError, UsageError } from '../errors.js';
 
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
@@ -57,40 +57,35 @@ type ConfInstance = Conf<ConfigData>;
 
 /**
  * Contexts, stored with `conf` in a 0600 file (0700 directory). `KSCTL_CONFIG_DIR` moves it.
- * Loaded lazily: most commands need it, `--help` and `--version` do not.
+ *
+ * Reading is a plain JSON read of that file: every network command reads it, and loading `conf`
+ * (with its schema validator) costs more than most commands' own work. `conf` loads on the first
+ * change, so the file is written the way it always is (atomically, with its modes). A file that
+ * is not a configuration is reported with its path and left as it is, never replaced.
  */
 export class ConfigStore {
-  private constructor(private readonly conf: ConfInstance) {}
+  private conf: ConfInstance | undefined;
+
+  private constructor(
+    readonly path: string,
+    private data: ConfigData,
+  ) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ConfigStore> {
-    const { default: Conf } = await import('conf');
-    const dir = env.KSCTL_CONFIG_DIR;
-    const conf = new Conf<ConfigData>({
-      projectName: 'ksctl',
-      projectSuffix: '',
-      configName: 'config',
-      ...(dir ? { cwd: dir } : {}),
-      configFileMode: 0o600,
-      defaults: { contexts: {} },
-    });
-    await chmod(dirname(conf.path), 0o700).catch(() => undefined);
-    return new ConfigStore(conf);
-  }
-
-  get path(): string {
-    return this.conf.path;
+    const path = join(env.KSCTL_CONFIG_DIR ?? (await defaultConfigDir()), CONFIG_FILE);
+    return new ConfigStore(path, await readConfig(path));
   }
 
   get currentContext(): string | undefined {
-    return this.conf.get('currentContext');
+    return this.data.currentContext;
   }
 
   names(): string[] {
-    return Object.keys(this.conf.get('contexts')).sort();
+    return Object.keys(this.data.contexts).sort();
   }
 
   find(name: string): ContextConfig | undefined {
-    return this.conf.get('contexts')[name];
+    return Object.hasOwn(this.data.contexts, name) ? this.data.contexts[name] : undefined;
   }
 
   get(name: string): ContextConfig {
@@ -106,22 +101,96 @@ export class ConfigStore {
     return ctx;
   }
 
-  set(name: string, ctx: ContextConfig): void {
+  async set(name: string, ctx: ContextConfig): Promise<void> {
     const problem = contextNameProblem(name);
     if (problem) throw new UsageError(`invalid context name "${name}": ${problem}`);
-    const contexts = { ...this.conf.get('contexts'), [name]: ctx };
-    this.conf.set('contexts', contexts);
+    await this.change((conf) => conf.set('contexts', { ...conf.get('contexts'), [name]: ctx }));
   }
 
-  use(name: string): void {
+  async use(name: string): Promise<void> {
     this.get(name);
-    this.conf.set('currentContext', name);
+    await this.change((conf) => conf.set('currentContext', name));
   }
 
-  remove(name: string): void {
+  async remove(name: string): Promise<void> {
     this.get(name);
-    const { [name]: _removed, ...rest } = this.conf.get('contexts');
-    this.conf.set('contexts', rest);
-    if (this.currentContext === name) this.conf.delete('currentContext');
+    await this.change((conf) => {
+      const { [name]: _removed, ...rest } = conf.get('contexts');
+      conf.set('contexts', rest);
+      if (conf.get('currentContext') === name) conf.delete('currentContext');
+    });
   }
+
+  /** Applies a change through `conf` (which reads the file again first) and keeps its result. */
+  private async change(apply: (conf: ConfInstance) => void): Promise<void> {
+    if (!this.conf) {
+      const { default: Conf } = await import('conf');
+      this.conf = new Conf<ConfigData>({
+        projectName: 'ksctl',
+        projectSuffix: '',
+        configName: 'config',
+        cwd: dirname(this.path),
+        configFileMode: 0o600,
+        defaults: { contexts: {} },
+      });
+      await chmod(dirname(this.path), 0o700).catch(() => undefined);
+    }
+    apply(this.conf);
+    this.data = this.conf.store;
+  }
+}
+
+const CONFIG_FILE = 'config.json';
+
+/** Where `conf` keeps ksctl's file by default (the `env-paths` rules conf follows). */
+async function defaultConfigDir(): Promise<string> {
+  const { homedir } = await import('node:os');
+  const home = homedir();
+  switch (process.platform) {
+    case 'darwin':
+      return join(home, 'Library', 'Preferences', 'ksctl');
+    case 'win32':
+      return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'ksctl', 'Config');
+    default:
+      return join(process.env.XDG_CONFIG_HOME ?? join(home, '.config'), 'ksctl');
+  }
+}
+
+async function readConfig(path: string): Promise<ConfigData> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { contexts: {} };
+    throw new InputError(`cannot read the configuration ${path} (${code ?? String(error)})`, {
+      cause: error,
+    });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw badConfig(path, (error as Error).message, error);
+  }
+  if (!isRecord(data)) throw badConfig(path, 'it does not hold a JSON object');
+  const { currentContext, contexts = {} } = data;
+  if (currentContext !== undefined && typeof currentContext !== 'string') {
+    throw badConfig(path, '"currentContext" is not a string');
+  }
+  if (!isRecord(contexts) || !Object.values(contexts).every(isRecord)) {
+    throw badConfig(path, '"contexts" is not an object of contexts');
+  }
+  return { ...data, contexts: contexts as Record<string, ContextConfig> } as ConfigData;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function badConfig(path: string, reason: string, cause?: unknown): InputError {
+  return new InputError(`the configuration ${path} is not valid: ${reason}`, {
+    hint: 'fix or move the file; `KSCTL_CONFIG_DIR` points ksctl at another directory',
+    ...(cause === undefined ? {} : { cause }),
+  });
 }

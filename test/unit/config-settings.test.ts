@@ -16,13 +16,13 @@ let dir: string;
 beforeEach(async () => {
   dir = await dirs.make();
   store = await ConfigStore.open({ KSCTL_CONFIG_DIR: dir });
-  store.set('ctx', {
+  await store.set('ctx', {
     baseUrl: 'http://context.example/v2/t',
     token: 'context-token',
     timeoutMs: 5000,
   });
-  store.set('other', { baseUrl: 'http://other.example/v2/t', username: 'u', password: 'p' });
-  store.use('ctx');
+  await store.set('other', { baseUrl: 'http://other.example/v2/t', username: 'u', password: 'p' });
+  await store.use('ctx');
 });
 
 function stdin(text = ''): PassThrough {

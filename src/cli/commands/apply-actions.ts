@@ -115,7 +115,7 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
     signal: ctx.signal,
   });
   const document = exportMarkings(markings);
-  const text = format === 'json' ? toJson(document) : toYaml(document);
+  const text = format === 'json' ? toJson(document) : await toYaml(document);
   if (o.file === undefined) {
     writeOut(ctx.io.stdout, text);
     return;

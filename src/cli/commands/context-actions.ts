@@ -56,13 +56,13 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
     persistor: o.persistor,
     persistorPath: o.persistorPath,
   };
-  store.set(name, JSON.parse(JSON.stringify(context)) as ContextConfig);
-  if (o.use || store.currentContext === undefined) store.use(name);
+  await store.set(name, JSON.parse(JSON.stringify(context)) as ContextConfig);
+  if (o.use || store.currentContext === undefined) await store.use(name);
   ctx.say(`Added context ${name}${store.currentContext === name ? ' (current)' : ''}.`);
 }
 
 export async function use(ctx: CommandContext, name: string): Promise<void> {
-  (await ctx.config()).use(name);
+  await (await ctx.config()).use(name);
   ctx.say(`Switched to context ${name}.`);
 }
 
@@ -141,6 +141,6 @@ export async function remove(
   const store = await ctx.config();
   store.get(name);
   await ctx.confirm(`Remove context "${name}" and the credentials stored with it?`, yes);
-  store.remove(name);
+  await store.remove(name);
   ctx.say(`Removed context ${name}.`);
 }

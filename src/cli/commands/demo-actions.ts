@@ -173,7 +173,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     for (const key of Object.keys(env)) if (key.startsWith('KSCTL_PERSISTOR')) delete env[key];
     const { ConfigStore } = await import('../../config/store.js');
     const store = await ConfigStore.open(env);
-    store.set('mock', {
+    await store.set('mock', {
       baseUrl: server.info.baseUrl,
       token: server.info.token,
       apiUrl: server.info.apiUrl,
@@ -181,7 +181,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       knsUrl: server.info.knsUrl,
       keyspace: server.info.keyspace,
     });
-    store.use('mock');
+    await store.use('mock');
     out(
       `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it),`,
     );

@@ -32,7 +32,7 @@ For other shells and tools:
 /** Adds or refreshes the `mock` context; makes it current unless another context is. */
 async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<string> {
   const store = await ctx.config();
-  store.set(MOCK_CONTEXT, {
+  await store.set(MOCK_CONTEXT, {
     ...store.find(MOCK_CONTEXT),
     baseUrl: info.baseUrl,
     token: info.token,
@@ -43,7 +43,7 @@ async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<stri
   });
   const current = store.currentContext;
   if (current === undefined || current === MOCK_CONTEXT) {
-    store.use(MOCK_CONTEXT);
+    await store.use(MOCK_CONTEXT);
     return `The context "${MOCK_CONTEXT}" is current and points here, so in another terminal:\n\n  ksctl markings list\n`;
   }
   return `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`;
