@@ -144,10 +144,6 @@ interface MarkingPlace {
 
 class DuplicateKey extends Error {}
 
-const STRING = /"(?:[^"\\]|\\.)*"/y;
-const OTHER = /[^,\]}\s]+/y;
-const WHITE_SPACE = /[ \t\n\r]*/y;
-
 type Role = 'root' | 'markings' | 'marking' | 'other';
 
 /**
@@ -158,20 +154,37 @@ type Role = 'root' | 'markings' | 'marking' | 'other';
 function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | undefined {
   const places: MarkingPlace[] = [];
   let at = 0;
-  const skip = (pattern: RegExp): string => {
-    pattern.lastIndex = at;
-    const found = pattern.exec(text)?.[0] ?? '';
-    at += found.length;
-    return found;
+  // Character loops rather than regular expressions: this runs over every value of the file.
+  const skipWhiteSpace = () => {
+    for (let c = text.charCodeAt(at); c === 32 || c === 10 || c === 13 || c === 9;) {
+      c = text.charCodeAt(++at);
+    }
   };
-
+  /** From an opening quote to after its closing one (the text is valid JSON). */
+  const skipString = () => {
+    let end = text.indexOf('"', at + 1);
+    for (;;) {
+      let backslashes = 0;
+      while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes += 1;
+      if (backslashes % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
+    }
+    at = end + 1;
+  };
+  /** A number, true, false or null: up to the next separator. */
+  const skipOther = () => {
+    for (let c = text.charCodeAt(at); ; c = text.charCodeAt(++at)) {
+      if (Number.isNaN(c) || c === 44 || c === 93 || c === 125) return;
+      if (c === 32 || c === 10 || c === 13 || c === 9) return;
+    }
+  };
   const value = (role: Role): void => {
-    skip(WHITE_SPACE);
+    skipWhiteSpace();
     const ch = text[at];
     if (ch === '{') object(role);
     else if (ch === '[') array(role);
-    else if (ch === '"') skip(STRING);
-    else skip(OTHER);
+    else if (ch === '"') skipString();
+    else skipOther();
   };
 
   const object = (role: Role): void => {
@@ -179,18 +192,20 @@ function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | u
     const keys = new Set<string>();
     at += 1;
     for (;;) {
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       if (text[at] === '}') break;
-      const raw = skip(STRING);
+      const start = at;
+      skipString();
+      const raw = text.slice(start, at);
       const key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
       if (keys.has(key)) throw new DuplicateKey();
       keys.add(key);
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       at += 1; // ':'
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       if (place !== undefined && key === 'name') place.nameOffset = at;
       value(role === 'root' && key === 'markings' ? 'markings' : 'other');
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       if (text[at] === ',') at += 1;
     }
     at += 1;
@@ -199,11 +214,11 @@ function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | u
   const array = (role: Role): void => {
     at += 1;
     for (;;) {
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       if (text[at] === ']') break;
       if (role === 'markings') places.push({ offset: at });
       value(role === 'markings' ? 'marking' : 'other');
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       if (text[at] === ',') at += 1;
     }
     at += 1;
@@ -211,7 +226,7 @@ function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | u
 
   try {
     if (rootIsMarking) {
-      skip(WHITE_SPACE);
+      skipWhiteSpace();
       places.push({ offset: at });
     }
     value(rootIsMarking ? 'marking' : 'root');

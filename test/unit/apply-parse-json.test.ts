@@ -18,6 +18,7 @@ describe('the JSON fast path', () => {
       JSON.stringify(example),
       JSON.stringify({ $schema: 'x', markings: [] }),
       '\r\n{ "markings" : [ {"name":"a\\u00e9\\"b","values":["x y",{"name":"z"}]},\n\t{"defaultValue":null,"name":"b"} ] }',
+      '{"markings": [{"name": "a", "description": "back\\\\", "values": [{"name": "v", "description": "say \\"hi\\" \\\\"}, "w"]}, {"name": "n", "public": true, "adminOnly": false}]}',
     ]) {
       expect(parseValidJson({ label: 'f.json', text })).toBeDefined();
       const { fast, slow } = await both('f.json', text);
