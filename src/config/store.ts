@@ -123,20 +123,29 @@ export class ConfigStore {
 
   /** Applies a change through `conf` (which reads the file again first) and keeps its result. */
   private async change(apply: (conf: ConfInstance) => void): Promise<void> {
-    if (!this.conf) {
-      const { default: Conf } = await import('conf');
-      this.conf = new Conf<ConfigData>({
-        projectName: 'ksctl',
-        projectSuffix: '',
-        configName: 'config',
-        cwd: dirname(this.path),
-        configFileMode: 0o600,
-        defaults: { contexts: {} },
+    try {
+      if (!this.conf) {
+        const { default: Conf } = await import('conf');
+        this.conf = new Conf<ConfigData>({
+          projectName: 'ksctl',
+          projectSuffix: '',
+          configName: 'config',
+          cwd: dirname(this.path),
+          configFileMode: 0o600,
+          defaults: { contexts: {} },
+        });
+        await chmod(dirname(this.path), 0o700).catch(() => undefined);
+      }
+      apply(this.conf);
+      this.data = this.conf.store;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error; // errno codes only
+      throw new InputError(`cannot write the configuration ${this.path} (${code})`, {
+        hint: 'check the permissions of that directory, or point `KSCTL_CONFIG_DIR` elsewhere',
+        cause: error,
       });
-      await chmod(dirname(this.path), 0o700).catch(() => undefined);
     }
-    apply(this.conf);
-    this.data = this.conf.store;
   }
 }
 

@@ -72,3 +72,18 @@ describe('the configuration store', () => {
     });
   });
 });
+
+describe('a configuration that cannot be written', () => {
+  it('is reported with its path, not as a bug', async () => {
+    // A file where the directory should be: refused even to root, unlike file modes.
+    const dir = join(await dirs.make(), 'ksctl');
+    const store = await ConfigStore.open({ KSCTL_CONFIG_DIR: dir });
+    await writeFile(dir, 'not a directory');
+    const change = store.set('dev', { baseUrl: 'http://127.0.0.1:1/v2/t' });
+    await expect(change).rejects.toThrow(InputError);
+    await expect(change).rejects.toThrow(
+      new RegExp(`^cannot write the configuration ${join(dir, 'config.json')} \\(E[A-Z]+\\)$`),
+    );
+    expect(await readFile(dir, 'utf8')).toBe('not a directory');
+  });
+});
