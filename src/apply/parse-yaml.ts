@@ -324,12 +324,20 @@ function found(node: AnyNode, textExpected = false): string {
   if (isScalar(node)) {
     const { value } = node;
     if (value === null) return 'found nothing';
-    if (typeof value === 'string') return `found the text ${JSON.stringify(value)}`;
+    if (typeof value === 'string') return `found the text ${excerpt(value)}`;
     const source = node.source ?? String(value);
     const hint = textExpected ? ` (quote it, "${source}", to use it as text)` : '';
     return `found ${typeof value === 'boolean' ? 'the boolean' : 'the number'} ${source}${hint}`;
   }
   return 'found something else';
+}
+
+const EXCERPT_CHARS = 60;
+
+/** Quoted, and cut short: a file of garbage must not flood the terminal. */
+function excerpt(text: string): string {
+  if (text.length <= EXCERPT_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}… (${text.length.toLocaleString('en')} characters)`;
 }
 
 /** The allowed key a mistyped one most likely meant: same letters in another case, or one edit. */

@@ -137,6 +137,13 @@ describe('parsing markings files', () => {
     }
   });
 
+  it('quotes at most the start of a long text it did not expect', async () => {
+    const text = `markings:\n  - name: a\n    public: ${'x'.repeat(5000)}\n`;
+    expect(await problemLines([{ label: 'g.yaml', text }])).toEqual([
+      `g.yaml:3:13: public must be true or false, found the text "${'x'.repeat(60)}"… (5,000 characters)`,
+    ]);
+  });
+
   it('reports YAML syntax errors, empty files and a wrong top level', async () => {
     expect(await problemLines([{ label: 's.yaml', text: 'markings:\n  - name: [\n' }])).toEqual([
       expect.stringMatching(/^s\.yaml:3:1: invalid YAML: /),
