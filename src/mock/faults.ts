@@ -1,4 +1,5 @@
-import type { FaultRule } from '../api/wire.js';
+import { type FaultRule, MarkingsErrorCode } from '../api/wire.js';
+import { causeByCode } from '../enroll/causes.js';
 
 export interface Latency {
   minMs: number;
@@ -19,16 +20,47 @@ export function latencyDelay(latency: Latency | undefined, random = Math.random)
   return latency.minMs + Math.round(random() * (latency.maxMs - latency.minMs));
 }
 
+/** The methods a rule may name (matched case-insensitively). */
+const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const FAULT_FIELDS = ['method', 'path', 'code', 'status', 'probability', 'times'];
+const NUMERIC_FIELDS = new Set(['code', 'status', 'probability', 'times']);
+/** Only plain decimals are numbers: Number() would read "" as 0 and "0x1f7" as 503. */
+const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
+const MARKINGS_CODES = new Set<number>(Object.values(MarkingsErrorCode));
+
+/**
+ * A rule's `code` must be one the service answers with: a markings error code or an enrollment
+ * cause code (DESIGN.md 2.3). Which `status` goes with it is the rule's business (3.3).
+ */
+function isKnownCode(code: number): boolean {
+  return MARKINGS_CODES.has(code) || causeByCode(code) !== undefined;
+}
+
 /** Why a value is not a valid fault rule, or undefined. */
 export function faultRuleProblem(raw: unknown): string | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'must be an object';
   const r = raw as Record<string, unknown>;
-  const known = new Set(['method', 'path', 'code', 'status', 'probability', 'times']);
-  const unknown = Object.keys(r).find((k) => !known.has(k));
+  const unknown = Object.keys(r).find((k) => !FAULT_FIELDS.includes(k));
   if (unknown) return `unknown field "${unknown}"`;
-  if (r.method !== undefined && typeof r.method !== 'string') return 'method must be a string';
-  if (r.path !== undefined && typeof r.path !== 'string') return 'path must be a string';
-  if (r.code !== undefined && !Number.isInteger(r.code)) return 'code must be an integer';
+  if (r.method !== undefined) {
+    if (typeof r.method !== 'string') return 'method must be a string';
+    if (!FAULT_METHODS.includes(r.method.toUpperCase())) {
+      return `method "${r.method}" is not one of ${FAULT_METHODS.join(', ')}`;
+    }
+  }
+  if (r.path !== undefined) {
+    if (typeof r.path !== 'string') return 'path must be a string';
+    if (r.path === '') return 'path must not be empty (leave it out to match every path)';
+    if (!r.path.startsWith('/') && r.path !== '*') {
+      return `path "${r.path}" must start with / (a trailing * matches a prefix)`;
+    }
+  }
+  if (r.code !== undefined) {
+    if (!Number.isInteger(r.code)) return 'code must be an integer';
+    if (!isKnownCode(r.code as number)) {
+      return `code ${String(r.code)} is neither a markings error code nor an enrollment cause code`;
+    }
+  }
   if (
     r.status !== undefined &&
     !(Number.isInteger(r.status) && (r.status as number) >= 400 && (r.status as number) <= 599)
@@ -41,8 +73,11 @@ export function faultRuleProblem(raw: unknown): string | undefined {
   ) {
     return 'probability must be a number from 0 to 1';
   }
-  if (r.times !== undefined && !(Number.isInteger(r.times) && (r.times as number) >= 1)) {
-    return 'times must be a positive integer';
+  if (r.times !== undefined) {
+    if (!(Number.isInteger(r.times) && (r.times as number) >= 1)) {
+      return 'times must be a positive integer';
+    }
+    if (!Number.isSafeInteger(r.times)) return `times must be at most ${Number.MAX_SAFE_INTEGER}`;
   }
   if (r.code === undefined && r.status === undefined) return 'a rule needs a status or a code';
   return undefined;
@@ -61,15 +96,16 @@ export function parseFaultText(text: string): FaultRule | string {
       return 'not valid JSON';
     }
   } else {
-    const rule: Record<string, unknown> = {};
+    const fields = new Map<string, unknown>();
     for (const part of text.split(',')) {
       const eq = part.indexOf('=');
       if (eq < 0) return `"${part}" is not key=value`;
       const key = part.slice(0, eq).trim();
       const value = part.slice(eq + 1).trim();
-      rule[key] = ['code', 'status', 'times', 'probability'].includes(key) ? Number(value) : value;
+      if (fields.has(key)) return `${key} is given twice`;
+      fields.set(key, NUMERIC_FIELDS.has(key) && DECIMAL.test(value) ? Number(value) : value);
     }
-    raw = rule;
+    raw = Object.fromEntries(fields);
   }
   return faultRuleProblem(raw) ?? (raw as FaultRule);
 }

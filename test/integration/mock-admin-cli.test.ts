@@ -47,9 +47,9 @@ describe('ksctl mock faults', () => {
     expect((await ksctl(['markings', 'list'])).code).toBe(0);
   });
 
-  it('an invalid rule is refused before anything is sent (exit 3)', async () => {
+  it('an invalid rule is a usage error, refused before anything is sent (exit 2)', async () => {
     const result = await ksctl(['mock', 'faults', 'set', 'status=200']);
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /status must be an HTTP error status \(400-599\); nothing was sent/,
     );

@@ -1,9 +1,11 @@
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { FaultRule, MockInfo, TokenPair } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
+import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../context.js';
 import type { ServeOptions, TokensOptions } from './mock.js';
 
@@ -49,8 +51,54 @@ async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<stri
   return `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`;
 }
 
+/**
+ * Fault rules given on the command line: a bad one is a usage error (exit 2), as any bad argument
+ * is; the same rule in a seed file or a request body is invalid input (exit 3).
+ */
+async function faultRulesFromArguments(
+  texts: string[],
+  message: (text: string, problem: string) => string,
+): Promise<FaultRule[]> {
+  const { parseFaultText } = await import('../../mock/faults.js');
+  return texts.map((text) => {
+    const rule = parseFaultText(text);
+    if (typeof rule === 'string') throw new UsageError(message(text, rule));
+    return rule;
+  });
+}
+
+/**
+ * Makes sure the ready file can be written once the server listens, before anything happens: a
+ * failure then would leave the `mock` context pointing at a server that is gone. Creates the
+ * missing parent directories, as the write itself would.
+ */
+async function prepareReadyFile(path: string): Promise<void> {
+  const dir = dirname(path);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw fileError('create the directory', dir, error);
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = (await stat(path)).isDirectory();
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileError('write', path, error);
+  }
+  if (isDirectory) {
+    throw new InputError(`Cannot write the ready file ${path}: it is a directory`, {
+      hint: 'name a file, for example ready.json inside that directory',
+    });
+  }
+  try {
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw fileError('write', path, error);
+  }
+}
+
 export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void> {
-  const [{ MockServer }, { parseFaultText, parseLatency }, { readSeedFile }] = await Promise.all([
+  const [{ MockServer }, { parseLatency }, { readSeedFile }] = await Promise.all([
     import('../../mock/server.js'),
     import('../../mock/faults.js'),
     import('../../mock/seed.js'),
@@ -59,13 +107,12 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   if (o.latency !== undefined && !latency) {
     throw new UsageError(`--latency "${o.latency}" is not MS or MIN-MAX`);
   }
-  const faults: FaultRule[] = [];
-  for (const text of o.fault ?? []) {
-    const rule = parseFaultText(text);
-    if (typeof rule === 'string') throw new UsageError(`--fault "${text}": ${rule}`);
-    faults.push(rule);
-  }
+  const faults = await faultRulesFromArguments(
+    o.fault ?? [],
+    (text, problem) => `--fault "${text}": ${problem}`,
+  );
   const seed = o.seed === undefined ? undefined : await readSeedFile(o.seed);
+  if (o.readyFile) await prepareReadyFile(o.readyFile);
   let server: Awaited<ReturnType<typeof MockServer.start>>;
   try {
     server = await MockServer.start({
@@ -91,14 +138,16 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
     }
     throw error;
   }
-  const info = server.info;
-  const note = o.context ? await refreshContext(ctx, info) : '';
-  if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-  else ctx.say(banner(info, note));
-  // The ready file comes last: whoever waits for it may rely on everything above having happened.
-  if (o.readyFile) {
-    await mkdir(dirname(o.readyFile), { recursive: true });
-    await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  try {
+    const info = server.info;
+    const note = o.context ? await refreshContext(ctx, info) : '';
+    if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+    else ctx.say(banner(info, note));
+    // The ready file comes last: whoever waits for it may rely on everything above having happened.
+    if (o.readyFile) await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  } catch (error) {
+    await server.close();
+    throw error;
   }
 
   ctx.stopsGracefully();
@@ -112,19 +161,18 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
 }
 
 /**
- * A client for a running mock's `/_mock` endpoints. Without an explicit --context, --base-url or
- * KSCTL_BASE_URL, the `mock` context that `mock serve` maintains is used.
+ * A client for a running mock's `/_mock` endpoints, at the root of its URL. Without an explicit
+ * --context, --base-url or KSCTL_BASE_URL, the `mock` context that `mock serve` maintains is used.
  */
 async function adminClient(ctx: CommandContext): Promise<ApiClient> {
-  const explicit =
-    ctx.globals.context ??
-    ctx.globals.baseUrl ??
-    (ctx.env.KSCTL_CONTEXT || ctx.env.KSCTL_BASE_URL || undefined);
+  const givenUrl = ctx.globals.baseUrl ?? (ctx.env.KSCTL_BASE_URL || undefined);
+  const explicit = ctx.globals.context ?? givenUrl ?? (ctx.env.KSCTL_CONTEXT || undefined);
   if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
     ctx.globals.context = MOCK_CONTEXT;
   const connection = await ctx.connection();
-  const root = connection.context.apiUrl ?? new URL(connection.baseUrl).origin;
-  return ctx.client({ ...connection, baseUrl: root });
+  // A URL from the flag or the environment outranks everything in the context (DESIGN.md 5).
+  const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
+  return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }
 
 export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<void> {
@@ -153,13 +201,10 @@ export async function faultsList(ctx: CommandContext): Promise<void> {
 }
 
 export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
-  const { parseFaultText } = await import('../../mock/faults.js');
-  const rules = texts.map((text) => {
-    const rule = parseFaultText(text);
-    if (typeof rule === 'string')
-      throw new InputError(`fault rule "${text}": ${rule}; nothing was sent`);
-    return rule;
-  });
+  const rules = await faultRulesFromArguments(
+    texts,
+    (text, problem) => `fault rule "${text}": ${problem}; nothing was sent`,
+  );
   const client = await adminClient(ctx);
   const { body } = await client.request<FaultRule[]>('PUT', '/_mock/faults', {
     body: rules,

@@ -1,6 +1,6 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import type { CommandContext } from '../context.js';
-import { collect, wholeNumber } from '../options.js';
+import { collect } from '../options.js';
 
 const actions = () => import('./mock-actions.js');
 
@@ -22,6 +22,13 @@ export interface TokensOptions {
   keyspace?: string;
 }
 
+/** `--port`: a TCP port, 0 for any free one (commander reports the error, exit 2). */
+function portNumber(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new InvalidArgumentError('expected a port number from 0 to 65535.');
+  return Number(text);
+}
+
 export function mockCommand(ctx: CommandContext): Command {
   const mock = new Command('mock').description(
     'the embedded mock of the whole service: markings API, enrollment, key server, portal, key naming',
@@ -31,7 +38,7 @@ export function mockCommand(ctx: CommandContext): Command {
     .command('serve')
     .description('run the mock service until Ctrl-C (state is kept in memory)')
     .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', wholeNumber, 7878)
+    .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7878)
     .option('--seed <file>', 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults')
     .option('--dev-token <token>', 'use this dev token instead of a random one')
     .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
