@@ -128,6 +128,8 @@ export class ApiClient {
       maxRetryAfterMs: 30_000,
       ...options,
     };
+    // Node's timers take whole milliseconds; seconds times 1000 can land a hair off one.
+    this.options.timeoutMs = Math.max(1, Math.round(this.options.timeoutMs));
     this.dispatcher = new Agent({
       keepAliveTimeout: 10_000,
       connections: 16,

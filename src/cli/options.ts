@@ -1,24 +1,29 @@
 import { InvalidArgumentError } from 'commander';
+import { parseTimeoutMs, TIMEOUT_RANGE } from '../config/settings.js';
 
 /** Option parsers for commander: they throw InvalidArgumentError, which commander reports (exit 2). */
 
-export function wholeNumber(text: string): number {
-  if (!/^\d{1,9}$/.test(text))
-    throw new InvalidArgumentError('expected a whole number (0 or more).');
-  return Number(text);
+/** The largest number a whole-number option takes unless it sets a lower maximum of its own. */
+const WHOLE_NUMBER_MAX = 999_999_999;
+
+/** A parser of whole numbers from `min` to `max`; the message states both bounds. */
+export function wholeNumberFrom(min: number, max = WHOLE_NUMBER_MAX): (text: string) => number {
+  return (text) => {
+    const n = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+    if (!(n >= min && n <= max))
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
+    return n;
+  };
 }
 
-export function positiveWholeNumber(text: string): number {
-  const n = wholeNumber(text);
-  if (n < 1) throw new InvalidArgumentError('expected a whole number of 1 or more.');
-  return n;
-}
+export const wholeNumber = wholeNumberFrom(0);
+export const positiveWholeNumber = wholeNumberFrom(1);
 
-export function positiveSeconds(text: string): number {
-  const n = Number(text);
-  if (!(n > 0) || !Number.isFinite(n))
-    throw new InvalidArgumentError('expected a number of seconds greater than 0.');
-  return n;
+/** `--timeout`: seconds, checked by the same parser as KSCTL_TIMEOUT, kept to whole milliseconds. */
+export function timeoutSeconds(text: string): number {
+  const ms = parseTimeoutMs(text);
+  if (ms === undefined) throw new InvalidArgumentError(`expected ${TIMEOUT_RANGE}.`);
+  return ms / 1000;
 }
 
 /** Repeatable options collect into an array. */

@@ -9,7 +9,8 @@ import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
 import type { CommandContext } from './context.js';
-import { positiveSeconds } from './options.js';
+import { environmentTimeoutMs, TIMEOUT_MAX_SECONDS } from '../config/settings.js';
+import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
 
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
@@ -46,7 +47,11 @@ export function buildProgram(ctx: CommandContext): Command {
     )
     .option('--no-input', 'never prompt; fail when input is missing')
     .option('--debug', 'trace HTTP requests and answers on stderr, secrets redacted')
-    .option('--timeout <seconds>', 'per-request timeout (env KSCTL_TIMEOUT)', positiveSeconds)
+    .option(
+      '--timeout <seconds>',
+      `per-request timeout in seconds, 0.001 to ${TIMEOUT_MAX_SECONDS} (default 30; env KSCTL_TIMEOUT)`,
+      timeoutSeconds,
+    )
     .option('-q, --quiet', 'print only data, no messages')
     .addHelpText(
       'after',
@@ -54,6 +59,8 @@ export function buildProgram(ctx: CommandContext): Command {
     );
   program.hook('preAction', (_root, action) => {
     ctx.globals = action.optsWithGlobals();
+    // --timeout is checked by its parser for every command; its variable is checked as early.
+    environmentTimeoutMs(ctx.env);
   });
   program.addCommand(markingsCommand(ctx));
   program.addCommand(enrollCommand(ctx));

@@ -14,7 +14,7 @@ export interface GlobalOptions {
   /** false with --no-input. */
   input: boolean;
   debug?: boolean;
-  /** Seconds. */
+  /** Seconds, from --timeout (its parser keeps it in range and to whole milliseconds). */
   timeout?: number;
   quiet?: boolean;
 }
@@ -59,7 +59,98 @@ export function resolveContext(
 ): { name: string | undefined; context: ContextConfig } {
   const name = contextName(globals, env, store);
   // A context named on the command line or in the environment must exist; none at all is fine.
-  return { name, context: name === undefined ? {} : store.get(name) };
+  if (name === undefined) return { name, context: {} };
+  const context = store.get(name);
+  // Every command that reads a context gets its timeout checked, so none passes a bad one on.
+  contextTimeoutMs(name, context);
+  return { name, context };
+}
+
+/** Per-request timeouts: from a millisecond to a day, far below Node's timer limit (2^31-1 ms). */
+export const TIMEOUT_MAX_SECONDS = 86_400;
+export const TIMEOUT_RANGE = `a number of seconds from 0.001 to ${TIMEOUT_MAX_SECONDS}`;
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * The one parser of timeouts (the flag, KSCTL_TIMEOUT): decimal seconds to whole milliseconds
+ * (at least 1), or undefined when the text is not a timeout in range.
+ */
+export function parseTimeoutMs(seconds: string): number | undefined {
+  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(seconds.trim())) return undefined;
+  const n = Number(seconds);
+  return n >= 0.001 && n <= TIMEOUT_MAX_SECONDS ? secondsToMs(n) : undefined;
+}
+
+export function secondsToMs(seconds: number): number {
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
+/** KSCTL_TIMEOUT in milliseconds; empty or unset is undefined. */
+export function environmentTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.KSCTL_TIMEOUT;
+  if (text === undefined || text === '') return undefined;
+  const ms = parseTimeoutMs(text);
+  if (ms === undefined) {
+    throw new UsageError(`KSCTL_TIMEOUT must be a positive number of seconds, not "${text}"`, {
+      hint: `a timeout is ${TIMEOUT_RANGE}`,
+    });
+  }
+  return ms;
+}
+
+/** The timeout a context stores (written by `context add --timeout`), checked like the others. */
+function contextTimeoutMs(name: string, context: ContextConfig): number | undefined {
+  const ms: unknown = context.timeoutMs;
+  if (ms === undefined) return undefined;
+  if (typeof ms !== 'number' || !(ms >= 1 && ms <= TIMEOUT_MAX_SECONDS * 1000)) {
+    throw new UsageError(`the timeout stored in context "${name}" is not ${TIMEOUT_RANGE}`, {
+      hint: `add the context again with --force and --timeout SECONDS`,
+    });
+  }
+  return Math.round(ms);
+}
+
+/** flag > KSCTL_TIMEOUT > context > 30 s, in whole milliseconds. */
+export function resolveTimeoutMs(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  name: string | undefined,
+  context: ContextConfig,
+): number {
+  return (
+    (globals.timeout !== undefined ? secondsToMs(globals.timeout) : undefined) ??
+    environmentTimeoutMs(env) ??
+    (name === undefined ? undefined : contextTimeoutMs(name, context)) ??
+    DEFAULT_TIMEOUT_MS
+  );
+}
+
+/**
+ * A bearer token as it goes into the Authorization header: an optional "Bearer " prefix dropped,
+ * then one line of visible ASCII. `source` says where it came from; the token is never shown.
+ */
+export function bearerToken(text: string, source: string): string {
+  const token = text.replace(/^Bearer\s+/i, '');
+  const problem =
+    token === ''
+      ? 'is empty'
+      : /[\r\n]/.test(token)
+        ? 'has more than one line'
+        : /[^\x21-\x7e]/.test(token)
+          ? 'has a character that is not visible ASCII (a space, a control character or a non-ASCII byte)'
+          : undefined;
+  if (problem === undefined) return token;
+  throw new UsageError(`the token in ${source} ${problem}`, {
+    hint: 'a token is one line of visible ASCII characters, with nothing else around it',
+  });
+}
+
+/** The bearer token of `--token-file PATH` (`-` for stdin), checked like any other. */
+export async function readTokenFile(path: string, stdin: Readable): Promise<string> {
+  return bearerToken(
+    await readSecretFile(path, stdin, 'token'),
+    path === '-' ? 'standard input (--token-file -)' : `--token-file ${path}`,
+  );
 }
 
 /** Where the service is and how to authenticate: flag > environment > context > default. */
@@ -84,31 +175,16 @@ export async function resolveConnection(
   }
   let auth: Auth = { kind: 'none' };
   if (globals.tokenFile !== undefined) {
-    auth = {
-      kind: 'bearer',
-      token: stripScheme(await readSecretFile(globals.tokenFile, stdin, 'token')),
-    };
+    auth = { kind: 'bearer', token: await readTokenFile(globals.tokenFile, stdin) };
   } else if (env.KSCTL_TOKEN) {
-    auth = { kind: 'bearer', token: stripScheme(env.KSCTL_TOKEN.trim()) };
+    auth = { kind: 'bearer', token: bearerToken(env.KSCTL_TOKEN.trim(), 'KSCTL_TOKEN') };
   } else if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) {
     auth = { kind: 'basic', username: env.KSCTL_USERNAME, password: env.KSCTL_PASSWORD };
   } else if (context.token) {
-    auth = { kind: 'bearer', token: context.token };
+    auth = { kind: 'bearer', token: bearerToken(context.token, `context "${name}"`) };
   } else if (context.username && context.password) {
     auth = { kind: 'basic', username: context.username, password: context.password };
   }
-  const timeoutSeconds =
-    globals.timeout ?? (env.KSCTL_TIMEOUT ? Number(env.KSCTL_TIMEOUT) : undefined);
-  if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) {
-    throw new UsageError(
-      `KSCTL_TIMEOUT must be a positive number of seconds, not "${env.KSCTL_TIMEOUT}"`,
-    );
-  }
-  const timeoutMs =
-    timeoutSeconds !== undefined ? timeoutSeconds * 1000 : (context.timeoutMs ?? 30_000);
+  const timeoutMs = resolveTimeoutMs(globals, env, name, context);
   return { contextName: name, context, baseUrl, auth, timeoutMs };
-}
-
-function stripScheme(token: string): string {
-  return token.replace(/^Bearer\s+/i, '');
 }

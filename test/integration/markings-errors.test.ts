@@ -235,12 +235,12 @@ describe('usage errors (exit 2), nothing sent', () => {
   it.each([
     [['markings', 'list', '--bogus'], /unknown option '--bogus'/],
     [['markings', 'list', '--value-limit', 'all'], /expected a whole number/],
-    [['markings', 'list', '--limit', '0'], /expected a whole number of 1 or more/],
+    [['markings', 'list', '--limit', '0'], /expected a whole number from 1 to 999999999/],
     [['markings', 'list', '-o', 'xml'], /Allowed choices are table, json, yaml/],
     [['markings', 'frobnicate'], /unknown command 'frobnicate'/],
     [['markings', 'get'], /missing required argument 'marking'/],
     [['markings', 'create'], /a name is needed/],
-    [['markings', 'list', '--timeout', '-1'], /greater than 0/],
+    [['markings', 'list', '--timeout', '-1'], /expected a number of seconds from 0.001 to 86400/],
   ])('%j', async (argv, message) => {
     const result = await ksctl(argv);
     expect(result.code).toBe(2);

@@ -158,6 +158,7 @@ describe('resolveConnection: flag > environment > context > default', () => {
     [{ KSCTL_BASE_URL: 'ftp://x.example' }, /not an http\(s\) URL/],
     [{ KSCTL_BASE_URL: 'not a url' }, /not an http\(s\) URL/],
     [{ KSCTL_TIMEOUT: 'soon' }, /KSCTL_TIMEOUT must be a positive number/],
+    [{ KSCTL_TIMEOUT: '9999999' }, /KSCTL_TIMEOUT must be a positive number/],
     [{ KSCTL_TIMEOUT: '0' }, /KSCTL_TIMEOUT must be a positive number/],
   ])('%j is a usage error', async (env, message) => {
     const error = await resolveConnection(globals(), env, store, stdin()).catch((e: unknown) => e);

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { UsageError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import { collect, positiveWholeNumber } from '../options.js';
 
@@ -64,6 +65,14 @@ export function exportCommand(ctx: CommandContext): Command {
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .hook('preAction', () => {
+      // A table is the global default; asked for by name, it is a format export cannot write.
+      if (ctx.globals.output === 'table') {
+        throw new UsageError('markings export writes yaml or json, not a table', {
+          hint: 'pass -o yaml (the default) or -o json',
+        });
+      }
+    })
     .addHelpText(
       'after',
       '\nMarkings and values are sorted by name and defaults are left out, so exports diff cleanly;\n`ksctl markings apply` of an export changes nothing.',

@@ -1,4 +1,4 @@
-import { readSecretFile } from '../../config/settings.js';
+import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
 import type { ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
@@ -22,7 +22,7 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
       hint: 'pass --force to replace it',
     });
   }
-  const { baseUrl, tokenFile } = ctx.globals;
+  const { baseUrl, tokenFile, timeout } = ctx.globals;
   for (const [url, flag] of [
     [baseUrl, '--base-url'],
     [o.apiUrl, '--api-url'],
@@ -41,14 +41,13 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
   }
   const context: ContextConfig = {
     baseUrl,
-    token:
-      tokenFile !== undefined ? await readSecretFile(tokenFile, ctx.io.stdin, 'token') : undefined,
+    token: tokenFile !== undefined ? await readTokenFile(tokenFile, ctx.io.stdin) : undefined,
     username: o.username,
     password:
       o.passwordFile !== undefined
         ? await readSecretFile(o.passwordFile, ctx.io.stdin, 'password')
         : undefined,
-    timeoutMs: o.timeout !== undefined ? o.timeout * 1000 : undefined,
+    timeoutMs: timeout !== undefined ? secondsToMs(timeout) : undefined,
     apiUrl: o.apiUrl,
     enrollmentUrl: o.enrollmentUrl,
     knsUrl: o.knsUrl,

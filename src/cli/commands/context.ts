@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
-import { positiveSeconds } from '../options.js';
 
 const actions = () => import('./context-actions.js');
 
@@ -15,7 +14,6 @@ export interface ContextAddOptions {
   keyspace?: string;
   persistor?: 'plaintext' | 'password' | 'aesgcm';
   persistorPath?: string;
-  timeout?: number;
   use?: boolean;
   force?: boolean;
 }
@@ -29,7 +27,8 @@ export function contextCommand(ctx: CommandContext): Command {
     .command('add')
     .description('add a context (the first one becomes current)')
     .argument('<name>', 'context name')
-    // The global --base-url and --token-file are read here as the context's own settings.
+    // The global --base-url, --token-file and --timeout are read here as the context's own
+    // settings (a --timeout of its own would never see a value: the global one takes it).
     .option('--username <name>', 'basic authentication user (password from --password-file)')
     .option('--password-file <path>', 'basic authentication password file, or - for stdin')
     .option('--api-url <url>', 'enrollment API URL (scheme, host, port)')
@@ -44,12 +43,11 @@ export function contextCommand(ctx: CommandContext): Command {
       ]),
     )
     .option('--persistor-path <path>', 'default profile file')
-    .option('--timeout <seconds>', 'request timeout for this context', positiveSeconds)
     .option('--use', 'make it the current context')
     .option('--force', 'replace a context of the same name')
     .addHelpText(
       'after',
-      '\nThe URL and token come from the global options:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --use',
+      '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use',
     )
     .action(async (name: string, options: ContextAddOptions) =>
       (await actions()).add(ctx, name, options),
