@@ -6,11 +6,50 @@ import type { CommandContext } from '../context.js';
 import type { ApiOptions } from './api.js';
 
 function pairs(texts: string[] | undefined, separator: string, flag: string): [string, string][] {
-  return (texts ?? []).map((text) => {
+  return (texts ?? []).map((text, index) => {
     const at = text.indexOf(separator);
-    if (at <= 0) throw new UsageError(`${flag} "${text}" is not in the form name${separator}value`);
+    if (at <= 0) {
+      // A header may carry a credential, so it is named by its place, never shown.
+      const which = flag === '--header' ? `${flag} number ${index + 1}` : `${flag} "${text}"`;
+      throw new UsageError(`${which} is not in the form name${separator}value`);
+    }
     return [text.slice(0, at).trim(), text.slice(at + 1).trim()];
   });
+}
+
+/**
+ * Header names are HTTP tokens; values one line of printable ASCII. A header may carry a
+ * credential, so a bad one is named by its place, never shown.
+ */
+function headers(texts: string[] | undefined): Record<string, string> {
+  return Object.fromEntries(
+    pairs(texts, ':', '--header').map(([name, value], index) => {
+      const problem = !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+        ? 'its name is not a header name'
+        : !/^[\t\x20-\x7e]*$/.test(value)
+          ? 'its value is not one line of printable ASCII'
+          : undefined;
+      if (problem) throw new UsageError(`--header number ${index + 1} is not valid: ${problem}`);
+      return [name.toLowerCase(), value];
+    }),
+  );
+}
+
+/** A full URL must be the service's own: the credentials go with every request. */
+function refuseOtherOrigin(url: string, baseUrl: string): void {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    throw new UsageError(`"${url}" is not a valid URL`);
+  }
+  const service = new URL(baseUrl).origin;
+  if (origin !== service) {
+    throw new UsageError(
+      `${origin} is not the service (${service}); ksctl api sends the credentials only there`,
+      { hint: 'give a path under the base URL, or point --base-url or --context at that service' },
+    );
+  }
 }
 
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
@@ -36,12 +75,12 @@ export async function api(
       );
     }
   }
-  const client = await ctx.client();
+  const connection = await ctx.connection();
+  if (/^https?:\/\//.test(path)) refuseOtherOrigin(path, connection.baseUrl);
+  const client = await ctx.client(connection);
   const answer = await client.request<unknown>(method, path, {
     query: Object.fromEntries(pairs(o.query, '=', '--query')),
-    headers: Object.fromEntries(
-      pairs(o.header, ':', '--header').map(([k, v]) => [k.toLowerCase(), v]),
-    ),
+    headers: headers(o.header),
     body,
     okStatuses: EVERY_ERROR_STATUS,
     what: `${method} ${path}`,
