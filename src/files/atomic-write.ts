@@ -1,9 +1,10 @@
 /**
  * Crash-safe file replacement: readers see the old file or the new one, never a mix, and a
  * crash never leaves a half-written file behind (profiles, exports, the mock's ready file).
+ * A symbolic link is written through: the file it points to is replaced and the link kept.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode, fileError } from './fs-errors.js';
 
@@ -24,12 +25,40 @@ export async function ensurePrivateDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Temp file in the same directory (rename is only atomic within one file system). */
+/**
+ * The absolute path of the file a write to `filePath` must replace: symbolic links followed to
+ * the end of their chain (also when the last one points to a file not created yet), so that
+ * applications reading the link's target see what was written.
+ */
+export async function resolveWriteTarget(filePath: string): Promise<string> {
+  try {
+    return await realpath(filePath);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileError('write', filePath, error);
+  }
+  // Missing: no file yet, or a link whose chain ends at a file not created yet. The chain is
+  // finite (a loop fails above with ELOOP), so following it one link at a time ends.
+  let next: string;
+  try {
+    const link = await readlink(filePath);
+    // Relative to the directory the link is in, as the kernel resolves it.
+    next = path.resolve(await realpath(path.dirname(filePath)), link);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'EINVAL') {
+      return path.resolve(filePath);
+    }
+    throw fileError('write', filePath, error);
+  }
+  return resolveWriteTarget(next);
+}
+
+/** Temp file beside the real target (rename is only atomic within one file system). */
 export async function writeFileAtomic(
-  target: string,
+  filePath: string,
   data: Buffer | string,
   mode = PRIVATE_FILE_MODE,
 ): Promise<void> {
+  const target = await resolveWriteTarget(filePath);
   const dir = path.dirname(target);
   const temp = path.join(
     dir,
@@ -47,7 +76,8 @@ export async function writeFileAtomic(
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
-    throw fileError('write', target, error);
+    const named = target === path.resolve(filePath) ? filePath : `${filePath} (${target})`;
+    throw fileError('write', named, error);
   }
   await syncDirectory(dir);
 }

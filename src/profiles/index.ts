@@ -15,6 +15,7 @@ export {
   useProfile,
 } from './operations.js';
 export { checkProfilePassword, PASSWORD_MIN_LENGTH } from './password-format.js';
+export { PROFILE_NAME_MAX_LENGTH, profileNameProblem } from './profile-name.js';
 export type { ProfileSetMutation } from './store.js';
 export { loadProfiles, saveProfiles, updateProfiles } from './store.js';
 export type {

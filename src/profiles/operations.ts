@@ -5,6 +5,7 @@
 import { ConflictError } from '../errors.js';
 import { problemsError, profileProblems } from './profile-json.js';
 import { findProfile } from './profile-lookup.js';
+import { profileNameProblem } from './profile-name.js';
 import { loadProfiles, updateProfiles } from './store.js';
 import type { PersistorSpec, Profile, ProfileSet } from './types.js';
 import { keyspaceOf } from './types.js';
@@ -96,6 +97,8 @@ export async function addProfile(
   options: { setActive?: boolean } = {},
 ): Promise<ProfileRow> {
   const problems = profileProblems(profile);
+  const nameProblem = typeof profile.name === 'string' && profileNameProblem(profile.name);
+  if (nameProblem) problems.push({ path: 'profile.name', message: nameProblem });
   if (problems.length > 0) {
     throw problemsError('Cannot store the profile', problems);
   }

@@ -4,7 +4,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDirectory, writeFileAtomic } from '../files/atomic-write.js';
+import {
+  ensurePrivateDirectory,
+  resolveWriteTarget,
+  writeFileAtomic,
+} from '../files/atomic-write.js';
 import type { DecodedProfileFile } from './codec.js';
 import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
 import type { FileLockOptions } from './file-lock.js';
@@ -52,14 +56,15 @@ export async function updateProfiles(
 
 /**
  * Runs `task` holding both locks of a profile file (creating its directory if needed). For
- * writers that do not read the file first, such as convert.
+ * writers that do not read the file first, such as convert. A symbolic link is locked at the
+ * file it points to, so writers going through the link and writers of the file take turns.
  */
 export async function withProfileFileLock<T>(
   filePath: string,
   task: () => Promise<T>,
   options?: FileLockOptions,
 ): Promise<T> {
-  const resolved = path.resolve(filePath);
+  const resolved = await resolveWriteTarget(filePath);
   await ensurePrivateDirectory(path.dirname(resolved));
   return withKeyedMutex(resolved, () => withFileLock(resolved, task, options));
 }

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { UsageError } from '../../errors.js';
+import { resolveWriteTarget } from '../../files/atomic-write.js';
 import { profileFields } from '../../output/profiles.js';
 import { plural } from '../../output/render.js';
 import {
@@ -74,7 +74,8 @@ export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions)
 
 export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<void> {
   const from = await resolvePersistor(ctx, persistorFlags(o));
-  if (path.resolve(from.path) === path.resolve(o.toPath)) {
+  // Real paths: a link to the source (or a path through a linked directory) is the source too.
+  if ((await resolveWriteTarget(from.path)) === (await resolveWriteTarget(o.toPath))) {
     throw new UsageError('--to-path is the file being converted', {
       hint: 'write to another path, then move it into place',
     });
