@@ -77,6 +77,20 @@ export class ServiceError extends KsctlError {
   readonly exitCode = 7;
 }
 
+/** No answer at all: the network failed or the request timed out (after any retries). */
+export class UnreachableError extends ServiceError {
+  constructor(
+    /** What was being done ("list markings"). */
+    readonly what: string,
+    /** Why there was no answer ("connection refused"). */
+    readonly reason: string,
+    message: string,
+    options: KsctlErrorOptions = {},
+  ) {
+    super(message, options);
+  }
+}
+
 /** The user interrupted the command (Ctrl-C). */
 export class InterruptedError extends KsctlError {
   readonly code = 'E_INTERRUPTED';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type KsctlError, ServiceError } from '../errors.js';
+import { type KsctlError, UnreachableError } from '../errors.js';
 import { errorFromAnswer } from './errors.js';
 import { redactHeaders, redactJson } from './redact.js';
 
@@ -197,11 +197,16 @@ export class ApiClient {
           await sleep(backoffDelay(attempt, this.options.backoffMs), options.signal);
           continue;
         }
-        throw new ServiceError(`${what}: cannot reach the service at ${this.origin()}: ${reason}`, {
-          hint: 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running',
-          conversationId: cid,
-          cause: error,
-        });
+        throw new UnreachableError(
+          what,
+          reason,
+          `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
+          {
+            hint: 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running',
+            conversationId: cid,
+            cause: error,
+          },
+        );
       }
       const ms = Math.round(performance.now() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);

@@ -8,35 +8,37 @@ import { type KeyObject, randomUUID } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { addProfile, loadProfiles } from '../profiles/index.js';
 import type { ProfileRow } from '../profiles/operations.js';
-import type { PersistorSpec, Profile } from '../profiles/types.js';
+import type { PersistorSpec, Profile, ProfileSet } from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from './causes.js';
 import { parseServerPublicKey } from './crypto.js';
 import { deviceKeySource } from './device-keys.js';
-import type { EnrollmentEndpoints } from './inputs.js';
+import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
 import { buildRegistration, type DeviceKeyPair, recoverKeys } from './protocol.js';
 import type { TokenSource } from './token-sources.js';
 
 /** `GET {enrollment_url}/keyspace/{ks}/pubkey`: Base64 DER text, CR/LF stripped by the parser. */
 export async function fetchServerPublicKey(
   http: ApiClient,
-  enrollmentUrl: string,
+  enrollment: Endpoint,
   keyspace: string,
   signal?: AbortSignal,
 ): Promise<KeyObject> {
-  const answer = await http.request<unknown>(
-    'GET',
-    `${enrollmentUrl}/keyspace/${encodeURIComponent(keyspace)}/pubkey`,
-    {
-      headers: { accept: 'text/plain' },
-      what: `fetch the key server public key of keyspace ${keyspace}`,
-      signal,
-    },
+  const answer = await reach(enrollment, () =>
+    http.request<unknown>(
+      'GET',
+      `${enrollment.url}/keyspace/${encodeURIComponent(keyspace)}/pubkey`,
+      {
+        headers: { accept: 'text/plain' },
+        what: `fetch the key server public key of keyspace ${keyspace}`,
+        signal,
+      },
+    ),
   );
   return parseServerPublicKey(typeof answer.body === 'string' ? answer.body : '');
 }
 
 export interface RegisterInput {
-  apiUrl: string;
+  api: Endpoint;
   keyspace: string;
   stoken: string;
   uidauth: string;
@@ -71,16 +73,18 @@ export async function registerDevice(
     input.deviceKeys,
   );
   const uuid = randomUUID();
-  const answer = await http.request<unknown>(
-    'POST',
-    `${input.apiUrl}/v2.3/register/${encodeURIComponent(input.keyspace)}`,
-    {
-      body: request,
-      conversationId: `Basic ${uuid}`,
-      mapError: (status, body) => enrollmentErrorFromAnswer(status, body, uuid),
-      what: `register a device in keyspace ${input.keyspace}`,
-      signal: input.signal,
-    },
+  const answer = await reach(input.api, () =>
+    http.request<unknown>(
+      'POST',
+      `${input.api.url}/v2.3/register/${encodeURIComponent(input.keyspace)}`,
+      {
+        body: request,
+        conversationId: `Basic ${uuid}`,
+        mapError: (status, body) => enrollmentErrorFromAnswer(status, body, uuid),
+        what: `register a device in keyspace ${input.keyspace}`,
+        signal: input.signal,
+      },
+    ),
   );
   const keys = recoverKeys(answer.body, session, uuid);
   return {
@@ -88,7 +92,7 @@ export async function registerDevice(
     profile: {
       name: input.name,
       deviceId: keys.deviceId,
-      server: input.apiUrl,
+      server: input.api.url,
       aesCdIdcKey: keys.aesCdIdcKey,
       aesCdEiKey: keys.aesCdEiKey,
       creationTimestamp: Math.floor(Date.now() / 1000),
@@ -120,13 +124,16 @@ export interface StoredDevice {
  * spent), and fetches the key server public key once for every device of the run.
  */
 export function prepareRun(run: EnrollmentRun): {
-  ready: Promise<void>;
+  /** The profiles stored before the run. */
+  ready: Promise<ProfileSet>;
   serverPublicKey: Promise<KeyObject>;
 } {
   const serverPublicKey = run.endpoints
-    .enrollmentUrl()
-    .then((url) => fetchServerPublicKey(run.http, url, run.endpoints.keyspace, run.signal));
-  const ready = loadProfiles(run.persistor).then(() => undefined);
+    .enrollment()
+    .then((enrollment) =>
+      fetchServerPublicKey(run.http, enrollment, run.endpoints.keyspace, run.signal),
+    );
+  const ready = loadProfiles(run.persistor);
   // Awaited by every enrollment; marked handled so an early failure elsewhere is not "unhandled".
   serverPublicKey.catch(() => undefined);
   ready.catch(() => undefined);
@@ -146,9 +153,9 @@ export async function enrollAndStore(
     shared.ready.then(() => run.tokens.issue(index, run.signal)),
     shared.serverPublicKey,
   ]);
-  const apiUrl = await run.endpoints.apiUrl(issued.apiUrl);
+  const api = await run.endpoints.api(issued.apiUrl);
   const enrolled = await registerDevice(run.registerHttp, {
-    apiUrl,
+    api,
     keyspace: run.endpoints.keyspace,
     stoken: issued.tokens.stoken,
     uidauth: issued.tokens.uidauth,

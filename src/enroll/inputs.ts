@@ -7,36 +7,51 @@
 import type { ApiClient } from '../api/client.js';
 import type { KnsAnswer } from '../api/wire.js';
 import type { ContextConfig } from '../config/store.js';
-import { ServiceError, UsageError } from '../errors.js';
+import { ServiceError, UnreachableError, UsageError } from '../errors.js';
 import { isJsonObject } from './json.js';
 
-export interface EndpointSettings {
-  keyspace?: string;
-  apiUrl?: string;
-  enrollmentUrl?: string;
-  knsUrl?: string;
+type UrlSetting = 'apiUrl' | 'enrollmentUrl' | 'knsUrl';
+type SettingSource = 'flag' | 'environment' | 'context';
+
+const URL_SETTINGS: Record<UrlSetting, { flag: string; env: string; label: string }> = {
+  apiUrl: { flag: '--api-url', env: 'KSCTL_API_URL', label: 'API URL' },
+  enrollmentUrl: {
+    flag: '--enrollment-url',
+    env: 'KSCTL_ENROLLMENT_URL',
+    label: 'enrollment URL',
+  },
+  knsUrl: { flag: '--kns-url', env: 'KSCTL_KNS_URL', label: 'key naming lookup URL' },
+};
+
+export type EndpointFlags = { keyspace?: string } & Partial<Record<UrlSetting, string>>;
+
+export interface EndpointSettings extends EndpointFlags {
+  /** Where each URL came from, so that an unreachable one is traced back to its setting. */
+  sources: Partial<Record<UrlSetting, SettingSource>>;
 }
 
 /** Each setting: flag > KSCTL_* environment > context. Empty values count as unset. */
 export function endpointSettings(
-  flags: EndpointSettings,
+  flags: EndpointFlags,
   env: NodeJS.ProcessEnv,
   context: ContextConfig,
 ): EndpointSettings {
-  const pick = (flag: string | undefined, envName: string, fromContext: string | undefined) =>
-    flag || env[envName] || fromContext || undefined;
-  const settings = {
-    keyspace: pick(flags.keyspace, 'KSCTL_KEYSPACE', context.keyspace),
-    apiUrl: pick(flags.apiUrl, 'KSCTL_API_URL', context.apiUrl),
-    enrollmentUrl: pick(flags.enrollmentUrl, 'KSCTL_ENROLLMENT_URL', context.enrollmentUrl),
-    knsUrl: pick(flags.knsUrl, 'KSCTL_KNS_URL', context.knsUrl),
+  const settings: EndpointSettings = {
+    keyspace: flags.keyspace || env.KSCTL_KEYSPACE || context.keyspace || undefined,
+    sources: {},
   };
-  for (const [name, url] of [
-    ['API URL (--api-url)', settings.apiUrl],
-    ['enrollment URL (--enrollment-url)', settings.enrollmentUrl],
-    ['key naming lookup URL (--kns-url)', settings.knsUrl],
-  ] as const) {
-    if (url !== undefined) checkHttpUrl(url, name);
+  for (const setting of Object.keys(URL_SETTINGS) as UrlSetting[]) {
+    const { flag, env: envName, label } = URL_SETTINGS[setting];
+    const [url, source] = flags[setting]
+      ? [flags[setting], 'flag' as const]
+      : env[envName]
+        ? [env[envName], 'environment' as const]
+        : [context[setting] || undefined, 'context' as const];
+    if (url === undefined) continue;
+    if (!isHttpUrl(url))
+      throw new UsageError(`the ${label} (${flag}) "${url}" is not an http(s) URL`);
+    settings[setting] = url;
+    settings.sources[setting] = source;
   }
   return settings;
 }
@@ -50,11 +65,37 @@ function isHttpUrl(url: string): boolean {
   }
 }
 
-function checkHttpUrl(url: string, name: string): void {
-  if (!isHttpUrl(url)) throw new UsageError(`the ${name} "${url}" is not an http(s) URL`);
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** A URL in use, and what a user who cannot reach it should check. */
+export interface Endpoint {
+  url: string;
+  /** What the URL is ("enrollment URL"). */
+  label: string;
+  /** Where the URL came from, as something to check ("check --enrollment-url"). */
+  advice: string;
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
+/** Runs a request to `endpoint`; when the service cannot be reached, the error says where. */
+export async function reach<T>(endpoint: Endpoint, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    // The client's own message names its base URL and hints at --base-url: neither fits
+    // enrollment, whose URLs come from other settings.
+    if (!(error instanceof UnreachableError)) throw error;
+    throw new UnreachableError(
+      error.what,
+      error.reason,
+      `${error.what}: cannot reach the ${endpoint.label} ${endpoint.url}: ${error.reason}`,
+      {
+        hint: `${endpoint.advice} and that the service is running`,
+        conversationId: error.conversationId,
+        cause: error.cause,
+      },
+    );
+  }
+}
 
 interface Discovered {
   apiUrl: string;
@@ -63,7 +104,7 @@ interface Discovered {
 
 /** Resolves the URLs of one keyspace, looking them up at most once. */
 export class EnrollmentEndpoints {
-  private discovered: Promise<Discovered> | undefined;
+  private discovered: Promise<{ lookup: Endpoint; found: Discovered }> | undefined;
 
   constructor(
     private readonly http: ApiClient,
@@ -72,33 +113,62 @@ export class EnrollmentEndpoints {
     private readonly signal?: AbortSignal,
   ) {}
 
-  async enrollmentUrl(): Promise<string> {
-    return trimSlash(this.settings.enrollmentUrl ?? (await this.discover()).enrollmentUrl);
+  async enrollment(): Promise<Endpoint> {
+    return this.configured('enrollmentUrl') ?? this.lookedUp('enrollmentUrl');
   }
 
   /** The configured API URL, else the one a portal sign-in named, else the looked-up one. */
-  async apiUrl(fromPortal?: string): Promise<string> {
-    return trimSlash(this.settings.apiUrl ?? fromPortal ?? (await this.discover()).apiUrl);
+  async api(fromPortal?: string): Promise<Endpoint> {
+    const configured = this.configured('apiUrl');
+    if (configured !== undefined) return configured;
+    if (fromPortal !== undefined) {
+      return {
+        url: trimSlash(fromPortal),
+        label: URL_SETTINGS.apiUrl.label,
+        advice: 'check the API URL the enrollment portal named (or pass --api-url)',
+      };
+    }
+    return this.lookedUp('apiUrl');
   }
 
-  private discover(): Promise<Discovered> {
+  private configured(setting: UrlSetting): Endpoint | undefined {
+    const url = this.settings[setting];
+    if (url === undefined) return undefined;
+    const { flag, env, label } = URL_SETTINGS[setting];
+    const advice = {
+      flag: `check ${flag}`,
+      environment: `check ${env} (or pass ${flag})`,
+      context: `check the ${label} of the context (or pass ${flag})`,
+    }[this.settings.sources[setting] ?? 'flag'];
+    return { url: trimSlash(url), label, advice };
+  }
+
+  private async lookedUp(setting: keyof Discovered): Promise<Endpoint> {
     this.discovered ??= this.lookUp();
-    return this.discovered;
+    const { lookup, found } = await this.discovered;
+    const { flag, label } = URL_SETTINGS[setting];
+    return {
+      url: found[setting],
+      label,
+      advice: `check the key naming lookup at ${lookup.url}, which named this URL (or pass ${flag})`,
+    };
   }
 
-  private async lookUp(): Promise<Discovered> {
-    const knsUrl = this.settings.knsUrl ?? this.settings.apiUrl;
-    if (knsUrl === undefined) {
+  private async lookUp(): Promise<{ lookup: Endpoint; found: Discovered }> {
+    const lookup = this.configured('knsUrl') ?? this.configured('apiUrl');
+    if (lookup === undefined) {
       throw new UsageError(`cannot tell where to enroll into keyspace ${this.keyspace}`, {
         hint: 'pass --api-url and --enrollment-url, or --kns-url to look them up (or set them in the context)',
       });
     }
-    const url = `${trimSlash(knsUrl)}/v2.4/kns/keyspaces/${encodeURIComponent(this.keyspace)}`;
-    const answer = await this.http.request<unknown>('GET', url, {
-      what: `key naming lookup of keyspace ${this.keyspace}`,
-      signal: this.signal,
-    });
-    return readKnsAnswer(answer.body, this.keyspace, answer.conversationId);
+    const url = `${lookup.url}/v2.4/kns/keyspaces/${encodeURIComponent(this.keyspace)}`;
+    const answer = await reach(lookup, () =>
+      this.http.request<unknown>('GET', url, {
+        what: `key naming lookup of keyspace ${this.keyspace}`,
+        signal: this.signal,
+      }),
+    );
+    return { lookup, found: readKnsAnswer(answer.body, this.keyspace, answer.conversationId) };
   }
 }
 

@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../api/wire.js';
 import { InputError } from '../errors.js';
-import type { EnrollmentEndpoints } from './inputs.js';
+import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
 import { type PortalCredentials, portalSignIn } from './portal.js';
 
 export interface IssuedTokens {
@@ -43,13 +43,9 @@ export function portalTokens(
 ): TokenSource {
   return {
     async issue(_index, signal) {
-      const enrollmentUrl = await endpoints.enrollmentUrl();
-      const answer = await portalSignIn(
-        http,
-        enrollmentUrl,
-        endpoints.keyspace,
-        credentials,
-        signal,
+      const enrollment = await endpoints.enrollment();
+      const answer = await reach(enrollment, () =>
+        portalSignIn(http, enrollment.url, endpoints.keyspace, credentials, signal),
       );
       const stoken = answer.stoken ?? (await registrationCode?.());
       if (stoken === undefined) throw new InputError('the registration code is missing');
@@ -58,19 +54,32 @@ export function portalTokens(
   };
 }
 
-/** Fresh pairs from a ksctl mock's `POST /_mock/tokens` (its dev token is in `admin`). */
-export function mockTokens(admin: ApiClient, keyspace: string, user: string): TokenSource {
+/**
+ * Fresh pairs from a ksctl mock's `POST /_mock/tokens` (its dev token is in `admin`), which it
+ * serves beside the API it enrolls into (`api`).
+ */
+export function mockTokens(
+  admin: ApiClient,
+  api: Endpoint,
+  keyspace: string,
+  user: string,
+): TokenSource {
   return {
     async issue(_index, signal) {
-      const { body } = await admin.request<TokenPair>('POST', '/_mock/tokens', {
-        body: { user, keyspace },
-        what: `mint mock tokens for ${user}`,
-        signal,
-      });
+      const { body } = await reach(api, () =>
+        admin.request<TokenPair>('POST', '/_mock/tokens', {
+          body: { user, keyspace },
+          what: `mint mock tokens for ${user}`,
+          signal,
+        }),
+      );
       return { tokens: { stoken: body.stoken, uidauth: body.uidauth } };
     },
   };
 }
+
+/** Problems of a tokens file listed before "… and N more problems". */
+const PROBLEMS_SHOWN = 50;
 
 /**
  * A tokens file: one `STOKEN UIDAUTH` pair per line, separated by white space or a comma (a
@@ -94,8 +103,21 @@ export function parseTokensFile(text: string, source: string): TokenPair[] {
     pairs.push({ stoken: match[1]!, uidauth: match[2]! });
   }
   if (problems.length > 0) {
-    throw new InputError(`${source} has lines that are not token pairs; nothing was sent`, {
-      details: problems,
+    // Enough to fix a file in one go without burying the terminal (as `markings apply` does).
+    const details = problems.slice(0, PROBLEMS_SHOWN);
+    if (problems.length > PROBLEMS_SHOWN) {
+      details.push({
+        path: '',
+        message: `… and ${problems.length - PROBLEMS_SHOWN} more problems`,
+      });
+    }
+    const lines =
+      problems.length === 1
+        ? 'a line that is not a token pair'
+        : `${problems.length} lines that are not token pairs`;
+    throw new InputError(`${source} has ${lines}; nothing was sent`, {
+      hint: 'fix or remove those lines (# starts a comment) and run the command again',
+      details,
     });
   }
   if (pairs.length === 0) throw new InputError(`${source} holds no token pairs`);

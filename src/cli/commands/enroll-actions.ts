@@ -23,6 +23,7 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
+import { PROFILE_NAME_MAX_LENGTH, profileNameProblem } from '../../profiles/index.js';
 import type { ProfileRow } from '../../profiles/operations.js';
 import type { CommandContext } from '../context.js';
 import { persistorFlags } from '../persistor-flags.js';
@@ -40,6 +41,9 @@ export async function enroll(
 ): Promise<void> {
   const bulk = isBulk(o);
   checkCombinations(o, bulk);
+  // Before any prompt or request: a name that cannot be stored must not spend a token pair.
+  if (o.name !== undefined) checkProfileName(o.name, '--name');
+  else if (!bulk) checkProfileName(hostname(), 'the host name (the default profile name)');
 
   const { context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
   const settings = endpointSettings(o, ctx.env, context);
@@ -117,6 +121,15 @@ function checkCombinations(o: EnrollOptions, bulk: boolean): void {
   }
 }
 
+function checkProfileName(name: string, what: string): void {
+  const problem = profileNameProblem(name);
+  if (problem !== undefined) {
+    throw new UsageError(`${what} ${problem}`, {
+      hint: `profile names are one line of printable text, at most ${PROFILE_NAME_MAX_LENGTH} characters, for example --name laptop`,
+    });
+  }
+}
+
 async function askKeyspace(ctx: CommandContext): Promise<string> {
   if (!ctx.canPrompt()) {
     throw new UsageError('no keyspace to enroll into', {
@@ -134,7 +147,7 @@ async function tokenSource(
   endpoints: EnrollmentEndpoints,
 ): Promise<TokenSource> {
   if (o.tokensFile !== undefined) {
-    const text = await readSecretFile(o.tokensFile, ctx.io.stdin, 'token pairs');
+    const text = await readSecretFile(o.tokensFile, ctx.io.stdin, 'list of token pairs');
     const source = o.tokensFile === '-' ? 'standard input' : o.tokensFile;
     return listedTokens(parseTokensFile(text, source));
   }
@@ -172,9 +185,9 @@ async function tokenSource(
   if (o.mockUser !== undefined) {
     // The mock serves its admin endpoints beside the API it enrolls into.
     const connection = await ctx.connection();
-    const root = new URL(await endpoints.apiUrl()).origin;
-    const admin = await ctx.client({ ...connection, baseUrl: root });
-    return mockTokens(admin, endpoints.keyspace, o.mockUser);
+    const api = await endpoints.api();
+    const admin = await ctx.client({ ...connection, baseUrl: new URL(api.url).origin });
+    return mockTokens(admin, api, endpoints.keyspace, o.mockUser);
   }
   if (bulk) throw new UsageError('no token pairs for --count');
   const stoken = await secret(ctx, {
@@ -202,9 +215,10 @@ async function enrollOne(
   run: EnrollmentRun,
   keys: Promise<DeviceKeyPair> | undefined,
 ): Promise<void> {
+  const shared = prepareRun(run);
   let stored: StoredDevice;
   try {
-    stored = await enrollAndStore(run, prepareRun(run), 0, o.name ?? hostname(), keys);
+    stored = await enrollAndStore(run, shared, 0, o.name ?? hostname(), keys);
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
     throw error;
@@ -213,6 +227,13 @@ async function enrollOne(
   ctx.say(
     `Enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}.`,
   );
+  // Names need not be unique in a profile file; device ids are, and every command takes them.
+  const namesakes = (await shared.ready).profiles.filter((p) => p.name === row.name);
+  if (namesakes.length > 0) {
+    ctx.say(
+      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands.`,
+    );
+  }
   await ctx.render({
     kind: 'record',
     data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
@@ -236,6 +257,8 @@ async function enrollMany(
   const base = o.name ?? DEFAULT_BULK_NAME;
   const width = String(count).length;
   const nameOf = (index: number) => `${base}-${String(index + 1).padStart(width, '0')}`;
+  // The longest name, with its number: only its length can fail after --name was checked.
+  checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
   const shared = prepareRun(run);
   // A wrong profile password or an unreachable key server fails once, not once per device.
   await Promise.all([shared.ready, shared.serverPublicKey]);

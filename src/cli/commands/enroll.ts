@@ -1,10 +1,13 @@
 import { Command } from 'commander';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { CommandContext } from '../context.js';
-import { positiveWholeNumber } from '../options.js';
+import { positiveWholeNumber, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
 
 const actions = () => import('./enroll-actions.js');
+
+/** Test devices per run: enough for any load test, and a typo cannot spend a million token pairs. */
+const MAX_COUNT = 10_000;
 
 export interface EnrollOptions extends PersistorOptionValues {
   keyspace?: string;
@@ -60,12 +63,15 @@ export function enrollCommand(ctx: CommandContext): Command {
       '--tokens-file <path>',
       'bulk: one "STOKEN UIDAUTH" pair per line (white space or comma), or - for stdin',
     )
-    .option('--name <name>', 'profile name (bulk: NAME-1, NAME-2, …)')
+    .option(
+      '--name <name>',
+      'profile name, one line of printable text up to 128 characters (bulk: NAME-1, NAME-2, …)',
+    )
     .option('--no-set-active', 'do not make the new profile the active one')
     .option(
       '--count <n>',
-      'enroll N test devices, each with its own token pair',
-      positiveWholeNumber,
+      `enroll N test devices (at most ${MAX_COUNT}), each with its own token pair`,
+      wholeNumberFrom(1, MAX_COUNT),
     )
     .option(
       '--concurrency <c>',

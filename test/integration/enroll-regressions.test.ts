@@ -1,0 +1,264 @@
+/**
+ * Regressions found by an audit of `ksctl enroll` and `ksctl profiles`: a symlinked profile
+ * file replaced by a regular file, blank or multi-line profile names accepted after spending a
+ * token pair, unreachable URLs blamed on the wrong setting, and a garbage tokens file printing
+ * thousands of lines.
+ */
+import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deviceKeySource } from '../../src/enroll/device-keys.js';
+import { loadProfiles } from '../../src/profiles/index.js';
+import { cliFor } from '../helpers/cli.js';
+import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+import { testKeys } from './mock-enroll-fixtures.js';
+
+let mock: TestMock;
+const dirs = tempDirs();
+let dir: string;
+const originalGenerate = deviceKeySource.generate;
+
+beforeAll(async () => {
+  const keys = await testKeys();
+  deviceKeySource.generate = async () => keys.device;
+  mock = await startMock({ keyServerKey: keys.server.privateKey });
+});
+
+afterAll(async () => {
+  deviceKeySource.generate = originalGenerate;
+  await mock?.close();
+  await dirs.removeAll();
+});
+
+beforeEach(async () => {
+  await mock.reset();
+  dir = await dirs.make();
+});
+
+/** The mock's URLs and dev token (for --mock-user), a throwaway config dir and home. */
+const cli = cliFor(() => ({
+  KSCTL_CONFIG_DIR: dir,
+  KSCTL_HOME: dir,
+  KSCTL_KEYSPACE: 'ABcd',
+  KSCTL_API_URL: mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
+  KSCTL_PERSISTOR_PATH: join(dir, 'profiles.pt'),
+  KSCTL_BASE_URL: mock.baseUrl,
+  KSCTL_TOKEN: DEV_TOKEN,
+}));
+
+/** A port nothing listens on (the discard port on loopback). */
+const NOWHERE = 'http://127.0.0.1:9';
+
+const enrolledDevices = async () => (await mock.call('GET', '/_mock/devices')).body as unknown[];
+
+describe('a profile file behind a symbolic link', () => {
+  it('is written through: the link stays and the real file gets the profile', async () => {
+    await mkdir(join(dir, 'pf'));
+    await mkdir(join(dir, 'dot'));
+    await symlink('../dot/real.pt', join(dir, 'pf', 'sym.pt'));
+    for (const name of ['first', 'second']) {
+      const result = await cli([
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--name',
+        name,
+        '--persistor-path',
+        join(dir, 'pf', 'sym.pt'),
+      ]);
+      expect(result.code).toBe(0);
+    }
+    expect((await lstat(join(dir, 'pf', 'sym.pt'))).isSymbolicLink()).toBe(true);
+    expect(await readlink(join(dir, 'pf', 'sym.pt'))).toBe('../dot/real.pt');
+    const real = await loadProfiles({ kind: 'plaintext', path: join(dir, 'dot', 'real.pt') });
+    expect(real.profiles.map((p) => p.name)).toEqual(['first', 'second']);
+  });
+
+  it('profiles convert refuses a --to-path that links to the file being converted', async () => {
+    const source = join(dir, 'profiles.pt');
+    expect((await cli(['enroll', '--mock-user', 'alice', '--name', 'one'])).code).toBe(0);
+    const before = await readFile(source);
+    await symlink(source, join(dir, 'link.pt'));
+    await writeFile(join(dir, 'pw'), 'a long password\n');
+    const result = await cli([
+      'profiles',
+      'convert',
+      '--to-persistor',
+      'password',
+      '--to-path',
+      join(dir, 'link.pt'),
+      '--to-password-file',
+      join(dir, 'pw'),
+      '--force',
+    ]);
+    expect(result.stderr).toContain('error: --to-path is the file being converted');
+    expect(result.code).toBe(2);
+    expect(await readFile(source)).toEqual(before);
+    expect((await lstat(join(dir, 'link.pt'))).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('profile names', () => {
+  it.each([
+    ['', /^error: --name is empty$/m],
+    ['   ', /^error: --name is empty$/m],
+    ['lap\ntop', /^error: --name contains an unprintable character \(U\+000A\)/m],
+    ['lap\u0007top', /^error: --name contains an unprintable character \(U\+0007\)/m],
+    ['x'.repeat(129), /^error: --name has 129 characters; at most 128 are allowed$/m],
+    [' laptop', /^error: --name starts or ends with white space$/m],
+  ])('%j is a usage error before any request (exit 2)', async (name, message) => {
+    const result = await cli(['enroll', '--mock-user', 'alice', '--name', name]);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^hint: profile names are one line of printable text/m);
+    expect(result.code).toBe(2);
+    expect(await mock.journal()).toEqual([]);
+    expect(await enrolledDevices()).toEqual([]);
+  });
+
+  it('checks the longest name of a bulk run, number included, before any request', async () => {
+    const result = await cli([
+      'enroll',
+      '--mock-user',
+      'alice',
+      '--count',
+      '10',
+      '--name',
+      'x'.repeat(126),
+    ]);
+    expect(result.stderr).toMatch(/^error: the profile name of device 10 has 129 characters/m);
+    expect(result.code).toBe(2);
+    expect(await mock.journal()).toEqual([]);
+  });
+
+  it('keeps a name that is already taken, says so, and each profile stays addressable by device id', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const result = await cli([
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--name',
+        'laptop',
+        '-o',
+        'json',
+      ]);
+      expect(result.code).toBe(0);
+      ids.push(JSON.parse(result.stdout).deviceId);
+    }
+    const second = await cli(['profiles', 'list', '-o', 'json']);
+    expect(JSON.parse(second.stdout).map((p: { name: string }) => p.name)).toEqual([
+      'laptop',
+      'laptop',
+    ]);
+
+    const third = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop']);
+    expect(third.stderr).toContain(
+      `note: ${join(dir, 'profiles.pt')} already had 2 profiles named "laptop" (${ids.join(', ')}); name them by device id`,
+    );
+
+    const byName = await cli(['profiles', 'use', 'laptop']);
+    expect(byName.stderr).toContain('3 profiles in');
+    expect(byName.code).toBe(2);
+    const byId = await cli(['profiles', 'use', ids[1]!]);
+    expect(byId.code).toBe(0);
+    const removed = await cli(['profiles', 'delete', ids[0]!, '--yes']);
+    expect(removed.code).toBe(0);
+    const left = await loadProfiles({ kind: 'plaintext', path: join(dir, 'profiles.pt') });
+    expect(left.profiles.map((p) => p.deviceId)).not.toContain(ids[0]);
+    expect(left.activeDeviceId).toBe(ids[1]);
+  });
+});
+
+describe('an unreachable URL is named, with the setting it came from', () => {
+  it.each([
+    [
+      ['--enrollment-url', NOWHERE],
+      {},
+      `fetch the key server public key of keyspace ABcd: cannot reach the enrollment URL ${NOWHERE}: connection refused`,
+      'hint: check --enrollment-url and that the service is running',
+    ],
+    [
+      ['--api-url', NOWHERE],
+      {},
+      `mint mock tokens for alice: cannot reach the API URL ${NOWHERE}: connection refused`,
+      'hint: check --api-url and that the service is running',
+    ],
+    [
+      [],
+      { KSCTL_ENROLLMENT_URL: NOWHERE },
+      `cannot reach the enrollment URL ${NOWHERE}: connection refused`,
+      'hint: check KSCTL_ENROLLMENT_URL (or pass --enrollment-url) and that the service is running',
+    ],
+    [
+      ['--kns-url', NOWHERE],
+      { KSCTL_API_URL: undefined, KSCTL_ENROLLMENT_URL: undefined },
+      `key naming lookup of keyspace ABcd: cannot reach the key naming lookup URL ${NOWHERE}: connection refused`,
+      'hint: check --kns-url and that the service is running',
+    ],
+  ])('%j %j (exit 7)', async (flags, env, message, hint) => {
+    const result = await cli(['enroll', '--mock-user', 'alice', ...flags], { env });
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain(hint);
+    expect(result.stderr).not.toContain('unused.invalid');
+    expect(result.stderr).not.toContain('--base-url');
+    expect(result.code).toBe(7);
+  });
+
+  it('traces a URL from the context back to the context', async () => {
+    const added = await cli([
+      'context',
+      'add',
+      'lab',
+      '--base-url',
+      mock.baseUrl,
+      '--enrollment-url',
+      NOWHERE,
+      '--use',
+    ]);
+    expect(added.code).toBe(0);
+    const result = await cli(['enroll', '--mock-user', 'alice'], {
+      env: { KSCTL_ENROLLMENT_URL: undefined },
+    });
+    expect(result.stderr).toContain(
+      `cannot reach the enrollment URL ${NOWHERE}: connection refused`,
+    );
+    expect(result.stderr).toContain(
+      'hint: check the enrollment URL of the context (or pass --enrollment-url) and that the service is running',
+    );
+    expect(result.code).toBe(7);
+  });
+});
+
+describe('a tokens file that is not one', () => {
+  it('lists the first 50 problems, counts the rest, and never prints the text', async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => `garbage${i}`);
+    await writeFile(join(dir, 'tokens'), lines.join('\n'));
+    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    expect(result.code).toBe(3);
+    const stderr = result.stderr.split('\n');
+    expect(stderr[0]).toBe(
+      `error: ${join(dir, 'tokens')} has 4000 lines that are not token pairs; nothing was sent`,
+    );
+    expect(stderr.filter((l) => l.includes('expected "STOKEN UIDAUTH"'))).toHaveLength(50);
+    expect(result.stderr).toContain('  … and 3950 more problems\n');
+    expect(stderr.length).toBeLessThan(60);
+    expect(result.stderr).not.toContain('garbage');
+    expect(await mock.journal()).toEqual([]);
+  });
+
+  it('says so in one sentence when one line is wrong, or the file is empty', async () => {
+    await writeFile(join(dir, 'tokens'), 'I.one ,Itwo\nnot-a-pair\n');
+    const one = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    expect(one.stderr).toContain(
+      `error: ${join(dir, 'tokens')} has a line that is not a token pair; nothing was sent`,
+    );
+    await writeFile(join(dir, 'empty'), '\n');
+    const empty = await cli(['enroll', '--tokens-file', join(dir, 'empty')]);
+    expect(empty.stderr).toContain(
+      `error: the list of token pairs in ${join(dir, 'empty')} is empty`,
+    );
+    expect(empty.code).toBe(2);
+  });
+});
