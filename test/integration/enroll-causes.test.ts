@@ -8,43 +8,31 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { causeByCode, ENROLLMENT_CAUSES } from '../../src/enroll/causes.js';
-import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { cliFor, conversationIdOf } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
-import { testKeys } from './mock-enroll-fixtures.js';
+import { enrollingSuite } from './mock-enroll-fixtures.js';
 import { EXIT_BY_STATUS } from '../helpers/exit-codes.js';
 
-let mock: TestMock;
+const suite = enrollingSuite();
 const dirs = tempDirs();
 let dir: string;
-const originalGenerate = deviceKeySource.generate;
 
 beforeAll(async () => {
-  const keys = await testKeys();
-  deviceKeySource.generate = async () => keys.device;
-  mock = await startMock({ keyServerKey: keys.server.privateKey });
   dir = await dirs.make();
 });
 
-afterAll(async () => {
-  deviceKeySource.generate = originalGenerate;
-  await mock?.close();
-  await dirs.removeAll();
-});
-
-beforeEach(() => mock.reset());
+afterAll(() => dirs.removeAll());
 
 const cli = cliFor(() => ({
   KSCTL_CONFIG_DIR: dir,
   KSCTL_HOME: dir,
-  KSCTL_API_URL: mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
+  KSCTL_API_URL: suite.mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
   KSCTL_KEYSPACE: 'ABcd',
 }));
 
 async function mint(request: Record<string, unknown>): Promise<TokenPair> {
-  const answer = await mock.call('POST', '/_mock/tokens', request);
+  const answer = await suite.mock.call('POST', '/_mock/tokens', request);
   expect(answer.status).toBe(200);
   return answer.body as TokenPair;
 }
@@ -72,7 +60,7 @@ async function expectCause(
   expect(result.stderr).toContain(`[debug] < ${cause.status} `);
   expect(result.stderr).toContain(`"code":${code},"message":${JSON.stringify(cause.message)}`);
   const cid = conversationIdOf(result.stderr);
-  const sent = (await mock.journal()).filter((r) => r.cid === `Basic ${cid}`);
+  const sent = (await suite.mock.journal()).filter((r) => r.cid === `Basic ${cid}`);
   expect(sent.map((r) => ({ path: r.path, status: r.status }))).toEqual([
     { path: `/v2.3/register/${keyspace}`, status: cause.status },
   ]);
@@ -82,7 +70,7 @@ describe('every cause, from a fault rule', () => {
   it.each(ENROLLMENT_CAUSES.map((c) => [c.code, c.status, c.message] as const))(
     '%i (%i %s)',
     async (code) => {
-      await mock.setFaults([{ path: '/v2.3/register/ABcd', code, times: 1 }]);
+      await suite.mock.setFaults([{ path: '/v2.3/register/ABcd', code, times: 1 }]);
       await expectCause(code);
     },
   );
@@ -94,7 +82,7 @@ describe('causes that happen naturally', () => {
       ['NoEn', { enrollment: false }],
       ['Offl', { online: false }],
     ] as const) {
-      expect((await mock.call('PUT', `/_mock/keyspaces/${id}`, settings)).status).toBe(201);
+      expect((await suite.mock.call('PUT', `/_mock/keyspaces/${id}`, settings)).status).toBe(201);
     }
   });
 
@@ -137,7 +125,7 @@ describe('causes that happen naturally', () => {
   });
 
   it('an unknown code is explained by its status (502: exit 7)', async () => {
-    await mock.setFaults([{ path: '/v2.3/register/ABcd', status: 502, times: 1 }]);
+    await suite.mock.setFaults([{ path: '/v2.3/register/ABcd', status: 502, times: 1 }]);
     const pair = await mint({ user: 'alice' });
     const result = await cli(['enroll'], {
       env: { KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth },

@@ -7,42 +7,26 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
-import { deviceKeySource } from '../../src/enroll/device-keys.js';
-import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
 import type { OutboxMessage } from '../../src/mock/enroll-state.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
-import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { DEV_TOKEN } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
-import { testKeys } from './mock-enroll-fixtures.js';
+import { enrollingSuite } from './mock-enroll-fixtures.js';
 
-let mock: TestMock;
-let device: DeviceKeyPair;
+const suite = enrollingSuite();
 const dirs = tempDirs();
 let dir: string;
 let profilesPath: string;
-const originalGenerate = deviceKeySource.generate;
 
-beforeAll(async () => {
-  const keys = await testKeys();
-  device = keys.device;
-  deviceKeySource.generate = async () => device;
-  mock = await startMock({ keyServerKey: keys.server.privateKey });
-});
-
-afterAll(async () => {
-  deviceKeySource.generate = originalGenerate;
-  await mock?.close();
-  await dirs.removeAll();
-});
+afterAll(() => dirs.removeAll());
 
 beforeEach(async () => {
-  await mock.reset();
   dir = await dirs.make();
   profilesPath = join(dir, 'profiles.pt');
 });
@@ -52,14 +36,14 @@ const baseEnv = (): Record<string, string> => ({
   KSCTL_CONFIG_DIR: dir,
   KSCTL_HOME: dir,
   KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
+  KSCTL_API_URL: suite.mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
   KSCTL_PERSISTOR_PATH: profilesPath,
 });
 const cli = cliFor(baseEnv);
 
 async function mint(user = 'alice', extra: Record<string, unknown> = {}): Promise<TokenPair> {
-  const answer = await mock.call('POST', '/_mock/tokens', { user, ...extra });
+  const answer = await suite.mock.call('POST', '/_mock/tokens', { user, ...extra });
   expect(answer.status).toBe(200);
   return answer.body as TokenPair;
 }
@@ -77,7 +61,7 @@ describe('one device', () => {
     expect(shown).toMatchObject({
       name: 'laptop',
       keyspace: 'ABcd',
-      server: mock.info.apiUrl,
+      server: suite.mock.info.apiUrl,
       active: true,
       persistor: 'plaintext',
       path: profilesPath,
@@ -86,10 +70,10 @@ describe('one device', () => {
     const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
     expect(set.activeDeviceId).toBe(shown.deviceId);
     const [profile] = set.profiles;
-    const sealed = mock.server.state.enrollment.keysOf(shown.deviceId)!;
+    const sealed = suite.mock.server.state.enrollment.keysOf(shown.deviceId)!;
     expect(profile!.aesCdEiKey.equals(sealed.cdEi)).toBe(true);
     expect(profile!.aesCdIdcKey.equals(sealed.cdIdc)).toBe(true);
-    expect(profile!.server).toBe(mock.info.apiUrl);
+    expect(profile!.server).toBe(suite.mock.info.apiUrl);
     expect(Math.abs(profile!.creationTimestamp - Date.now() / 1000)).toBeLessThan(60);
     expect((await stat(profilesPath)).mode & 0o777).toBe(0o600);
     expect((await stat(dir)).mode & 0o077).toBe(0);
@@ -111,7 +95,7 @@ describe('one device', () => {
     await writeFile(join(dir, 'pw'), 'alice-password\n');
     const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
     expect(result.code).toBe(0);
-    const devices = (await mock.call('GET', '/_mock/devices')).body as { user: string }[];
+    const devices = (await suite.mock.call('GET', '/_mock/devices')).body as { user: string }[];
     expect(devices.map((d) => d.user)).toEqual(['alice']);
   });
 
@@ -122,7 +106,7 @@ describe('one device', () => {
       input: async () => '',
       secret: async (question) => {
         asked.push(question);
-        const outbox = (await mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
+        const outbox = (await suite.mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
         return outbox.at(-1)!.code;
       },
     };
@@ -133,7 +117,7 @@ describe('one device', () => {
     );
     expect(asked).toEqual(['Registration code sent to alice@example.com:']);
     expect(code).toBe(0);
-    const outbox = (await mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
+    const outbox = (await suite.mock.call('GET', '/_mock/outbox')).body as OutboxMessage[];
     expect(stderr).not.toContain(outbox[0]!.code);
   });
 
@@ -141,18 +125,18 @@ describe('one device', () => {
     const result = await cli(['enroll', '--email', 'alice@example.com']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--registration-code-file');
-    expect((await mock.call('GET', '/_mock/outbox')).body).toEqual([]);
+    expect((await suite.mock.call('GET', '/_mock/outbox')).body).toEqual([]);
   });
 
   it('finds the API and enrollment URLs from the keyspace through the key naming lookup', async () => {
     const env = { ...baseEnv(), KSCTL_API_URL: '', KSCTL_ENROLLMENT_URL: '' };
     const result = await cli(
-      ['enroll', '--keyspace', 'ABcd', '--kns-url', mock.info.knsUrl, '--mock-user', 'alice'],
-      { env: { ...env, KSCTL_BASE_URL: mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN } },
+      ['enroll', '--keyspace', 'ABcd', '--kns-url', suite.mock.info.knsUrl, '--mock-user', 'alice'],
+      { env: { ...env, KSCTL_BASE_URL: suite.mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN } },
     );
     expect(result.stderr).toContain('Enrolled');
     expect(result.code).toBe(0);
-    const paths = (await mock.journal()).map((r) => `${r.method} ${r.path}`);
+    const paths = (await suite.mock.journal()).map((r) => `${r.method} ${r.path}`);
     expect(paths).toEqual([
       'GET /v2.4/kns/keyspaces/ABcd',
       'GET /enrollment/keyspace/ABcd/pubkey',
@@ -164,7 +148,7 @@ describe('one device', () => {
     const env = {
       KSCTL_CONFIG_DIR: dir,
       KSCTL_HOME: dir,
-      KSCTL_BASE_URL: mock.baseUrl,
+      KSCTL_BASE_URL: suite.mock.baseUrl,
       KSCTL_TOKEN: DEV_TOKEN,
     };
     expect(
@@ -177,7 +161,7 @@ describe('one device', () => {
             '--api-url',
             'http://127.0.0.1:9/nowhere',
             '--enrollment-url',
-            mock.info.enrollmentUrl,
+            suite.mock.info.enrollmentUrl,
             '--keyspace',
             'ABcd',
             '--use',
@@ -186,9 +170,12 @@ describe('one device', () => {
         )
       ).code,
     ).toBe(0);
-    const result = await cli(['enroll', '--api-url', mock.info.apiUrl, '--mock-user', 'alice'], {
-      env: { ...env, KSCTL_KEYSPACE: undefined, KSCTL_PERSISTOR_PATH: undefined },
-    });
+    const result = await cli(
+      ['enroll', '--api-url', suite.mock.info.apiUrl, '--mock-user', 'alice'],
+      {
+        env: { ...env, KSCTL_KEYSPACE: undefined, KSCTL_PERSISTOR_PATH: undefined },
+      },
+    );
     expect(result.stderr).toContain('Enrolled');
     expect(result.code).toBe(0);
     // The default profile file under KSCTL_HOME, never the real home.
@@ -233,14 +220,14 @@ describe('one device', () => {
     const result = await cli(argv, { env: { ...tokenlessEnv(), ...env } });
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
-    expect((await mock.journal()).filter((r) => r.method === 'POST')).toEqual([]);
+    expect((await suite.mock.journal()).filter((r) => r.method === 'POST')).toEqual([]);
   });
 
   it('rejects a malformed keyspace before sending anything (exit 3)', async () => {
     const result = await cli(['enroll', '--keyspace', 'AB-d'], { env: tokenEnv(await mint()) });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('Invalid keyspace "AB-d"');
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('never prints a secret, even with --debug', async () => {
@@ -400,7 +387,7 @@ describe('profile files', () => {
 
 /** The mock's dev token, for --mock-user. */
 function adminEnv(): Record<string, string> {
-  return { KSCTL_BASE_URL: mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN };
+  return { KSCTL_BASE_URL: suite.mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN };
 }
 
 describe('test devices in bulk', () => {
@@ -456,7 +443,7 @@ describe('test devices in bulk', () => {
       'test-device-2',
       'test-device-3',
     ]);
-    const signIns = (await mock.journal()).filter(
+    const signIns = (await suite.mock.journal()).filter(
       (r) => r.path.endsWith('/register') && r.path.startsWith('/enrollment'),
     );
     expect(signIns).toHaveLength(3);
@@ -489,7 +476,7 @@ describe('test devices in bulk', () => {
   });
 
   it('summarises failures with cause and conversation id, and exits with the most common code', async () => {
-    await mock.setFaults([
+    await suite.mock.setFaults([
       { path: '/v2.3/register/ABcd', code: 40105, times: 2 },
       { path: '/v2.3/register/ABcd', code: 50004, times: 1 },
     ]);
@@ -503,7 +490,7 @@ describe('test devices in bulk', () => {
       40105, 40105, 50004,
     ]);
     expect(result.stderr).toContain('3 devices failed:');
-    const journal = await mock.journal();
+    const journal = await suite.mock.journal();
     for (const f of failed) {
       expect(result.stderr).toContain(`conversation id ${f.conversationId}`);
       expect(journal.some((r) => r.cid === `Basic ${f.conversationId}` && r.status >= 400)).toBe(
@@ -520,7 +507,7 @@ describe('test devices in bulk', () => {
 describe('interrupted', () => {
   it('Ctrl-C during a bulk run starts no new device, keeps every registered one, and exits 130', async () => {
     const controller = new AbortController();
-    mock.onRequest = (request) => {
+    suite.mock.onRequest = (request) => {
       if (request.path === '/v2.3/register/ABcd') controller.abort();
     };
     const prompter: Prompter = {
@@ -535,7 +522,7 @@ describe('interrupted', () => {
       controller.signal,
     );
     expect(code).toBe(130);
-    const registered = (await mock.journal()).filter((r) => r.path === '/v2.3/register/ABcd');
+    const registered = (await suite.mock.journal()).filter((r) => r.path === '/v2.3/register/ABcd');
     const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
     expect(registered.length).toBeLessThan(10);
     expect(set.profiles).toHaveLength(registered.filter((r) => r.status === 200).length);
@@ -565,5 +552,5 @@ describe('replay race', () => {
 });
 
 afterEach(() => {
-  mock.onRequest = undefined;
+  suite.mock.onRequest = undefined;
 });

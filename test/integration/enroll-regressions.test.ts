@@ -6,33 +6,20 @@
  */
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deviceKeySource } from '../../src/enroll/device-keys.js';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor } from '../helpers/cli.js';
-import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { DEV_TOKEN } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
-import { testKeys } from './mock-enroll-fixtures.js';
+import { enrollingSuite } from './mock-enroll-fixtures.js';
 
-let mock: TestMock;
+const suite = enrollingSuite();
 const dirs = tempDirs();
 let dir: string;
-const originalGenerate = deviceKeySource.generate;
 
-beforeAll(async () => {
-  const keys = await testKeys();
-  deviceKeySource.generate = async () => keys.device;
-  mock = await startMock({ keyServerKey: keys.server.privateKey });
-});
-
-afterAll(async () => {
-  deviceKeySource.generate = originalGenerate;
-  await mock?.close();
-  await dirs.removeAll();
-});
+afterAll(() => dirs.removeAll());
 
 beforeEach(async () => {
-  await mock.reset();
   dir = await dirs.make();
 });
 
@@ -41,17 +28,18 @@ const cli = cliFor(() => ({
   KSCTL_CONFIG_DIR: dir,
   KSCTL_HOME: dir,
   KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
+  KSCTL_API_URL: suite.mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
   KSCTL_PERSISTOR_PATH: join(dir, 'profiles.pt'),
-  KSCTL_BASE_URL: mock.baseUrl,
+  KSCTL_BASE_URL: suite.mock.baseUrl,
   KSCTL_TOKEN: DEV_TOKEN,
 }));
 
 /** A port nothing listens on (the discard port on loopback). */
 const NOWHERE = 'http://127.0.0.1:9';
 
-const enrolledDevices = async () => (await mock.call('GET', '/_mock/devices')).body as unknown[];
+const enrolledDevices = async () =>
+  (await suite.mock.call('GET', '/_mock/devices')).body as unknown[];
 
 describe('a profile file behind a symbolic link', () => {
   it('is written through: the link stays and the real file gets the profile', async () => {
@@ -113,7 +101,7 @@ describe('profile names', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toMatch(/^hint: profile names are one line of printable text/m);
     expect(result.code).toBe(2);
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
     expect(await enrolledDevices()).toEqual([]);
   });
 
@@ -129,7 +117,7 @@ describe('profile names', () => {
     ]);
     expect(result.stderr).toMatch(/^error: the profile name of device 10 has 129 characters/m);
     expect(result.code).toBe(2);
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('keeps a name that is already taken, says so, and each profile stays addressable by device id', async () => {
@@ -212,7 +200,7 @@ describe('an unreachable URL is named, with the setting it came from', () => {
       'add',
       'lab',
       '--base-url',
-      mock.baseUrl,
+      suite.mock.baseUrl,
       '--enrollment-url',
       NOWHERE,
       '--use',
@@ -245,7 +233,7 @@ describe('a tokens file that is not one', () => {
     expect(result.stderr).toContain('  … and 3950 more problems\n');
     expect(stderr.length).toBeLessThan(60);
     expect(result.stderr).not.toContain('garbage');
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('says so in one sentence when one line is wrong, or the file is empty', async () => {

@@ -13,7 +13,10 @@ import {
   signPackage,
 } from '../../src/enroll/crypto.js';
 import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/protocol.js';
+import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startMock as startTestMock, type TestMock } from '../helpers/mock.js';
 
 let keys: Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> | undefined;
 
@@ -23,6 +26,38 @@ export function testKeys(): Promise<{ server: DeviceKeyPair; device: DeviceKeyPa
     ([server, device]) => ({ server, device }),
   );
   return keys;
+}
+
+/**
+ * The hooks of a suite that enrolls through the CLI: every device gets the one test device key
+ * (no RSA-3072 generation per enrollment), a test mock runs with the matching key server key,
+ * and it is reset before each test. The returned object's fields are set once the suite starts.
+ */
+export function enrollingSuite(): { readonly mock: TestMock; readonly device: DeviceKeyPair } {
+  let mock: TestMock | undefined;
+  let device: DeviceKeyPair | undefined;
+  const originalGenerate = deviceKeySource.generate;
+  beforeAll(async () => {
+    const keys = await testKeys();
+    device = keys.device;
+    deviceKeySource.generate = async () => keys.device;
+    mock = await startTestMock({ keyServerKey: keys.server.privateKey });
+  });
+  afterAll(async () => {
+    deviceKeySource.generate = originalGenerate;
+    await mock?.close();
+  });
+  beforeEach(() => mock?.reset());
+  return {
+    get mock() {
+      if (!mock) throw new Error('the suite has not started');
+      return mock;
+    },
+    get device() {
+      if (!device) throw new Error('the suite has not started');
+      return device;
+    },
+  };
 }
 
 export async function startMock(options: MockServerOptions = {}): Promise<MockServer> {
