@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { parseTimeoutMs, TIMEOUT_RANGE } from '../config/settings.js';
+import { parseTimeoutMs, TIMEOUT_RANGE } from '../config/timeout.js';
 
 /** Option parsers for commander: they throw InvalidArgumentError, which commander reports (exit 2). */
 

@@ -9,7 +9,7 @@ import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
 import type { CommandContext } from './context.js';
-import { environmentTimeoutMs, TIMEOUT_MAX_SECONDS } from '../config/settings.js';
+import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
 
@@ -59,8 +59,6 @@ export function buildProgram(ctx: CommandContext): Command {
     );
   program.hook('preAction', (_root, action) => {
     ctx.globals = action.optsWithGlobals();
-    // --timeout is checked by its parser for every command; its variable is checked as early.
-    environmentTimeoutMs(ctx.env);
   });
   program.addCommand(markingsCommand(ctx));
   program.addCommand(enrollCommand(ctx));

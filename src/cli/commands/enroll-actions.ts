@@ -1,7 +1,6 @@
 import { availableParallelism, hostname } from 'node:os';
 import { ApiClient } from '../../api/client.js';
-import { readSecretFile, resolveContext } from '../../config/settings.js';
-import type { ContextConfig } from '../../config/store.js';
+import { readSecretFile, resolveContext, resolveTimeoutMs } from '../../config/settings.js';
 import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
 import {
   type EnrollmentRun,
@@ -45,12 +44,13 @@ export async function enroll(
   if (o.name !== undefined) checkProfileName(o.name, '--name');
   else if (!bulk) checkProfileName(hostname(), 'the host name (the default profile name)');
 
-  const { context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
+  const { name: contextName, context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
+  const timeoutMs = resolveTimeoutMs(ctx.globals, ctx.env, contextName, context);
   const settings = endpointSettings(o, ctx.env, context);
   const keyspace = assertKeyspace(settings.keyspace ?? (await askKeyspace(ctx)));
   const persistor = await resolvePersistor(ctx, persistorFlags(o));
-  const http = client(ctx, context, 3);
-  const registerHttp = client(ctx, context, 0);
+  const http = client(ctx, timeoutMs, 3);
+  const registerHttp = client(ctx, timeoutMs, 0);
   try {
     const endpoints = new EnrollmentEndpoints(http, keyspace, settings, ctx.signal);
     const run: EnrollmentRun = {
@@ -70,12 +70,11 @@ export async function enroll(
 }
 
 /** Clients for the enrollment endpoints, which live outside the markings base URL. */
-function client(ctx: CommandContext, context: ContextConfig, retries: number): ApiClient {
-  const seconds = ctx.globals.timeout ?? (Number(ctx.env.KSCTL_TIMEOUT) || undefined);
+function client(ctx: CommandContext, timeoutMs: number, retries: number): ApiClient {
   return new ApiClient({
     baseUrl: 'http://unused.invalid',
     auth: { kind: 'none' },
-    timeoutMs: seconds !== undefined ? seconds * 1000 : (context.timeoutMs ?? 30_000),
+    timeoutMs,
     retries,
     userAgent: `ksctl/${VERSION}`,
     trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
