@@ -1,6 +1,6 @@
 import { MarkingsErrorCode, type Scope } from '../api/wire.js';
 import { MockHttpError, type MockRequest } from './http.js';
-import type { MockState, Principal, Tenant } from './state.js';
+import type { MockState, Principal, Tenant } from './state/state.js';
 
 function unauthorized(message: string): MockHttpError {
   return new MockHttpError(401, MarkingsErrorCode.unauthorized, message, undefined, {

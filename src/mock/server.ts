@@ -2,16 +2,16 @@ import { type KeyObject, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BODY_MAX_BYTES, type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
-import { adminRoutes } from './admin-routes.js';
-import { causeError, faultCause } from './enroll-errors.js';
-import { loadKeyServerKey } from './enroll-keys.js';
-import { ENROLLMENT_PATH } from './enroll-portal.js';
-import { enrollmentRoutes } from './enroll-routes.js';
-import { type Latency, latencyDelay } from './faults.js';
+import { adminRoutes } from './admin/routes.js';
+import { causeError, faultCause } from './enrollment/errors.js';
+import { loadKeyServerKey } from './enrollment/key-server-key.js';
+import { ENROLLMENT_PATH } from './enrollment/portal.js';
+import { enrollmentRoutes } from './enrollment/routes.js';
+import { type Latency, latencyDelay } from './admin/faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
-import { markingsRoutes } from './markings-routes.js';
-import { applySeed, type Seed } from './seed.js';
-import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
+import { markingsRoutes } from './markings/routes.js';
+import { applySeed, type Seed } from './state/seed.js';
+import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
 
 export interface MockServerOptions {
   host?: string;

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
-import type { OutboxMessage } from '../../src/mock/enroll-state.js';
+import type { OutboxMessage } from '../../src/mock/enrollment/state.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';

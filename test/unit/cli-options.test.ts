@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nameAndDescription } from '../../src/cli/options.js';
-import { parseFaultText, parseLatency } from '../../src/mock/faults.js';
+import { parseFaultText, parseLatency } from '../../src/mock/admin/faults.js';
 
 describe('nameAndDescription (NAME[=DESCRIPTION])', () => {
   it.each([

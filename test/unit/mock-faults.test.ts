@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MarkingsErrorCode } from '../../src/api/wire.js';
 import { CauseCode } from '../../src/enroll/causes.js';
-import { faultRuleProblem, parseFaultText } from '../../src/mock/faults.js';
+import { faultRuleProblem, parseFaultText } from '../../src/mock/admin/faults.js';
 
 describe('fault rules', () => {
   it.each([

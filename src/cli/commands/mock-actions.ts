@@ -59,7 +59,7 @@ async function faultRulesFromArguments(
   texts: string[],
   message: (text: string, problem: string) => string,
 ): Promise<FaultRule[]> {
-  const { parseFaultText } = await import('../../mock/faults.js');
+  const { parseFaultText } = await import('../../mock/admin/faults.js');
   return texts.map((text) => {
     const rule = parseFaultText(text);
     if (typeof rule === 'string') throw new UsageError(message(text, rule));
@@ -100,8 +100,8 @@ async function prepareReadyFile(path: string): Promise<void> {
 export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void> {
   const [{ MockServer }, { parseLatency }, { readSeedFile }] = await Promise.all([
     import('../../mock/server.js'),
-    import('../../mock/faults.js'),
-    import('../../mock/seed.js'),
+    import('../../mock/admin/faults.js'),
+    import('../../mock/state/seed.js'),
   ]);
   const latency = o.latency === undefined ? undefined : parseLatency(o.latency);
   if (o.latency !== undefined && !latency) {

@@ -1,6 +1,6 @@
 import { createPrivateKey, KeyObject } from 'node:crypto';
-import { generateDeviceKeyPair } from '../enroll/protocol.js';
-import { InputError } from '../errors.js';
+import { generateDeviceKeyPair } from '../../enroll/protocol.js';
+import { InputError } from '../../errors.js';
 
 /**
  * The key server's private key: the one given (a PEM text or a KeyObject, so tests and

@@ -1,5 +1,5 @@
-import { type FaultRule, MarkingsErrorCode } from '../api/wire.js';
-import { causeByCode } from '../enroll/causes.js';
+import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
+import { causeByCode } from '../../enroll/causes.js';
 
 export interface Latency {
   minMs: number;

@@ -11,12 +11,17 @@
  * Disabled users still get tokens: their registration then fails with 40101, as on the service.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { MarkingsErrorCode, type MockInfo, PORTAL_HEADERS, type TokenPair } from '../api/wire.js';
-import { CauseCode } from '../enroll/causes.js';
-import { causeError } from './enroll-errors.js';
-import { mintTokenPair } from './enroll-tokens.js';
-import { MockHttpError, type MockResponse, type Route, route } from './http.js';
-import type { MockKeyspace, MockState, MockUser } from './state.js';
+import {
+  MarkingsErrorCode,
+  type MockInfo,
+  PORTAL_HEADERS,
+  type TokenPair,
+} from '../../api/wire.js';
+import { CauseCode } from '../../enroll/causes.js';
+import { causeError } from './errors.js';
+import { mintTokenPair } from './tokens.js';
+import { MockHttpError, type MockResponse, type Route, route } from '../http.js';
+import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
 
 /** `{enrollment_url}` is `{url}` + this. */
 export const ENROLLMENT_PATH = '/enrollment';

@@ -1,4 +1,4 @@
-import { descriptionProblem, nameProblem } from '../api/names.js';
+import { descriptionProblem, nameProblem } from '../../api/names.js';
 import {
   BULK_MAX_ITEMS,
   type ErrorDetailWire,
@@ -6,9 +6,9 @@ import {
   MarkingsErrorCode,
   type MarkingValue,
   VALUES_MAX_PER_MARKING,
-} from '../api/wire.js';
-import { MockHttpError } from './http.js';
-import type { IdGenerator } from './ids.js';
+} from '../../api/wire.js';
+import { MockHttpError } from '../http.js';
+import type { IdGenerator } from '../state/ids.js';
 
 interface StoredValue {
   id: string;

@@ -19,15 +19,15 @@
  * succeeds. A pair is given back when a later check fails: it has not enrolled anything.
  */
 import { randomBytes } from 'node:crypto';
-import type { RegisterRequest } from '../api/wire.js';
-import { decodeUtf8Strict } from '../enroll/base64.js';
-import { CauseCode } from '../enroll/causes.js';
-import { AES_KEY_BYTES } from '../enroll/crypto.js';
-import { isJsonObject, parseJsonObject } from '../enroll/json.js';
-import { isKeyspace, newDeviceId } from '../enroll/keyspace.js';
-import { openRegistration, sealResponse, validateConversationId } from '../enroll/server.js';
-import { causeError } from './enroll-errors.js';
-import { verifyTokenPair } from './enroll-tokens.js';
+import type { RegisterRequest } from '../../api/wire.js';
+import { decodeUtf8Strict } from '../../enroll/base64.js';
+import { CauseCode } from '../../enroll/causes.js';
+import { AES_KEY_BYTES } from '../../enroll/crypto.js';
+import { isJsonObject, parseJsonObject } from '../../enroll/json.js';
+import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
+import { openRegistration, sealResponse, validateConversationId } from '../../enroll/server.js';
+import { causeError } from './errors.js';
+import { verifyTokenPair } from './tokens.js';
 import {
   json,
   MockHttpError,
@@ -35,8 +35,8 @@ import {
   type MockResponse,
   type Route,
   route,
-} from './http.js';
-import type { MockKeyspace, MockState, MockUser } from './state.js';
+} from '../http.js';
+import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
 
 export function registerRoute(state: MockState): Route {
   return route('POST', '/v2.3/register/:keyspace', async (req) => {

@@ -1,5 +1,9 @@
-import { causeByCode, type EnrollmentCause, type EnrollmentCauseCode } from '../enroll/causes.js';
-import { MockHttpError } from './http.js';
+import {
+  causeByCode,
+  type EnrollmentCause,
+  type EnrollmentCauseCode,
+} from '../../enroll/causes.js';
+import { MockHttpError } from '../http.js';
 
 /**
  * The error answer for an enrollment cause: its status, its exact reason phrase (the table has

@@ -1,8 +1,8 @@
-import { MarkingsErrorCode } from '../api/wire.js';
-import { requireAdmin } from './auth.js';
+import { MarkingsErrorCode } from '../../api/wire.js';
+import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
-import { json, MockHttpError, type Route, route } from './http.js';
-import type { MockState } from './state.js';
+import { json, MockHttpError, type Route, route } from '../http.js';
+import type { MockState } from '../state/state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
 export function adminRoutes(state: MockState, reset: () => void): Route[] {

@@ -3,8 +3,8 @@ import {
   MarkingsErrorCode,
   PAGE_LIMIT_DEFAULT,
   PAGE_LIMIT_MAX,
-} from '../api/wire.js';
-import { authenticate, authorize } from './auth.js';
+} from '../../api/wire.js';
+import { authenticate, authorize } from '../auth.js';
 import {
   json,
   MockHttpError,
@@ -12,8 +12,8 @@ import {
   type MockResponse,
   type Route,
   route,
-} from './http.js';
-import type { MockState } from './state.js';
+} from '../http.js';
+import type { MockState } from '../state/state.js';
 
 function badQuery(name: string, message: string): MockHttpError {
   return new MockHttpError(

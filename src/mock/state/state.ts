@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type JournalEntry, SCOPES, type Scope } from '../api/wire.js';
-import { EnrollmentState } from './enroll-state.js';
-import { FaultSet } from './faults.js';
+import { type JournalEntry, SCOPES, type Scope } from '../../api/wire.js';
+import { EnrollmentState } from '../enrollment/state.js';
+import { FaultSet } from '../admin/faults.js';
 import { IdGenerator } from './ids.js';
-import { MarkingsStore } from './markings-store.js';
+import { MarkingsStore } from '../markings/store.js';
 
 export interface Principal {
   name: string;

@@ -8,13 +8,13 @@
  *   PUT  /_mock/users/{name} {enabled?, password?, email?, tenant?}  create or change a user
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
-import { type ErrorDetailWire, MarkingsErrorCode, type TokenPair } from '../api/wire.js';
-import { isJsonObject } from '../enroll/json.js';
-import { isKeyspace } from '../enroll/keyspace.js';
-import { requireAdmin } from './auth.js';
-import { mintTokenPair } from './enroll-tokens.js';
-import { json, MockHttpError, type MockRequest, type Route, route } from './http.js';
-import type { MockKeyspace, MockState, MockUser } from './state.js';
+import { type ErrorDetailWire, MarkingsErrorCode, type TokenPair } from '../../api/wire.js';
+import { isJsonObject } from '../../enroll/json.js';
+import { isKeyspace } from '../../enroll/keyspace.js';
+import { requireAdmin } from '../auth.js';
+import { mintTokenPair } from '../enrollment/tokens.js';
+import { json, MockHttpError, type MockRequest, type Route, route } from '../http.js';
+import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
 
 type FieldType = 'string' | 'boolean' | 'seconds';
 
