@@ -214,6 +214,19 @@ export interface MockInfo {
   tenantId: string;
   keyspace: string;
   token: string;
+  /**
+   * The users the mock started with, to sign in at the portal as (their passwords are the mock's
+   * documented development passwords, e.g. `alice-password`).
+   */
+  users: MockUserInfo[];
+}
+
+export interface MockUserInfo {
+  name: string;
+  tenant: string;
+  enabled: boolean;
+  email?: string;
+  password?: string;
 }
 
 export interface FaultRule {

@@ -157,6 +157,15 @@ export class MockServer {
           tenantId: this.state.defaultTenant,
           keyspace: this.state.defaultKeyspace,
           token: this.state.devToken,
+          users: [...this.state.users.values()].map(
+            ({ name, tenant, enabled, email, password }) => ({
+              name,
+              tenant,
+              enabled,
+              email,
+              password,
+            }),
+          ),
         };
         resolve();
       });
