@@ -15,7 +15,18 @@ export interface RawAnswer {
   closed: boolean;
 }
 
-function parse(bytes: Buffer, closed: boolean): RawAnswer {
+/** Interim answers (`100 Continue`) come before the answer: they are skipped. */
+function skipInterim(bytes: Buffer): Buffer {
+  while (/^HTTP\/1\.1 1\d\d /.test(bytes.subarray(0, 13).toString('latin1'))) {
+    const end = bytes.indexOf('\r\n\r\n');
+    if (end < 0) return Buffer.alloc(0);
+    bytes = bytes.subarray(end + 4);
+  }
+  return bytes;
+}
+
+function parse(all: Buffer, closed: boolean, headOnly: boolean): RawAnswer {
+  const bytes = skipInterim(all);
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return { status: 0, headers: {}, head: '', body: Buffer.alloc(0), closed };
   const head = bytes.subarray(0, end).toString('latin1');
@@ -25,15 +36,17 @@ function parse(bytes: Buffer, closed: boolean): RawAnswer {
     const colon = line.indexOf(':');
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  const length = Number(headers['content-length'] ?? 0);
+  const length = headOnly ? 0 : Number(headers['content-length'] ?? 0);
   const body = bytes.subarray(end + 4, end + 4 + length);
   return { status: Number(statusLine!.split(' ')[1]), headers, head, body, closed };
 }
 
 /** The first answer complete in the bytes so far, if any. */
-function complete(bytes: Buffer): boolean {
+function complete(all: Buffer, head: boolean): boolean {
+  const bytes = skipInterim(all);
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) return false;
+  if (head) return true;
   const match = /\r\ncontent-length:\s*(\d+)/i.exec(bytes.subarray(0, end).toString('latin1'));
   return bytes.length >= end + 4 + Number(match?.[1] ?? 0);
 }
@@ -46,13 +59,15 @@ export function openSocket(port: number): Promise<Socket> {
 }
 
 /**
- * Sends `request` (Latin-1 text or bytes) and resolves with the first answer, or what there is
- * when the server closes the connection or `timeoutMs` passes. The socket is then closed.
+ * Sends `request` (Latin-1 text or bytes, or a function that writes to the socket) and resolves
+ * with the first answer, or what there is when the server closes the connection or `timeoutMs`
+ * passes. The socket is then closed. `head`: the answer to a HEAD request has no body.
  */
 export async function rawRequest(
   port: number,
   request: string | Buffer | ((socket: Socket) => void),
   timeoutMs = 5_000,
+  head = false,
 ): Promise<RawAnswer> {
   const socket = await openSocket(port);
   return new Promise((resolve) => {
@@ -63,12 +78,12 @@ export async function rawRequest(
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(parse(bytes, closed));
+      resolve(parse(bytes, closed, head));
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
     socket.on('data', (chunk) => {
       bytes = Buffer.concat([bytes, chunk]);
-      if (complete(bytes)) finish(false);
+      if (complete(bytes, head)) finish(false);
     });
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
