@@ -15,14 +15,27 @@ export const OFF_THREAD_BYTES = 256 * 1024;
 /** Heap of the parsing thread: a pathological body costs it, never the server. */
 const WORKER_HEAP_MB = 512;
 
+/**
+ * Limits of what a body may hold, checked where it is parsed: a value the routes would reject
+ * anyway is rejected before it reaches the main thread, where building it could take seconds
+ * (16 M array items, or counting the characters of a 32 MiB name).
+ */
+export interface JsonLimits {
+  /** Most items in any one array. */
+  maxArrayLength: number;
+  /** Longest string or member name, in UTF-16 units. */
+  maxStringLength: number;
+}
+
 export type ParsedJson =
-  { ok: true; value: unknown } | { ok: false; problem: 'encoding' | 'syntax' | 'depth' };
+  | { ok: true; value: unknown }
+  | { ok: false; problem: 'encoding' | 'syntax' | 'depth' | 'array' | 'string' };
 
 /**
  * Parses `bytes` within the bounds. Self-contained (no outside names), because the parsing
  * thread runs its source text.
  */
-function parseBounded(bytes: Uint8Array, maxDepth: number): ParsedJson {
+function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits): ParsedJson {
   let depth = 0;
   let inString = false;
   let escaped = false;
@@ -43,18 +56,35 @@ function parseBounded(bytes: Uint8Array, maxDepth: number): ParsedJson {
   } catch {
     return { ok: false, problem: 'encoding' };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     return { ok: false, problem: 'syntax' };
   }
+  const pending = limits ? [value] : [];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.length > limits!.maxStringLength) return { ok: false, problem: 'string' };
+    } else if (Array.isArray(item)) {
+      if (item.length > limits!.maxArrayLength) return { ok: false, problem: 'array' };
+      for (const element of item) pending.push(element);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [name, member] of Object.entries(item)) {
+        if (name.length > limits!.maxStringLength) return { ok: false, problem: 'string' };
+        pending.push(member);
+      }
+    }
+  }
+  return { ok: true, value };
 }
 
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const parseBounded = ${parseBounded.toString()};
-parentPort.on('message', ({ id, bytes, maxDepth }) => {
-  parentPort.postMessage({ id, result: parseBounded(bytes, maxDepth) });
+parentPort.on('message', ({ id, bytes, maxDepth, limits }) => {
+  parentPort.postMessage({ id, result: parseBounded(bytes, maxDepth, limits) });
 });
 `;
 
@@ -73,13 +103,13 @@ class JsonThread {
   private readonly jobs = new Map<number, Job>();
   private nextId = 0;
 
-  parse(bytes: Uint8Array): Promise<ParsedJson> {
+  parse(bytes: Uint8Array, limits: JsonLimits | undefined): Promise<ParsedJson> {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject });
-      // Copied, not handed over: the request keeps its body for handlers that read it again.
-      worker.postMessage({ id, bytes, maxDepth: MAX_JSON_DEPTH });
+      // A body in shared memory is shared, others are copied: either way the request keeps it.
+      worker.postMessage({ id, bytes, maxDepth: MAX_JSON_DEPTH, limits });
       worker.ref();
     });
   }
@@ -111,7 +141,9 @@ class JsonThread {
 const thread = new JsonThread();
 
 /** `bytes` as JSON within the bounds; large bodies are parsed on the parsing thread. */
-export function parseJsonBody(bytes: Uint8Array): Promise<ParsedJson> {
-  if (bytes.length <= OFF_THREAD_BYTES) return Promise.resolve(parseBounded(bytes, MAX_JSON_DEPTH));
-  return thread.parse(bytes);
+export function parseJsonBody(bytes: Uint8Array, limits?: JsonLimits): Promise<ParsedJson> {
+  if (bytes.length <= OFF_THREAD_BYTES) {
+    return Promise.resolve(parseBounded(bytes, MAX_JSON_DEPTH, limits));
+  }
+  return thread.parse(bytes, limits);
 }

@@ -4,12 +4,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, validateHeaderName, validateHeaderValue } from 'node:http';
-import { BODY_MAX_BYTES, MarkingsErrorCode } from '../api/wire.js';
+import {
+  BODY_MAX_BYTES,
+  DESCRIPTION_MAX_LENGTH,
+  MarkingsErrorCode,
+  VALUES_MAX_PER_MARKING,
+} from '../api/wire.js';
 import { CauseCode } from '../enroll/causes.js';
 import { causeError } from './enrollment/errors.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { MockHttpError, type MockRequest, type MockResponse } from './http.js';
-import { MAX_JSON_DEPTH, parseJsonBody, type ParsedJson } from './json-worker.js';
+import {
+  type JsonLimits,
+  MAX_JSON_DEPTH,
+  OFF_THREAD_BYTES,
+  parseJsonBody,
+  type ParsedJson,
+} from './json-worker.js';
 
 /**
  * The request's X-Conversation-ID, to echo byte for byte: Node reads header bytes as Latin-1 and
@@ -61,16 +72,29 @@ export class BodyReader {
       req.resume();
       return Promise.reject(tooLarge());
     }
+    // A large body of known size is gathered in shared memory as it arrives: the parsing thread
+    // then reads it where it is, and no step copies 32 MiB at once on the main thread.
+    const declared = Number(req.headers['content-length']);
+    const shared =
+      Number.isInteger(declared) && declared > OFF_THREAD_BYTES
+        ? Buffer.from(new SharedArrayBuffer(declared))
+        : undefined;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let over = false;
       req.on('data', (chunk: Buffer) => {
+        const at = this.bytesRead;
         this.bytesRead += chunk.length;
         // The rest is drained, not kept: the answer (413) waits for the client to finish.
         if (this.bytesRead > BODY_MAX_BYTES) over = true;
-        if (!over) chunks.push(chunk);
+        if (over) return;
+        if (shared && this.bytesRead <= shared.length) chunk.copy(shared, at);
+        else chunks.push(chunk);
       });
-      req.on('end', () => (over ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
+      req.on('end', () => {
+        if (over) reject(tooLarge());
+        else resolve(shared ? shared.subarray(0, this.bytesRead) : Buffer.concat(chunks));
+      });
       req.on('error', reject);
       req.on('close', () => {
         if (!req.complete) {
@@ -81,13 +105,29 @@ export class BodyReader {
   }
 }
 
+/**
+ * What the JSON bodies of the service can hold at most: the values of one marking (100,000) are
+ * its longest array, a description (4,096 characters, each up to two UTF-16 units) its longest
+ * string. More is rejected while parsing, off the main thread.
+ */
+const BODY_LIMITS: JsonLimits = {
+  maxArrayLength: VALUES_MAX_PER_MARKING,
+  maxStringLength: 2 * DESCRIPTION_MAX_LENGTH,
+};
+
 function unreadable(parsed: Exclude<ParsedJson, { ok: true }>): MockHttpError {
   const message = {
     encoding: 'the body is not valid UTF-8',
     syntax: 'the body is not valid JSON',
     depth: `the body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+    array: `the body holds an array of more than ${BODY_LIMITS.maxArrayLength} items`,
+    string: `the body holds a string longer than ${BODY_LIMITS.maxStringLength} characters`,
   }[parsed.problem];
-  return new MockHttpError(400, MarkingsErrorCode.badRequest, message);
+  const code =
+    parsed.problem === 'array' || parsed.problem === 'string'
+      ? MarkingsErrorCode.validation
+      : MarkingsErrorCode.badRequest;
+  return new MockHttpError(400, code, message);
 }
 
 export function mockRequest(
@@ -116,7 +156,7 @@ export function mockRequest(
           `Content-Type must be application/json, not ${type.slice(0, 100) || 'missing'}`,
         );
       }
-      const parsed = await parsedBody();
+      const parsed = await parseJsonBody(await body.read(), BODY_LIMITS);
       if (!parsed.ok) throw unreadable(parsed);
       return parsed.value;
     },

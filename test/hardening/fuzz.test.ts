@@ -406,12 +406,19 @@ describe(`hostile requests against ksctl mock serve (seed ${SEED})`, () => {
   });
 
   it('a valid request still works at the end', async () => {
-    const response = await fetch(`${served.info.baseUrl}/markings?name=classification`, {
-      headers: { authorization: `Bearer ${token}` },
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${served.info.baseUrl}/markings`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'after-the-storm', detail: { values: [{ name: 'calm' }] } }),
     });
-    const list = (await response.json()) as { totalResults: number; Resources: { id: string }[] };
-    expect(response.status, `seed ${SEED}`).toBe(200);
-    expect(list.Resources.map((m) => m.id)).toContain(markingId);
+    expect(created.status, `seed ${SEED}`).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const got = await fetch(`${served.info.baseUrl}/markings/${id}`, { headers });
+    const marking = (await got.json()) as { name: string; detail: { values: { name: string }[] } };
+    expect(got.status, `seed ${SEED}`).toBe(200);
+    expect(marking.name).toBe('after-the-storm');
+    expect(marking.detail.values.map((v) => v.name)).toEqual(['calm']);
     expect(served.child.exitCode).toBeNull();
   });
 });

@@ -125,6 +125,21 @@ describe('bounds', () => {
     expect(((await response.json()) as unknown[]).length).toBe(300);
   });
 
+  it('arrays and strings longer than any marking body holds are rejected while parsing', async () => {
+    const cases: [string, RegExp][] = [
+      [`[${'1,'.repeat(100_000)}1]`, /array of more than 100000 items/],
+      [JSON.stringify({ name: 'x'.repeat(8193) }), /string longer than 8192 characters/],
+      [JSON.stringify({ name: 'x'.repeat(20_000_000) }), /string longer than 8192 characters/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await postMarkings(body);
+      const { error } = (await response.json()) as { error: { code: number; message: string } };
+      expect(response.status).toBe(400);
+      expect(error.code).toBe(40010);
+      expect(error.message).toMatch(message);
+    }
+  });
+
   it('a large body that is not UTF-8 or not JSON is a 400', async () => {
     const notUtf8 = Buffer.concat([
       Buffer.from('{"name":"'),
