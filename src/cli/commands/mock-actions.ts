@@ -251,6 +251,12 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }
 
+/** A GET of a running mock's admin endpoint, its JSON answer. */
+async function adminGet<T>(ctx: CommandContext, path: string, what: string): Promise<T> {
+  const client = await adminClient(ctx);
+  return (await client.request<T>('GET', path, { what })).body;
+}
+
 export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<void> {
   const client = await adminClient(ctx);
   const { body } = await client.request<TokenPair>('POST', '/_mock/tokens', {
@@ -272,11 +278,7 @@ export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<voi
 }
 
 export async function faultsList(ctx: CommandContext): Promise<void> {
-  const client = await adminClient(ctx);
-  const { body } = await client.request<FaultRule[]>('GET', '/_mock/faults', {
-    what: 'list faults',
-  });
-  await renderFaults(ctx, body);
+  await renderFaults(ctx, await adminGet<FaultRule[]>(ctx, '/_mock/faults', 'list faults'));
 }
 
 export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
@@ -324,10 +326,7 @@ export async function reset(ctx: CommandContext, yes: boolean | undefined): Prom
 }
 
 export async function outbox(ctx: CommandContext, o: OutboxOptions): Promise<void> {
-  const client = await adminClient(ctx);
-  const { body } = await client.request<OutboxMessage[]>('GET', '/_mock/outbox', {
-    what: 'read the outbox',
-  });
+  const body = await adminGet<OutboxMessage[]>(ctx, '/_mock/outbox', 'read the outbox');
   const wanted = o.to?.trim().toLowerCase();
   const messages = wanted === undefined ? body : body.filter((m) => m.to.toLowerCase() === wanted);
   await ctx.render({
@@ -344,10 +343,7 @@ export async function outbox(ctx: CommandContext, o: OutboxOptions): Promise<voi
 }
 
 export async function devices(ctx: CommandContext): Promise<void> {
-  const client = await adminClient(ctx);
-  const { body } = await client.request<DeviceRecord[]>('GET', '/_mock/devices', {
-    what: 'list devices',
-  });
+  const body = await adminGet<DeviceRecord[]>(ctx, '/_mock/devices', 'list devices');
   await ctx.render({
     kind: 'table',
     data: body,
