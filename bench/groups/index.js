@@ -1,6 +1,7 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import { markingsGet, markingsList } from './markings.js';
+import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
 
 /**
@@ -15,4 +16,5 @@ export const groups = [
   enrollOne,
   enrollBulk,
   enrollRegister,
+  mockHostile,
 ];

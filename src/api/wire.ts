@@ -139,11 +139,14 @@ export const MarkingsErrorCode = {
   forbidden: 40300,
   notFound: 40400,
   methodNotAllowed: 40500,
+  requestTimeout: 40800,
   duplicateName: 40910,
   preconditionFailed: 41200,
   payloadTooLarge: 41300,
   unsupportedMediaType: 41500,
+  expectationFailed: 41700,
   tooManyRequests: 42900,
+  headersTooLarge: 43100,
   internal: 50000,
   unavailable: 50300,
 } as const;
@@ -211,6 +214,19 @@ export interface MockInfo {
   tenantId: string;
   keyspace: string;
   token: string;
+  /**
+   * The users the mock started with, to sign in at the portal as (their passwords are the mock's
+   * documented development passwords, e.g. `alice-password`).
+   */
+  users: MockUserInfo[];
+}
+
+export interface MockUserInfo {
+  name: string;
+  tenant: string;
+  enabled: boolean;
+  email?: string;
+  password?: string;
 }
 
 export interface FaultRule {

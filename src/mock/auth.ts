@@ -1,4 +1,5 @@
 import { MarkingsErrorCode, type Scope } from '../api/wire.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../enroll/base64.js';
 import { MockHttpError, type MockRequest } from './http.js';
 import type { MockState, Principal, Tenant } from './state/state.js';
 
@@ -13,15 +14,26 @@ export function authenticate(state: MockState, req: MockRequest): Principal {
   const header = req.headers.authorization;
   if (!header) throw unauthorized('missing Authorization header');
   const space = header.indexOf(' ');
-  const scheme = header.slice(0, space).toLowerCase();
+  const scheme = space < 0 ? '' : header.slice(0, space).toLowerCase();
   const credentials = header.slice(space + 1).trim();
   let principal: Principal | undefined;
   if (scheme === 'bearer') principal = state.bearer.get(credentials);
   else if (scheme === 'basic') {
-    principal = state.basic.get(Buffer.from(credentials, 'base64').toString('utf8'));
+    const userPassword = basicCredentials(credentials);
+    if (userPassword !== undefined) principal = state.basic.get(userPassword);
   }
   if (!principal) throw unauthorized('unknown or invalid credentials');
   return principal;
+}
+
+/**
+ * `user:password` from Basic credentials, decoded strictly: Node's lenient Base64 decoder skips
+ * characters it does not know, so garbage would otherwise decode to some other, valid pair.
+ */
+function basicCredentials(encoded: string): string | undefined {
+  const bytes = decodeBase64Strict(encoded);
+  const text = bytes && decodeUtf8Strict(bytes);
+  return text?.includes(':') ? text : undefined;
 }
 
 /** Authenticates, checks the scope (403 naming it) and finds the tenant (404). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ErrorDetailWire } from '../api/wire.js';
+import type { ParsedJson } from './json-worker.js';
 
 /** An expected error answer: becomes a JSON error body with the request's conversation id. */
 export class MockHttpError extends Error {
@@ -35,8 +36,13 @@ export interface MockRequest {
   cid: string;
   /** The body, read once, bounded by the size limit. */
   body(): Promise<Buffer>;
-  /** The body as JSON; 415 unless it is application/json, 400 when it does not parse. */
+  /**
+   * The body as JSON; 415 unless it is application/json, 400 when it is not UTF-8 JSON or is
+   * nested too deeply. Large bodies are parsed off the main thread.
+   */
   json(): Promise<unknown>;
+  /** The body parsed as json() does, whatever its Content-Type, for handlers with own errors. */
+  parsedBody(): Promise<ParsedJson>;
 }
 
 export type Handler = (req: MockRequest) => MockResponse | Promise<MockResponse>;

@@ -1,7 +1,7 @@
-import { type KeyObject, randomUUID } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BODY_MAX_BYTES, type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
+import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
@@ -9,6 +9,16 @@ import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { enrollmentRoutes } from './enrollment/routes.js';
 import { type Latency, latencyDelay } from './admin/faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
+import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
+import {
+  BodyReader,
+  conversationId,
+  errorAnswer,
+  mockRequest,
+  requestTarget,
+  writableHeaders,
+} from './request.js';
+import { redactQuery } from './state/journal.js';
 import { markingsRoutes } from './markings/routes.js';
 import { applySeed, type Seed } from './state/seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
@@ -26,6 +36,14 @@ export interface MockServerOptions {
    * background (seconds); the enrollment endpoints wait for it, everything else answers at once.
    */
   keyServerKey?: string | KeyObject;
+  /** Time a client has to send the request headers (default 20 s). */
+  headersTimeoutMs?: number;
+  /** Time a client has to send the whole request, body included (default 60 s). */
+  requestTimeoutMs?: number;
+  /** Connections served at once; more are refused (default 512). */
+  maxConnections?: number;
+  /** close() waits this long for requests in flight, then cuts them off (default 10 s). */
+  closeGraceMs?: number;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
 }
@@ -58,17 +76,6 @@ function loadDefaults(state: MockState, seed: Seed | undefined): void {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function errorBody(cid: string, error: MockHttpError) {
-  return {
-    error: {
-      cid,
-      code: error.code,
-      message: error.message,
-      ...(error.details && error.details.length > 0 ? { details: error.details } : {}),
-    },
-  };
-}
-
 /**
  * The embedded mock of the whole service side. A factory: the `mock serve` command and the tests
  * only choose where it listens.
@@ -88,9 +95,24 @@ export class MockServer {
       ...adminRoutes(this.state, () => this.reset()),
       ...enrollmentRoutes(this.state, () => this.info),
     );
-    this.http = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
-      void this.handle(req, res);
-    });
+    const headersTimeout = options.headersTimeoutMs ?? 20_000;
+    const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
+    this.http = createServer(
+      {
+        keepAliveTimeout: 5_000,
+        headersTimeout,
+        requestTimeout,
+        // How often Node looks for connections past those times (its default is 30 s).
+        connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 4)),
+      },
+      (req, res) => {
+        // handle() answers every failure itself; this catch is the boundary of last resort.
+        this.handle(req, res).catch(() => res.destroy());
+      },
+    );
+    this.http.maxConnections = options.maxConnections ?? 512;
+    this.http.on('clientError', answerProtocolError);
+    this.http.on('checkExpectation', answerUnmetExpectation);
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {
@@ -135,84 +157,71 @@ export class MockServer {
           tenantId: this.state.defaultTenant,
           keyspace: this.state.defaultKeyspace,
           token: this.state.devToken,
+          users: [...this.state.users.values()].map(
+            ({ name, tenant, enabled, email, password }) => ({
+              name,
+              tenant,
+              enabled,
+              email,
+              password,
+            }),
+          ),
         };
         resolve();
       });
     });
   }
 
-  /** Stops accepting, lets requests in flight finish, then resolves. */
+  /**
+   * Stops accepting, lets requests in flight finish, then resolves. Connections still busy after
+   * the grace time (a client that stalls mid-request) are cut off.
+   */
   close(): Promise<void> {
     return new Promise((resolve) => {
-      this.http.close(() => resolve());
+      const cutOff = setTimeout(
+        () => this.http.closeAllConnections(),
+        this.options.closeGraceMs ?? 10_000,
+      );
+      this.http.close(() => {
+        clearTimeout(cutOff);
+        resolve();
+      });
       this.http.closeIdleConnections();
     });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    const url = new URL(req.url ?? '/', 'http://mock');
+    const cid = conversationId(req);
     const method = req.method ?? 'GET';
-    const headerCid = req.headers['x-conversation-id'];
-    const cid = typeof headerCid === 'string' && headerCid !== '' ? headerCid : randomUUID();
-    let requestBytes = 0;
-    let bodyPromise: Promise<Buffer> | undefined;
-    const readBody = (): Promise<Buffer> => {
-      bodyPromise ??= readLimited(req).then((buf) => {
-        requestBytes = buf.length;
-        return buf;
-      });
-      return bodyPromise;
-    };
-    const request: MockRequest = {
-      method,
-      path: url.pathname,
-      query: url.searchParams,
-      headers: req.headers,
-      params: {},
-      cid,
-      body: readBody,
-      json: async () => {
-        const type = req.headers['content-type'] ?? '';
-        if (!/^application\/(.+\+)?json\b/i.test(type)) {
-          throw new MockHttpError(
-            415,
-            MarkingsErrorCode.unsupportedMediaType,
-            `Content-Type must be application/json, not ${type || 'missing'}`,
-          );
-        }
-        const text = (await readBody()).toString('utf8');
-        try {
-          return JSON.parse(text);
-        } catch {
-          throw new MockHttpError(400, MarkingsErrorCode.badRequest, 'the body is not valid JSON');
-        }
-      },
-    };
-
+    const target = requestTarget(req.url);
+    const body = new BodyReader(req);
     let answer: MockResponse;
     try {
-      answer = await this.answer(request);
+      if (!target) {
+        throw new MockHttpError(
+          400,
+          MarkingsErrorCode.badRequest,
+          'the request target is not a path',
+        );
+      }
+      answer = await this.answer(mockRequest(req, method, target, cid, body));
     } catch (error) {
-      const e =
-        error instanceof MockHttpError
-          ? error
-          : new MockHttpError(500, MarkingsErrorCode.internal, 'internal error in the mock');
-      answer = { status: e.status, body: errorBody(cid, e), headers: e.headers, reason: e.reason };
+      answer = errorAnswer(cid, error, target?.pathname ?? '');
     }
     this.send(res, cid, answer);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
-    const length = Number(req.headers['content-length'] ?? 0);
+    const path = target ? target.pathname + redactQuery(target.searchParams) : (req.url ?? '');
     this.state.record({
       time: new Date().toISOString(),
       method,
-      path: url.pathname + url.search,
+      path,
       status: answer.status,
       cid,
       durationMs,
-      requestBytes: requestBytes || length,
+      requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
     });
-    this.options.onRequest?.({ method, path: url.pathname, status: answer.status, durationMs });
+    this.options.onRequest?.({ method, path, status: answer.status, durationMs });
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {
@@ -239,21 +248,45 @@ export class MockServer {
     return match.handler(req);
   }
 
+  /**
+   * Writes the answer. A header Node refuses to write (a character outside Latin-1, say in a
+   * Location built from an odd tenant id) is sent percent-encoded; if writing still fails, the
+   * client gets a bare 500 error body, and a connection that cannot take even that is closed.
+   */
   private send(res: ServerResponse, cid: string, answer: MockResponse): void {
-    const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
-    let payload: string | undefined;
-    if (answer.text !== undefined) {
-      payload = answer.text;
-      headers['content-type'] ??= 'text/plain; charset=utf-8';
-    } else if (answer.body !== undefined) {
-      payload = JSON.stringify(answer.body);
-      headers['content-type'] = 'application/json';
+    if (res.headersSent || res.destroyed) return;
+    try {
+      writeAnswer(res, cid, answer);
+    } catch {
+      try {
+        const fallback = errorAnswer(cid, new Error('the answer could not be written'), '');
+        res.statusMessage = '';
+        for (const name of res.getHeaderNames()) res.removeHeader(name);
+        writeAnswer(res, cid, fallback);
+      } catch {
+        res.destroy();
+      }
     }
-    headers['content-length'] = String(payload === undefined ? 0 : Buffer.byteLength(payload));
-    if (answer.reason) res.statusMessage = answer.reason;
-    res.writeHead(answer.status, headers);
-    res.end(payload);
   }
+}
+
+function writeAnswer(res: ServerResponse, cid: string, answer: MockResponse): void {
+  const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
+  let payload: string | undefined;
+  if (answer.text !== undefined) {
+    payload = answer.text;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (answer.body !== undefined) {
+    payload = JSON.stringify(answer.body);
+    headers['content-type'] = 'application/json';
+  }
+  // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
+  // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
+  const bytes = payload === undefined ? undefined : Buffer.from(payload, 'utf8');
+  headers['content-length'] = String(bytes?.length ?? 0);
+  if (answer.reason) res.statusMessage = answer.reason;
+  res.writeHead(answer.status, writableHeaders(headers));
+  res.end(bytes);
 }
 
 const retryAfter = (status: number): Record<string, string> =>
@@ -275,30 +308,4 @@ function faultError(rule: FaultRule): MockHttpError {
     undefined,
     retryAfter(status),
   );
-}
-
-function readLimited(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  const tooLarge = () =>
-    new MockHttpError(
-      413,
-      MarkingsErrorCode.payloadTooLarge,
-      `the body is larger than ${BODY_MAX_BYTES} bytes`,
-    );
-  if (declared > BODY_MAX_BYTES) {
-    req.resume();
-    return Promise.reject(tooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_MAX_BYTES) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => (over ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
-    req.on('error', reject);
-  });
 }

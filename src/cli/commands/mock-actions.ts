@@ -2,14 +2,61 @@ import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
-import type { FaultRule, MockInfo, TokenPair } from '../../api/wire.js';
+import type {
+  FaultRule,
+  JournalEntry,
+  MockInfo,
+  MockUserInfo,
+  RequestJournal,
+  TokenPair,
+} from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../context.js';
-import type { ServeOptions, TokensOptions } from './mock.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
+import type { Column } from '../../output/render.js';
+import type { OutboxOptions, RequestsOptions, ServeOptions, TokensOptions } from './mock.js';
 
 export const MOCK_CONTEXT = 'mock';
+
+/** Users listed in the banner; a large seed is summarised. */
+const BANNER_USERS = 8;
+
+function userLine(user: MockUserInfo): string {
+  const facts = [
+    user.enabled ? 'enabled' : 'disabled: enrolling fails with 40101',
+    user.password === undefined ? undefined : `password ${user.password}`,
+    user.email,
+  ].filter((fact) => fact !== undefined);
+  return `${user.name} (${facts.join(', ')})`;
+}
+
+function usersSection(users: MockUserInfo[]): string {
+  if (users.length === 0) return '';
+  const lines = users.slice(0, BANNER_USERS).map(userLine);
+  if (users.length > BANNER_USERS) lines.push(`… and ${users.length - BANNER_USERS} more`);
+  const signIn = users.find((u) => u.enabled && u.password !== undefined) ?? users[0]!;
+  const indent = `\n${' '.repeat(19)}`;
+  const ways: [command: string, note: string][] = [
+    [`ksctl enroll --mock-user ${signIn.name}`, 'a fresh token pair'],
+    [
+      `ksctl enroll --username ${signIn.name} --password-file F`,
+      'portal sign-in, F holds the password',
+    ],
+    ...(signIn.email === undefined
+      ? []
+      : [
+          [`ksctl enroll --email ${signIn.email}`, 'the code: ksctl mock outbox'] as [
+            string,
+            string,
+          ],
+        ]),
+  ];
+  const width = Math.max(...ways.map(([command]) => command.length));
+  const enroll = ways.map(([command, note]) => `${command.padEnd(width)}  # ${note}`);
+  return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
+}
 
 function banner(info: MockInfo, contextNote: string): string {
   return `ksctl mock service is running. Press Ctrl-C to stop it; its state lives in memory.
@@ -22,7 +69,7 @@ function banner(info: MockInfo, contextNote: string): string {
   Tenant:          ${info.tenantId}
   Keyspace:        ${info.keyspace}
   Dev token:       ${info.token}
-
+${usersSection(info.users)}
 ${contextNote}
 For other shells and tools:
 
@@ -151,13 +198,42 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   }
 
   ctx.stopsGracefully();
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  ctx.say('Stopping: finishing requests in flight…');
-  await server.close();
-  ctx.say('Stopped.');
+  const stopKeepingAlive = keepServingOnStrayErrors(ctx);
+  try {
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    ctx.say('Stopping: finishing requests in flight…');
+    await server.close();
+    ctx.say('Stopped.');
+  } finally {
+    stopKeepingAlive();
+  }
+}
+
+/**
+ * The last resort of DESIGN.md 3.2.1: the server answers every failure of a request itself, but
+ * an error that escapes it (a stray callback, a promise nobody awaits) is logged, without its
+ * stack or data that could hold secrets, and the mock keeps serving instead of dying.
+ */
+function keepServingOnStrayErrors(ctx: CommandContext): () => void {
+  const log = (kind: string) => (error: unknown) => {
+    const e = error instanceof Error ? error : new Error(String(error));
+    const code = (e as NodeJS.ErrnoException).code;
+    const message = (e.message.split('\n')[0] ?? '').slice(0, 200);
+    ctx.io.stderr.write(
+      `ksctl mock: ${kind} (${e.name}${code ? ` ${code}` : ''}: ${message}); still serving\n`,
+    );
+  };
+  const onException = log('internal error');
+  const onRejection = log('internal error in a promise');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
 }
 
 /**
@@ -175,6 +251,12 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }
 
+/** A GET of a running mock's admin endpoint, its JSON answer. */
+async function adminGet<T>(ctx: CommandContext, path: string, what: string): Promise<T> {
+  const client = await adminClient(ctx);
+  return (await client.request<T>('GET', path, { what })).body;
+}
+
 export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<void> {
   const client = await adminClient(ctx);
   const { body } = await client.request<TokenPair>('POST', '/_mock/tokens', {
@@ -183,8 +265,11 @@ export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<voi
   });
   const format = ctx.format();
   if (format === 'table') {
-    // Shell-friendly: `eval "$(ksctl mock tokens --user alice)"` sets both for `ksctl enroll`.
-    ctx.io.stdout.write(`KSCTL_STOKEN='${body.stoken}'\nKSCTL_UIDAUTH='${body.uidauth}'\n`);
+    // Shell-friendly: `eval "$(ksctl mock tokens --user alice)"` exports both for `ksctl enroll`
+    // (the tokens are Base64url and `I.`/`,I` prefixes: nothing in them needs quoting but quotes).
+    ctx.io.stdout.write(
+      `export KSCTL_STOKEN='${body.stoken}'\nexport KSCTL_UIDAUTH='${body.uidauth}'\n`,
+    );
     if (ctx.io.stdoutIsTTY)
       ctx.say('Single use. Export both (or eval this output) before `ksctl enroll`.');
     return;
@@ -193,11 +278,7 @@ export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<voi
 }
 
 export async function faultsList(ctx: CommandContext): Promise<void> {
-  const client = await adminClient(ctx);
-  const { body } = await client.request<FaultRule[]>('GET', '/_mock/faults', {
-    what: 'list faults',
-  });
-  await renderFaults(ctx, body);
+  await renderFaults(ctx, await adminGet<FaultRule[]>(ctx, '/_mock/faults', 'list faults'));
 }
 
 export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
@@ -242,4 +323,129 @@ export async function reset(ctx: CommandContext, yes: boolean | undefined): Prom
   );
   await client.request('POST', '/_mock/reset', { what: 'reset the mock' });
   ctx.say('The mock is back to its start-up state.');
+}
+
+export async function outbox(ctx: CommandContext, o: OutboxOptions): Promise<void> {
+  const body = await adminGet<OutboxMessage[]>(ctx, '/_mock/outbox', 'read the outbox');
+  const wanted = o.to?.trim().toLowerCase();
+  const messages = wanted === undefined ? body : body.filter((m) => m.to.toLowerCase() === wanted);
+  await ctx.render({
+    kind: 'table',
+    data: messages,
+    rows: messages,
+    columns: [
+      { header: 'TIME', value: (m) => m.time },
+      { header: 'TO', value: (m) => m.to },
+      { header: 'KEYSPACE', value: (m) => m.keyspace },
+      { header: 'CODE', value: (m) => m.code },
+    ],
+  });
+}
+
+export async function devices(ctx: CommandContext): Promise<void> {
+  const body = await adminGet<DeviceRecord[]>(ctx, '/_mock/devices', 'list devices');
+  await ctx.render({
+    kind: 'table',
+    data: body,
+    rows: body,
+    columns: [
+      { header: 'DEVICE ID', value: (d) => d.deviceId },
+      { header: 'USER', value: (d) => d.user },
+      { header: 'KEYSPACE', value: (d) => d.keyspace },
+      { header: 'TENANT', value: (d) => d.tenant },
+      { header: 'CREATED', value: (d) => d.createdAt },
+    ],
+  });
+}
+
+const REQUEST_COLUMNS: Column<JournalEntry>[] = [
+  { header: 'TIME', value: (r) => r.time },
+  { header: 'METHOD', value: (r) => r.method },
+  { header: 'PATH', value: (r) => r.path },
+  { header: 'STATUS', value: (r) => r.status },
+  { header: 'MS', value: (r) => r.durationMs },
+  { header: 'BYTES', value: (r) => r.requestBytes },
+  { header: 'CID', value: (r) => r.cid },
+];
+
+/**
+ * The journal since `seen` (a running count of requests): the new entries the mock still holds.
+ * The admin endpoints are left out unless asked for (following polls one of them).
+ */
+function newEntries(journal: RequestJournal, seen: number, admin: boolean): JournalEntry[] {
+  const fresh = Math.min(journal.total - seen, journal.requests.length);
+  const entries = fresh > 0 ? journal.requests.slice(-fresh) : [];
+  return admin ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+}
+
+export async function requests(ctx: CommandContext, o: RequestsOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const read = async () =>
+    (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
+      .body;
+  const first = await read();
+  const shown = newEntries(first, 0, o.admin === true);
+  const tail = o.tail === 0 ? [] : shown.slice(-o.tail);
+  if (!o.follow) {
+    await ctx.render({ kind: 'table', data: tail, rows: tail, columns: REQUEST_COLUMNS });
+    return;
+  }
+  ctx.stopsGracefully();
+  const print = await followPrinter(ctx);
+  print(tail);
+  let seen = first.total;
+  while (!ctx.signal.aborted) {
+    await abortableSleep(o.interval, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const journal = await read();
+    // A reset starts the count again: everything it holds is new.
+    if (journal.total < seen) seen = 0;
+    print(newEntries(journal, seen, o.admin === true));
+    seen = journal.total;
+  }
+}
+
+/**
+ * Entries as they arrive: one JSON object per line with -o json, one YAML document each with
+ * -o yaml, aligned columns on a terminal, tab-separated lines when piped.
+ */
+async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntry[]) => void> {
+  const format = ctx.format();
+  const write = (text: string) => ctx.io.stdout.write(text);
+  if (format === 'json') {
+    return (entries) => {
+      for (const entry of entries) write(`${JSON.stringify(entry)}\n`);
+    };
+  }
+  if (format === 'yaml') {
+    const { stringify } = await import('yaml');
+    return (entries) => {
+      for (const entry of entries) write(`---\n${stringify(entry)}`);
+    };
+  }
+  if (!ctx.io.stdoutIsTTY) {
+    return (entries) => {
+      for (const entry of entries)
+        write(`${REQUEST_COLUMNS.map((c) => String(c.value(entry))).join('\t')}\n`);
+    };
+  }
+  const widths = [24, 7, 48, 6, 8, 9];
+  const line = (cells: string[]) =>
+    `${cells.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join(' ')}\n`;
+  write(line(REQUEST_COLUMNS.map((c) => c.header)));
+  return (entries) => {
+    for (const entry of entries) write(line(REQUEST_COLUMNS.map((c) => String(c.value(entry)))));
+  };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -22,6 +22,26 @@ export interface TokensOptions {
   keyspace?: string;
 }
 
+export interface RequestsOptions {
+  follow?: boolean;
+  tail: number;
+  admin?: boolean;
+  interval: number;
+}
+
+export interface OutboxOptions {
+  to?: string;
+}
+
+/** A whole number of at least `min` (commander reports the error, exit 2). */
+function atLeast(min: number, what: string) {
+  return (text: string): number => {
+    if (!/^\d{1,9}$/.test(text) || Number(text) < min)
+      throw new InvalidArgumentError(`expected ${what} of at least ${min}.`);
+    return Number(text);
+  };
+}
+
 /** `--port`: a TCP port, 0 for any free one (commander reports the error, exit 2). */
 function portNumber(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
@@ -68,7 +88,50 @@ export function mockCommand(ctx: CommandContext): Command {
       'user the pair is for (any name; unknown users fail to enroll)',
     )
     .option('--keyspace <ks>', 'keyspace (the mock default when left out)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  eval "$(ksctl mock tokens --user alice)" && ksctl enroll\n  ksctl mock tokens --user mallory -o json',
+    )
     .action(async (options: TokensOptions) => (await actions()).tokens(ctx, options));
+
+  mock
+    .command('outbox')
+    .description('registration codes the portal "e-mailed" (for enroll --email), oldest first')
+    .option('--to <address>', 'only the messages to this address')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl enroll --email alice@example.com    # terminal 1: asks for the code\n  ksctl mock outbox --to alice@example.com  # terminal 2: shows it',
+    )
+    .action(async (options: OutboxOptions) => (await actions()).outbox(ctx, options));
+
+  mock
+    .command('requests')
+    .description("the mock's request journal: method, path, status, time taken, conversation id")
+    .option('-f, --follow', 'keep printing new requests until Ctrl-C')
+    .option(
+      '--tail <n>',
+      'show the last N requests (0: only new ones with --follow)',
+      atLeast(0, 'a count'),
+      100,
+    )
+    .option('--admin', 'include requests to the /_mock admin endpoints')
+    .option(
+      '--interval <ms>',
+      'with --follow, how often to ask the mock',
+      atLeast(100, 'milliseconds'),
+      1000,
+    )
+    .addHelpText(
+      'after',
+      "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+    )
+    .action(async (options: RequestsOptions) => (await actions()).requests(ctx, options));
+
+  mock
+    .command('devices')
+    .description('devices enrolled with the mock (their keys are never shown)')
+    .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
+    .action(async () => (await actions()).devices(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   faults

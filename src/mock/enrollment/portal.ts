@@ -26,6 +26,9 @@ import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
 /** `{enrollment_url}` is `{url}` + this. */
 export const ENROLLMENT_PATH = '/enrollment';
 
+/** A user name, a password or an address: a sign-in form is small. */
+const FORM_MAX_BYTES = 64 * 1024;
+
 export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
   return [
     route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, async (req) => {
@@ -35,7 +38,15 @@ export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
     route('POST', `${ENROLLMENT_PATH}/keyspace/:keyspace/register`, async (req) => {
       const keyspace = knownKeyspace(state, req.params.keyspace!);
       // Read from the body only: a query string would put the password in the request journal.
-      const form = new URLSearchParams((await req.body()).toString('utf8'));
+      const raw = await req.body();
+      if (raw.length > FORM_MAX_BYTES) {
+        throw new MockHttpError(
+          413,
+          MarkingsErrorCode.payloadTooLarge,
+          `a sign-in form is at most ${FORM_MAX_BYTES} bytes`,
+        );
+      }
+      const form = new URLSearchParams(raw.toString('utf8'));
       const email = form.get('email');
       const username = form.get('username');
       if (email !== null && email !== '') return emailSignIn(state, info(), keyspace, email);

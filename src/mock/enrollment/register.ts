@@ -20,10 +20,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RegisterRequest } from '../../api/wire.js';
-import { decodeUtf8Strict } from '../../enroll/base64.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
-import { isJsonObject, parseJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../enroll/json.js';
 import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
 import { openRegistration, sealResponse, validateConversationId } from '../../enroll/server.js';
 import { causeError } from './errors.js';
@@ -57,13 +56,14 @@ async function register(state: MockState, req: MockRequest): Promise<MockRespons
   const keyspace = enrollableKeyspace(state, req.params.keyspace!);
   // Awaited before the body: from the body on, nothing is awaited (see above).
   const { privateKey } = await state.enrollment.keyServer();
-  const raw = await req.body();
-
-  const body = parseJsonObject(decodeUtf8Strict(raw));
+  // Bounded and, when large, parsed off the main thread; not JSON (or too deep) is 40001.
+  const parsed = await req.parsedBody();
+  const body = parsed.ok && isJsonObject(parsed.value) ? parsed.value : undefined;
+  if (!body) throw causeError(CauseCode.invalidJson);
   if (hasRequestShape(body) && !state.enrollment.markPackageSeen(body.p)) {
     throw causeError(CauseCode.replayDetected);
   }
-  const opened = openRegistration(body ?? raw, keyspace.id, privateKey);
+  const opened = openRegistration(body, keyspace.id, privateKey);
   if (!opened.ok) throw causeError(opened.code);
 
   const verified = verifyTokenPair(opened.stoken, opened.uidauth, state.enrollment.portalSecret);

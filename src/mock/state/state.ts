@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type JournalEntry, SCOPES, type Scope } from '../../api/wire.js';
+import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../../api/wire.js';
 import { EnrollmentState } from '../enrollment/state.js';
 import { FaultSet } from '../admin/faults.js';
 import { IdGenerator } from './ids.js';
+import { Journal } from './journal.js';
 import { MarkingsStore } from '../markings/store.js';
 
 export interface Principal {
@@ -38,7 +39,6 @@ export interface MockKeyspace {
 
 export const DEFAULT_TENANT = 'dev';
 export const DEFAULT_KEYSPACE = 'ABcd';
-const JOURNAL_SIZE = 10_000;
 
 export function newDevToken(): string {
   return `ksdev.${randomBytes(18).toString('base64url')}`;
@@ -56,8 +56,7 @@ export class MockState {
   readonly faults = new FaultSet();
   readonly enrollment = new EnrollmentState();
   justInTimeUsers = false;
-  private journal: JournalEntry[] = [];
-  private journalTotal = 0;
+  private readonly journal = new Journal();
 
   constructor(
     readonly devToken: string,
@@ -81,21 +80,15 @@ export class MockState {
   }
 
   record(entry: JournalEntry): void {
-    this.journal.push(entry);
-    this.journalTotal++;
-    // Trimming in batches keeps recording O(1) amortised.
-    if (this.journal.length > JOURNAL_SIZE * 1.1) {
-      this.journal = this.journal.slice(-JOURNAL_SIZE);
-    }
+    this.journal.record(entry);
   }
 
-  requests(): { total: number; requests: JournalEntry[] } {
-    return { total: this.journalTotal, requests: this.journal.slice(-JOURNAL_SIZE) };
+  requests(): RequestJournal {
+    return this.journal.list();
   }
 
   clearJournal(): void {
-    this.journal = [];
-    this.journalTotal = 0;
+    this.journal.clear();
   }
 
   /** Back to an empty service; the dev token and the key server key pair stay valid. */

@@ -1,0 +1,149 @@
+/**
+ * Request bodies as JSON, bounded (DESIGN.md 3.2.1): strict UTF-8, at most MAX_JSON_DEPTH levels
+ * of nesting (checked on the bytes, before parsing: V8 parses a 30 MiB `[[[[…` for seconds and
+ * gigabytes), and large bodies parsed off the main thread, so a maximal body that is then
+ * rejected never holds up the other clients' requests.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** Deeper than any body the service accepts (a marking is 4 levels); enough for any client. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Bodies up to this size parse in a few milliseconds: on the main thread. */
+export const OFF_THREAD_BYTES = 256 * 1024;
+
+/** Heap of the parsing thread: a pathological body costs it, never the server. */
+const WORKER_HEAP_MB = 512;
+
+/**
+ * Limits of what a body may hold, checked where it is parsed: a value the routes would reject
+ * anyway is rejected before it reaches the main thread, where building it could take seconds
+ * (16 M array items, or counting the characters of a 32 MiB name).
+ */
+export interface JsonLimits {
+  /** Most items in any one array. */
+  maxArrayLength: number;
+  /** Longest string or member name, in UTF-16 units. */
+  maxStringLength: number;
+}
+
+export type ParsedJson =
+  | { ok: true; value: unknown }
+  | { ok: false; problem: 'encoding' | 'syntax' | 'depth' | 'array' | 'string' };
+
+/**
+ * Parses `bytes` within the bounds. Self-contained (no outside names), because the parsing
+ * thread runs its source text.
+ */
+function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits): ParsedJson {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return { ok: false, problem: 'depth' };
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: 'encoding' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: 'syntax' };
+  }
+  const pending = limits ? [value] : [];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.length > limits!.maxStringLength) return { ok: false, problem: 'string' };
+    } else if (Array.isArray(item)) {
+      if (item.length > limits!.maxArrayLength) return { ok: false, problem: 'array' };
+      for (const element of item) pending.push(element);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [name, member] of Object.entries(item)) {
+        if (name.length > limits!.maxStringLength) return { ok: false, problem: 'string' };
+        pending.push(member);
+      }
+    }
+  }
+  return { ok: true, value };
+}
+
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const parseBounded = ${parseBounded.toString()};
+parentPort.on('message', ({ id, bytes, maxDepth, limits }) => {
+  parentPort.postMessage({ id, result: parseBounded(bytes, maxDepth, limits) });
+});
+`;
+
+interface Job {
+  resolve(result: ParsedJson): void;
+  reject(error: Error): void;
+}
+
+/**
+ * One parsing thread for the whole process, started on first use and not keeping the process
+ * alive. Jobs run one after the other; a thread that dies (out of memory on a pathological
+ * body) fails its jobs and is replaced on the next use.
+ */
+class JsonThread {
+  private worker: Worker | undefined;
+  private readonly jobs = new Map<number, Job>();
+  private nextId = 0;
+
+  parse(bytes: Uint8Array, limits: JsonLimits | undefined): Promise<ParsedJson> {
+    const worker = this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.jobs.set(id, { resolve, reject });
+      // A body in shared memory is shared, others are copied: either way the request keeps it.
+      worker.postMessage({ id, bytes, maxDepth: MAX_JSON_DEPTH, limits });
+      worker.ref();
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    worker.unref();
+    worker.on('message', ({ id, result }: { id: number; result: ParsedJson }) => {
+      this.jobs.get(id)?.resolve(result);
+      this.jobs.delete(id);
+      if (this.jobs.size === 0) worker.unref();
+    });
+    const fail = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const job of this.jobs.values()) job.reject(error);
+      this.jobs.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the JSON parsing thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+const thread = new JsonThread();
+
+/** `bytes` as JSON within the bounds; large bodies are parsed on the parsing thread. */
+export function parseJsonBody(bytes: Uint8Array, limits?: JsonLimits): Promise<ParsedJson> {
+  if (bytes.length <= OFF_THREAD_BYTES) {
+    return Promise.resolve(parseBounded(bytes, MAX_JSON_DEPTH, limits));
+  }
+  return thread.parse(bytes, limits);
+}
