@@ -18,7 +18,7 @@ import {
   requestTarget,
   writableHeaders,
 } from './request.js';
-import { redactQuery } from './state/journal.js';
+import { redactQuery } from './state/request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
 import { applySeed, type Seed } from './state/seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';

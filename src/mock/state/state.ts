@@ -3,7 +3,7 @@ import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../.
 import { EnrollmentState } from '../enrollment/state.js';
 import { FaultSet } from '../admin/faults.js';
 import { IdGenerator } from './ids.js';
-import { Journal } from './journal.js';
+import { Journal } from './request-journal.js';
 import { MarkingsStore } from '../markings/store.js';
 
 export interface Principal {
