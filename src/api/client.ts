@@ -26,7 +26,8 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
+  /** Query parameters; an array sends the parameter once per item (repeated filter terms). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
   /** Overrides the generated `X-Conversation-ID` (enrollment sends `Basic <uuid>`). */
@@ -143,7 +144,8 @@ export class ApiClient {
   url(path: string, query?: RequestOptions['query']): string {
     const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
+      if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, item);
+      else if (v !== undefined) url.searchParams.set(k, String(v));
     }
     return url.toString();
   }

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../errors.js';
-import type { ApiClient } from './client.js';
+import type { ApiClient, RequestOptions } from './client.js';
+import { filterQuery, NO_FILTER } from './filters.js';
 import type { MarkingsApi } from './markings-api.js';
 import {
   type BulkMarkingItem,
@@ -48,6 +49,22 @@ async function* pages<T>(
   }
 }
 
+/** The query of a list request: paging, shortcuts, and the filter's terms (repeatable). */
+function listQuery({
+  filter,
+  ...rest
+}: MarkingListQuery | ValueListQuery): RequestOptions['query'] {
+  const query: NonNullable<RequestOptions['query']> = { ...rest };
+  for (const [parameter, text] of filterQuery(filter ?? NO_FILTER)) {
+    const given = query[parameter];
+    query[parameter] = [
+      ...(Array.isArray(given) ? given : given === undefined ? [] : [String(given)]),
+      text,
+    ];
+  }
+  return query;
+}
+
 function toPage<T>(body: ListEnvelope<T>) {
   return {
     totalResults: body.totalResults,
@@ -68,7 +85,7 @@ export class HttpMarkingsApi implements MarkingsApi {
   /** One page, with the conversation id of its request (for errors about what it lacks). */
   private async markingsPage(query: MarkingListQuery) {
     const answer = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
-      query: { ...query },
+      query: listQuery(query),
       what: 'list markings',
     });
     return { page: toPage(answer.body), conversationId: answer.conversationId };
@@ -159,7 +176,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const answer = await this.client.request<ListEnvelope<MarkingValue>>(
       'GET',
       `/markings/${seg(markingId)}/values`,
-      { query: { ...query }, what: 'list values' },
+      { query: listQuery(query), what: 'list values' },
     );
     return { page: toPage(answer.body), conversationId: answer.conversationId };
   }

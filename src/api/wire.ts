@@ -3,6 +3,8 @@
  * and the mock (src/mock), so the two cannot drift. See DESIGN.md sections 1 and 2.
  */
 
+import type { ListFilter } from './filters.js';
+
 // ---- Markings (DESIGN.md 1.1) ----
 
 export interface MarkingValue {
@@ -40,6 +42,9 @@ export interface ListEnvelope<T> {
   totalResults: number;
   skip: number;
   limit: number;
+  /** SCIM paging members, present when the request paged with startIndex/count. */
+  startIndex?: number;
+  itemsPerPage?: number;
   Resources: T[];
 }
 
@@ -81,6 +86,10 @@ export interface ValueUpdate {
   description?: string;
 }
 
+/**
+ * A List Markings request: paging, the named shortcuts, and any further filter terms of the
+ * grammar (src/api/filters.ts), all sent to the service, never applied locally.
+ */
 export interface MarkingListQuery {
   skip?: number;
   limit?: number;
@@ -89,6 +98,7 @@ export interface MarkingListQuery {
   name__contains?: string;
   name__startswith?: string;
   public?: boolean;
+  filter?: ListFilter;
 }
 
 export interface ValueListQuery {
@@ -96,6 +106,7 @@ export interface ValueListQuery {
   limit?: number;
   name?: string;
   name__contains?: string;
+  filter?: ListFilter;
 }
 
 export const PAGE_LIMIT_DEFAULT = 100;

@@ -1,3 +1,10 @@
+import {
+  type FieldReader,
+  type ListFilter,
+  type MarkingFilterField,
+  matchesFilter,
+  type ValueFilterField,
+} from '../../api/filters.js';
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import {
   BULK_MAX_ITEMS,
@@ -53,13 +60,6 @@ interface MarkingSpec {
   defaultValue?: string | null;
   description?: string;
   values?: ValueSpec[];
-}
-
-export interface ListFilter {
-  name?: string;
-  nameContains?: string;
-  nameStartsWith?: string;
-  public?: boolean;
 }
 
 function validationError(details: ErrorDetailWire[]): MockHttpError {
@@ -218,14 +218,11 @@ export class MarkingsStore {
     limit: number,
     valueLimit: number | undefined,
   ): { total: number; items: Marking[] } {
-    const exact = filter.name !== undefined ? this.byName.get(filter.name) : undefined;
-    const candidates = filter.name !== undefined ? (exact ? [exact] : []) : this.sortedMarkings();
-    const filtered = candidates.filter(
-      (m) =>
-        (filter.nameContains === undefined || m.name.includes(filter.nameContains)) &&
-        (filter.nameStartsWith === undefined || m.name.startsWith(filter.nameStartsWith)) &&
-        (filter.public === undefined || m.public === filter.public),
-    );
+    // An exact name that must hold (AND) narrows to one marking through the index.
+    const exact = filter.or ? undefined : exactName(filter);
+    const candidates =
+      exact === undefined ? this.sortedMarkings() : [this.byName.get(exact)].filter(isDefined);
+    const filtered = candidates.filter((m) => matchesFilter(filter, m, readMarkingField));
     return {
       total: filtered.length,
       items: filtered.slice(skip, skip + limit).map((m) => this.toWire(m, valueLimit)),
@@ -242,19 +239,15 @@ export class MarkingsStore {
 
   listValues(
     markingId: string,
-    filter: { name?: string; nameContains?: string },
+    filter: ListFilter,
     skip: number,
     limit: number,
   ): { total: number; items: MarkingValue[] } {
     const m = this.mustGet(markingId);
-    let values = this.sortedValues(m);
-    if (filter.name !== undefined) {
-      const v = m.valuesByName.get(filter.name);
-      values = v ? [v] : [];
-    } else if (filter.nameContains !== undefined) {
-      const needle = filter.nameContains;
-      values = values.filter((v) => v.name.includes(needle));
-    }
+    const exact = filter.or ? undefined : exactName(filter);
+    const candidates =
+      exact === undefined ? this.sortedValues(m) : [m.valuesByName.get(exact)].filter(isDefined);
+    const values = candidates.filter((v) => matchesFilter(filter, v, readValueField));
     return {
       total: values.length,
       items: values.slice(skip, skip + limit).map((v) => valueToWire(m.id, v)),
@@ -678,6 +671,56 @@ export class MarkingsStore {
     };
   }
 }
+
+function isDefined<T>(item: T | undefined): item is T {
+  return item !== undefined;
+}
+
+/** The name an AND filter requires exactly, if it has a `name=` term. */
+function exactName(filter: ListFilter): string | undefined {
+  const term = filter.terms.find((t) => t.field === 'name' && t.op === 'eq' && !t.negated);
+  return term === undefined ? undefined : (term.operands[0] as string);
+}
+
+const readMarkingField: FieldReader<StoredMarking> = (m, field) => {
+  switch (field as MarkingFilterField) {
+    case 'id':
+      return m.id;
+    case 'name':
+      return m.name;
+    case 'description':
+      return m.description;
+    case 'public':
+      return m.public;
+    case 'adminOnly':
+      return m.adminOnly;
+    case 'defaultValue':
+      return m.defaultValue;
+    case '_createdTs':
+      return m.createdTs;
+    case '_updatedTs':
+      return m.updatedTs;
+    case '_createdBy':
+      return m.createdBy;
+    case '_updatedBy':
+      return m.updatedBy;
+  }
+};
+
+const readValueField: FieldReader<StoredValue> = (v, field) => {
+  switch (field as ValueFilterField) {
+    case 'id':
+      return v.id;
+    case 'name':
+      return v.name;
+    case 'description':
+      return v.description;
+    case '_createdTs':
+      return v.createdTs;
+    case '_updatedTs':
+      return v.updatedTs;
+  }
+};
 
 function valueToWire(markingId: string, v: StoredValue): MarkingValue {
   return {
