@@ -7,6 +7,19 @@ import type { ListFilter } from './filters.js';
 
 // ---- Markings (DESIGN.md 1.1) ----
 
+/**
+ * The principal that made the last change, as the public Ionic API returns it. The members marked
+ * "public API" below are sent by the mock and by Ionic services; ksctl reads answers without
+ * them too (other services may leave them out), so they are optional here.
+ */
+export interface ChangedBy {
+  tenantId: string;
+  id: string;
+  userName: string;
+  display: string;
+  exists: boolean;
+}
+
 export interface MarkingValue {
   id: string;
   markingId: string;
@@ -15,6 +28,14 @@ export interface MarkingValue {
   _createdTs: number;
   _updatedTs: number;
   _version: number;
+  /** Public API. */
+  _createdBy?: string;
+  /** Public API. */
+  _updatedBy?: string;
+  /** Public API. */
+  changedBy?: ChangedBy;
+  /** Public API. */
+  policies?: { referenced: number; relevant: number };
 }
 
 export interface MarkingDetail {
@@ -22,6 +43,14 @@ export interface MarkingDetail {
   valueCount: number;
   /** Left out entirely when the request had `valueLimit=0`. Ordered by value name. */
   values?: MarkingValue[];
+  /** Public API: always `"string"`. */
+  dataType?: 'string';
+  /** Public API: always `false`. */
+  default?: boolean;
+  /** Public API: the `_version` at which `defaultValue` was last set, or 0. */
+  defaultVersion?: number;
+  /** Public API. */
+  policies?: { referenced: number };
 }
 
 export interface Marking {
@@ -36,6 +65,8 @@ export interface Marking {
   _updatedTs: number;
   _updatedBy: string;
   _version: number;
+  /** Public API. */
+  changedBy?: ChangedBy;
 }
 
 export interface ListEnvelope<T> {
