@@ -10,9 +10,10 @@ import { addProfile, loadProfiles } from '../profiles/index.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { PersistorSpec, Profile, ProfileSet } from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from './causes.js';
-import { parseServerPublicKey } from './crypto.js';
+import { decodeRsaSpkiBase64, parseServerPublicKey } from './crypto.js';
 import { deviceKeySource } from './device-keys.js';
 import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
+import { isJsonObject } from './json.js';
 import { buildRegistration, type DeviceKeyPair, recoverKeys } from './protocol.js';
 import type { TokenSource } from './token-sources.js';
 
@@ -30,6 +31,10 @@ export async function fetchServerPublicKey(
       {
         headers: { accept: 'text/plain' },
         what: `fetch the key server public key of keyspace ${keyspace}`,
+        expect: (body) =>
+          typeof body === 'string' && decodeRsaSpkiBase64(body.replace(/\s+/g, '')) !== undefined
+            ? undefined
+            : 'not the Base64 DER of an RSA public key',
         signal,
       },
     ),
@@ -81,6 +86,7 @@ export async function registerDevice(
         body: request,
         conversationId: `Basic ${uuid}`,
         mapError: (status, body) => enrollmentErrorFromAnswer(status, body, uuid),
+        expect: (body) => (isJsonObject(body) ? undefined : 'not a JSON object'),
         what: `register a device in keyspace ${input.keyspace}`,
         signal: input.signal,
       },
