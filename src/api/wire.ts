@@ -228,6 +228,10 @@ export const PORTAL_HEADERS = {
   apiUrl: 'x-ionic-reg-ionic-url',
   pubkeyUrl: 'x-ionic-reg-pubkey-url',
   keyspace: 'x-ionic-reg-enrollment-tag',
+  /** Later SDKs: the API URL (comma-separated when several). */
+  apiUrls: 'x-ionic-reg-ionic-api-urls',
+  /** Later SDKs: the key server public key inline, Base64 DER. */
+  pubkey: 'x-ionic-reg-pubkey',
 } as const;
 
 export interface KnsAnswer {

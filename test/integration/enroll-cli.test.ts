@@ -97,6 +97,10 @@ describe('one device', () => {
     expect(result.code).toBe(0);
     const devices = (await suite.mock.call('GET', '/_mock/devices')).body as { user: string }[];
     expect(devices.map((d) => d.user)).toEqual(['alice']);
+    // The portal sent the key server public key inline (X-Ionic-Reg-Pubkey): it is not fetched.
+    const paths = (await suite.mock.journal()).map((r) => r.path);
+    expect(paths.some((path) => path.endsWith('/register'))).toBe(true);
+    expect(paths.filter((path) => path.endsWith('/pubkey'))).toEqual([]);
   });
 
   it('signs in by e-mail and asks for the registration code on a terminal, never echoing it', async () => {

@@ -4,11 +4,14 @@
  * came back, with the exit code of the README table, never exit 1 or a stack trace; credentials
  * never follow a redirect to another origin.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
+import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
 import { fetchServerPublicKey } from '../../src/enroll/enroll.js';
+import { portalSignIn } from '../../src/enroll/portal.js';
 import type { KsctlError } from '../../src/errors.js';
 import { cliFor } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -209,5 +212,61 @@ describe('odd answers to the enrollment calls', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('portal headers of later SDKs', () => {
+  const signIn = async () => {
+    const client = new ApiClient({ baseUrl: service.url, auth: { kind: 'none' }, retries: 0 });
+    try {
+      return await portalSignIn(client, `${service.url}/enrollment`, 'ABcd', {
+        kind: 'password',
+        username: 'alice',
+        password: 'pw',
+      });
+    } finally {
+      await client.close();
+    }
+  };
+  const tokens = { 'x-ionic-reg-stoken': 'I.abc', 'x-ionic-reg-uidauth': ',Ixyz.sig' };
+
+  it('reads X-Ionic-Reg-Ionic-API-Urls and the inline X-Ionic-Reg-Pubkey', async () => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    service.answer = (_req, res) => {
+      res.writeHead(200, {
+        ...tokens,
+        'x-ionic-reg-ionic-api-urls': 'https://api.example.test, https://api2.example.test',
+        'x-ionic-reg-pubkey': encodeSpkiBase64(publicKey),
+      });
+      res.end();
+    };
+    const answer = await signIn();
+    expect(answer.apiUrl).toBe('https://api.example.test');
+    expect(answer.serverPublicKey?.equals(publicKey)).toBe(true);
+  });
+
+  it('prefers X-Ionic-Reg-Ionic-Url when both forms come', async () => {
+    service.answer = (_req, res) => {
+      res.writeHead(200, {
+        ...tokens,
+        'x-ionic-reg-ionic-url': 'https://classic.example.test',
+        'x-ionic-reg-ionic-api-urls': 'https://later.example.test',
+      });
+      res.end();
+    };
+    const answer = await signIn();
+    expect(answer.apiUrl).toBe('https://classic.example.test');
+    expect(answer.serverPublicKey).toBeUndefined();
+  });
+
+  it('an inline key that is not a key is exit 7 naming the portal', async () => {
+    service.answer = (_req, res) => {
+      res.writeHead(200, { ...tokens, 'x-ionic-reg-pubkey': 'bm90IGEga2V5' });
+      res.end();
+    };
+    const error = (await signIn().catch((e: unknown) => e)) as KsctlError;
+    expect(error.exitCode).toBe(7);
+    expect(error.message).toContain(`${service.url}/enrollment/keyspace/ABcd/register`);
+    expect(error.message).toContain('X-Ionic-Reg-Pubkey');
   });
 });
