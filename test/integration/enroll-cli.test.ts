@@ -74,7 +74,7 @@ describe('one device', () => {
     expect(profile!.aesCdEiKey.equals(sealed.cdEi)).toBe(true);
     expect(profile!.aesCdIdcKey.equals(sealed.cdIdc)).toBe(true);
     expect(profile!.server).toBe(suite.mock.info.apiUrl);
-    expect(Math.abs(profile!.creationTimestamp - Date.now() / 1000)).toBeLessThan(60);
+    expect(Math.abs(profile!.creationTimestamp! - Date.now() / 1000)).toBeLessThan(60);
     expect((await stat(profilesPath)).mode & 0o777).toBe(0o600);
     expect((await stat(dir)).mode & 0o077).toBe(0);
   });
