@@ -32,14 +32,7 @@ beforeEach(async () => {
 });
 
 /** The mock's URLs, a throwaway config dir and home; nothing from the test process leaks in. */
-const baseEnv = (): Record<string, string> => ({
-  KSCTL_CONFIG_DIR: dir,
-  KSCTL_HOME: dir,
-  KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: suite.mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
-  KSCTL_PERSISTOR_PATH: profilesPath,
-});
+const baseEnv = (): Record<string, string> => suite.env(dir, profilesPath);
 const cli = cliFor(baseEnv);
 
 async function mint(user = 'alice', extra: Record<string, unknown> = {}): Promise<TokenPair> {

@@ -25,14 +25,7 @@ beforeEach(async () => {
   path = join(dir, 'profiles.pt');
 });
 
-const cli = cliFor(() => ({
-  KSCTL_CONFIG_DIR: dir,
-  KSCTL_HOME: dir,
-  KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: suite.mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
-  KSCTL_PERSISTOR_PATH: path,
-}));
+const cli = cliFor(() => suite.env(dir, path));
 
 const UNNAMED = 'ABcd.1.7d0c7c64-0f43-4b8e-9d43-6c2f1b0a9e01';
 const NAMED = 'EfGh.1.0b6e2a53-8c1d-4f7e-a2b9-5e4d3c2b1a00';

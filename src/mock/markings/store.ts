@@ -739,32 +739,10 @@ function exactName(filter: ListFilter): string | undefined {
   return term === undefined ? undefined : (term.operands[0] as string);
 }
 
-const readMarkingField: FieldReader<StoredMarking> = (m, field) => {
-  switch (field as MarkingFilterField) {
-    case 'id':
-      return m.id;
-    case 'name':
-      return m.name;
-    case 'description':
-      return m.description;
-    case 'public':
-      return m.public;
-    case 'adminOnly':
-      return m.adminOnly;
-    case 'defaultValue':
-      return m.defaultValue;
-    case '_createdTs':
-      return m.createdTs;
-    case '_updatedTs':
-      return m.updatedTs;
-    case '_createdBy':
-      return m.createdBy;
-    case '_updatedBy':
-      return m.updatedBy;
-  }
-};
+/** What markings and values share: every filterable field of a value. */
+type CommonFields = Pick<StoredValue, 'id' | 'name' | 'description' | 'createdTs' | 'updatedTs'>;
 
-const readValueField: FieldReader<StoredValue> = (v, field) => {
+const readValueField: FieldReader<CommonFields> = (v, field) => {
   switch (field as ValueFilterField) {
     case 'id':
       return v.id;
@@ -776,6 +754,23 @@ const readValueField: FieldReader<StoredValue> = (v, field) => {
       return v.createdTs;
     case '_updatedTs':
       return v.updatedTs;
+  }
+};
+
+const readMarkingField: FieldReader<StoredMarking> = (m, field) => {
+  switch (field as MarkingFilterField) {
+    case 'public':
+      return m.public;
+    case 'adminOnly':
+      return m.adminOnly;
+    case 'defaultValue':
+      return m.defaultValue;
+    case '_createdBy':
+      return m.createdBy;
+    case '_updatedBy':
+      return m.updatedBy;
+    default:
+      return readValueField(m, field);
   }
 };
 
