@@ -294,9 +294,11 @@ export class ApiClient {
     location: string | undefined,
     cid: string,
   ): ServiceError {
+    // Origin and path only: a redirect's query may carry a one-time code or a token.
     let target: string | undefined;
     try {
-      target = location === undefined ? undefined : new URL(location, url).toString();
+      const parsed = location === undefined ? undefined : new URL(location, url);
+      target = parsed === undefined ? undefined : `${parsed.origin}${parsed.pathname}`;
     } catch {
       target = undefined;
     }

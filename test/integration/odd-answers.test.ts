@@ -112,11 +112,11 @@ const cases: {
     name: 'a redirect on the same origin',
     argv: ['markings', 'get', 'classification'],
     answer: () => (_req, res) => {
-      res.writeHead(307, { location: '/login' });
+      res.writeHead(307, { location: '/login?code=one-time-secret' });
       res.end();
     },
     code: 7,
-    says: [/HTTP 307, a redirect to http:\/\/127\.0\.0\.1:\d+\/login/],
+    says: [/HTTP 307, a redirect to http:\/\/127\.0\.0\.1:\d+\/login;/],
   },
   {
     name: 'a sign-in page with 200',
@@ -190,6 +190,7 @@ describe('odd answers through the CLI', () => {
     for (const pattern of c.says) expect(result.stderr).toMatch(pattern);
     expect(result.code).toBe(c.code);
     expect(result.stderr).not.toContain(TOKEN);
+    expect(result.stderr).not.toContain('one-time-secret');
     // Nothing was ever sent to the other origin, least of all the token.
     expect(elsewhere.authorizations).toEqual([]);
   });
