@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type KsctlError, UnreachableError } from '../errors.js';
-import { errorFromAnswer } from './errors.js';
+import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
+import { describeAnswer, errorFromAnswer } from './errors.js';
 import { redactHeaders, redactJson } from './redact.js';
 
 export type Auth =
@@ -26,7 +26,8 @@ export interface ClientOptions {
 }
 
 export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
+  /** Query parameters; an array sends the parameter once per item (repeated filter terms). */
+  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   body?: unknown;
   headers?: Record<string, string>;
   /** Overrides the generated `X-Conversation-ID` (enrollment sends `Basic <uuid>`). */
@@ -37,6 +38,11 @@ export interface RequestOptions {
   mapError?: (status: number, body: unknown, cid: string) => KsctlError;
   /** Statuses that are answers, not errors (for example 404 while resolving a name). */
   okStatuses?: number[];
+  /**
+   * Checks the body of a success answer and says what is wrong with it, so an answer of the wrong
+   * shape (a proxy's page, a truncated document) is a clear error, never a crash further on.
+   */
+  expect?: (body: unknown) => string | undefined;
   signal?: AbortSignal;
 }
 
@@ -143,7 +149,8 @@ export class ApiClient {
   url(path: string, query?: RequestOptions['query']): string {
     const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
+      if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, item);
+      else if (v !== undefined) url.searchParams.set(k, String(v));
     }
     return url.toString();
   }
@@ -172,7 +179,7 @@ export class ApiClient {
       this.trace(`> ${method} ${url}`);
       for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
       if (payload !== undefined) this.traceBody('>', payload);
-      let status: number;
+      let status: number | undefined;
       let responseHeaders: Dispatcher.ResponseData['headers'];
       let text: string;
       // The agent's header and body timeouts have a resolution of about a second and the body
@@ -196,6 +203,18 @@ export class ApiClient {
         if (idempotent && attempt < this.options.retries) {
           await sleep(backoffDelay(attempt, this.options.backoffMs), options.signal);
           continue;
+        }
+        if (status !== undefined) {
+          // The service answered, but its body broke off (a proxy or a crash mid-answer).
+          throw new ServiceError(
+            `${what}: the answer from ${url} (HTTP ${status}) was cut short: ${reason}`,
+            {
+              hint: 'the service or a proxy in front of it broke off; try again, and if it persists quote the conversation id to its operators',
+              conversationId: cid,
+              status,
+              cause: error,
+            },
+          );
         }
         throw new UnreachableError(
           what,
@@ -226,11 +245,28 @@ export class ApiClient {
         await sleep(wait, options.signal);
         continue;
       }
-      if (status >= 400 && !options.okStatuses?.includes(status)) {
-        throw (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what)))(
+      const contentType = headerText(responseHeaders['content-type']);
+      const expected = options.okStatuses?.includes(status) === true;
+      if (status >= 300 && status < 400 && !expected) {
+        throw this.redirectError(what, url, status, headerText(responseHeaders.location), cid);
+      }
+      if (status >= 400 && !expected) {
+        const received = { url, contentType };
+        throw (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
           status,
           body,
           cid,
+        );
+      }
+      const problem = status < 300 ? options.expect?.(body) : undefined;
+      if (problem !== undefined) {
+        throw new ServiceError(
+          `${what}: the answer from ${url} is not what the service sends (${problem}); it is ${describeAnswer(body, contentType)}`,
+          {
+            hint: 'check the URL: it should point at the service itself, not at a web page or a proxy',
+            conversationId: cid,
+            status,
+          },
         );
       }
       return {
@@ -245,6 +281,39 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
+  }
+
+  /**
+   * Redirects are not followed: the Authorization header must not reach another origin, and a
+   * moved service is worth knowing about. The error names where it points.
+   */
+  private redirectError(
+    what: string,
+    url: string,
+    status: number,
+    location: string | undefined,
+    cid: string,
+  ): ServiceError {
+    // Origin and path only: a redirect's query may carry a one-time code or a token.
+    let target: string | undefined;
+    try {
+      const parsed = location === undefined ? undefined : new URL(location, url);
+      target = parsed === undefined ? undefined : `${parsed.origin}${parsed.pathname}`;
+    } catch {
+      target = undefined;
+    }
+    const where = target === undefined ? 'without a Location' : `to ${target}`;
+    return new ServiceError(
+      `${what}: ${url} answered HTTP ${status}, a redirect ${where}; ksctl does not follow redirects`,
+      {
+        hint:
+          target === undefined
+            ? 'check the URL (--base-url, KSCTL_BASE_URL or the context)'
+            : 'if you trust the new address, use it as the URL (--base-url, KSCTL_BASE_URL or the context)',
+        conversationId: cid,
+        status,
+      },
+    );
   }
 
   private origin(): string {
@@ -268,6 +337,10 @@ export class ApiClient {
       `${direction} ${shown.length > limit ? `${shown.slice(0, limit)}… (${shown.length} chars)` : shown}`,
     );
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {

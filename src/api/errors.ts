@@ -63,15 +63,47 @@ const STATUS_HINTS: Record<number, string> = {
   429: 'the service is rate limiting; wait a moment and retry',
 };
 
+/**
+ * What came back, in a few words for an error message: "an HTML page titled "502 Bad Gateway"",
+ * "JSON that breaks off or does not parse (120 bytes)". Never quotes a JSON body: it may hold
+ * secrets; a page title is cut short and stripped of control characters.
+ */
+export function describeAnswer(body: unknown, contentType: string | undefined): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (body === undefined) return 'an empty body';
+  if (typeof body !== 'string') {
+    return Array.isArray(body) ? 'a JSON array' : `a JSON ${body === null ? 'null' : typeof body}`;
+  }
+  const bytes = Buffer.byteLength(body);
+  if (type?.includes('html') || /^\s*<(!doctype|html)/i.test(body)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1];
+    const shown = title
+      ?.replace(/[\p{Cc}\s]+/gu, ' ')
+      .trim()
+      .slice(0, 80);
+    return shown ? `an HTML page titled ${JSON.stringify(shown)}` : `an HTML page (${bytes} bytes)`;
+  }
+  if (type?.includes('json') || /^\s*[[{]/.test(body)) {
+    return `JSON that breaks off or does not parse (${bytes} bytes)`;
+  }
+  return `${type ?? 'a body'} of ${bytes} bytes`;
+}
+
 /** The typed error for an HTTP error answer, with the exit codes of DESIGN.md 5. */
 export function errorFromAnswer(
   status: number,
   body: unknown,
   requestCid: string,
   what: string,
+  /** Where the answer came from and its type, to describe an answer that is not an error body. */
+  received?: { url: string; contentType?: string },
 ): KsctlError {
   const parsed = parseErrorBody(body);
-  const text = parsed.message ?? `the service answered ${status}`;
+  const text =
+    parsed.message ??
+    (received === undefined
+      ? `the service answered ${status}`
+      : `${received.url} answered HTTP ${status} with ${describeAnswer(body, received.contentType)}`);
   const message = `${what}: ${text}${parsed.code !== undefined ? ` (${parsed.code})` : ''}`;
   const options = {
     status,

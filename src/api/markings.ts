@@ -1,5 +1,7 @@
 import { NotFoundError } from '../errors.js';
-import type { ApiClient } from './client.js';
+import type { ApiClient, RequestOptions } from './client.js';
+import { filterQuery, NO_FILTER } from './filters.js';
+import { listProblem, markingProblem, markingsProblem, valueProblem } from './shapes.js';
 import type { MarkingsApi } from './markings-api.js';
 import {
   type BulkMarkingItem,
@@ -48,6 +50,22 @@ async function* pages<T>(
   }
 }
 
+/** The query of a list request: paging, shortcuts, and the filter's terms (repeatable). */
+function listQuery({
+  filter,
+  ...rest
+}: MarkingListQuery | ValueListQuery): RequestOptions['query'] {
+  const query: NonNullable<RequestOptions['query']> = { ...rest };
+  for (const [parameter, text] of filterQuery(filter ?? NO_FILTER)) {
+    const given = query[parameter];
+    query[parameter] = [
+      ...(Array.isArray(given) ? given : given === undefined ? [] : [String(given)]),
+      text,
+    ];
+  }
+  return query;
+}
+
 function toPage<T>(body: ListEnvelope<T>) {
   return {
     totalResults: body.totalResults,
@@ -68,8 +86,9 @@ export class HttpMarkingsApi implements MarkingsApi {
   /** One page, with the conversation id of its request (for errors about what it lacks). */
   private async markingsPage(query: MarkingListQuery) {
     const answer = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
-      query: { ...query },
+      query: listQuery(query),
       what: 'list markings',
+      expect: listProblem(markingProblem),
     });
     return { page: toPage(answer.body), conversationId: answer.conversationId };
   }
@@ -86,6 +105,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const { body } = await this.client.request<Marking>('GET', `/markings/${seg(id)}`, {
       query: { valueLimit },
       what: `get marking ${id}`,
+      expect: markingProblem,
     });
     return body;
   }
@@ -96,6 +116,7 @@ export class HttpMarkingsApi implements MarkingsApi {
         query: { valueLimit },
         what: `get marking ${idOrName}`,
         okStatuses: [404],
+        expect: markingProblem,
       });
       if (answer.status !== 404) return answer.body;
     }
@@ -118,6 +139,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const { body } = await this.client.request<Marking>('POST', '/markings', {
       body: input,
       what: `create marking ${input.name}`,
+      expect: markingProblem,
     });
     return body;
   }
@@ -131,6 +153,7 @@ export class HttpMarkingsApi implements MarkingsApi {
       body: update,
       headers: ifMatch(ifMatchVersion),
       what: `update marking ${id}`,
+      expect: markingProblem,
     });
     return body;
   }
@@ -140,6 +163,7 @@ export class HttpMarkingsApi implements MarkingsApi {
       body: items,
       query: { valueLimit },
       what: `create or update ${items.length} markings`,
+      expect: markingsProblem,
     });
     return body;
   }
@@ -159,7 +183,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const answer = await this.client.request<ListEnvelope<MarkingValue>>(
       'GET',
       `/markings/${seg(markingId)}/values`,
-      { query: { ...query }, what: 'list values' },
+      { query: listQuery(query), what: 'list values', expect: listProblem(valueProblem) },
     );
     return { page: toPage(answer.body), conversationId: answer.conversationId };
   }
@@ -180,7 +204,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const { body } = await this.client.request<MarkingValue>(
       'GET',
       `/markings/${seg(markingId)}/values/${seg(valueId)}`,
-      { what: `get value ${valueId}` },
+      { what: `get value ${valueId}`, expect: valueProblem },
     );
     return body;
   }
@@ -190,7 +214,11 @@ export class HttpMarkingsApi implements MarkingsApi {
       const answer = await this.client.request<MarkingValue>(
         'GET',
         `/markings/${seg(markingId)}/values/${seg(idOrName)}`,
-        { what: `get value ${idOrName}`, okStatuses: [404] },
+        {
+          what: `get value ${idOrName}`,
+          okStatuses: [404],
+          expect: valueProblem,
+        },
       );
       if (answer.status !== 404) return answer.body;
     }
@@ -212,7 +240,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const { body } = await this.client.request<MarkingValue>(
       'POST',
       `/markings/${seg(markingId)}/values`,
-      { body: input, what: `add value ${input.name}` },
+      { body: input, what: `add value ${input.name}`, expect: valueProblem },
     );
     return body;
   }
@@ -225,7 +253,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     const { body } = await this.client.request<MarkingValue>(
       'PUT',
       `/markings/${seg(markingId)}/values/${seg(valueId)}`,
-      { body: update, what: `update value ${valueId}` },
+      { body: update, what: `update value ${valueId}`, expect: valueProblem },
     );
     return body;
   }

@@ -3,7 +3,22 @@
  * and the mock (src/mock), so the two cannot drift. See DESIGN.md sections 1 and 2.
  */
 
+import type { ListFilter } from './filters.js';
+
 // ---- Markings (DESIGN.md 1.1) ----
+
+/**
+ * The principal that made the last change, as the public Ionic API returns it. The members marked
+ * "public API" below are sent by the mock and by Ionic services; ksctl reads answers without
+ * them too (other services may leave them out), so they are optional here.
+ */
+export interface ChangedBy {
+  tenantId: string;
+  id: string;
+  userName: string;
+  display: string;
+  exists: boolean;
+}
 
 export interface MarkingValue {
   id: string;
@@ -13,6 +28,14 @@ export interface MarkingValue {
   _createdTs: number;
   _updatedTs: number;
   _version: number;
+  /** Public API. */
+  _createdBy?: string;
+  /** Public API. */
+  _updatedBy?: string;
+  /** Public API. */
+  changedBy?: ChangedBy;
+  /** Public API. */
+  policies?: { referenced: number; relevant: number };
 }
 
 export interface MarkingDetail {
@@ -20,6 +43,14 @@ export interface MarkingDetail {
   valueCount: number;
   /** Left out entirely when the request had `valueLimit=0`. Ordered by value name. */
   values?: MarkingValue[];
+  /** Public API: always `"string"`. */
+  dataType?: 'string';
+  /** Public API: always `false`. */
+  default?: boolean;
+  /** Public API: the `_version` at which `defaultValue` was last set, or 0. */
+  defaultVersion?: number;
+  /** Public API. */
+  policies?: { referenced: number };
 }
 
 export interface Marking {
@@ -34,12 +65,17 @@ export interface Marking {
   _updatedTs: number;
   _updatedBy: string;
   _version: number;
+  /** Public API. */
+  changedBy?: ChangedBy;
 }
 
 export interface ListEnvelope<T> {
   totalResults: number;
   skip: number;
   limit: number;
+  /** SCIM paging members, present when the request paged with startIndex/count. */
+  startIndex?: number;
+  itemsPerPage?: number;
   Resources: T[];
 }
 
@@ -81,6 +117,10 @@ export interface ValueUpdate {
   description?: string;
 }
 
+/**
+ * A List Markings request: paging, the named shortcuts, and any further filter terms of the
+ * grammar (src/api/filters.ts), all sent to the service, never applied locally.
+ */
 export interface MarkingListQuery {
   skip?: number;
   limit?: number;
@@ -89,6 +129,7 @@ export interface MarkingListQuery {
   name__contains?: string;
   name__startswith?: string;
   public?: boolean;
+  filter?: ListFilter;
 }
 
 export interface ValueListQuery {
@@ -96,6 +137,7 @@ export interface ValueListQuery {
   limit?: number;
   name?: string;
   name__contains?: string;
+  filter?: ListFilter;
 }
 
 export const PAGE_LIMIT_DEFAULT = 100;
@@ -189,6 +231,10 @@ export const PORTAL_HEADERS = {
   apiUrl: 'x-ionic-reg-ionic-url',
   pubkeyUrl: 'x-ionic-reg-pubkey-url',
   keyspace: 'x-ionic-reg-enrollment-tag',
+  /** Later SDKs: the API URL (comma-separated when several). */
+  apiUrls: 'x-ionic-reg-ionic-api-urls',
+  /** Later SDKs: the key server public key inline, Base64 DER. */
+  pubkey: 'x-ionic-reg-pubkey',
 } as const;
 
 export interface KnsAnswer {

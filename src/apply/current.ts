@@ -4,7 +4,10 @@ import { InterruptedError, NotFoundError } from '../errors.js';
 
 export interface ReadMarkingsOptions {
   /** List Markings filters (export takes them); apply reads every marking. */
-  query?: Pick<MarkingListQuery, 'name' | 'name__contains' | 'name__startswith' | 'public'>;
+  query?: Pick<
+    MarkingListQuery,
+    'name' | 'name__contains' | 'name__startswith' | 'public' | 'filter'
+  >;
   /** Whether a marking is needed with all its values; the others keep `valueLimit=0`. */
   withValues: (marking: Marking) => boolean;
   /** Requests in flight at once while fetching values (default 4). */

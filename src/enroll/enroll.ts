@@ -10,9 +10,10 @@ import { addProfile, loadProfiles } from '../profiles/index.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { PersistorSpec, Profile, ProfileSet } from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from './causes.js';
-import { parseServerPublicKey } from './crypto.js';
+import { decodeRsaSpkiBase64, parseServerPublicKey } from './crypto.js';
 import { deviceKeySource } from './device-keys.js';
 import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
+import { isJsonObject } from './json.js';
 import { buildRegistration, type DeviceKeyPair, recoverKeys } from './protocol.js';
 import type { TokenSource } from './token-sources.js';
 
@@ -30,6 +31,10 @@ export async function fetchServerPublicKey(
       {
         headers: { accept: 'text/plain' },
         what: `fetch the key server public key of keyspace ${keyspace}`,
+        expect: (body) =>
+          typeof body === 'string' && decodeRsaSpkiBase64(body.replace(/\s+/g, '')) !== undefined
+            ? undefined
+            : 'not the Base64 DER of an RSA public key',
         signal,
       },
     ),
@@ -81,6 +86,7 @@ export async function registerDevice(
         body: request,
         conversationId: `Basic ${uuid}`,
         mapError: (status, body) => enrollmentErrorFromAnswer(status, body, uuid),
+        expect: (body) => (isJsonObject(body) ? undefined : 'not a JSON object'),
         what: `register a device in keyspace ${input.keyspace}`,
         signal: input.signal,
       },
@@ -121,21 +127,28 @@ export interface StoredDevice {
 
 /**
  * Checks that the profile file opens (a wrong password fails here, before a token pair is
- * spent), and fetches the key server public key once for every device of the run.
+ * spent), and gets the key server public key once for every device of the run: fetched at once,
+ * or, when the token source may send it inline (a portal of a later SDK), only if one of its
+ * answers lacks it.
  */
 export function prepareRun(run: EnrollmentRun): {
   /** The profiles stored before the run. */
   ready: Promise<ProfileSet>;
-  serverPublicKey: Promise<KeyObject>;
+  /** The fetched key server public key (one request, however often it is called). */
+  serverPublicKey: () => Promise<KeyObject>;
 } {
-  const serverPublicKey = run.endpoints
-    .enrollment()
-    .then((enrollment) =>
-      fetchServerPublicKey(run.http, enrollment, run.endpoints.keyspace, run.signal),
-    );
-  const ready = loadProfiles(run.persistor);
+  let fetched: Promise<KeyObject> | undefined;
+  const serverPublicKey = () => {
+    fetched ??= run.endpoints
+      .enrollment()
+      .then((enrollment) =>
+        fetchServerPublicKey(run.http, enrollment, run.endpoints.keyspace, run.signal),
+      );
+    return fetched;
+  };
   // Awaited by every enrollment; marked handled so an early failure elsewhere is not "unhandled".
-  serverPublicKey.catch(() => undefined);
+  if (!run.tokens.mayCarryServerKey) serverPublicKey().catch(() => undefined);
+  const ready = loadProfiles(run.persistor);
   ready.catch(() => undefined);
   return { ready, serverPublicKey };
 }
@@ -148,11 +161,9 @@ export async function enrollAndStore(
   name: string,
   deviceKeys: Promise<DeviceKeyPair> = deviceKeySource.generate(),
 ): Promise<StoredDevice> {
-  const [keys, issued, serverPublicKey] = await Promise.all([
-    deviceKeys,
-    shared.ready.then(() => run.tokens.issue(index, run.signal)),
-    shared.serverPublicKey,
-  ]);
+  const issuing = shared.ready.then(() => run.tokens.issue(index, run.signal));
+  const serverKey = issuing.then((issued) => issued.serverPublicKey ?? shared.serverPublicKey());
+  const [keys, issued, serverPublicKey] = await Promise.all([deviceKeys, issuing, serverKey]);
   const api = await run.endpoints.api(issued.apiUrl);
   const enrolled = await registerDevice(run.registerHttp, {
     api,

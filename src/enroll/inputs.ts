@@ -165,6 +165,7 @@ export class EnrollmentEndpoints {
     const answer = await reach(lookup, () =>
       this.http.request<unknown>('GET', url, {
         what: `key naming lookup of keyspace ${this.keyspace}`,
+        expect: (body) => (isJsonObject(body) ? undefined : 'not a JSON object'),
         signal: this.signal,
       }),
     );

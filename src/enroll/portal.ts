@@ -4,9 +4,11 @@
  * `X-Ionic-Reg-*` response headers. A password sign-in returns STOKEN and UIDAUTH; an e-mail
  * sign-in returns the UIDAUTH only, the STOKEN being the code e-mailed to the user.
  */
+import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { PORTAL_HEADERS } from '../api/wire.js';
 import { ServiceError } from '../errors.js';
+import { decodeRsaSpkiBase64 } from './crypto.js';
 
 export type PortalCredentials =
   { kind: 'password'; username: string; password: string } | { kind: 'email'; email: string };
@@ -15,8 +17,11 @@ export interface PortalAnswer {
   /** Absent for an e-mail sign-in. */
   stoken?: string;
   uidauth: string;
+  /** From X-Ionic-Reg-Ionic-Url, or the first of X-Ionic-Reg-Ionic-API-Urls (later SDKs). */
   apiUrl?: string;
   pubkeyUrl?: string;
+  /** The key server public key sent inline (X-Ionic-Reg-Pubkey, later SDKs). */
+  serverPublicKey?: KeyObject;
   keyspace?: string;
 }
 
@@ -57,11 +62,29 @@ export async function portalSignIn(
       status: answer.status,
     });
   }
+  const inlineKey = header(PORTAL_HEADERS.pubkey);
+  const serverPublicKey =
+    inlineKey === undefined ? undefined : decodeRsaSpkiBase64(inlineKey.replace(/\s+/g, ''));
+  if (inlineKey !== undefined && serverPublicKey === undefined) {
+    throw new ServiceError(
+      `The enrollment portal at ${portalUrl(enrollmentUrl, keyspace)} sent an X-Ionic-Reg-Pubkey that is not the Base64 DER of an RSA public key`,
+      {
+        hint: 'the portal (or a proxy in front of it) is misbehaving; quote the conversation id to its operators',
+        conversationId: answer.conversationId,
+        status: answer.status,
+      },
+    );
+  }
+  const apiUrls = header(PORTAL_HEADERS.apiUrls)
+    ?.split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
   return {
     stoken,
     uidauth,
-    apiUrl: header(PORTAL_HEADERS.apiUrl),
+    apiUrl: header(PORTAL_HEADERS.apiUrl) ?? apiUrls?.[0],
     pubkeyUrl: header(PORTAL_HEADERS.pubkeyUrl),
+    serverPublicKey,
     keyspace: header(PORTAL_HEADERS.keyspace),
   };
 }

@@ -3,6 +3,7 @@
  * source hands out one pair per device: a given pair (one device), lines of a tokens file, a
  * portal sign-in per device (each sign-in mints a fresh pair), or the mock's admin endpoint.
  */
+import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../api/wire.js';
 import { InputError } from '../errors.js';
@@ -13,11 +14,15 @@ export interface IssuedTokens {
   tokens: TokenPair;
   /** The API URL a portal sign-in named, if any. */
   apiUrl?: string;
+  /** The key server public key a portal sign-in sent inline, if any (then it is not fetched). */
+  serverPublicKey?: KeyObject;
 }
 
 export interface TokenSource {
   /** How many pairs it can give; undefined when unlimited. */
   readonly size?: number;
+  /** Its answers may carry the key server public key, so fetching it can wait until needed. */
+  readonly mayCarryServerKey?: boolean;
   /** The pair for device `index` (0-based). */
   issue(index: number, signal?: AbortSignal): Promise<IssuedTokens>;
 }
@@ -42,6 +47,7 @@ export function portalTokens(
   registrationCode?: () => Promise<string>,
 ): TokenSource {
   return {
+    mayCarryServerKey: true,
     async issue(_index, signal) {
       const enrollment = await endpoints.enrollment();
       const answer = await reach(enrollment, () =>
@@ -49,7 +55,11 @@ export function portalTokens(
       );
       const stoken = answer.stoken ?? (await registrationCode?.());
       if (stoken === undefined) throw new InputError('the registration code is missing');
-      return { tokens: { stoken, uidauth: answer.uidauth }, apiUrl: answer.apiUrl };
+      return {
+        tokens: { stoken, uidauth: answer.uidauth },
+        apiUrl: answer.apiUrl,
+        serverPublicKey: answer.serverPublicKey,
+      };
     },
   };
 }

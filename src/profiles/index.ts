@@ -10,6 +10,7 @@ export {
   addProfile,
   deleteProfile,
   listProfiles,
+  profileLabel,
   REDACTED,
   showProfile,
   useProfile,

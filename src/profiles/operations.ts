@@ -14,17 +14,23 @@ import { keyspaceOf } from './types.js';
 export const REDACTED = '[redacted]';
 
 export interface ProfileRow {
-  name: string;
+  /** null for a profile written without one (the vendor's sample persistors do that). */
+  name: string | null;
   deviceId: string;
   server: string;
   keyspace: string;
-  /** ISO 8601, UTC. */
-  created: string;
+  /** ISO 8601, UTC; null when the file has no creationTimestamp. */
+  created: string | null;
   active: boolean;
 }
 
+/** How messages name a profile: `"laptop" (ABcd.1.…)`, or the device id when it has no name. */
+export function profileLabel(row: Pick<ProfileRow, 'name' | 'deviceId'>): string {
+  return row.name === null ? row.deviceId : `"${row.name}" (${row.deviceId})`;
+}
+
 export interface ProfileDetails extends ProfileRow {
-  creationTimestamp: number;
+  creationTimestamp: number | null;
   /** Lower-case hex, or `REDACTED`. */
   aesCdIdcKey: string;
   aesCdEiKey: string;
@@ -51,7 +57,7 @@ export async function showProfile(
   const key = (bytes: Buffer) => (options.showSecrets === true ? bytes.toString('hex') : REDACTED);
   return {
     ...toRow(profile, set.activeDeviceId),
-    creationTimestamp: profile.creationTimestamp,
+    creationTimestamp: profile.creationTimestamp ?? null,
     aesCdIdcKey: key(profile.aesCdIdcKey),
     aesCdEiKey: key(profile.aesCdEiKey),
   };
@@ -80,6 +86,7 @@ export async function deleteProfile(
     const profile = findProfile(set, deviceIdOrName, spec.path);
     deleted = toRow(profile, set.activeDeviceId);
     return {
+      ...set,
       activeDeviceId: deleted.active ? '' : set.activeDeviceId,
       profiles: set.profiles.filter((other) => other !== profile),
     };
@@ -110,6 +117,7 @@ export async function addProfile(
     }
     const becomesActive = options.setActive === true || !hasActiveProfile(set);
     return {
+      ...set,
       activeDeviceId: becomesActive ? profile.deviceId : set.activeDeviceId,
       profiles: [...set.profiles, { ...profile }],
     };
@@ -123,11 +131,14 @@ function hasActiveProfile(set: ProfileSet): boolean {
 
 function toRow(profile: Profile, activeDeviceId: string): ProfileRow {
   return {
-    name: profile.name,
+    name: profile.name ?? null,
     deviceId: profile.deviceId,
     server: profile.server,
     keyspace: keyspaceOf(profile.deviceId),
-    created: new Date(profile.creationTimestamp * 1000).toISOString(),
+    created:
+      profile.creationTimestamp === undefined
+        ? null
+        : new Date(profile.creationTimestamp * 1000).toISOString(),
     active: profile.deviceId === activeDeviceId,
   };
 }

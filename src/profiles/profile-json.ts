@@ -16,17 +16,42 @@ const KEY_HEX = /^[0-9a-fA-F]{64}$/;
  */
 export function encodeProfileSetJson(set: ProfileSet): Buffer {
   const document = {
+    ...set.extra,
     activeDeviceId: set.activeDeviceId,
     profiles: set.profiles.map((profile) => ({
-      name: profile.name,
+      ...profile.extra,
+      // Left out when absent, as the vendor's sample persistors write them.
+      ...(profile.name === undefined ? {} : { name: profile.name }),
       deviceId: profile.deviceId,
       server: profile.server,
       aesCdIdcKey: profile.aesCdIdcKey.toString('hex'),
       aesCdEiKey: profile.aesCdEiKey.toString('hex'),
-      creationTimestamp: profile.creationTimestamp,
+      ...(profile.creationTimestamp === undefined
+        ? {}
+        : { creationTimestamp: profile.creationTimestamp }),
     })),
   };
   return Buffer.from(stringifySorted(document), 'utf8');
+}
+
+/** Members of the document and of a profile that ksctl reads; the others are kept as they are. */
+const SET_MEMBERS = new Set(['activeDeviceId', 'profiles']);
+const PROFILE_MEMBERS = new Set([
+  'name',
+  'deviceId',
+  'server',
+  'aesCdIdcKey',
+  'aesCdEiKey',
+  'creationTimestamp',
+]);
+
+/** The members of `record` not in `known`, or undefined when there are none. */
+function unknownMembers(
+  record: Record<string, unknown>,
+  known: ReadonlySet<string>,
+): Record<string, unknown> | undefined {
+  const extra = Object.entries(record).filter(([key]) => !known.has(key));
+  return extra.length === 0 ? undefined : Object.fromEntries(extra);
 }
 
 /**
@@ -71,7 +96,7 @@ export function problemsError(
 /** The problems of a profile that is about to be stored (empty = valid). */
 export function profileProblems(profile: Profile, path = 'profile'): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  if (typeof profile.name !== 'string') {
+  if (profile.name !== undefined && typeof profile.name !== 'string') {
     details.push({ path: `${path}.name`, message: 'must be a string' });
   }
   if (typeof profile.deviceId !== 'string' || profile.deviceId.length === 0) {
@@ -89,7 +114,8 @@ export function profileProblems(profile: Profile, path = 'profile'): ErrorDetail
       });
     }
   }
-  if (!Number.isSafeInteger(profile.creationTimestamp) || profile.creationTimestamp < 0) {
+  const created = profile.creationTimestamp;
+  if (created !== undefined && (!Number.isSafeInteger(created) || created < 0)) {
     details.push({
       path: `${path}.creationTimestamp`,
       message: 'must be a non-negative integer (epoch seconds)',
@@ -116,7 +142,12 @@ function readProfileSet(document: unknown, details: ErrorDetail[]): ProfileSet |
     const profile = readProfile(entry, `profiles[${index}]`, details);
     return profile === undefined ? [] : [profile];
   });
-  return { activeDeviceId: typeof active === 'string' ? active : '', profiles };
+  const extra = unknownMembers(document, SET_MEMBERS);
+  return {
+    activeDeviceId: typeof active === 'string' ? active : '',
+    profiles,
+    ...(extra === undefined ? {} : { extra }),
+  };
 }
 
 function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Profile | undefined {
@@ -126,14 +157,19 @@ function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Prof
   }
   const hexKey = (value: unknown) =>
     typeof value === 'string' && KEY_HEX.test(value) ? Buffer.from(value, 'hex') : undefined;
-  // Fields of the wrong type are caught by profileProblems, which checks at run time.
+  // Fields of the wrong type are caught by profileProblems, which checks at run time. A null
+  // name or time counts as absent.
+  const extra = unknownMembers(entry, PROFILE_MEMBERS);
   const candidate = {
-    name: entry.name,
+    ...(entry.name === undefined || entry.name === null ? {} : { name: entry.name }),
     deviceId: entry.deviceId,
     server: entry.server,
     aesCdIdcKey: hexKey(entry.aesCdIdcKey),
     aesCdEiKey: hexKey(entry.aesCdEiKey),
-    creationTimestamp: entry.creationTimestamp,
+    ...(entry.creationTimestamp === undefined || entry.creationTimestamp === null
+      ? {}
+      : { creationTimestamp: entry.creationTimestamp }),
+    ...(extra === undefined ? {} : { extra }),
   } as Profile;
   const problems = profileProblems(candidate, path);
   details.push(...problems);

@@ -88,6 +88,7 @@ async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile>
 
 function copyProfileSet(set: ProfileSet): ProfileSet {
   return {
+    ...set,
     activeDeviceId: set.activeDeviceId,
     profiles: set.profiles.map((profile) => ({ ...profile })),
   };

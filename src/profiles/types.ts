@@ -5,7 +5,8 @@
 
 /** One Secure Enrollment Profile (SEP): a device enrolled in one keyspace. */
 export interface Profile {
-  name: string;
+  /** Optional when reading: the vendor's sample persistors write profiles without one. */
+  name?: string;
   /** `ABcd.1.<uuid>`: the keyspace is the part before the first dot. */
   deviceId: string;
   /** API URL of the tenant, e.g. `https://api.ionic.com`. */
@@ -14,14 +15,18 @@ export interface Profile {
   aesCdIdcKey: Buffer;
   /** SEP.CD:KS, 32 bytes. */
   aesCdEiKey: Buffer;
-  /** Epoch seconds. */
-  creationTimestamp: number;
+  /** Epoch seconds; optional when reading, as `name`. */
+  creationTimestamp?: number;
+  /** Members of the profile ksctl does not know, kept as read and written back. */
+  extra?: Record<string, unknown>;
 }
 
 export interface ProfileSet {
   /** Empty when no profile is active. */
   activeDeviceId: string;
   profiles: Profile[];
+  /** Top-level members of the file ksctl does not know, kept as read and written back. */
+  extra?: Record<string, unknown>;
 }
 
 export type PersistorKind = 'plaintext' | 'password' | 'aesgcm';

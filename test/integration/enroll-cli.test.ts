@@ -32,14 +32,7 @@ beforeEach(async () => {
 });
 
 /** The mock's URLs, a throwaway config dir and home; nothing from the test process leaks in. */
-const baseEnv = (): Record<string, string> => ({
-  KSCTL_CONFIG_DIR: dir,
-  KSCTL_HOME: dir,
-  KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: suite.mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
-  KSCTL_PERSISTOR_PATH: profilesPath,
-});
+const baseEnv = (): Record<string, string> => suite.env(dir, profilesPath);
 const cli = cliFor(baseEnv);
 
 async function mint(user = 'alice', extra: Record<string, unknown> = {}): Promise<TokenPair> {
@@ -74,7 +67,7 @@ describe('one device', () => {
     expect(profile!.aesCdEiKey.equals(sealed.cdEi)).toBe(true);
     expect(profile!.aesCdIdcKey.equals(sealed.cdIdc)).toBe(true);
     expect(profile!.server).toBe(suite.mock.info.apiUrl);
-    expect(Math.abs(profile!.creationTimestamp - Date.now() / 1000)).toBeLessThan(60);
+    expect(Math.abs(profile!.creationTimestamp! - Date.now() / 1000)).toBeLessThan(60);
     expect((await stat(profilesPath)).mode & 0o777).toBe(0o600);
     expect((await stat(dir)).mode & 0o077).toBe(0);
   });
@@ -97,6 +90,10 @@ describe('one device', () => {
     expect(result.code).toBe(0);
     const devices = (await suite.mock.call('GET', '/_mock/devices')).body as { user: string }[];
     expect(devices.map((d) => d.user)).toEqual(['alice']);
+    // The portal sent the key server public key inline (X-Ionic-Reg-Pubkey): it is not fetched.
+    const paths = (await suite.mock.journal()).map((r) => r.path);
+    expect(paths.some((path) => path.endsWith('/register'))).toBe(true);
+    expect(paths.filter((path) => path.endsWith('/pubkey'))).toEqual([]);
   });
 
   it('signs in by e-mail and asks for the registration code on a terminal, never echoing it', async () => {

@@ -25,12 +25,7 @@ beforeEach(async () => {
 
 /** The mock's URLs and dev token (for --mock-user), a throwaway config dir and home. */
 const cli = cliFor(() => ({
-  KSCTL_CONFIG_DIR: dir,
-  KSCTL_HOME: dir,
-  KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: suite.mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
-  KSCTL_PERSISTOR_PATH: join(dir, 'profiles.pt'),
+  ...suite.env(dir, join(dir, 'profiles.pt')),
   KSCTL_BASE_URL: suite.mock.baseUrl,
   KSCTL_TOKEN: DEV_TOKEN,
 }));

@@ -154,7 +154,15 @@ describe('valueLimit', () => {
 
   it('valueLimit 0 leaves the values key out entirely, and keeps the count', async () => {
     const [listed] = await all(api.listMarkings({ valueLimit: 0 }));
-    expect(listed!.detail).toEqual({ description: 'Data classification level', valueCount: 3 });
+    expect(listed!.detail).toEqual({
+      description: 'Data classification level',
+      valueCount: 3,
+      // The members of the public Ionic API (DESIGN.md 1.1); the default was set at version 1.
+      dataType: 'string',
+      default: false,
+      defaultVersion: 1,
+      policies: { referenced: 0 },
+    });
     expect('values' in listed!.detail).toBe(false);
     const got = await api.getMarking(listed!.id, 0);
     expect('values' in got.detail).toBe(false);

@@ -4,6 +4,7 @@
  * "concurrent" change lands deterministically between the command's read and its write.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { NO_FILTER } from '../../src/api/filters.js';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/markings.js';
 import type { Marking } from '../../src/api/wire.js';
@@ -59,7 +60,9 @@ describe('markings update --set-values', () => {
   it('a change between its read and its write: 412, read again, the other change is kept', async () => {
     once(readOfMarking, () => {
       store().update(marking.id, { public: true }, actor, undefined);
-      const internal = store().listValues(marking.id, { name: 'internal' }, 0, 1).items[0]!;
+      const internal = store()
+        .listValues(marking.id, NO_FILTER, 0, 100)
+        .items.find((v) => v.name === 'internal')!;
       store().updateValue(marking.id, internal.id, { description: 'changed meanwhile' }, actor);
     });
     const result = await ksctl([

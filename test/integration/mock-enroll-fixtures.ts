@@ -33,7 +33,12 @@ export function testKeys(): Promise<{ server: DeviceKeyPair; device: DeviceKeyPa
  * (no RSA-3072 generation per enrollment), a test mock runs with the matching key server key,
  * and it is reset before each test. The returned object's fields are set once the suite starts.
  */
-export function enrollingSuite(): { readonly mock: TestMock; readonly device: DeviceKeyPair } {
+export function enrollingSuite(): {
+  readonly mock: TestMock;
+  readonly device: DeviceKeyPair;
+  /** The environment of `ksctl enroll` against this mock: a throwaway config dir and home. */
+  env(dir: string, persistorPath: string): Record<string, string>;
+} {
   let mock: TestMock | undefined;
   let device: DeviceKeyPair | undefined;
   const originalGenerate = deviceKeySource.generate;
@@ -56,6 +61,16 @@ export function enrollingSuite(): { readonly mock: TestMock; readonly device: De
     get device() {
       if (!device) throw new Error('the suite has not started');
       return device;
+    },
+    env(dir, persistorPath) {
+      return {
+        KSCTL_CONFIG_DIR: dir,
+        KSCTL_HOME: dir,
+        KSCTL_KEYSPACE: 'ABcd',
+        KSCTL_API_URL: this.mock.info.apiUrl,
+        KSCTL_ENROLLMENT_URL: this.mock.info.enrollmentUrl,
+        KSCTL_PERSISTOR_PATH: persistorPath,
+      };
     },
   };
 }

@@ -69,6 +69,9 @@ describe('full enrollment', () => {
     expect(h(PORTAL_HEADERS.apiUrl)).toBe(info.apiUrl);
     expect(h(PORTAL_HEADERS.pubkeyUrl)).toBe(`${info.enrollmentUrl}/keyspace/ABcd/pubkey`);
     expect(h(PORTAL_HEADERS.keyspace)).toBe('ABcd');
+    // The headers of later vendor SDKs: the API URL again, and the key inline.
+    expect(h(PORTAL_HEADERS.apiUrls)).toBe(info.apiUrl);
+    expect(h(PORTAL_HEADERS.pubkey)).toBe(encodeSpkiBase64((await testKeys()).server.publicKey));
 
     const pubkey = await call(mock, 'GET', h(PORTAL_HEADERS.pubkeyUrl)!);
     expect(pubkey.status).toBe(200);

@@ -19,6 +19,7 @@ import { progressBar } from '../../output/progress.js';
 import { plural, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import type { CommandContext } from '../context.js';
+import { filterFromOptions } from '../filter-options.js';
 import type { ApplyOptions, ExportOptions } from './apply.js';
 
 /**
@@ -109,6 +110,7 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
       name__contains: o.contains,
       name__startswith: o.startsWith,
       public: o.public,
+      filter: filterFromOptions(o),
     },
     withValues: () => true,
     concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,

@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
+import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber } from '../options.js';
 
 const actions = () => import('./apply-actions.js');
@@ -14,7 +16,7 @@ export interface ApplyOptions {
   concurrency?: number;
 }
 
-export interface ExportOptions {
+export interface ExportOptions extends FilterOptionValues {
   file?: string;
   name?: string;
   contains?: string;
@@ -56,7 +58,7 @@ Examples:
 
 /** `ksctl markings export`: the markings in the file format that apply reads. */
 export function exportCommand(ctx: CommandContext): Command {
-  return new Command('export')
+  const command = new Command('export')
     .description('write markings with their values in the format apply reads (YAML unless -o json)')
     .option('--file <path>', 'write to this file instead of stdout')
     .option('--name <name>', 'only the marking with exactly this name')
@@ -64,7 +66,8 @@ export function exportCommand(ctx: CommandContext): Command {
     .option('--starts-with <text>', 'only markings whose name starts with the text')
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
-    .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber);
+  return withFilterOptions(command, MARKING_FILTER_FIELDS)
     .hook('preAction', () => {
       // A table is the global default; asked for by name, it is a format export cannot write.
       if (ctx.globals.output === 'table') {

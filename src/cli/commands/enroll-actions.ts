@@ -259,8 +259,12 @@ async function enrollMany(
   // The longest name, with its number: only its length can fail after --name was checked.
   checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
   const shared = prepareRun(run);
-  // A wrong profile password or an unreachable key server fails once, not once per device.
-  await Promise.all([shared.ready, shared.serverPublicKey]);
+  // A wrong profile password or an unreachable key server fails once, not once per device
+  // (a portal that sends the key inline is asked for it with each sign-in instead).
+  await Promise.all([
+    shared.ready,
+    run.tokens.mayCarryServerKey ? undefined : shared.serverPublicKey(),
+  ]);
 
   // Ctrl-C: no new device starts, those registering finish and are saved, then the summary.
   ctx.stopsGracefully();

@@ -7,6 +7,7 @@ import { readAll } from '../../output/io.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, writeJsonArray } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
+import { filterFromOptions } from '../filter-options.js';
 import { type NameAndDescription, nameAndDescription } from '../options.js';
 import type {
   CreateOptions,
@@ -53,6 +54,7 @@ export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
       name__contains: o.contains,
       name__startswith: o.startsWith,
       public: o.public,
+      filter: filterFromOptions(o),
       valueLimit,
     },
     o.limit,

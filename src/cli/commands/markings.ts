@@ -1,12 +1,14 @@
 import { Command, Option } from 'commander';
+import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
+import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';
 import { applyCommand, exportCommand } from './apply.js';
 import { valuesCommand } from './values.js';
 
 const actions = () => import('./markings-actions.js');
 
-export interface ListOptions {
+export interface ListOptions extends FilterOptionValues {
   name?: string;
   contains?: string;
   startsWith?: string;
@@ -50,7 +52,7 @@ export function markingsCommand(ctx: CommandContext): Command {
     .alias('marking')
     .description('list, inspect, create, update and delete markings and their values');
 
-  markings
+  const list = markings
     .command('list')
     .alias('ls')
     .description('list markings, ordered by name')
@@ -64,8 +66,10 @@ export function markingsCommand(ctx: CommandContext): Command {
       'values per marking in json/yaml output (0 leaves them out: fastest); tables never fetch values',
       wholeNumber,
     )
-    .option('--limit <n>', 'at most this many markings', positiveWholeNumber)
-    .action(async (options: ListOptions) => (await actions()).list(ctx, options));
+    .option('--limit <n>', 'at most this many markings', positiveWholeNumber);
+  withFilterOptions(list, MARKING_FILTER_FIELDS).action(async (options: ListOptions) =>
+    (await actions()).list(ctx, options),
+  );
 
   markings
     .command('get')

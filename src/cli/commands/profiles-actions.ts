@@ -6,6 +6,7 @@ import {
   convertProfiles,
   deleteProfile,
   listProfiles,
+  profileLabel,
   type ProfileRow,
   showProfile,
   useProfile,
@@ -25,11 +26,11 @@ export async function list(ctx: CommandContext, o: PersistorOptionValues): Promi
     rows,
     columns: [
       { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
-      { header: 'NAME', value: (r) => r.name },
+      { header: 'NAME', value: (r) => r.name ?? r.deviceId },
       { header: 'DEVICE ID', value: (r) => r.deviceId },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
       { header: 'SERVER', value: (r) => r.server },
-      { header: 'CREATED', value: (r) => r.created },
+      { header: 'CREATED', value: (r) => r.created ?? '' },
     ],
   });
 }
@@ -55,7 +56,7 @@ export async function use(
 ): Promise<void> {
   const spec = await resolvePersistor(ctx, persistorFlags(o));
   const row = await useProfile(spec, ref);
-  ctx.say(`Profile "${row.name}" (${row.deviceId}) is now the active one in ${spec.path}.`);
+  ctx.say(`Profile ${profileLabel(row)} is now the active one in ${spec.path}.`);
 }
 
 export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions): Promise<void> {
@@ -63,12 +64,12 @@ export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions)
   // Resolve first, so the question names the profile and a missing one fails without asking.
   const target = await showProfile(spec, ref);
   await ctx.confirm(
-    `Delete profile "${target.name}" (${target.deviceId}) from ${spec.path}? Its keys are lost`,
+    `Delete profile ${profileLabel(target)} from ${spec.path}? Its keys are lost`,
     o.yes,
   );
   const { deleted, activeDeviceId } = await deleteProfile(spec, target.deviceId);
   ctx.say(
-    `Deleted profile "${deleted.name}" (${deleted.deviceId}).${deleted.active && activeDeviceId === '' ? ' No profile is active now: pick one with `ksctl profiles use`.' : ''}`,
+    `Deleted profile ${profileLabel(deleted)}.${deleted.active && activeDeviceId === '' ? ' No profile is active now: pick one with `ksctl profiles use`.' : ''}`,
   );
 }
 

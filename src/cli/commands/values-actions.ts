@@ -3,6 +3,7 @@ import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
 import type { CommandContext } from '../context.js';
+import { filterFromOptions } from '../filter-options.js';
 import { parseValueOptions } from './markings-actions.js';
 import type {
   ValuesAddOptions,
@@ -21,7 +22,7 @@ export async function list(
   const values: MarkingValue[] = [];
   for await (const v of api.listValues(
     marking.id,
-    { name: o.name, name__contains: o.contains },
+    { name: o.name, name__contains: o.contains, filter: filterFromOptions(o) },
     o.limit,
   )) {
     values.push(v);

@@ -1,10 +1,12 @@
 import { Command } from 'commander';
+import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
+import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
 import { positiveWholeNumber } from '../options.js';
 
 const actions = () => import('./values-actions.js');
 
-export interface ValuesListOptions {
+export interface ValuesListOptions extends FilterOptionValues {
   name?: string;
   contains?: string;
   limit?: number;
@@ -28,17 +30,18 @@ export function valuesCommand(ctx: CommandContext): Command {
     .alias('value')
     .description("a marking's values, one at a time (cheap for markings with many values)");
 
-  values
+  const list = values
     .command('list')
     .alias('ls')
     .description("list a marking's values, ordered by name")
     .argument('<marking>', 'marking id or name')
     .option('--name <name>', 'only the value with exactly this name')
     .option('--contains <text>', 'only values whose name contains the text')
-    .option('--limit <n>', 'at most this many values', positiveWholeNumber)
-    .action(async (marking: string, options: ValuesListOptions) =>
+    .option('--limit <n>', 'at most this many values', positiveWholeNumber);
+  withFilterOptions(list, VALUE_FILTER_FIELDS).action(
+    async (marking: string, options: ValuesListOptions) =>
       (await actions()).list(ctx, marking, options),
-    );
+  );
 
   values
     .command('get')

@@ -49,9 +49,10 @@ export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
       const form = new URLSearchParams(raw.toString('utf8'));
       const email = form.get('email');
       const username = form.get('username');
-      if (email !== null && email !== '') return emailSignIn(state, info(), keyspace, email);
+      const portal = { info: info(), pubkey: (await state.enrollment.keyServer()).spkiBase64 };
+      if (email !== null && email !== '') return emailSignIn(state, portal, keyspace, email);
       if (username !== null && username !== '') {
-        return passwordSignIn(state, info(), keyspace, username, form.get('password') ?? '');
+        return passwordSignIn(state, portal, keyspace, username, form.get('password') ?? '');
       }
       throw new MockHttpError(
         400,
@@ -68,9 +69,16 @@ function knownKeyspace(state: MockState, id: string): MockKeyspace {
   return keyspace;
 }
 
+/** What every sign-in answer carries besides the tokens. */
+interface PortalFacts {
+  info: MockInfo;
+  /** The key server public key, Base64 DER. */
+  pubkey: string;
+}
+
 function passwordSignIn(
   state: MockState,
-  info: MockInfo,
+  portal: PortalFacts,
   keyspace: MockKeyspace,
   username: string,
   password: string,
@@ -81,12 +89,12 @@ function passwordSignIn(
     throw new MockHttpError(401, MarkingsErrorCode.unauthorized, 'wrong user name or password');
   }
   const pair = mint(state, keyspace, user.name);
-  return signedIn(info, keyspace, pair, true, 'signed in');
+  return signedIn(portal, keyspace, pair, true, 'signed in');
 }
 
 function emailSignIn(
   state: MockState,
-  info: MockInfo,
+  portal: PortalFacts,
   keyspace: MockKeyspace,
   email: string,
 ): MockResponse {
@@ -101,7 +109,7 @@ function emailSignIn(
       time: new Date().toISOString(),
     });
   }
-  return signedIn(info, keyspace, pair, false, 'if the address is known, a code was sent to it');
+  return signedIn(portal, keyspace, pair, false, 'if the address is known, a code was sent to it');
 }
 
 function userByEmail(state: MockState, tenant: string, email: string): MockUser | undefined {
@@ -122,7 +130,7 @@ function mint(state: MockState, keyspace: MockKeyspace, uid: string): TokenPair 
 }
 
 function signedIn(
-  info: MockInfo,
+  { info, pubkey }: PortalFacts,
   keyspace: MockKeyspace,
   pair: TokenPair,
   withStoken: boolean,
@@ -137,6 +145,9 @@ function signedIn(
       [PORTAL_HEADERS.apiUrl]: info.apiUrl,
       [PORTAL_HEADERS.pubkeyUrl]: `${info.enrollmentUrl}/keyspace/${keyspace.id}/pubkey`,
       [PORTAL_HEADERS.keyspace]: keyspace.id,
+      // The two headers later vendor SDKs read (DESIGN.md 2.1).
+      [PORTAL_HEADERS.apiUrls]: info.apiUrl,
+      [PORTAL_HEADERS.pubkey]: pubkey,
     },
   };
 }

@@ -1,54 +1,19 @@
-import {
-  type Marking,
-  MarkingsErrorCode,
-  PAGE_LIMIT_DEFAULT,
-  PAGE_LIMIT_MAX,
-} from '../../api/wire.js';
+import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../api/filters.js';
+import type { ListEnvelope, Marking } from '../../api/wire.js';
 import { authenticate, authorize } from '../auth.js';
-import {
-  json,
-  MockHttpError,
-  type MockRequest,
-  type MockResponse,
-  type Route,
-  route,
-} from '../http.js';
+import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state/state.js';
+import {
+  type ListQuery,
+  onlyParameters,
+  parseListQuery,
+  wholeNumberParameter,
+} from './list-query.js';
 
-function badQuery(name: string, message: string): MockHttpError {
-  return new MockHttpError(
-    400,
-    MarkingsErrorCode.badRequest,
-    `query parameter ${name} ${message}`,
-    [{ path: name, message }],
-  );
-}
-
-function wholeNumber(req: MockRequest, name: string): number | undefined {
-  const text = req.query.get(name);
-  if (text === null) return undefined;
-  if (!/^\d{1,9}$/.test(text)) throw badQuery(name, 'must be a whole number');
-  return Number(text);
-}
-
-function paging(req: MockRequest): { skip: number; limit: number } {
-  const skip = wholeNumber(req, 'skip') ?? 0;
-  const limit = wholeNumber(req, 'limit') ?? PAGE_LIMIT_DEFAULT;
-  if (limit < 1 || limit > PAGE_LIMIT_MAX) {
-    throw badQuery('limit', `must be from 1 to ${PAGE_LIMIT_MAX}`);
-  }
-  return { skip, limit };
-}
-
-function booleanQuery(req: MockRequest, name: string): boolean | undefined {
-  const text = req.query.get(name);
-  if (text === null) return undefined;
-  if (text !== 'true' && text !== 'false') throw badQuery(name, 'must be true or false');
-  return text === 'true';
-}
-
-function optional(req: MockRequest, name: string): string | undefined {
-  return req.query.get(name) ?? undefined;
+/** valueLimit, the only parameter of Get Marking and Create or Update Multiple. */
+function valueLimitOnly(req: MockRequest): number | undefined {
+  onlyParameters(req.query, 'valueLimit');
+  return wholeNumberParameter(req.query, 'valueLimit');
 }
 
 /** `If-Match: "4"` (or W/"4", or 4); `*` and absence mean no precondition. */
@@ -68,8 +33,11 @@ function withEtag(
   return json(status, marking, { etag: `"${marking._version}"`, ...extra });
 }
 
-function listEnvelope<T>(total: number, skip: number, limit: number, items: T[]) {
-  return { totalResults: total, skip, limit, Resources: items };
+/** The list answer; a SCIM-paged request also gets the SCIM members back. */
+function listEnvelope<T>(query: ListQuery, total: number, items: T[]): ListEnvelope<T> {
+  const { skip, limit, startIndex } = query;
+  const scim = startIndex === undefined ? {} : { startIndex, itemsPerPage: items.length };
+  return { totalResults: total, skip, limit, ...scim, Resources: items };
 }
 
 /** The markings resources of DESIGN.md 1.2, under /v2/{tenant}. */
@@ -78,19 +46,9 @@ export function markingsRoutes(state: MockState): Route[] {
   return [
     route('GET', base, (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
-      const { skip, limit } = paging(req);
-      const result = tenant.markings.list(
-        {
-          name: optional(req, 'name'),
-          nameContains: optional(req, 'name__contains'),
-          nameStartsWith: optional(req, 'name__startswith'),
-          public: booleanQuery(req, 'public'),
-        },
-        skip,
-        limit,
-        wholeNumber(req, 'valueLimit'),
-      );
-      return json(200, listEnvelope(result.total, skip, limit, result.items));
+      const query = parseListQuery(req.query, MARKING_FILTER_FIELDS, { valueLimit: true });
+      const result = tenant.markings.list(query.filter, query.skip, query.limit, query.valueLimit);
+      return json(200, listEnvelope(query, result.total, result.items));
     }),
     route('POST', base, async (req) => {
       // Credentials are checked before the body is read: a stranger learns nothing about bodies.
@@ -107,19 +65,21 @@ export function markingsRoutes(state: MockState): Route[] {
           creates ? 'markings:create' : 'markings:update',
         );
         if (creates && updates) authorize(state, req, 'markings:update');
-        const valueLimit = wholeNumber(req, 'valueLimit');
+        const valueLimit = valueLimitOnly(req);
         return json(200, tenant.markings.bulk(body, principal, valueLimit));
       }
       const { principal, tenant } = authorize(state, req, 'markings:create');
+      onlyParameters(req.query);
       const created = tenant.markings.create(body, principal);
       return withEtag(201, created, { location: `/v2/${tenant.id}/markings/${created.id}` });
     }),
     route('GET', `${base}/:id`, (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
-      return withEtag(200, tenant.markings.get(req.params.id!, wholeNumber(req, 'valueLimit')));
+      return withEtag(200, tenant.markings.get(req.params.id!, valueLimitOnly(req)));
     }),
     route('PUT', `${base}/:id`, async (req) => {
       const { principal, tenant } = authorize(state, req, 'markings:update');
+      onlyParameters(req.query);
       const body = await req.json();
       return withEtag(
         200,
@@ -128,26 +88,29 @@ export function markingsRoutes(state: MockState): Route[] {
     }),
     route('DELETE', `${base}/:id`, (req) => {
       const { tenant } = authorize(state, req, 'markings:delete');
+      onlyParameters(req.query);
       tenant.markings.delete(req.params.id!, ifMatchVersion(req));
       return { status: 204 };
     }),
     route('GET', `${base}/:id/values`, (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
-      const { skip, limit } = paging(req);
+      const query = parseListQuery(req.query, VALUE_FILTER_FIELDS, { valueLimit: false });
       const result = tenant.markings.listValues(
         req.params.id!,
-        { name: optional(req, 'name'), nameContains: optional(req, 'name__contains') },
-        skip,
-        limit,
+        query.filter,
+        query.skip,
+        query.limit,
       );
-      return json(200, listEnvelope(result.total, skip, limit, result.items));
+      return json(200, listEnvelope(query, result.total, result.items));
     }),
     route('GET', `${base}/:id/values/:valueId`, (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
+      onlyParameters(req.query);
       return json(200, tenant.markings.getValue(req.params.id!, req.params.valueId!));
     }),
     route('POST', `${base}/:id/values`, async (req) => {
       const { principal, tenant } = authorize(state, req, 'markings:update');
+      onlyParameters(req.query);
       const body = await req.json();
       const value = tenant.markings.createValue(
         req.params.id!,
@@ -162,6 +125,7 @@ export function markingsRoutes(state: MockState): Route[] {
     }),
     route('PUT', `${base}/:id/values/:valueId`, async (req) => {
       const { principal, tenant } = authorize(state, req, 'markings:update');
+      onlyParameters(req.query);
       const body = await req.json();
       const value = tenant.markings.updateValue(
         req.params.id!,
@@ -174,6 +138,7 @@ export function markingsRoutes(state: MockState): Route[] {
     }),
     route('DELETE', `${base}/:id/values/:valueId`, (req) => {
       const { principal, tenant } = authorize(state, req, 'markings:update');
+      onlyParameters(req.query);
       tenant.markings.deleteValue(
         req.params.id!,
         req.params.valueId!,

@@ -1,6 +1,15 @@
+import { createHash } from 'node:crypto';
+import {
+  type FieldReader,
+  type ListFilter,
+  type MarkingFilterField,
+  matchesFilter,
+  type ValueFilterField,
+} from '../../api/filters.js';
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import {
   BULK_MAX_ITEMS,
+  type ChangedBy,
   type ErrorDetailWire,
   type Marking,
   MarkingsErrorCode,
@@ -15,7 +24,9 @@ interface StoredValue {
   name: string;
   description: string;
   createdTs: number;
+  createdBy: string;
   updatedTs: number;
+  updatedBy: string;
   version: number;
 }
 
@@ -31,6 +42,8 @@ interface StoredMarking {
   updatedTs: number;
   updatedBy: string;
   version: number;
+  /** The version at which defaultValue was last set; 0 while it is null. */
+  defaultVersion: number;
   valuesByName: Map<string, StoredValue>;
   valuesById: Map<string, StoredValue>;
   /** Values ordered by name; rebuilt lazily after a change. */
@@ -53,13 +66,6 @@ interface MarkingSpec {
   defaultValue?: string | null;
   description?: string;
   values?: ValueSpec[];
-}
-
-export interface ListFilter {
-  name?: string;
-  nameContains?: string;
-  nameStartsWith?: string;
-  public?: boolean;
 }
 
 function validationError(details: ErrorDetailWire[]): MockHttpError {
@@ -201,8 +207,12 @@ export class MarkingsStore {
   private readonly byName = new Map<string, StoredMarking>();
   private sortedCache: StoredMarking[] | undefined;
 
+  /** `changedBy` of each principal name, built once. */
+  private readonly principals = new Map<string, ChangedBy>();
+
   constructor(
     private readonly ids: IdGenerator,
+    private readonly tenantId = '',
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -218,14 +228,11 @@ export class MarkingsStore {
     limit: number,
     valueLimit: number | undefined,
   ): { total: number; items: Marking[] } {
-    const exact = filter.name !== undefined ? this.byName.get(filter.name) : undefined;
-    const candidates = filter.name !== undefined ? (exact ? [exact] : []) : this.sortedMarkings();
-    const filtered = candidates.filter(
-      (m) =>
-        (filter.nameContains === undefined || m.name.includes(filter.nameContains)) &&
-        (filter.nameStartsWith === undefined || m.name.startsWith(filter.nameStartsWith)) &&
-        (filter.public === undefined || m.public === filter.public),
-    );
+    // An exact name that must hold (AND) narrows to one marking through the index.
+    const exact = filter.or ? undefined : exactName(filter);
+    const candidates =
+      exact === undefined ? this.sortedMarkings() : [this.byName.get(exact)].filter(isDefined);
+    const filtered = candidates.filter((m) => matchesFilter(filter, m, readMarkingField));
     return {
       total: filtered.length,
       items: filtered.slice(skip, skip + limit).map((m) => this.toWire(m, valueLimit)),
@@ -242,28 +249,24 @@ export class MarkingsStore {
 
   listValues(
     markingId: string,
-    filter: { name?: string; nameContains?: string },
+    filter: ListFilter,
     skip: number,
     limit: number,
   ): { total: number; items: MarkingValue[] } {
     const m = this.mustGet(markingId);
-    let values = this.sortedValues(m);
-    if (filter.name !== undefined) {
-      const v = m.valuesByName.get(filter.name);
-      values = v ? [v] : [];
-    } else if (filter.nameContains !== undefined) {
-      const needle = filter.nameContains;
-      values = values.filter((v) => v.name.includes(needle));
-    }
+    const exact = filter.or ? undefined : exactName(filter);
+    const candidates =
+      exact === undefined ? this.sortedValues(m) : [m.valuesByName.get(exact)].filter(isDefined);
+    const values = candidates.filter((v) => matchesFilter(filter, v, readValueField));
     return {
       total: values.length,
-      items: values.slice(skip, skip + limit).map((v) => valueToWire(m.id, v)),
+      items: values.slice(skip, skip + limit).map((v) => this.valueToWire(m.id, v)),
     };
   }
 
   getValue(markingId: string, valueId: string): MarkingValue {
     const m = this.mustGet(markingId);
-    return valueToWire(m.id, this.mustGetValue(m, valueId));
+    return this.valueToWire(m.id, this.mustGetValue(m, valueId));
   }
 
   // ---- writes ----
@@ -351,10 +354,10 @@ export class MarkingsStore {
         { path: '$', message: `a marking has at most ${VALUES_MAX_PER_MARKING} values` },
       ]);
     }
-    const value = this.newValue(spec as ValueSpec);
+    const value = this.newValue(spec as ValueSpec, actor);
     this.addValue(m, value);
     this.touch(m, actor);
-    return valueToWire(m.id, value);
+    return this.valueToWire(m.id, value);
   }
 
   updateValue(
@@ -373,9 +376,10 @@ export class MarkingsStore {
     const renamed = spec.name !== undefined && spec.name !== value.name;
     if (renamed && m.valuesByName.has(spec.name!)) throw duplicateValue(spec.name!, m.name);
     const describe = spec.description !== undefined && spec.description !== value.description;
-    if (!renamed && !describe) return valueToWire(m.id, value);
+    if (!renamed && !describe) return this.valueToWire(m.id, value);
+    const renamesDefault = renamed && m.defaultValue === value.name;
     if (renamed) {
-      if (m.defaultValue === value.name) m.defaultValue = spec.name!;
+      if (renamesDefault) m.defaultValue = spec.name!;
       m.valuesByName.delete(value.name);
       value.name = spec.name!;
       m.valuesByName.set(value.name, value);
@@ -383,9 +387,11 @@ export class MarkingsStore {
     }
     if (describe) value.description = spec.description!;
     value.updatedTs = this.now();
+    value.updatedBy = actor.name;
     value.version++;
     this.touch(m, actor);
-    return valueToWire(m.id, value);
+    if (renamesDefault) m.defaultVersion = m.version;
+    return this.valueToWire(m.id, value);
   }
 
   deleteValue(markingId: string, valueId: string, actor: Actor, ifMatch?: number): void {
@@ -546,11 +552,12 @@ export class MarkingsStore {
       updatedTs: now,
       updatedBy: actor.name,
       version: 1,
+      defaultVersion: spec.defaultValue ? 1 : 0,
       valuesByName: new Map(),
       valuesById: new Map(),
       sorted: undefined,
     };
-    for (const v of spec.values ?? []) this.addValue(m, this.newValue(v));
+    for (const v of spec.values ?? []) this.addValue(m, this.newValue(v, actor));
     this.byId.set(m.id, m);
     this.byName.set(m.name, m);
     this.sortedCache = undefined;
@@ -568,6 +575,7 @@ export class MarkingsStore {
       this.sortedCache = undefined;
       changed = true;
     }
+    const defaultChanged = spec.defaultValue !== undefined && spec.defaultValue !== m.defaultValue;
     for (const field of ['public', 'adminOnly', 'defaultValue', 'description'] as const) {
       const next = spec[field];
       if (next !== undefined && next !== m[field]) {
@@ -575,12 +583,13 @@ export class MarkingsStore {
         changed = true;
       }
     }
-    if (spec.values) changed = this.replaceValues(m, spec.values) || changed;
+    if (spec.values) changed = this.replaceValues(m, spec.values, actor) || changed;
     if (changed) this.touch(m, actor);
+    if (defaultChanged) m.defaultVersion = m.defaultValue === null ? 0 : m.version;
   }
 
   /** The complete set: matched by id when given, else by name; the rest are deleted. */
-  private replaceValues(m: StoredMarking, specs: ValueSpec[]): boolean {
+  private replaceValues(m: StoredMarking, specs: ValueSpec[], actor: Actor): boolean {
     const now = this.now();
     let changed = false;
     const keep = new Set<StoredValue>();
@@ -609,26 +618,29 @@ export class MarkingsStore {
       }
       if (describe) v.description = spec.description!;
       v.updatedTs = now;
+      v.updatedBy = actor.name;
       v.version++;
       changed = true;
     }
     for (const v of updates.map(([v]) => v)) m.valuesByName.set(v.name, v);
     for (const spec of creates) {
-      this.addValue(m, this.newValue(spec));
+      this.addValue(m, this.newValue(spec, actor));
       changed = true;
     }
     if (changed) m.sorted = undefined;
     return changed;
   }
 
-  private newValue(spec: ValueSpec): StoredValue {
+  private newValue(spec: ValueSpec, actor: Actor): StoredValue {
     const now = this.now();
     return {
       id: this.ids.next(now),
       name: spec.name,
       description: spec.description ?? '',
       createdTs: now,
+      createdBy: actor.name,
       updatedTs: now,
+      updatedBy: actor.name,
       version: 1,
     };
   }
@@ -657,11 +669,18 @@ export class MarkingsStore {
 
   /** valueLimit 0 leaves values out and does no per-value work at all. */
   private toWire(m: StoredMarking, valueLimit: number | undefined): Marking {
-    const detail: Marking['detail'] = { description: m.description, valueCount: m.valuesById.size };
+    const detail: Marking['detail'] = {
+      description: m.description,
+      valueCount: m.valuesById.size,
+      dataType: 'string',
+      default: false,
+      defaultVersion: m.defaultVersion,
+      policies: { referenced: 0 },
+    };
     if (valueLimit !== 0) {
       const sorted = this.sortedValues(m);
       const slice = valueLimit === undefined ? sorted : sorted.slice(0, valueLimit);
-      detail.values = slice.map((v) => valueToWire(m.id, v));
+      detail.values = slice.map((v) => this.valueToWire(m.id, v));
     }
     return {
       id: m.id,
@@ -675,21 +694,85 @@ export class MarkingsStore {
       _updatedTs: m.updatedTs,
       _updatedBy: m.updatedBy,
       _version: m.version,
+      changedBy: this.changedBy(m.updatedBy),
     };
+  }
+
+  private valueToWire(markingId: string, v: StoredValue): MarkingValue {
+    return {
+      id: v.id,
+      markingId,
+      name: v.name,
+      description: v.description,
+      _createdTs: v.createdTs,
+      _createdBy: v.createdBy,
+      _updatedTs: v.updatedTs,
+      _updatedBy: v.updatedBy,
+      _version: v.version,
+      changedBy: this.changedBy(v.updatedBy),
+      policies: { referenced: 0, relevant: 0 },
+    };
+  }
+
+  /** The public API's principal object; its id is stable for a name within the tenant. */
+  private changedBy(userName: string): ChangedBy {
+    let principal = this.principals.get(userName);
+    if (principal === undefined) {
+      const id = createHash('sha256')
+        .update(`${this.tenantId}/${userName}`)
+        .digest('hex')
+        .slice(0, 24);
+      principal = { tenantId: this.tenantId, id, userName, display: userName, exists: true };
+      this.principals.set(userName, principal);
+    }
+    return { ...principal };
   }
 }
 
-function valueToWire(markingId: string, v: StoredValue): MarkingValue {
-  return {
-    id: v.id,
-    markingId,
-    name: v.name,
-    description: v.description,
-    _createdTs: v.createdTs,
-    _updatedTs: v.updatedTs,
-    _version: v.version,
-  };
+function isDefined<T>(item: T | undefined): item is T {
+  return item !== undefined;
 }
+
+/** The name an AND filter requires exactly, if it has a `name=` term. */
+function exactName(filter: ListFilter): string | undefined {
+  const term = filter.terms.find((t) => t.field === 'name' && t.op === 'eq' && !t.negated);
+  return term === undefined ? undefined : (term.operands[0] as string);
+}
+
+/** What markings and values share: every filterable field of a value. */
+type CommonFields = Pick<StoredValue, 'id' | 'name' | 'description' | 'createdTs' | 'updatedTs'>;
+
+const readValueField: FieldReader<CommonFields> = (v, field) => {
+  switch (field as ValueFilterField) {
+    case 'id':
+      return v.id;
+    case 'name':
+      return v.name;
+    case 'description':
+      return v.description;
+    case '_createdTs':
+      return v.createdTs;
+    case '_updatedTs':
+      return v.updatedTs;
+  }
+};
+
+const readMarkingField: FieldReader<StoredMarking> = (m, field) => {
+  switch (field as MarkingFilterField) {
+    case 'public':
+      return m.public;
+    case 'adminOnly':
+      return m.adminOnly;
+    case 'defaultValue':
+      return m.defaultValue;
+    case '_createdBy':
+      return m.createdBy;
+    case '_updatedBy':
+      return m.updatedBy;
+    default:
+      return readValueField(m, field);
+  }
+};
 
 function duplicateMarking(name: string): MockHttpError {
   return new MockHttpError(

@@ -73,7 +73,7 @@ export class MockState {
   addTenant(id: string): Tenant {
     let t = this.tenants.get(id);
     if (!t) {
-      t = { id, markings: new MarkingsStore(this.ids) };
+      t = { id, markings: new MarkingsStore(this.ids, id) };
       this.tenants.set(id, t);
     }
     return t;

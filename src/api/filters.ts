@@ -1,0 +1,242 @@
+/**
+ * The list filter grammar of the public Ionic API (DESIGN.md 1.2), defined once: the mock parses
+ * query strings with it and evaluates the result, ksctl parses `--filter` with it before sending.
+ *
+ *   FIELD=V              equality
+ *   FIELD__OP=V          an operator: contains, startswith, gte, lte, ne, empty, any, all
+ *   FIELD__OP__ne=V      the operator negated (every operator but ne and empty)
+ *   or=true              terms combine with OR instead of AND
+ */
+
+export const FILTER_OPERATORS = [
+  'contains',
+  'startswith',
+  'gte',
+  'lte',
+  'ne',
+  'empty',
+  'any',
+  'all',
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** `eq` is the bare `FIELD=V` form; it has no suffix on the wire. */
+export type FilterOp = 'eq' | FilterOperator;
+
+export type FilterFieldType = 'string' | 'boolean' | 'timestamp';
+export type FilterScalar = string | number | boolean;
+
+/** Filterable fields of List Markings; `description` is `detail.description`. */
+export const MARKING_FILTER_FIELDS = {
+  id: 'string',
+  name: 'string',
+  description: 'string',
+  public: 'boolean',
+  adminOnly: 'boolean',
+  defaultValue: 'string',
+  _createdTs: 'timestamp',
+  _updatedTs: 'timestamp',
+  _createdBy: 'string',
+  _updatedBy: 'string',
+} as const satisfies Record<string, FilterFieldType>;
+
+/** Filterable fields of List Values. */
+export const VALUE_FILTER_FIELDS = {
+  id: 'string',
+  name: 'string',
+  description: 'string',
+  _createdTs: 'timestamp',
+  _updatedTs: 'timestamp',
+} as const satisfies Record<string, FilterFieldType>;
+
+export type MarkingFilterField = keyof typeof MARKING_FILTER_FIELDS;
+export type ValueFilterField = keyof typeof VALUE_FILTER_FIELDS;
+export type FilterFields = Readonly<Record<string, FilterFieldType>>;
+
+/** Operators each field type takes (substring tests make no sense on a flag or a time). */
+const OPERATORS_BY_TYPE: Record<FilterFieldType, ReadonlySet<FilterOp>> = {
+  string: new Set<FilterOp>(['eq', ...FILTER_OPERATORS]),
+  timestamp: new Set<FilterOp>(['eq', 'gte', 'lte', 'ne', 'empty', 'any', 'all']),
+  boolean: new Set<FilterOp>(['eq', 'ne', 'empty', 'any', 'all']),
+};
+
+/** Operators that cannot take the `__ne` suffix (they are a negation, or a yes/no test). */
+const NOT_NEGATABLE: ReadonlySet<FilterOp> = new Set<FilterOp>(['ne', 'empty']);
+
+/** One term of a filter, parsed and typed. */
+export interface FilterTerm {
+  field: string;
+  type: FilterFieldType;
+  op: FilterOp;
+  negated: boolean;
+  /** The operands: one, or the list of `any`/`all`; `empty` holds one boolean. */
+  operands: FilterScalar[];
+  /** The query parameter as sent (`name__contains__ne`) and its text, to send it again. */
+  parameter: string;
+  text: string;
+}
+
+export interface ListFilter {
+  terms: FilterTerm[];
+  /** Terms combine with OR (`or=true`); AND otherwise. */
+  or: boolean;
+}
+
+export const NO_FILTER: ListFilter = { terms: [], or: false };
+
+/** A filter that cannot be used; `parameter` is what to name in the message. */
+export class FilterProblem extends Error {
+  constructor(
+    readonly parameter: string,
+    readonly reason: string,
+  ) {
+    super(`${parameter}: ${reason}`);
+  }
+}
+
+const TIMESTAMP = /^\d{1,16}$/;
+
+function operand(type: FilterFieldType, text: string, parameter: string): FilterScalar {
+  if (type === 'string') return text;
+  if (type === 'boolean') {
+    if (text === 'true' || text === 'false') return text === 'true';
+    throw new FilterProblem(parameter, `must be true or false, not ${JSON.stringify(text)}`);
+  }
+  if (TIMESTAMP.test(text)) return Number(text);
+  throw new FilterProblem(
+    parameter,
+    `must be a time in epoch milliseconds, not ${JSON.stringify(text)}`,
+  );
+}
+
+/**
+ * One term from a query parameter and its text. Throws FilterProblem naming the parameter for an
+ * unknown field or operator, a misplaced `__ne`, or an operand of the wrong type.
+ */
+export function parseFilterTerm(parameter: string, text: string, fields: FilterFields): FilterTerm {
+  const [field = '', ...suffixes] = parameter.split('__');
+  const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
+  if (type === undefined) {
+    throw new FilterProblem(
+      parameter,
+      `unknown field ${JSON.stringify(field)} (filterable: ${Object.keys(fields).join(', ')})`,
+    );
+  }
+  let op: FilterOp = 'eq';
+  let negated = false;
+  if (suffixes.length > 2) throw new FilterProblem(parameter, 'too many __ suffixes');
+  if (suffixes.length >= 1) {
+    const name = suffixes[0]!;
+    if (!(FILTER_OPERATORS as readonly string[]).includes(name)) {
+      throw new FilterProblem(
+        parameter,
+        `unknown operator ${JSON.stringify(name)} (operators: ${FILTER_OPERATORS.join(', ')})`,
+      );
+    }
+    op = name as FilterOperator;
+  }
+  if (suffixes.length === 2) {
+    if (suffixes[1] !== 'ne') {
+      throw new FilterProblem(parameter, 'only __ne may follow an operator (it negates it)');
+    }
+    if (NOT_NEGATABLE.has(op)) throw new FilterProblem(parameter, `${op} cannot be negated`);
+    negated = true;
+  }
+  if (!OPERATORS_BY_TYPE[type].has(op)) {
+    throw new FilterProblem(
+      parameter,
+      `operator ${op} does not apply to the ${type} field ${field}`,
+    );
+  }
+  let operands: FilterScalar[];
+  if (op === 'empty') operands = [operand('boolean', text, parameter)];
+  else if (op === 'any' || op === 'all') {
+    const items = text.split(',');
+    if (text === '') throw new FilterProblem(parameter, 'needs a comma-separated list of values');
+    operands = items.map((item) => operand(type, item, parameter));
+  } else operands = [operand(type, text, parameter)];
+  return { field, type, op, negated, operands, parameter, text };
+}
+
+/** `true`/`false` of the `or` parameter. */
+export function parseOrParameter(text: string): boolean {
+  if (text === 'true' || text === 'false') return text === 'true';
+  throw new FilterProblem('or', `must be true or false, not ${JSON.stringify(text)}`);
+}
+
+/**
+ * `FIELD[__OP]=VALUE` as given to `--filter`: split at the first `=` (a value may hold more).
+ * Throws FilterProblem naming the whole text.
+ */
+export function parseFilterExpression(expression: string, fields: FilterFields): FilterTerm {
+  const at = expression.indexOf('=');
+  if (at <= 0) {
+    throw new FilterProblem(expression, 'expected FIELD=VALUE or FIELD__OPERATOR=VALUE');
+  }
+  try {
+    return parseFilterTerm(expression.slice(0, at), expression.slice(at + 1), fields);
+  } catch (error) {
+    if (error instanceof FilterProblem) throw new FilterProblem(expression, error.reason);
+    throw error;
+  }
+}
+
+/** Query parameters that send a filter: one per term, and `or=true` when terms are ORed. */
+export function filterQuery(filter: ListFilter): [string, string][] {
+  const pairs = filter.terms.map((term): [string, string] => [term.parameter, term.text]);
+  if (filter.or) pairs.push(['or', 'true']);
+  return pairs;
+}
+
+/** Compares strings by Unicode code point (JavaScript's `<` compares UTF-16 units). */
+export function compareCodePoints(a: string, b: string): number {
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  for (;;) {
+    const p = x.next();
+    const q = y.next();
+    if (p.done || q.done) return p.done ? (q.done ? 0 : -1) : 1;
+    const d = p.value.codePointAt(0)! - q.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+
+function compare(a: FilterScalar, b: FilterScalar): number {
+  if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
+  return Number(a) - Number(b);
+}
+
+/** The field's value as the filter sees it; null or undefined is "no value". */
+export type FieldReader<T> = (item: T, field: string) => FilterScalar | null | undefined;
+
+function termHolds(term: FilterTerm, value: FilterScalar | null | undefined): boolean {
+  const present = value !== null && value !== undefined;
+  const [first] = term.operands as [FilterScalar];
+  switch (term.op) {
+    case 'empty':
+      return (!present || value === '') === first;
+    case 'ne':
+      return !present || value !== first;
+    case 'eq':
+      return present && value === first;
+    case 'contains':
+      return present && String(value).includes(String(first));
+    case 'startswith':
+      return present && String(value).startsWith(String(first));
+    case 'gte':
+      return present && compare(value, first) >= 0;
+    case 'lte':
+      return present && compare(value, first) <= 0;
+    case 'any':
+      return present && term.operands.includes(value);
+    case 'all':
+      return present && term.operands.every((operand) => operand === value);
+  }
+}
+
+/** Whether an item passes the filter (no terms: everything passes). */
+export function matchesFilter<T>(filter: ListFilter, item: T, read: FieldReader<T>): boolean {
+  if (filter.terms.length === 0) return true;
+  const holds = (term: FilterTerm) => termHolds(term, read(item, term.field)) !== term.negated;
+  return filter.or ? filter.terms.some(holds) : filter.terms.every(holds);
+}

@@ -1,0 +1,128 @@
+/**
+ * `--filter` and `--or` on markings list, export and values list: checked before anything is
+ * sent (exit 2 naming the filter), then sent to the service as written, never applied locally.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cliFor, mockEnv } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let configDir: string;
+const ksctl = cliFor(() => mockEnv(mock, configDir));
+
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(() => mock.close());
+beforeEach(async () => {
+  await mock.reset();
+  configDir = await dirs.make();
+  const seeded = await mock.call('POST', `/v2/${mock.info.tenantId}/markings`, [
+    {
+      name: 'region-eu',
+      public: true,
+      detail: { description: 'Europe', values: [{ name: 'de' }] },
+    },
+    { name: 'region-us', detail: { description: 'United States' } },
+    { name: 'tmp-old', adminOnly: true },
+    {
+      name: 'colors',
+      detail: {
+        values: [{ name: 'red' }, { name: 'blue', description: 'cool' }, { name: 'Blue' }],
+      },
+    },
+  ]);
+  expect(seeded.status).toBe(200);
+});
+
+async function names(argv: string[]): Promise<string[]> {
+  const result = await ksctl([...argv, '-o', 'json']);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return (JSON.parse(result.stdout) as { name: string }[]).map((m) => m.name);
+}
+
+/** The query strings the service received for list requests. */
+async function listQueries(): Promise<string[]> {
+  return (await mock.journal())
+    .filter((r) => r.method === 'GET' && r.path.includes('?'))
+    .map((r) => decodeURIComponent(r.path.slice(r.path.indexOf('?') + 1)));
+}
+
+describe('--filter', () => {
+  it('markings list sends each filter to the service and shows what it answered', async () => {
+    expect(
+      await names([
+        'markings',
+        'list',
+        '--filter',
+        'name__startswith=region',
+        '--filter',
+        'description__contains__ne=Europe',
+      ]),
+    ).toEqual(['region-us']);
+    const [query] = await listQueries();
+    expect(query).toContain('name__startswith=region');
+    expect(query).toContain('description__contains__ne=Europe');
+  });
+
+  it('--or combines the filters and the shortcuts with OR', async () => {
+    expect(
+      await names(['markings', 'list', '--public', '--filter', 'adminOnly=true', '--or']),
+    ).toEqual(['region-eu', 'tmp-old']);
+    expect((await listQueries())[0]).toContain('or=true');
+  });
+
+  it('a value may hold "=" and commas; any takes a list', async () => {
+    expect(await names(['markings', 'list', '--filter', 'name__any=colors,tmp-old,a=b'])).toEqual([
+      'colors',
+      'tmp-old',
+    ]);
+  });
+
+  it('markings values list filters values on the service', async () => {
+    expect(
+      await names([
+        'markings',
+        'values',
+        'list',
+        'colors',
+        '--filter',
+        'name__gte=blue',
+        '--filter',
+        'description__empty=true',
+      ]),
+    ).toEqual(['red']);
+  });
+
+  it('markings export writes only the filtered markings', async () => {
+    const result = await ksctl(['markings', 'export', '--filter', 'name__contains=region']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('name: region-eu');
+    expect(result.stdout).toContain('name: region-us');
+    expect(result.stdout).not.toContain('colors');
+  });
+
+  it.each([
+    [['markings', 'list', '--filter', 'colour=red'], 'unknown field "colour"'],
+    [['markings', 'list', '--filter', 'name__like=x'], 'unknown operator "like"'],
+    [['markings', 'list', '--filter', 'public=yes'], 'must be true or false'],
+    [['markings', 'list', '--filter', 'public__contains=t'], 'does not apply'],
+    [['markings', 'list', '--filter', 'name__ne__ne=x'], 'ne cannot be negated'],
+    [['markings', 'list', '--filter', '_createdTs__gte=today'], 'epoch milliseconds'],
+    [['markings', 'list', '--filter', 'name'], 'expected FIELD=VALUE'],
+    [['markings', 'export', '--filter', 'name__empty=maybe'], 'must be true or false'],
+    [['markings', 'values', 'list', 'colors', '--filter', 'public=true'], 'unknown field'],
+  ])('%j is a usage error naming the filter; nothing is sent', async (argv, reason) => {
+    const result = await ksctl(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(JSON.stringify(argv[argv.indexOf('--filter') + 1]));
+    expect(result.stderr).toContain(reason);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Only the seeding request of beforeEach reached the service.
+    expect(await mock.journal()).toHaveLength(1);
+  });
+});
