@@ -221,7 +221,12 @@ export class MockServer {
       durationMs,
       requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
     });
-    this.options.onRequest?.({ method, path, status: answer.status, durationMs });
+    this.options.onRequest?.({
+      method,
+      path: target?.pathname ?? path,
+      status: answer.status,
+      durationMs,
+    });
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {
