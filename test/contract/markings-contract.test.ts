@@ -848,6 +848,12 @@ describe('members follow the change', () => {
     );
     expect(by).toEqual({ x: ['dev', 'ops'], y2: ['dev', 'ops'], z: ['ops', 'ops'] });
 
+    // A client of the public API sends back what it read, members and all: nothing changes.
+    const current = (await send('GET', path)).body as Marking;
+    const echoed = await send('PUT', path, { body: current });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toEqual(current);
+
     // The listing serialises the same members as Get Marking.
     const listed = (await send('GET', '/markings?name=tracked')).body as { Resources: Marking[] };
     expect(listed.Resources[0]).toEqual((await send('GET', path)).body);
