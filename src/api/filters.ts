@@ -189,7 +189,7 @@ export function filterQuery(filter: ListFilter): [string, string][] {
 }
 
 /** Compares strings by Unicode code point (JavaScript's `<` compares UTF-16 units). */
-export function compareCodePoints(a: string, b: string): number {
+function compareCodePoints(a: string, b: string): number {
   const x = a[Symbol.iterator]();
   const y = b[Symbol.iterator]();
   for (;;) {

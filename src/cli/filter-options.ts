@@ -31,6 +31,34 @@ function filterParser(fields: FilterFields) {
   };
 }
 
+/** Comma-separated items in lines of at most `width` characters, each line indented. */
+function wrapList(items: readonly string[], width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of items) {
+    const next = line === '' ? item : `${line}, ${item}`;
+    if (next.length + indent.length > width && line !== '') {
+      lines.push(`${line},`);
+      line = item;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.map((text) => indent + text).join('\n');
+}
+
+function filterHelp(fields: FilterFields): string {
+  return `
+Filters are applied by the service, never locally:
+  FIELD=VALUE          equality
+  FIELD__OP=VALUE      OP is one of ${FILTER_OPERATORS.join(', ')}
+                       (empty takes true/false; any and all a comma-separated list)
+  FIELD__OP__ne=VALUE  the operator negated (every operator but ne and empty)
+  --or                 a result passes one filter instead of all (shortcuts included)
+Fields (times are epoch milliseconds):
+${wrapList(Object.keys(fields), 80, '  ')}
+Example: --filter name__startswith=region --filter description__contains__ne=legacy`;
+}
+
 /** Adds --filter and --or; `fields` are the filterable fields of the listed resource. */
 export function withFilterOptions(command: Command, fields: FilterFields): Command {
   return command
@@ -41,13 +69,7 @@ export function withFilterOptions(command: Command, fields: FilterFields): Comma
       ).argParser(filterParser(fields)),
     )
     .addOption(new Option('--or', 'a result needs to pass one filter, not all'))
-    .addHelpText(
-      'after',
-      `\nFilters (sent to the service): FIELD=VALUE tests equality; FIELD__OP=VALUE applies an operator:
-  ${FILTER_OPERATORS.join(', ')} (empty takes true/false; any and all a comma-separated list).
-  Append __ne to negate an operator (name__contains__ne=tmp). Fields: ${Object.keys(fields).join(', ')}.
-  Times are epoch milliseconds. --or combines every filter, the shortcuts included, with OR.`,
-    );
+    .addHelpText('after', filterHelp(fields));
 }
 
 /** The filter to send: --filter terms; undefined when none was given. */

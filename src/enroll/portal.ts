@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { PORTAL_HEADERS } from '../api/wire.js';
+import { describeAnswer } from '../api/errors.js';
 import { ServiceError } from '../errors.js';
 import { decodeRsaSpkiBase64 } from './crypto.js';
 
@@ -56,11 +57,16 @@ export async function portalSignIn(
   const uidauth = header(PORTAL_HEADERS.uidauth);
   const stoken = header(PORTAL_HEADERS.stoken);
   if (uidauth === undefined || (credentials.kind === 'password' && stoken === undefined)) {
-    throw new ServiceError('The enrollment portal signed in but sent no token pair', {
-      hint: 'check the enrollment URL: it should be the portal of your tenant',
-      conversationId: answer.conversationId,
-      status: answer.status,
-    });
+    const url = portalUrl(enrollmentUrl, keyspace);
+    const came = describeAnswer(answer.body, header('content-type'));
+    throw new ServiceError(
+      `The enrollment portal at ${url} sent no token pair (it answered ${came})`,
+      {
+        hint: 'check the enrollment URL: it should be the portal of your tenant',
+        conversationId: answer.conversationId,
+        status: answer.status,
+      },
+    );
   }
   const inlineKey = header(PORTAL_HEADERS.pubkey);
   const serverPublicKey =

@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../api/wire.js';
 import { InputError } from '../errors.js';
 import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
+import { isJsonObject } from './json.js';
 import { type PortalCredentials, portalSignIn } from './portal.js';
 
 export interface IssuedTokens {
@@ -80,6 +81,12 @@ export function mockTokens(
         admin.request<TokenPair>('POST', '/_mock/tokens', {
           body: { user, keyspace },
           what: `mint mock tokens for ${user}`,
+          expect: (body) =>
+            isJsonObject(body) &&
+            typeof body.stoken === 'string' &&
+            typeof body.uidauth === 'string'
+              ? undefined
+              : 'no stoken and uidauth',
           signal,
         }),
       );

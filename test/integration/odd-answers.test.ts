@@ -260,6 +260,14 @@ describe('portal headers of later SDKs', () => {
     expect(answer.serverPublicKey).toBeUndefined();
   });
 
+  it('a sign-in page instead of the token headers is exit 7 naming the portal', async () => {
+    service.answer = page(200, 'Single sign-on');
+    const error = (await signIn().catch((e: unknown) => e)) as KsctlError;
+    expect(error.exitCode).toBe(7);
+    expect(error.message).toContain(`${service.url}/enrollment/keyspace/ABcd/register`);
+    expect(error.message).toContain('an HTML page titled "Single sign-on"');
+  });
+
   it('an inline key that is not a key is exit 7 naming the portal', async () => {
     service.answer = (_req, res) => {
       res.writeHead(200, { ...tokens, 'x-ionic-reg-pubkey': 'bm90IGEga2V5' });

@@ -146,6 +146,28 @@ describe('members ksctl does not know', () => {
     expect(await fileDocument()).toEqual({ ...EXTENDED, activeDeviceId: NAMED });
   });
 
+  it('survive a convert to another format', async () => {
+    await writeFile(path, JSON.stringify(EXTENDED));
+    await writeFile(join(dir, 'pw'), 'convert-password\n');
+    const target = join(dir, 'converted.pw');
+    const converted = await cli([
+      'profiles',
+      'convert',
+      '--to-persistor',
+      'password',
+      '--to-path',
+      target,
+      '--to-password-file',
+      join(dir, 'pw'),
+    ]);
+    expect(converted.code).toBe(0);
+    const spec: PersistorSpec = { kind: 'password', path: target, password: 'convert-password' };
+    const set = decodeProfileFile(spec, await readFile(target)).set;
+    expect(JSON.parse(encodeProfileFile({ kind: 'plaintext', path: '' }, set).toString())).toEqual(
+      EXTENDED,
+    );
+  });
+
   it.each<[string, PersistorSpec, Record<string, string>, string[]]>([
     [
       'password',
