@@ -88,6 +88,44 @@ describe('requests that used to end the process are answered with a JSON error',
   );
 });
 
+describe('unexpected failures are internal errors, and the mock goes on', () => {
+  it('markings paths answer 500 with code 50000, enrollment paths 50005, both with the cid', async () => {
+    const { state } = mock.server;
+    const tenant = state.tenant.bind(state);
+    const keyServer = state.enrollment.keyServer.bind(state.enrollment);
+    state.tenant = () => {
+      throw new TypeError('a bug in the mock');
+    };
+    state.enrollment.keyServer = () => Promise.reject(new RangeError('another bug'));
+    try {
+      const markings = await rawRequest(
+        port,
+        get(
+          '/v2/dev/markings',
+          `Authorization: Bearer ${mock.token}\r\nX-Conversation-ID: c-1\r\n`,
+        ),
+      );
+      expect(markings.status).toBe(500);
+      expect(errorOf(markings)).toEqual({
+        cid: 'c-1',
+        code: 50000,
+        message: 'internal error in the mock',
+      });
+      const register = await rawRequest(
+        port,
+        'POST /v2.3/register/ABcd HTTP/1.1\r\nHost: m\r\nContent-Length: 2\r\n' +
+          'X-Conversation-ID: Basic 1b4e28ba-2fa1-41d2-883f-0016d3cca427\r\n\r\n{}',
+      );
+      expect(register.status).toBe(500);
+      expect(errorOf(register).code).toBe(50005);
+    } finally {
+      state.tenant = tenant;
+      state.enrollment.keyServer = keyServer;
+    }
+    await expectAlive();
+  });
+});
+
 describe('bounds', () => {
   const postMarkings = (body: string | Buffer) =>
     fetch(`${mock.baseUrl}/markings`, {
