@@ -43,13 +43,21 @@ describe('requests that used to end the process are answered with a JSON error',
     ['POST //x:99999/', 'POST //x:99999/ HTTP/1.1\r\nHost: m\r\nContent-Length: 0\r\n\r\n', 404],
     ['an absolute URL that does not parse', get('http://[/v2/dev/markings'), 400],
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400],
-    ['an unknown Expect', get('/_mock/health', 'Expect: tea\r\n'), 417],
+    [
+      'an unknown Expect',
+      get('/_mock/health', 'Expect: tea\r\nX-Conversation-ID: t\xe9a\r\n'),
+      417,
+    ],
     ['headers too large', get('/', `X-Big: ${'a'.repeat(20_000)}\r\n`), 431],
   ])('%s', async (_name, request, status) => {
     const answer = await rawRequest(port, request);
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(errorOf(answer).cid).not.toBe('');
+    const { cid } = errorOf(answer);
+    if (status === 417) {
+      expect(cid).toBe('t\xe9a');
+      expect(answer.head).toContain('\r\nx-conversation-id: t\xe9a\r\n');
+    }
     await expectAlive();
   });
 
