@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MarkingsErrorCode } from '../api/wire.js';
-import { conversationId } from './request.js';
+import { conversationId, writableHeaders } from './request.js';
 
 interface ProtocolAnswer {
   status: number;
@@ -77,11 +77,16 @@ export function answerUnmetExpectation(req: IncomingMessage, res: ServerResponse
   );
   res.shouldKeepAlive = false;
   try {
-    res.writeHead(417, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    });
-    res.end(body);
+    const bytes = Buffer.from(body, 'utf8');
+    res.writeHead(
+      417,
+      writableHeaders({
+        'x-conversation-id': cid,
+        'content-type': 'application/json',
+        'content-length': String(bytes.length),
+      }),
+    );
+    res.end(bytes);
   } catch {
     res.destroy();
   }

@@ -211,22 +211,18 @@ export class MockServer {
     }
     this.send(res, cid, answer);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
-    const path = target ? target.pathname + redactQuery(target.searchParams) : (req.url ?? '');
+    // A target that does not parse is kept without its query, which could hold secrets.
+    const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
     this.state.record({
       time: new Date().toISOString(),
       method,
-      path,
+      path: target ? pathname + redactQuery(target.searchParams) : pathname,
       status: answer.status,
       cid,
       durationMs,
       requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
     });
-    this.options.onRequest?.({
-      method,
-      path: target?.pathname ?? path,
-      status: answer.status,
-      durationMs,
-    });
+    this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {

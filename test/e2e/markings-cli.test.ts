@@ -71,6 +71,7 @@ describe('ksctl mock serve', () => {
         'tenantId',
         'token',
         'url',
+        'users',
       ].sort(),
     );
     expect(info).toMatchObject({ tenantId: 'dev', keyspace: 'ABcd', token: DEV_TOKEN });

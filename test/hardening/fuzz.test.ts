@@ -421,4 +421,32 @@ describe(`hostile requests against ksctl mock serve (seed ${SEED})`, () => {
     expect(marking.detail.values.map((v) => v.name)).toEqual(['calm']);
     expect(served.child.exitCode).toBeNull();
   });
+
+  it('SIGTERM: the request in flight is answered, new connections are refused, exit 0', async () => {
+    const body = JSON.stringify({ name: 'in-flight' });
+    const socket = await openSocket(port);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.write(
+      `POST /v2/dev/markings HTTP/1.1\r\nHost: m\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await sleep(100);
+    const exit = served.stop(20_000);
+    await sleep(300);
+    const refused = await openSocket(port).then(
+      (s) => {
+        s.destroy();
+        return false;
+      },
+      () => true,
+    );
+    socket.write(body.slice(5));
+    const { code } = await exit;
+    socket.destroy();
+    expect(refused, `seed ${SEED}: a new connection after SIGTERM`).toBe(true);
+    expect(answer).toMatch(/^HTTP\/1\.1 201 /);
+    expect(code).toBe(0);
+  });
 });

@@ -43,13 +43,21 @@ describe('requests that used to end the process are answered with a JSON error',
     ['POST //x:99999/', 'POST //x:99999/ HTTP/1.1\r\nHost: m\r\nContent-Length: 0\r\n\r\n', 404],
     ['an absolute URL that does not parse', get('http://[/v2/dev/markings'), 400],
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400],
-    ['an unknown Expect', get('/_mock/health', 'Expect: tea\r\n'), 417],
+    [
+      'an unknown Expect',
+      get('/_mock/health', 'Expect: tea\r\nX-Conversation-ID: t\xe9a\r\n'),
+      417,
+    ],
     ['headers too large', get('/', `X-Big: ${'a'.repeat(20_000)}\r\n`), 431],
   ])('%s', async (_name, request, status) => {
     const answer = await rawRequest(port, request);
     expect(answer.status).toBe(status);
     expect(answer.headers['content-type']).toBe('application/json');
-    expect(errorOf(answer).cid).not.toBe('');
+    const { cid } = errorOf(answer);
+    if (status === 417) {
+      expect(cid).toBe('t\xe9a');
+      expect(answer.head).toContain('\r\nx-conversation-id: t\xe9a\r\n');
+    }
     await expectAlive();
   });
 
@@ -86,6 +94,44 @@ describe('requests that used to end the process are answered with a JSON error',
       expect(error.cid).toBe('Basic 1b4e28ba-2fa1-41d2-883f-0016d3cca427');
     },
   );
+});
+
+describe('unexpected failures are internal errors, and the mock goes on', () => {
+  it('markings paths answer 500 with code 50000, enrollment paths 50005, both with the cid', async () => {
+    const { state } = mock.server;
+    const tenant = state.tenant.bind(state);
+    const keyServer = state.enrollment.keyServer.bind(state.enrollment);
+    state.tenant = () => {
+      throw new TypeError('a bug in the mock');
+    };
+    state.enrollment.keyServer = () => Promise.reject(new RangeError('another bug'));
+    try {
+      const markings = await rawRequest(
+        port,
+        get(
+          '/v2/dev/markings',
+          `Authorization: Bearer ${mock.token}\r\nX-Conversation-ID: c-1\r\n`,
+        ),
+      );
+      expect(markings.status).toBe(500);
+      expect(errorOf(markings)).toEqual({
+        cid: 'c-1',
+        code: 50000,
+        message: 'internal error in the mock',
+      });
+      const register = await rawRequest(
+        port,
+        'POST /v2.3/register/ABcd HTTP/1.1\r\nHost: m\r\nContent-Length: 2\r\n' +
+          'X-Conversation-ID: Basic 1b4e28ba-2fa1-41d2-883f-0016d3cca427\r\n\r\n{}',
+      );
+      expect(register.status).toBe(500);
+      expect(errorOf(register).code).toBe(50005);
+    } finally {
+      state.tenant = tenant;
+      state.enrollment.keyServer = keyServer;
+    }
+    await expectAlive();
+  });
 });
 
 describe('bounds', () => {
