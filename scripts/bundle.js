@@ -4,7 +4,11 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['src/cli/main.ts'],
+  // The mock's crypto threads load their own entry (found next to the chunks at run time).
+  entryPoints: {
+    main: 'src/cli/main.ts',
+    'crypto-worker': 'src/mock/enrollment/crypto-worker.ts',
+  },
   outdir: 'dist/bundle',
   bundle: true,
   splitting: true,
