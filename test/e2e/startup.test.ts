@@ -44,7 +44,7 @@ async function loadedBy(
 }
 
 describe('start-up of a network command', () => {
-  it('markings list loads the HTTP client without fetch, WebSocket, workers or zlib', async () => {
+  it('markings list loads the HTTP client without fetch, WebSocket, workers, zlib or HTTP/2', async () => {
     const { code, stdout, builtins } = await loadedBy(['markings', 'list', '-o', 'json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([]);
@@ -53,5 +53,8 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('internal/deps/undici/undici');
     expect(builtins).not.toContain('worker_threads');
     expect(builtins).not.toContain('zlib');
+    // Nor HTTP/2 and TLS, for a plain http:// service (scripts/bundle.js keeps them lazy).
+    expect(builtins).not.toContain('http2');
+    expect(builtins).not.toContain('tls');
   });
 });
