@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { groups } from './groups/index.js';
 import { Harness } from './lib/harness.js';
@@ -48,6 +49,11 @@ function options() {
 
 const progress = (text) => process.stderr.write(`${text}\n`);
 
+function loadLine(when) {
+  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
+  return `Load average ${when}: ${one}, ${five}, ${fifteen} (1, 5, 15 min) on ${availableParallelism()} cores.`;
+}
+
 async function runGroup(group, o, harness) {
   const runs = o.runs ?? group.runs;
   const warmups = o.warmups ?? group.warmups;
@@ -91,6 +97,8 @@ async function main() {
   const started = performance.now();
   let failed = false;
   process.stdout.write(`## ksctl benchmarks (Node ${process.version}, ${process.platform})\n\n`);
+  // Other work on the machine moves every absolute figure: say how busy it was.
+  process.stdout.write(`${loadLine('at start')}\n\n`);
   for (const group of o.selected) {
     current = new Harness();
     try {
@@ -106,7 +114,10 @@ async function main() {
       current = undefined;
     }
   }
-  if (!interrupted) progress(`done in ${ms(performance.now() - started)}`);
+  if (!interrupted) {
+    process.stdout.write(`${loadLine('at end')}\n`);
+    progress(`done in ${ms(performance.now() - started)}`);
+  }
   return failed ? 1 : 0;
 }
 

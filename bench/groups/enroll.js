@@ -111,8 +111,9 @@ export const enrollOne = {
     return {
       notes: [
         'RSA-3072 generation time varies widely from key to key (random prime search); the medians of many runs are compared',
+        'with a second core, ksctl takes the first of two generations (in child processes, the loser is killed), so it can beat one bare generation',
       ],
-      benchmarks: [{ name: 'enroll', a: enroll, b: keygen, target: { atMost: 1.25 } }],
+      benchmarks: [{ name: 'enroll', a: enroll, b: keygen, target: { atMost: 0.8 } }],
     };
   },
 };
@@ -136,13 +137,13 @@ export const enrollBulk = {
     };
     return {
       notes: ['every device signs in to the portal for its own token pair'],
-      benchmarks: [{ name: 'bulk', a: await bulk(1), b: await bulk(2), target: { atLeast: 1.6 } }],
+      benchmarks: [{ name: 'bulk', a: await bulk(1), b: await bulk(2), target: { atLeast: 1.7 } }],
     };
   },
 };
 
 const REGISTRATIONS = 400;
-const IDLE_MS = 2000;
+const IDLE_MS = 1000;
 
 /** (f) Registrations the mock accepts per second, from packages built beforehand. */
 export const enrollRegister = {
@@ -182,7 +183,8 @@ export const enrollRegister = {
       const result = JSON.parse(out.toString('utf8'));
       if (result.ok !== REGISTRATIONS) return `${result.ok} of ${REGISTRATIONS} registered`;
       notes.push(
-        `the warm-up run measured ${result.perSecond} registrations per second inside the load process (target ≥ 200)`,
+        `the warm-up run measured ${result.perSecond} registrations per second inside the load process (target ≥ ${REGISTRATIONS / (IDLE_MS / 1000)})`,
+        `health checks during that storm: ${result.health.checks} sent one after another, median ${result.health.medianMs} ms, slowest ${result.health.maxMs} ms (target < 20 ms)`,
       );
       return undefined;
     };

@@ -1,3 +1,5 @@
+import { peakRss } from '../lib/measure.js';
+import { bytes } from '../lib/report.js';
 import { seedValues } from '../lib/seed.js';
 
 /** Parses the JSON a command printed, or explains why it is not what was expected. */
@@ -35,9 +37,17 @@ export const markingsList = {
       mock,
       verify: listed(false),
     });
+    // Memory must not grow with the listing: pages are streamed out, one page fetched ahead.
+    const empty = await h.ksctl(['markings', 'list', '-o', 'json'], { mock: await h.mock([]) });
+    const [fullRss, leanRss, emptyRss] = [
+      await peakRss(full),
+      await peakRss(lean),
+      await peakRss(empty),
+    ];
     return {
       notes: [
         `mock built with ${seedValues(MANY).toLocaleString('en')} values in ${(mock.seedMs / 1000).toFixed(1)} s`,
+        `peak RSS: full listing ${bytes(fullRss)}, --value-limit 0 ${bytes(leanRss)}, an empty tenant ${bytes(emptyRss)}`,
       ],
       benchmarks: [{ name: 'list', a: full, b: lean, target: { atLeast: 10 } }],
     };

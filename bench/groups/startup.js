@@ -1,4 +1,7 @@
-/** (a) Start-up: commands that need no service, against a bare Node process. */
+/**
+ * (a) Start-up: commands that need no service, and the shortest commands that do (an empty
+ * listing, one small marking), against a bare Node process.
+ */
 export default {
   name: 'startup',
   title: 'start-up against `node -e 0`',
@@ -13,10 +16,28 @@ export default {
       verify: (out) =>
         out.toString().startsWith('Usage: ksctl markings list') ? undefined : 'no usage',
     });
+    const empty = await h.mock([]);
+    const list = await h.ksctl(['markings', 'list', '-o', 'json'], {
+      label: 'ksctl markings list -o json (empty tenant)',
+      mock: empty,
+      verify: (out) => (out.toString() === '[]\n' ? undefined : 'not an empty list'),
+    });
+    const small = await h.mock([{ count: 1, values: 10, prefix: 'small' }]);
+    const get = await h.ksctl(['markings', 'get', 'small-0', '-o', 'json'], {
+      label: 'ksctl markings get small-0 -o json (10 values)',
+      mock: small,
+      verify: (out) =>
+        JSON.parse(out.toString()).detail?.values?.length === 10 ? undefined : 'values missing',
+    });
     return {
       benchmarks: [
         { name: 'version', a: version, b: node, target: { atMost: 1.5 } },
         { name: 'help', a: help, b: node, target: { atMost: 1.5 } },
+        { name: 'list, empty', a: list, b: node, target: { atMost: 2 } },
+        { name: 'get', a: get, b: node, target: { atMost: 2 } },
+      ],
+      notes: [
+        'where the rest of a network command goes (node --cpu-prof, see bench/README.md): Node itself, compiling the bundle, node:http/net/tls, the request',
       ],
     };
   },

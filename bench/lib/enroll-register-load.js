@@ -9,7 +9,8 @@ import { buildRegistration } from '../../dist/enroll/protocol.js';
  * mints `--build` token pairs and builds that many enrollment packages with one pre-made device
  * key, then either registers the first `--send` of them (16 in flight) or, with `--idle MS`,
  * waits instead. Both sides do the same preparation, so the difference of their times is the
- * registering alone. Prints `{ sent, ok, perSecond }` on stdout.
+ * registering alone. While registering, it sends one health check after another and times them.
+ * Prints `{ sent, ok, perSecond, health: { checks, medianMs, maxMs } }` on stdout.
  */
 const { values } = parseArgs({
   options: {
@@ -69,9 +70,30 @@ const bodies = pairs.map((pair) =>
   ),
 );
 
+/** Health checks one after another until `done` resolves: the latency of each, in ms. */
+async function healthChecks(done) {
+  const agent = new Agent({ connections: 1 });
+  const latencies = [];
+  let finished = false;
+  void done.then(() => (finished = true));
+  while (!finished) {
+    const t0 = performance.now();
+    const response = await request(`${values.url}/_mock/health`, { dispatcher: agent });
+    await response.body.text();
+    latencies.push(performance.now() - t0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await agent.close();
+  return latencies.sort((x, y) => x - y);
+}
+
 const started = performance.now();
 let ok = 0;
+let health = [];
 if (send > 0) {
+  let markDone;
+  const storm = new Promise((resolve) => (markDone = resolve));
+  const checks = healthChecks(storm);
   const statuses = await pool(send, async (i) => {
     const answer = await call('POST', `/v2.3/register/${values.keyspace}`, {
       body: bodies[i],
@@ -80,12 +102,23 @@ if (send > 0) {
     return answer.status;
   });
   ok = statuses.filter((status) => status === 200).length;
+  markDone();
+  health = await checks;
 } else {
   await new Promise((resolve) => setTimeout(resolve, Number(values.idle)));
 }
 const seconds = (performance.now() - started) / 1000;
 await dispatcher.close();
 process.stdout.write(
-  `${JSON.stringify({ sent: send, ok, perSecond: send > 0 ? Math.round(ok / seconds) : 0 })}\n`,
+  `${JSON.stringify({
+    sent: send,
+    ok,
+    perSecond: send > 0 ? Math.round(ok / seconds) : 0,
+    health: health.length > 0 && {
+      checks: health.length,
+      medianMs: Number(health[health.length >> 1].toFixed(1)),
+      maxMs: Number(health[health.length - 1].toFixed(1)),
+    },
+  })}\n`,
 );
 process.exitCode = ok === send ? 0 : 1;

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Spawning and timing commands, and comparing two of them run side by side.
@@ -115,4 +118,26 @@ export async function compare(a, b, { runs, warmups }) {
     bytesB,
     runs,
   };
+}
+
+const PEAK_RSS_PRELOAD = new URL('./peak-rss.js', import.meta.url).pathname;
+
+/** Runs a Node command once and returns its peak resident set size in bytes. */
+export async function peakRss(command) {
+  const dir = await mkdtemp(join(tmpdir(), 'ksctl-bench-rss-'));
+  try {
+    const file = join(dir, 'rss');
+    const nodeOptions = [command.env?.NODE_OPTIONS, `--import ${PEAK_RSS_PRELOAD}`];
+    await runOnce({
+      ...command,
+      env: {
+        ...command.env,
+        NODE_OPTIONS: nodeOptions.filter(Boolean).join(' '),
+        KSCTL_BENCH_RSS_FILE: file,
+      },
+    });
+    return Number(await readFile(file, 'utf8'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer } from './errors.js';
 import { redactHeaders, redactJson } from './redact.js';

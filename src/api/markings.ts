@@ -29,24 +29,36 @@ function ifMatch(version: number | undefined): Record<string, string> | undefine
 
 const seg = encodeURIComponent;
 
-/** Follows skip/limit paging; bounded by the service's totalResults and by `max`. */
+type Page<T> = { totalResults: number; items: T[] };
+
+/**
+ * Follows skip/limit paging; bounded by the service's totalResults and by `max`. The request for
+ * the next page goes out as soon as a page arrives, while the caller works through its items (one
+ * page ahead, no more, so memory stays that of two pages however long the listing).
+ */
 async function* pages<T>(
-  fetchPage: (skip: number, limit: number) => Promise<{ totalResults: number; items: T[] }>,
+  fetchPage: (skip: number, limit: number) => Promise<Page<T>>,
   pageLimit: number | undefined,
   max: number | undefined,
 ): AsyncIterable<T> {
+  const request = (skip: number, received: number): Promise<Page<T>> => {
+    const wanted = max === undefined ? PAGE_LIMIT_MAX : Math.min(PAGE_LIMIT_MAX, max - received);
+    return fetchPage(skip, Math.min(pageLimit ?? PAGE_LIMIT_MAX, wanted));
+  };
   let skip = 0;
-  let yielded = 0;
-  for (;;) {
-    const wanted = max === undefined ? PAGE_LIMIT_MAX : Math.min(PAGE_LIMIT_MAX, max - yielded);
-    const page = await fetchPage(skip, Math.min(pageLimit ?? PAGE_LIMIT_MAX, wanted));
-    for (const item of page.items) {
-      yield item;
-      yielded++;
-    }
+  let received = 0;
+  let next: Promise<Page<T>> | undefined = request(0, 0);
+  while (next !== undefined) {
+    const page: Page<T> = await next;
+    const items = max === undefined ? page.items : page.items.slice(0, max - received);
     skip += page.items.length;
-    if (page.items.length === 0 || skip >= page.totalResults) return;
-    if (max !== undefined && yielded >= max) return;
+    received += items.length;
+    const more =
+      page.items.length > 0 && skip < page.totalResults && (max === undefined || received < max);
+    next = more ? request(skip, received) : undefined;
+    // A caller that stops early (or fails) leaves the page ahead unread: not an unhandled error.
+    next?.catch(() => undefined);
+    yield* items;
   }
 }
 

@@ -48,15 +48,23 @@ export class CommandContext {
     return this.store;
   }
 
+  // The modules a command needs load side by side, not one after another: each lazy import is a
+  // file to read and compile, and a scripted command is mostly that.
+
   async connection(): Promise<Connection> {
-    const { resolveConnection } = await import('../config/settings.js');
-    return resolveConnection(this.globals, this.env, await this.config(), this.io.stdin);
+    const [{ resolveConnection }, store] = await Promise.all([
+      import('../config/settings.js'),
+      this.config(),
+    ]);
+    return resolveConnection(this.globals, this.env, store, this.io.stdin);
   }
 
   /** A client for the service; closed when the command ends. */
   async client(connection?: Connection): Promise<ApiClient> {
-    const conn = connection ?? (await this.connection());
-    const { ApiClient } = await import('../api/client.js');
+    const [conn, { ApiClient }] = await Promise.all([
+      connection ?? this.connection(),
+      import('../api/client.js'),
+    ]);
     const client = new ApiClient({
       baseUrl: conn.baseUrl,
       auth: conn.auth,
@@ -69,8 +77,24 @@ export class CommandContext {
   }
 
   async markings(): Promise<MarkingsApi> {
-    const { HttpMarkingsApi } = await import('../api/markings.js');
-    return new HttpMarkingsApi(await this.client());
+    const [{ HttpMarkingsApi }, client] = await Promise.all([
+      import('../api/markings.js'),
+      this.client(),
+    ]);
+    return new HttpMarkingsApi(client);
+  }
+
+  /**
+   * Starts loading what `markings()` needs, to overlap with the loading of a command's own module;
+   * a failure shows where the modules are used.
+   */
+  preloadMarkings(): void {
+    Promise.all([
+      import('../config/store.js'),
+      import('../config/settings.js'),
+      import('../api/client.js'),
+      import('../api/markings.js'),
+    ]).catch(() => undefined);
   }
 
   debugEnabled(): boolean {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
+import { CryptoPool } from './enrollment/crypto-pool.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
@@ -83,6 +84,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class MockServer {
   readonly state: MockState;
   private readonly router = new Router();
+  private readonly crypto = new CryptoPool();
   private readonly http: Server;
   private infoValue: MockInfo | undefined;
 
@@ -93,7 +95,7 @@ export class MockServer {
     this.router.add(
       ...markingsRoutes(this.state),
       ...adminRoutes(this.state, () => this.reset()),
-      ...enrollmentRoutes(this.state, () => this.info),
+      ...enrollmentRoutes(this.state, () => this.info, this.crypto),
     );
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
@@ -174,10 +176,10 @@ export class MockServer {
 
   /**
    * Stops accepting, lets requests in flight finish, then resolves. Connections still busy after
-   * the grace time (a client that stalls mid-request) are cut off.
+   * the grace time (a client that stalls mid-request) are cut off. The crypto pool ends last.
    */
-  close(): Promise<void> {
-    return new Promise((resolve) => {
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
       const cutOff = setTimeout(
         () => this.http.closeAllConnections(),
         this.options.closeGraceMs ?? 10_000,
@@ -188,6 +190,7 @@ export class MockServer {
       });
       this.http.closeIdleConnections();
     });
+    await this.crypto.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * Every markings and values operation through HttpMarkingsApi against the in-process mock.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/markings.js';
@@ -219,6 +220,49 @@ describe('list filters and paging', () => {
       'classification',
       'project',
     ]);
+  });
+
+  it('asks for the next page while the caller reads the current one, one page ahead only', async () => {
+    const skips = async () =>
+      (await mock.journal())
+        .filter((r) => r.method === 'GET' && r.path.includes('/markings?'))
+        .map((r) => new URL(r.path, 'http://x').searchParams.get('skip'));
+    const items = api.listMarkings({ limit: 2 })[Symbol.asyncIterator]();
+    expect((await items.next()).value?.name).toBe('Region');
+    // The first page is in hand and nothing more has been asked of the iterator.
+    for (let i = 0; i < 200 && (await skips()).length < 2; i++) await sleep(5);
+    expect(await skips()).toEqual(['0', '2']);
+    await sleep(50);
+    expect(await skips()).toEqual(['0', '2']);
+    const rest: string[] = [];
+    for (let next = await items.next(); !next.done; next = await items.next())
+      rest.push(next.value.name);
+    expect(rest).toEqual(['classification', 'project', 'region', 'regional-office']);
+    expect(await skips()).toEqual(['0', '2', '4']);
+  });
+
+  it('a failing page ahead fails the listing when the caller reaches it, and only then', async () => {
+    // A client whose second page fails: the first page's markings still come out first.
+    const failing = {
+      request: async (_method: string, _path: string, options: { query?: { skip?: number } }) => {
+        if (options.query?.skip) throw new InputError('page two failed');
+        return client.request('GET', '/markings', options);
+      },
+    } as unknown as ApiClient;
+    const seen: string[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const m of new HttpMarkingsApi(failing).listMarkings({ limit: 2 }))
+          seen.push(m.name);
+      })(),
+    );
+    expect(seen).toEqual(['Region', 'classification']);
+    expect(error.message).toBe('page two failed');
+    // Stopping before the failed page is reached is no error at all.
+    for await (const m of new HttpMarkingsApi(failing).listMarkings({ limit: 2 })) {
+      expect(m.name).toBe('Region');
+      break;
+    }
   });
 
   it.each(['0', '1001', 'ten'])('limit=%s is a 400', async (limit) => {

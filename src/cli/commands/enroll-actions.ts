@@ -2,6 +2,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { ApiClient } from '../../api/client.js';
 import { readSecretFile, resolveContext, resolveTimeoutMs } from '../../config/settings.js';
 import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
+import { KeyPairSupply } from '../../enroll/device-keys.js';
 import {
   type EnrollmentRun,
   enrollAndStore,
@@ -272,10 +273,12 @@ async function enrollMany(
   const progress = progressBar(ctx.io, count, `Enrolling ${plural(count, 'device')}`, {
     quiet: ctx.quiet,
   });
+  // Key generation is the CPU-bound part: as many at once as the devices in flight can use cores.
+  const keys = new KeyPairSupply(count, Math.min(concurrency, availableParallelism()));
   const outcomes = await runPool(
     count,
     concurrency,
-    (i) => enrollAndStore(run, shared, i, nameOf(i)),
+    (i) => enrollAndStore(run, shared, i, nameOf(i), keys.take()),
     {
       signal: ctx.signal,
       onSettled: (outcome) => progress.tick(!outcome.ok),

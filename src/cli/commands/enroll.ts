@@ -97,7 +97,9 @@ Bulk exit code: 0 when every device enrolled, else the most common exit code of 
     // happens meanwhile, as do the lookups, the sign-in and the key server key.
     let deviceKeys: Promise<DeviceKeyPair> | undefined;
     if (!isBulk(options)) {
-      deviceKeys = (await import('../../enroll/device-keys.js')).deviceKeySource.generate();
+      deviceKeys = (await import('../../enroll/device-keys.js')).deviceKeySource.generate({
+        race: true,
+      });
       deviceKeys.catch(() => undefined);
     }
     return (await actions()).enroll(ctx, options, deviceKeys);

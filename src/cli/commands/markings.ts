@@ -50,7 +50,8 @@ export interface DeleteOptions {
 export function markingsCommand(ctx: CommandContext): Command {
   const markings = new Command('markings')
     .alias('marking')
-    .description('list, inspect, create, update and delete markings and their values');
+    .description('list, inspect, create, update and delete markings and their values')
+    .hook('preAction', () => ctx.preloadMarkings());
 
   const list = markings
     .command('list')

@@ -14,9 +14,10 @@
  *      tenant (40105).
  *   6. The pair has already enrolled a device (40902): a replay whatever the user's state.
  *   7. The user: unknown (40901, or created when just-in-time users are on), disabled (40101).
- * From the body read to the answer nothing is awaited, and the package and the pair are marked
- * in the same synchronous step as their check, so of many identical requests racing exactly one
- * succeeds. A pair is given back when a later check fails: it has not enrolled anything.
+ * The package and the pair are marked in the same synchronous step as their check, so of many
+ * identical requests racing exactly one succeeds; the only wait after the body is read is step 4,
+ * the RSA work, which runs on the crypto pool. A pair is given back when a later check fails: it
+ * has not enrolled anything.
  */
 import { randomBytes } from 'node:crypto';
 import type { RegisterRequest } from '../../api/wire.js';
@@ -24,7 +25,8 @@ import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
 import { isJsonObject } from '../../enroll/json.js';
 import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
-import { openRegistration, sealResponse, validateConversationId } from '../../enroll/server.js';
+import { sealResponse, validateConversationId } from '../../enroll/server.js';
+import type { CryptoPool } from './crypto-pool.js';
 import { causeError } from './errors.js';
 import { verifyTokenPair } from './tokens.js';
 import {
@@ -37,10 +39,10 @@ import {
 } from '../http.js';
 import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
 
-export function registerRoute(state: MockState): Route {
+export function registerRoute(state: MockState, crypto: CryptoPool): Route {
   return route('POST', '/v2.3/register/:keyspace', async (req) => {
     try {
-      return await register(state, req);
+      return await register(state, crypto, req);
     } catch (error) {
       // Expected answers pass; anything else is a bug in the mock, answered, never a crash.
       if (error instanceof MockHttpError) throw error;
@@ -49,12 +51,15 @@ export function registerRoute(state: MockState): Route {
   });
 }
 
-async function register(state: MockState, req: MockRequest): Promise<MockResponse> {
+async function register(
+  state: MockState,
+  crypto: CryptoPool,
+  req: MockRequest,
+): Promise<MockResponse> {
   if (!validateConversationId(req.headers['x-conversation-id']).ok) {
     throw causeError(CauseCode.conversationIdInvalid);
   }
   const keyspace = enrollableKeyspace(state, req.params.keyspace!);
-  // Awaited before the body: from the body on, nothing is awaited (see above).
   const { privateKey } = await state.enrollment.keyServer();
   // Bounded and, when large, parsed off the main thread; not JSON (or too deep) is 40001.
   const parsed = await req.parsedBody();
@@ -63,7 +68,7 @@ async function register(state: MockState, req: MockRequest): Promise<MockRespons
   if (hasRequestShape(body) && !state.enrollment.markPackageSeen(body.p)) {
     throw causeError(CauseCode.replayDetected);
   }
-  const opened = openRegistration(body, keyspace.id, privateKey);
+  const opened = await crypto.open(body, keyspace.id, privateKey);
   if (!opened.ok) throw causeError(opened.code);
 
   const verified = verifyTokenPair(opened.stoken, opened.uidauth, state.enrollment.portalSecret);

@@ -1,0 +1,40 @@
+import { setFlagsFromString } from 'node:v8';
+import type { Dispatcher } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import dispatchRequest from 'undici/lib/api/api-request.js';
+
+/**
+ * undici, as little of it as ksctl needs. Its entry point also loads fetch, WebSocket, caches,
+ * mocks and Node's own copy of undici, which cost more start-up than a whole command against a
+ * local service; the agent and the request API are self-contained files of the package (the same
+ * objects its entry point exports, checked by test/unit/transport.test.ts).
+ */
+export { Agent };
+export type { Dispatcher };
+
+/*
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 recompiles the hot parser function
+ * with its optimizing compiler in the background, and a process does not exit before that job is
+ * done: 100-300 ms after the last byte of a short command. The baseline code parses a page of a
+ * listing in well under a millisecond, so a CLI never gains from the optimized one.
+ */
+setFlagsFromString('--liftoff-only');
+
+export interface RequestOptions {
+  method: Dispatcher.HttpMethod;
+  headers: Record<string, string>;
+  body?: string;
+  dispatcher: Dispatcher;
+  signal?: AbortSignal;
+}
+
+/** undici's `request(url, options)`, on the given dispatcher. */
+export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
+  const { dispatcher, ...rest } = options;
+  const target = new URL(url);
+  return dispatchRequest.call(dispatcher, {
+    ...rest,
+    origin: target.origin,
+    path: `${target.pathname}${target.search}`,
+  });
+}
