@@ -3,6 +3,7 @@ import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
+import state from './state.js';
 
 /**
  * Every benchmark group, in the order `npm run bench` runs them. To add one, write a module like
@@ -17,4 +18,5 @@ export const groups = [
   enrollBulk,
   enrollRegister,
   mockHostile,
+  state,
 ];

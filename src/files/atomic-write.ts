@@ -83,7 +83,7 @@ export async function writeFileAtomic(
 }
 
 /** Makes the rename itself durable. Some platforms cannot open a directory; they skip this. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(dir, 'r');

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
+import { CauseCode } from '../enroll/causes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
@@ -21,6 +22,7 @@ import {
 } from './request.js';
 import { redactQuery } from './state/request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
+import { DurableState } from './state/durable.js';
 import { applySeed, type Seed } from './state/seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
 
@@ -45,6 +47,16 @@ export interface MockServerOptions {
   maxConnections?: number;
   /** close() waits this long for requests in flight, then cuts them off (default 10 s). */
   closeGraceMs?: number;
+  /**
+   * Keep the state in this directory (DESIGN.md 3.2): restored at start, every change on disk
+   * before it is acknowledged. On an existing state `seed` is not applied (a reset applies it);
+   * `devToken` and `faults`, when given, replace the stored ones.
+   */
+  stateDir?: string;
+  /** Journal bytes below which the state is never compacted (tests make it small). */
+  compactAfterBytes?: number;
+  /** Told about what a restart forgave (a torn last journal line) and failed compactions. */
+  onWarning?: (message: string) => void;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
 }
@@ -88,10 +100,16 @@ export class MockServer {
   private readonly http: Server;
   private infoValue: MockInfo | undefined;
 
-  private constructor(private readonly options: MockServerOptions) {
+  private constructor(
+    private readonly options: MockServerOptions,
+    /** Set with `stateDir`. */
+    readonly durable: DurableState | undefined,
+  ) {
     this.state = new MockState(options.devToken ?? newDevToken());
-    loadDefaults(this.state, options.seed);
-    if (options.faults) this.state.faults.replace(options.faults);
+    if (!durable || durable.fresh) {
+      loadDefaults(this.state, options.seed);
+      if (options.faults) this.state.faults.replace(options.faults);
+    }
     this.router.add(
       ...markingsRoutes(this.state),
       ...adminRoutes(this.state, () => this.reset()),
@@ -118,16 +136,33 @@ export class MockServer {
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {
-    const server = new MockServer(options);
-    // A given key is checked now; a generated one takes seconds, so the mock listens meanwhile
-    // and only the enrollment endpoints wait for it.
-    server.state.enrollment.setKeyServerKey(
-      options.keyServerKey !== undefined
-        ? await loadKeyServerKey(options.keyServerKey)
-        : loadKeyServerKey(),
-    );
-    await server.listen();
-    return server;
+    const given =
+      options.keyServerKey !== undefined ? await loadKeyServerKey(options.keyServerKey) : undefined;
+    const durable =
+      options.stateDir === undefined
+        ? undefined
+        : await DurableState.open({
+            dir: options.stateDir,
+            compactAfterBytes: options.compactAfterBytes,
+            warn: options.onWarning,
+          });
+    try {
+      const server = new MockServer(options, durable);
+      await durable?.attach(server.state);
+      // What the command line says explicitly wins over a stored state; a seed only fills a new one.
+      if (options.devToken !== undefined) server.state.setDevToken(options.devToken);
+      if (durable?.fresh === false && options.faults) server.state.faults.replace(options.faults);
+      // A stored key pair is kept. A given key is checked now; a generated one takes seconds, so
+      // the mock listens meanwhile and only the enrollment endpoints wait for it.
+      if (!server.state.enrollment.hasKeyServerKey) {
+        server.state.enrollment.setKeyServerKey(given ?? loadKeyServerKey());
+      }
+      await server.listen();
+      return server;
+    } catch (error) {
+      await durable?.close();
+      throw error;
+    }
   }
 
   get info(): MockInfo {
@@ -140,6 +175,10 @@ export class MockServer {
     this.state.clear();
     loadDefaults(this.state, this.options.seed);
     if (this.options.faults) this.state.faults.replace(this.options.faults);
+    // The journal holds the reset already; a snapshot lets it drop the history before it.
+    this.durable?.compact().catch((error: unknown) => {
+      this.options.onWarning?.(`compacting the state failed: ${(error as Error).message}`);
+    });
   }
 
   private listen(): Promise<void> {
@@ -175,8 +214,9 @@ export class MockServer {
   }
 
   /**
-   * Stops accepting, lets requests in flight finish, then resolves. Connections still busy after
-   * the grace time (a client that stalls mid-request) are cut off. The crypto pool ends last.
+   * Stops accepting, lets requests in flight finish, flushes the state, then resolves.
+   * Connections still busy after the grace time (a client that stalls mid-request) are cut off.
+   * The crypto pool ends last.
    */
   async close(): Promise<void> {
     await new Promise<void>((resolve) => {
@@ -190,6 +230,7 @@ export class MockServer {
       });
       this.http.closeIdleConnections();
     });
+    await this.durable?.close();
     await this.crypto.close();
   }
 
@@ -211,6 +252,14 @@ export class MockServer {
       answer = await this.answer(mockRequest(req, method, target, cid, body));
     } catch (error) {
       answer = errorAnswer(cid, error, target?.pathname ?? '');
+    }
+    // Acknowledged only once on disk: what this request changed, and whatever it has seen.
+    if (this.durable) {
+      try {
+        await this.durable.sync();
+      } catch {
+        answer = errorAnswer(cid, stateNotWritten(target?.pathname ?? ''), '');
+      }
     }
     this.send(res, cid, answer);
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
@@ -311,5 +360,15 @@ function faultError(rule: FaultRule): MockHttpError {
     `injected fault: ${rule.method ?? 'any method'} ${rule.path ?? 'any path'} answers ${status}`,
     undefined,
     retryAfter(status),
+  );
+}
+
+/** The change may or may not persist; enrollment says so with its own cause (DESIGN.md 2.3). */
+function stateNotWritten(path: string): MockHttpError {
+  if (path.startsWith('/v2.3/register/')) return causeError(CauseCode.deviceNotStored);
+  return new MockHttpError(
+    500,
+    MarkingsErrorCode.internal,
+    'the mock could not write its state to disk; the change may not survive a restart',
   );
 }

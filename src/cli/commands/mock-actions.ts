@@ -10,7 +10,7 @@ import type {
   RequestJournal,
   TokenPair,
 } from '../../api/wire.js';
-import { InputError, UsageError } from '../../errors.js';
+import { InputError, KsctlError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../context.js';
@@ -58,8 +58,20 @@ function usersSection(users: MockUserInfo[]): string {
   return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
 }
 
-function banner(info: MockInfo, contextNote: string): string {
-  return `ksctl mock service is running. Press Ctrl-C to stop it; its state lives in memory.
+/** Where the state lives, for the banner's first lines. */
+function stateNote(o: ServeOptions, restored: boolean): string {
+  if (o.state === undefined) return 'its state lives in memory.';
+  if (!restored) {
+    return `its state is kept in ${o.state}\n(a new state${o.seed ? ', seeded from ' + o.seed : ''}: restarts with --state ${o.state} continue from here).`;
+  }
+  const seedNote = o.seed
+    ? `; --seed applies only to a new state, or after \`ksctl mock reset\``
+    : '';
+  return `its state is kept in ${o.state}\n(restored${seedNote}).`;
+}
+
+function banner(info: MockInfo, contextNote: string, state: string): string {
+  return `ksctl mock service is running. Press Ctrl-C to stop it; ${state}
 
   URL:             ${info.url}
   Markings API:    ${info.baseUrl}
@@ -166,6 +178,9 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
       host: o.host,
       port: o.port,
       devToken: o.devToken,
+      stateDir: o.state,
+      // Not silenced by --quiet: it tells of something skipped in the user's data.
+      onWarning: (message) => ctx.io.stderr.write(`warning: ${message}\n`),
       seed,
       latency,
       faults: faults.length > 0 ? faults : undefined,
@@ -183,13 +198,16 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
     if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
       throw new UsageError(`cannot listen on ${o.host}:${o.port} (${code})`);
     }
+    if (o.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {
+      throw fileError('use the state directory', o.state, error);
+    }
     throw error;
   }
   try {
     const info = server.info;
     const note = o.context ? await refreshContext(ctx, info) : '';
     if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-    else ctx.say(banner(info, note));
+    else ctx.say(banner(info, note, stateNote(o, server.durable?.fresh === false)));
     // The ready file comes last: whoever waits for it may rely on everything above having happened.
     if (o.readyFile) await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
   } catch (error) {

@@ -8,6 +8,7 @@ export interface ServeOptions {
   host: string;
   port: number;
   seed?: string;
+  state?: string;
   devToken?: string;
   latency?: string;
   fault?: string[];
@@ -56,11 +57,18 @@ export function mockCommand(ctx: CommandContext): Command {
 
   mock
     .command('serve')
-    .description('run the mock service until Ctrl-C (state is kept in memory)')
+    .description('run the mock service until Ctrl-C (state in memory, or durable with --state)')
     .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7878)
     .option('--seed <file>', 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults')
-    .option('--dev-token <token>', 'use this dev token instead of a random one')
+    .option(
+      '--state <dir>',
+      'keep the state in this directory: it survives restarts and kill -9 (--seed applies only to a new state)',
+    )
+    .option(
+      '--dev-token <token>',
+      'use this dev token instead of a random one (with --state: instead of the stored one)',
+    )
     .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
     .option(
       '--fault <rule>',
@@ -76,7 +84,7 @@ export function mockCommand(ctx: CommandContext): Command {
     .option('--no-log', 'do not log each request on stderr')
     .addHelpText(
       'after',
-      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
+      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
     )
     .action(async (options: ServeOptions) => (await actions()).serve(ctx, options));
 

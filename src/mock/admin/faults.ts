@@ -119,13 +119,18 @@ interface ActiveRule {
 export class FaultSet {
   private active: ActiveRule[] = [];
 
-  constructor(private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly random: () => number = Math.random,
+    /** Called when the rules or what is left of their `times` change (the durable state). */
+    private readonly onChange: () => void = () => undefined,
+  ) {}
 
   replace(rules: FaultRule[]): void {
     this.active = rules.map((rule) => ({
       rule,
       remaining: rule.times ?? Number.POSITIVE_INFINITY,
     }));
+    this.onChange();
   }
 
   list(): FaultRule[] {
@@ -143,6 +148,7 @@ export class FaultSet {
       if (rule.path !== undefined && !pathMatches(rule.path, path)) continue;
       if (rule.probability !== undefined && this.random() >= rule.probability) continue;
       a.remaining--;
+      if (rule.times !== undefined) this.onChange();
       return rule;
     }
     return undefined;

@@ -5,6 +5,7 @@
  */
 import { createHash, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
 import { encodeSpkiBase64 } from '../../enroll/crypto.js';
+import { ChangeFeed } from '../state/changes.js';
 
 const PORTAL_SECRET_BYTES = 32;
 
@@ -42,9 +43,17 @@ export interface OutboxMessage {
   time: string;
 }
 
+/** A device as the durable state journals it: the record and its SEP keys in hex. */
+export interface DeviceEntry {
+  record: DeviceRecord;
+  cdEi: string;
+  cdIdc: string;
+}
+
 export class EnrollmentState {
   private key: Promise<KeyServerKey> | undefined;
-  private secret = randomBytes(PORTAL_SECRET_BYTES);
+  private keyReady = false;
+  private secret: Buffer = randomBytes(PORTAL_SECRET_BYTES);
   private readonly deviceRecords = new Map<string, DeviceRecord>();
   private readonly sepKeys = new Map<string, DeviceKeys>();
   /** `jti` of every token pair that has enrolled a device (or is enrolling one right now). */
@@ -53,6 +62,9 @@ export class EnrollmentState {
   private readonly seenPackages = new Set<string>();
   private messages: OutboxMessage[] = [];
 
+  /** Every change is reported to `changes` (see state/records.ts for the record kinds). */
+  constructor(private readonly changes: ChangeFeed = new ChangeFeed()) {}
+
   /** The key pair; it may still be being generated (the mock listens before it is ready). */
   keyServer(): Promise<KeyServerKey> {
     if (!this.key) throw new Error('the key server has no key pair yet');
@@ -60,12 +72,23 @@ export class EnrollmentState {
   }
 
   setKeyServerKey(privateKey: KeyObject | Promise<KeyObject>): void {
-    this.key = Promise.resolve(privateKey).then((key) => {
+    this.keyReady = false;
+    const pending = Promise.resolve(privateKey).then((key) => {
       const publicKey = createPublicKey(key);
+      if (this.key === pending) {
+        this.keyReady = true;
+        this.changes.record('keyServerKey', key.export({ type: 'pkcs8', format: 'pem' }));
+      }
       return { privateKey: key, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
     });
+    this.key = pending;
     // A failed generation is reported to whoever awaits the key, not as an unhandled rejection.
     this.key.catch(() => undefined);
+  }
+
+  /** Whether the key pair is there (not still being generated, and generation did not fail). */
+  get hasKeyServerKey(): boolean {
+    return this.keyReady;
   }
 
   /** Signs the mock's UIDAUTHs; renewed by clear(), which voids every pair minted before. */
@@ -73,14 +96,24 @@ export class EnrollmentState {
     return this.secret;
   }
 
+  set portalSecret(secret: Buffer) {
+    this.secret = secret;
+    this.changes.record('portalSecret', secret.toString('hex'));
+  }
+
   /**
    * Records `p` and says whether it is new. Check and record are one synchronous step, so of many
    * racing requests carrying the same package exactly one sees `true`.
    */
   markPackageSeen(p: string): boolean {
-    const digest = createHash('sha256').update(p, 'utf8').digest('base64');
+    return this.markDigestSeen(createHash('sha256').update(p, 'utf8').digest('base64'));
+  }
+
+  /** markPackageSeen with the digest already taken (a durable state replays digests). */
+  markDigestSeen(digest: string): boolean {
     if (this.seenPackages.has(digest)) return false;
     this.seenPackages.add(digest);
+    this.changes.record('package', digest);
     return true;
   }
 
@@ -88,17 +121,19 @@ export class EnrollmentState {
   claimPair(jti: string): boolean {
     if (this.enrolledPairs.has(jti)) return false;
     this.enrolledPairs.add(jti);
+    this.changes.record('pair.claim', jti);
     return true;
   }
 
   /** Gives a claimed pair back when its enrollment failed after the claim. */
   releasePair(jti: string): void {
-    this.enrolledPairs.delete(jti);
+    if (this.enrolledPairs.delete(jti)) this.changes.record('pair.release', jti);
   }
 
   addDevice(record: DeviceRecord, keys: DeviceKeys): void {
     this.deviceRecords.set(record.deviceId, record);
     this.sepKeys.set(record.deviceId, keys);
+    this.changes.record('device', deviceEntry(record, keys));
   }
 
   devices(): DeviceRecord[] {
@@ -112,6 +147,7 @@ export class EnrollmentState {
 
   send(message: OutboxMessage): void {
     this.messages.push(message);
+    this.changes.record('outbox', message);
   }
 
   outbox(): OutboxMessage[] {
@@ -120,11 +156,27 @@ export class EnrollmentState {
 
   /** Everything but the key server key pair. */
   clear(): void {
-    this.secret = randomBytes(PORTAL_SECRET_BYTES);
+    this.changes.record('enrollment.clear', null);
+    this.portalSecret = randomBytes(PORTAL_SECRET_BYTES);
     this.deviceRecords.clear();
     this.sepKeys.clear();
     this.enrolledPairs.clear();
     this.seenPackages.clear();
     this.messages = [];
   }
+
+  /** Everything clear() removes, as records (a durable state's snapshot). */
+  *records(): Generator<[kind: string, data: unknown]> {
+    yield ['portalSecret', this.secret.toString('hex')];
+    for (const jti of this.enrolledPairs) yield ['pair.claim', jti];
+    for (const digest of this.seenPackages) yield ['package', digest];
+    for (const record of this.deviceRecords.values()) {
+      yield ['device', deviceEntry(record, this.sepKeys.get(record.deviceId)!)];
+    }
+    for (const message of this.messages) yield ['outbox', message];
+  }
+}
+
+function deviceEntry(record: DeviceRecord, keys: DeviceKeys): DeviceEntry {
+  return { record, cdEi: keys.cdEi.toString('hex'), cdIdc: keys.cdIdc.toString('hex') };
 }

@@ -19,7 +19,7 @@ import {
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../state/ids.js';
 
-interface StoredValue {
+export interface StoredValue {
   id: string;
   name: string;
   description: string;
@@ -199,6 +199,32 @@ export interface Actor {
 }
 
 /**
+ * Where the store reports each change, in the form it holds the data: a marking without its
+ * values, or one value (the durable state journals them; see state/records.ts).
+ */
+export interface MarkingChanges {
+  marking(record: MarkingRecord): void;
+  markingDeleted(id: string): void;
+  value(markingId: string, record: StoredValue): void;
+  valueDeleted(markingId: string, id: string): void;
+}
+
+/** A stored marking without its values and indexes. */
+export type MarkingRecord = Omit<StoredMarking, 'valuesByName' | 'valuesById' | 'sorted'>;
+
+const NO_CHANGES: MarkingChanges = {
+  marking: () => undefined,
+  markingDeleted: () => undefined,
+  value: () => undefined,
+  valueDeleted: () => undefined,
+};
+
+function markingRecord(m: StoredMarking): MarkingRecord {
+  const { valuesByName: _byName, valuesById: _byId, sorted: _sorted, ...record } = m;
+  return record;
+}
+
+/**
  * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
  * on one marking are serialised and readers never see half an update.
  */
@@ -214,6 +240,7 @@ export class MarkingsStore {
     private readonly ids: IdGenerator,
     private readonly tenantId = '',
     private readonly now: () => number = Date.now,
+    private readonly changes: MarkingChanges = NO_CHANGES,
   ) {}
 
   get size(): number {
@@ -340,6 +367,7 @@ export class MarkingsStore {
     this.byId.delete(m.id);
     this.byName.delete(m.name);
     this.sortedCache = undefined;
+    this.changes.markingDeleted(m.id);
   }
 
   createValue(markingId: string, raw: unknown, actor: Actor, ifMatch?: number): MarkingValue {
@@ -389,8 +417,8 @@ export class MarkingsStore {
     value.updatedTs = this.now();
     value.updatedBy = actor.name;
     value.version++;
-    this.touch(m, actor);
-    if (renamesDefault) m.defaultVersion = m.version;
+    this.changes.value(m.id, value);
+    this.touch(m, actor, renamesDefault);
     return this.valueToWire(m.id, value);
   }
 
@@ -408,6 +436,7 @@ export class MarkingsStore {
     m.valuesByName.delete(value.name);
     m.valuesById.delete(value.id);
     m.sorted = undefined;
+    this.changes.valueDeleted(m.id, value.id);
     this.touch(m, actor);
   }
 
@@ -557,10 +586,11 @@ export class MarkingsStore {
       valuesById: new Map(),
       sorted: undefined,
     };
-    for (const v of spec.values ?? []) this.addValue(m, this.newValue(v, actor));
     this.byId.set(m.id, m);
     this.byName.set(m.name, m);
     this.sortedCache = undefined;
+    this.changes.marking(markingRecord(m));
+    for (const v of spec.values ?? []) this.addValue(m, this.newValue(v, actor));
     return m;
   }
 
@@ -584,8 +614,7 @@ export class MarkingsStore {
       }
     }
     if (spec.values) changed = this.replaceValues(m, spec.values, actor) || changed;
-    if (changed) this.touch(m, actor);
-    if (defaultChanged) m.defaultVersion = m.defaultValue === null ? 0 : m.version;
+    if (changed) this.touch(m, actor, defaultChanged);
   }
 
   /** The complete set: matched by id when given, else by name; the rest are deleted. */
@@ -607,6 +636,7 @@ export class MarkingsStore {
       if (keep.has(v)) continue;
       m.valuesById.delete(v.id);
       m.valuesByName.delete(v.name);
+      this.changes.valueDeleted(m.id, v.id);
       changed = true;
     }
     for (const [v, spec] of updates) {
@@ -620,6 +650,7 @@ export class MarkingsStore {
       v.updatedTs = now;
       v.updatedBy = actor.name;
       v.version++;
+      this.changes.value(m.id, v);
       changed = true;
     }
     for (const v of updates.map(([v]) => v)) m.valuesByName.set(v.name, v);
@@ -649,12 +680,54 @@ export class MarkingsStore {
     m.valuesByName.set(v.name, v);
     m.valuesById.set(v.id, v);
     m.sorted = undefined;
+    this.changes.value(m.id, v);
   }
 
-  private touch(m: StoredMarking, actor: Actor): void {
+  /** Bumps the version; `defaultSet`: the default value was set or renamed by this change. */
+  private touch(m: StoredMarking, actor: Actor, defaultSet = false): void {
     m.version++;
     m.updatedTs = this.now();
     m.updatedBy = actor.name;
+    if (defaultSet) m.defaultVersion = m.defaultValue === null ? 0 : m.version;
+    this.changes.marking(markingRecord(m));
+  }
+
+  // ---- durable state: replaying the records reported to `changes`, and listing them ----
+
+  restoreMarking(record: MarkingRecord): void {
+    restoreNamed(this.byId, this.byName, record, () => ({
+      ...record,
+      valuesByName: new Map(),
+      valuesById: new Map(),
+      sorted: undefined,
+    }));
+    this.sortedCache = undefined;
+  }
+
+  forgetMarking(id: string): void {
+    forgetNamed(this.byId, this.byName, id);
+    this.sortedCache = undefined;
+  }
+
+  /** Takes `record` over as the stored value (records are parsed afresh from the files). */
+  restoreValue(markingId: string, record: StoredValue): void {
+    const m = this.mustGet(markingId);
+    restoreNamed(m.valuesById, m.valuesByName, record, () => record);
+    m.sorted = undefined;
+  }
+
+  forgetValue(markingId: string, id: string): void {
+    const m = this.mustGet(markingId);
+    forgetNamed(m.valuesById, m.valuesByName, id);
+    m.sorted = undefined;
+  }
+
+  /** Every marking with its values, copies of the records `changes` receives (a snapshot). */
+  *records(): Generator<{ marking: MarkingRecord; values: StoredValue[] }> {
+    for (const m of this.byId.values()) {
+      const values = [...m.valuesById.values()].map((v) => ({ ...v }));
+      yield { marking: markingRecord(m), values };
+    }
   }
 
   private sortedMarkings(): StoredMarking[] {
@@ -731,6 +804,39 @@ export class MarkingsStore {
 
 function isDefined<T>(item: T | undefined): item is T {
   return item !== undefined;
+}
+
+/**
+ * Puts a replayed record into an id index and a name index, updating an existing entry in place.
+ * A rename replayed after a swap may find its old name taken by the other entry already.
+ */
+function restoreNamed<T extends { id: string; name: string }>(
+  byId: Map<string, T>,
+  byName: Map<string, T>,
+  record: { id: string; name: string },
+  fresh: () => T,
+): void {
+  const existing = byId.get(record.id);
+  if (!existing) {
+    const entry = fresh();
+    byId.set(entry.id, entry);
+    byName.set(entry.name, entry);
+    return;
+  }
+  if (byName.get(existing.name) === existing) byName.delete(existing.name);
+  Object.assign(existing, record);
+  byName.set(existing.name, existing);
+}
+
+function forgetNamed<T extends { name: string }>(
+  byId: Map<string, T>,
+  byName: Map<string, T>,
+  id: string,
+): void {
+  const existing = byId.get(id);
+  if (!existing) return;
+  byId.delete(id);
+  if (byName.get(existing.name) === existing) byName.delete(existing.name);
 }
 
 /** The name an AND filter requires exactly, if it has a `name=` term. */

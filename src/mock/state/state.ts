@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../../api/wire.js';
 import { EnrollmentState } from '../enrollment/state.js';
 import { FaultSet } from '../admin/faults.js';
+import { ChangeFeed, RecordedMap } from './changes.js';
 import { IdGenerator } from './ids.js';
 import { Journal } from './request-journal.js';
-import { MarkingsStore } from '../markings/store.js';
+import { type MarkingChanges, MarkingsStore } from '../markings/store.js';
 
 export interface Principal {
   name: string;
@@ -44,26 +45,74 @@ export function newDevToken(): string {
   return `ksdev.${randomBytes(18).toString('base64url')}`;
 }
 
-/** Everything the mock knows. Enrollment state is added to it by the enrollment side. */
+/** A principal as the durable state journals it (state/records.ts). */
+export interface PrincipalRecord {
+  key: string;
+  name: string;
+  scopes: Scope[];
+  admin: boolean;
+  tenant?: string;
+}
+
+export const principalRecord = (key: string, p: Principal): PrincipalRecord => ({
+  key,
+  name: p.name,
+  scopes: [...p.scopes],
+  admin: p.admin,
+  ...(p.tenant === undefined ? {} : { tenant: p.tenant }),
+});
+
+const devPrincipal = (): Principal => ({ name: 'dev', scopes: new Set(SCOPES), admin: true });
+
+/**
+ * Everything the mock knows. Enrollment state is added to it by the enrollment side. Every change
+ * is reported to `changes` (state/changes.ts), which the durable state (`--state`) journals.
+ */
 export class MockState {
+  readonly changes = new ChangeFeed();
   readonly ids = new IdGenerator();
-  readonly tenants = new Map<string, Tenant>();
-  readonly bearer = new Map<string, Principal>();
+  readonly tenants = new RecordedMap<string, Tenant>(this.changes, 'tenant', (id) => id);
+  readonly bearer = new RecordedMap<string, Principal>(this.changes, 'bearer', principalRecord);
   /** Keyed by `username:password`. */
-  readonly basic = new Map<string, Principal>();
-  readonly users = new Map<string, MockUser>();
-  readonly keyspaces = new Map<string, MockKeyspace>();
-  readonly faults = new FaultSet();
-  readonly enrollment = new EnrollmentState();
-  justInTimeUsers = false;
+  readonly basic = new RecordedMap<string, Principal>(this.changes, 'basic', principalRecord);
+  readonly users = new RecordedMap<string, MockUser>(this.changes, 'user', (_, u) => u);
+  readonly keyspaces = new RecordedMap<string, MockKeyspace>(this.changes, 'keyspace', (_, k) => k);
+  readonly faults = new FaultSet(Math.random, () =>
+    this.changes.record('faults', this.faults.list()),
+  );
+  readonly enrollment = new EnrollmentState(this.changes);
+  private jitUsers = false;
   private readonly journal = new Journal();
 
   constructor(
-    readonly devToken: string,
+    private token: string,
     readonly defaultTenant = DEFAULT_TENANT,
     readonly defaultKeyspace = DEFAULT_KEYSPACE,
   ) {
-    this.bearer.set(devToken, { name: 'dev', scopes: new Set(SCOPES), admin: true });
+    this.bearer.set(token, devPrincipal());
+  }
+
+  get devToken(): string {
+    return this.token;
+  }
+
+  /** Replaces the dev token (a durable state restores its own, or `--dev-token` overrides it). */
+  setDevToken(token: string): void {
+    if (token === this.token) return;
+    this.bearer.delete(this.token);
+    this.token = token;
+    this.bearer.set(token, devPrincipal());
+    this.changes.record('devToken', token);
+  }
+
+  /** Unknown users who enroll are created on the spot. */
+  get justInTimeUsers(): boolean {
+    return this.jitUsers;
+  }
+
+  set justInTimeUsers(on: boolean) {
+    this.jitUsers = on;
+    this.changes.record('justInTimeUsers', on);
   }
 
   tenant(id: string): Tenant | undefined {
@@ -73,7 +122,10 @@ export class MockState {
   addTenant(id: string): Tenant {
     let t = this.tenants.get(id);
     if (!t) {
-      t = { id, markings: new MarkingsStore(this.ids, id) };
+      t = {
+        id,
+        markings: new MarkingsStore(this.ids, id, undefined, markingChanges(this.changes, id)),
+      };
       this.tenants.set(id, t);
     }
     return t;
@@ -95,7 +147,7 @@ export class MockState {
   clear(): void {
     this.tenants.clear();
     this.bearer.clear();
-    this.bearer.set(this.devToken, { name: 'dev', scopes: new Set(SCOPES), admin: true });
+    this.bearer.set(this.devToken, devPrincipal());
     this.basic.clear();
     this.users.clear();
     this.keyspaces.clear();
@@ -104,4 +156,14 @@ export class MockState {
     this.enrollment.clear();
     this.clearJournal();
   }
+}
+
+/** A tenant's markings changes, as records naming the tenant (state/records.ts). */
+function markingChanges(feed: ChangeFeed, tenant: string): MarkingChanges {
+  return {
+    marking: (marking) => feed.record('marking.set', { tenant, marking }),
+    markingDeleted: (id) => feed.record('marking.delete', { tenant, id }),
+    value: (markingId, value) => feed.record('value.set', { tenant, markingId, value }),
+    valueDeleted: (markingId, id) => feed.record('value.delete', { tenant, markingId, id }),
+  };
 }

@@ -1,0 +1,52 @@
+/**
+ * The one hook between the mock's stores and its durable state (DESIGN.md 3.2). A store reports
+ * every change as a record, one call per mutation, in the form it holds the data; the durable
+ * state (state/durable.ts) journals the records, and replays them through state/records.ts.
+ * Without `--state` nobody listens and a record costs one call.
+ */
+export type ChangeListener = (kind: string, data: unknown) => void;
+
+export class ChangeFeed {
+  private listener: ChangeListener | undefined;
+
+  /** Reports a change. `data` is serialised at once, so the caller may go on mutating it. */
+  record(kind: string, data: unknown): void {
+    this.listener?.(kind, data);
+  }
+
+  listen(listener: ChangeListener | undefined): void {
+    this.listener = listener;
+  }
+}
+
+/**
+ * A Map that reports every set and delete to the feed: the state's plain tables (users,
+ * keyspaces, tokens, tenants) are journaled whoever changes them.
+ */
+export class RecordedMap<K, V> extends Map<K, V> {
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly kind: string,
+    /** What is journaled for a set; the key must be recoverable from it. */
+    private readonly encode: (key: K, value: V) => unknown,
+  ) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    super.set(key, value);
+    // Map's own constructor calls nothing, but guard anyway: fields are set after super().
+    this.feed?.record(`${this.kind}.set`, this.encode(key, value));
+    return this;
+  }
+
+  override delete(key: K): boolean {
+    const had = super.delete(key);
+    if (had) this.feed.record(`${this.kind}.delete`, key);
+    return had;
+  }
+
+  override clear(): void {
+    for (const key of [...this.keys()]) this.delete(key);
+  }
+}
