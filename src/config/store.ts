@@ -1,7 +1,7 @@
 import { chmod, readFile } from 'node:fs/promises';
 import type Conf from 'conf';
 import { dirname, join } from 'node:path';
-import { InputError, NotFoundError, UsageError } from '../errors.js';
+import { ConflictError, InputError, NotFoundError, UsageError } from '../errors.js';
 
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
@@ -105,6 +105,23 @@ export class ConfigStore {
     const problem = contextNameProblem(name);
     if (problem) throw new UsageError(`invalid context name "${name}": ${problem}`);
     await this.change((conf) => conf.set('contexts', { ...conf.get('contexts'), [name]: ctx }));
+  }
+
+  /** Renames a context, keeping it current if it was; refuses a name in use. */
+  async rename(from: string, to: string): Promise<void> {
+    const context = this.get(from);
+    const problem = contextNameProblem(to);
+    if (problem) throw new UsageError(`invalid context name "${to}": ${problem}`);
+    if (this.find(to)) {
+      throw new ConflictError(`context "${to}" already exists`, {
+        hint: `remove it first (\`ksctl context remove ${to}\`) or choose another name`,
+      });
+    }
+    await this.change((conf) => {
+      const { [from]: _old, ...rest } = conf.get('contexts');
+      conf.set('contexts', { ...rest, [to]: context });
+      if (conf.get('currentContext') === from) conf.set('currentContext', to);
+    });
   }
 
   async use(name: string): Promise<void> {
