@@ -2,6 +2,7 @@
  * Changing a context without losing what it holds: `context set`, `context unset`, `context
  * rename`, and `context add --force` saying what it replaces.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -149,6 +150,16 @@ describe('context add --force', () => {
     );
     expect(result.stderr).not.toContain(mock.token);
     expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });
+  });
+});
+
+describe('a configuration directory that cannot be created', () => {
+  it.skipIf(!existsSync('/proc/self'))('is refused at once with exit 3', async () => {
+    const result = await runCli(['context', 'add', 'x', '--base-url', mock.baseUrl], {
+      env: { KSCTL_CONFIG_DIR: '/proc/newdir/ksctl' },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
   });
 });
 

@@ -3,6 +3,7 @@
  * lock left by a killed ksctl does not stall the next one, and bulk names stay unique.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,22 @@ describe('a profile that could not be stored is never registered', () => {
     expect(result.code).toBe(code);
     expect(await registered()).toBe(0);
   });
+
+  it.skipIf(!existsSync('/proc/self'))(
+    'a profile directory that cannot be created: exit 3 at once, nothing registered',
+    async () => {
+      const result = await cli([
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--persistor-path',
+        '/proc/newdir/p.pt',
+      ]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(await registered()).toBe(0);
+    },
+  );
 
   it('a wrong persistor password fails before registering (exit 4)', async () => {
     const pw = join(dir, 'profiles.pw');
