@@ -245,3 +245,36 @@ describe('everything is checked before the first request', () => {
     );
   });
 });
+
+describe('deleting several, one request each', () => {
+  it('markings delete: a failure midway says what was deleted and what was not sent', async () => {
+    for (const name of ['x', 'y', 'z']) await ksctl(['markings', 'create', name]);
+    const y = JSON.parse((await ksctl(['markings', 'get', 'y', '-o', 'json'])).stdout) as Marking;
+    await mock.setFaults([{ method: 'DELETE', path: `/v2/dev/markings/${y.id}`, status: 500 }]);
+    const result = await ksctl(['markings', 'delete', 'x', 'y', 'z', '--yes', '--quiet']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('Deleted "x"; failed: "y"; not sent: "z".');
+  });
+
+  it('values delete: the same', async () => {
+    const marking = await classification();
+    const b = marking.detail.values!.find((v) => v.name === 'b')!;
+    await mock.setFaults([
+      { method: 'DELETE', path: `/v2/dev/markings/${marking.id}/values/${b.id}`, status: 500 },
+    ]);
+    const result = await ksctl([
+      'markings',
+      'values',
+      'delete',
+      'classification',
+      'a',
+      'b',
+      'c',
+      '--yes',
+    ]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('Deleted "a"; failed: "b"; not sent: "c".');
+    await mock.setFaults([]);
+    expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
+  });
+});

@@ -514,8 +514,43 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
       : `Delete ${targets.length} markings: ${targets.map(describe).join(', ')}?`,
     o.yes,
   );
-  for (const m of targets) {
-    await api.deleteMarking(m.id, o.ifVersion);
-    ctx.say(`Deleted marking ${m.name} (${m.id}).`);
+  await deleteInTurn(
+    ctx,
+    targets.map((m) => ({
+      name: m.name,
+      run: async () => {
+        await api.deleteMarking(m.id, o.ifVersion);
+        ctx.say(`Deleted marking ${m.name} (${m.id}).`);
+      },
+    })),
+    'markings',
+  );
+}
+
+/**
+ * Deletions sent one request each, in order. When one fails, says which were deleted and which
+ * were not sent (even with --quiet), then rethrows its error.
+ */
+export async function deleteInTurn(
+  ctx: CommandContext,
+  items: { name: string; run: () => Promise<void> }[],
+  what: string,
+): Promise<void> {
+  let done = 0;
+  try {
+    for (const item of items) {
+      await item.run();
+      done++;
+    }
+  } catch (error) {
+    if (items.length > 1) {
+      const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
+      const rest = items.slice(done + 1);
+      ctx.warn(
+        `${done === 0 ? `No ${what} were deleted` : `Deleted ${names(items.slice(0, done))}`}; failed: ${names([items[done]!])}` +
+          (rest.length > 0 ? `; not sent: ${names(rest)}.` : '.'),
+      );
+    }
+    throw error;
   }
 }
