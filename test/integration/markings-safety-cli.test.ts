@@ -3,7 +3,8 @@
  * --yes), everything that can be checked is checked before the first request, and a command that
  * fails half-way says what it changed and what it did not.
  */
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JournalEntry, Marking } from '../../src/api/wire.js';
@@ -277,4 +278,24 @@ describe('deleting several, one request each', () => {
     await mock.setFaults([]);
     expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
   });
+});
+
+describe('markings export --file', () => {
+  it('creates missing parent directories', async () => {
+    const file = join(dir, 'exports', 'today', 'markings.yaml');
+    const result = await ksctl(['markings', 'export', '--file', file]);
+    expect(result.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
+  it.skipIf(!existsSync('/proc/self'))(
+    'refuses a directory that cannot be created before reading anything (exit 3)',
+    async () => {
+      const before = (await mock.journal()).length;
+      const result = await ksctl(['markings', 'export', '--file', '/proc/newdir/m.yaml']);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect((await mock.journal()).slice(before)).toEqual([]);
+    },
+  );
 });

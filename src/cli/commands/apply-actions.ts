@@ -18,6 +18,8 @@ import { readAll } from '../../output/io.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirectory } from '../../files/directories.js';
+import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
 import type { ApplyOptions, ExportOptions } from './apply.js';
@@ -151,6 +153,8 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 /** `markings export`: every marking (or the filtered ones) with all values, in the file format. */
 export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
   const format = ctx.format();
+  // The file's directory is made (or refused) before every marking is read for nothing.
+  if (o.file !== undefined) await ensureDirectory(dirname(resolve(o.file)), 0o755);
   const api = await ctx.markings();
   const markings = await readMarkings(api, {
     query: {
