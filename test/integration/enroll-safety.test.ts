@@ -128,33 +128,22 @@ describe('a profile that could not be stored is never registered', () => {
   );
 
   it('a wrong persistor password fails before registering (exit 4)', async () => {
-    const pw = join(dir, 'profiles.pw');
     await writeFile(join(dir, 'right'), 'the right password\n');
     await writeFile(join(dir, 'wrong'), 'the wrong password\n');
-    const first = await cli([
-      'enroll',
-      '--mock-user',
-      'alice',
-      '--persistor',
-      'password',
-      '--persistor-path',
-      pw,
-      '--persistor-password-file',
-      join(dir, 'right'),
-    ]);
-    expect(first.code).toBe(0);
-    const second = await cli([
-      'enroll',
-      '--mock-user',
-      'alice',
-      '--persistor',
-      'password',
-      '--persistor-path',
-      pw,
-      '--persistor-password-file',
-      join(dir, 'wrong'),
-    ]);
-    expect(second.code).toBe(4);
+    const enrollWith = (passwordFile: string) =>
+      cli([
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--persistor',
+        'password',
+        '--persistor-path',
+        join(dir, 'profiles.pw'),
+        '--persistor-password-file',
+        join(dir, passwordFile),
+      ]);
+    expect((await enrollWith('right')).code).toBe(0);
+    expect((await enrollWith('wrong')).code).toBe(4);
     expect(await registered()).toBe(1);
   });
 });

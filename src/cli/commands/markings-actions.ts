@@ -282,28 +282,39 @@ function describeSteps(steps: readonly Change[], tense: 'done' | 'todo'): string
   return phrases.join('; ');
 }
 
-/** Runs the requests in order; when one fails, says what was changed and what was not. */
-async function runSteps(
-  ctx: CommandContext,
-  marking: Marking,
-  steps: readonly UpdateStep[],
+/**
+ * Runs one request per item, in order. When one fails, `report` hears what was done, which item
+ * failed and what was never sent; then the error goes on.
+ */
+async function runInOrder<T>(
+  items: readonly T[],
+  run: (item: T) => Promise<unknown>,
+  report: (done: T[], failed: T, notSent: T[]) => void,
 ): Promise<void> {
   let done = 0;
   try {
-    for (const step of steps) {
-      await step.run();
+    for (const item of items) {
+      await run(item);
       done++;
     }
   } catch (error) {
-    const made = steps.slice(0, done);
-    const rest = steps.slice(done + 1);
-    ctx.warn(
-      `Marking "${marking.name}" ${made.length === 0 ? 'was not changed' : `was changed in part: ${describeSteps(made, 'done')}`}. ` +
-        `Failed: ${describeSteps([steps[done]!], 'todo')}.` +
-        (rest.length > 0 ? ` Not sent: ${describeSteps(rest, 'todo')}.` : ''),
-    );
+    report(items.slice(0, done), items[done]!, items.slice(done + 1));
     throw error;
   }
+}
+
+/** Runs an update's requests in order; when one fails, says what was changed and what was not. */
+function runSteps(ctx: CommandContext, marking: Marking, steps: UpdateStep[]): Promise<void> {
+  return runInOrder(
+    steps,
+    (step) => step.run(),
+    (made, failed, rest) =>
+      ctx.warn(
+        `Marking "${marking.name}" ${made.length === 0 ? 'was not changed' : `was changed in part: ${describeSteps(made, 'done')}`}. ` +
+          `Failed: ${describeSteps([failed], 'todo')}.` +
+          (rest.length > 0 ? ` Not sent: ${describeSteps(rest, 'todo')}.` : ''),
+      ),
+  );
 }
 
 export async function update(ctx: CommandContext, ref: string, o: UpdateOptions): Promise<void> {
@@ -536,21 +547,16 @@ export async function deleteInTurn(
   items: { name: string; run: () => Promise<void> }[],
   what: string,
 ): Promise<void> {
-  let done = 0;
-  try {
-    for (const item of items) {
-      await item.run();
-      done++;
-    }
-  } catch (error) {
-    if (items.length > 1) {
-      const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
-      const rest = items.slice(done + 1);
+  const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
+  await runInOrder(
+    items,
+    (item) => item.run(),
+    (done, failed, rest) => {
+      if (items.length === 1) return;
       ctx.warn(
-        `${done === 0 ? `No ${what} were deleted` : `Deleted ${names(items.slice(0, done))}`}; failed: ${names([items[done]!])}` +
+        `${done.length === 0 ? `No ${what} were deleted` : `Deleted ${names(done)}`}; failed: ${names([failed])}` +
           (rest.length > 0 ? `; not sent: ${names(rest)}.` : '.'),
       );
-    }
-    throw error;
-  }
+    },
+  );
 }
