@@ -569,7 +569,7 @@ describe('markings values', () => {
       'public',
       '--yes',
     ]);
-    expect(deleted.stderr).toBe('Deleted 1 value from marking classification.\n');
+    expect(deleted.stderr).toBe('Deleted 1 value from marking classification: "public".\n');
     expect(
       tsvRows(await ok(['markings', 'values', 'list', 'classification'])).map((r) => r[0]),
     ).toEqual(['internal', 'restricted']);

@@ -2,6 +2,7 @@ import { nameProblem } from '../../api/names.js';
 import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
+import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
 import { deleteInTurn, parseValueOptions } from './markings-actions.js';
@@ -119,6 +120,6 @@ export async function remove(
     `values of marking ${marking.name}`,
   );
   ctx.say(
-    `Deleted ${targets.length} value${targets.length === 1 ? '' : 's'} from marking ${marking.name}.`,
+    `Deleted ${plural(targets.length, 'value')} from marking ${marking.name}: ${quotedNames(targets.map((v) => v.name))}.`,
   );
 }
