@@ -54,9 +54,12 @@ function once(matches: (r: RequestSeen) => boolean, change: () => void): void {
 const store = () => mock.server.state.tenant('dev')!.markings;
 const actor = { name: 'someone-else' };
 /** The command's read of the marking: by name (a list) first, by id when it reads again. */
-const readOfMarking = (r: RequestSeen) =>
-  r.method === 'GET' &&
-  (r.path === '/v2/dev/markings' || r.path === `/v2/dev/markings/${marking.id}`);
+const readOfMarking = (r: RequestSeen) => {
+  const path = r.path.split('?')[0];
+  return (
+    r.method === 'GET' && (path === '/v2/dev/markings' || path === `/v2/dev/markings/${marking.id}`)
+  );
+};
 
 describe('markings update --set-values', () => {
   it('a change between its read and its write: 412, read again, the other change is kept', async () => {
@@ -135,7 +138,7 @@ describe('markings update --set-values', () => {
 describe('markings update --add-value / --remove-value', () => {
   it('values others add meanwhile are kept', async () => {
     once(
-      (r) => r.method === 'GET' && r.path === '/v2/dev/markings',
+      (r) => r.method === 'GET' && r.path.split('?')[0] === '/v2/dev/markings',
       () => store().createValue(marking.id, { name: 'theirs' }, actor),
     );
     const result = await ksctl([
