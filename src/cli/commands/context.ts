@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
+import { wrapList } from '../filter-options.js';
 import { CONTEXT_SETTINGS } from './context-keys.js';
 
 const actions = () => import('./context-actions.js');
@@ -65,7 +66,12 @@ export function contextCommand(ctx: CommandContext): Command {
     .addHelpText(
       'after',
       `
-Keys: ${CONTEXT_SETTINGS.map((k) => k.key).join(', ')}.
+Keys:
+${wrapList(
+  CONTEXT_SETTINGS.map((k) => k.key),
+  80,
+  '  ',
+)}
 Secrets are read from a file, never given on the command line: token-file PATH, password-file
 PATH (- reads standard input). A token replaces a user and password, and the other way round.
 
@@ -84,7 +90,12 @@ Examples:
     .addHelpText(
       'after',
       `
-Keys: ${CONTEXT_SETTINGS.map((k) => k.alias ?? k.key).join(', ')}.
+Keys:
+${wrapList(
+  CONTEXT_SETTINGS.map((k) => k.alias ?? k.key),
+  80,
+  '  ',
+)}
 Unsetting username or password removes both.
 
 Examples:
