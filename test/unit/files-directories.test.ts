@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { ensureDirectory } from '../../src/files/directories.js';
+import { runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();
@@ -38,6 +39,26 @@ describe('ensureDirectory', () => {
       expect((error as InputError).message).toBe(
         'Cannot create the directory /proc/newdir: the file system of /proc does not allow new directories',
       );
+    },
+  );
+
+  it.skipIf(!existsSync('/proc/self'))(
+    'every command that makes a directory refuses such a path with exit 3',
+    async () => {
+      const config = await dirs.make();
+      const env = { KSCTL_CONFIG_DIR: config };
+      const state = await runCli(
+        ['mock', 'serve', '--port', '0', '--state', '/proc/newdir/state'],
+        { env },
+      );
+      expect(state.code).toBe(3);
+      expect(state.stderr).toContain('Cannot create the directory /proc/newdir');
+      const ready = await runCli(
+        ['mock', 'serve', '--port', '0', '--ready-file', '/proc/newdir/ready.json'],
+        { env },
+      );
+      expect(ready.code).toBe(3);
+      expect(ready.stderr).toContain('Cannot create the directory /proc/newdir');
     },
   );
 });
