@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer } from './errors.js';
-import { redactHeaders, redactJson } from './redact.js';
+import { redactHeaders, redactJson, redactUrl } from './redact.js';
 
 export type Auth =
   | { kind: 'bearer'; token: string }
@@ -171,12 +171,14 @@ export class ApiClient {
       payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const what = options.what ?? `${method} ${path}`;
+    const what = options.what ?? `${method} ${redactUrl(path)}`;
+    // Traces and errors show the URL without credentials in its user info or query.
+    const shownUrl = redactUrl(url);
     const idempotent = IDEMPOTENT.has(method);
 
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      this.trace(`> ${method} ${url}`);
+      this.trace(`> ${method} ${shownUrl}`);
       for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
       if (payload !== undefined) this.traceBody('>', payload);
       let status: number | undefined;
@@ -207,7 +209,7 @@ export class ApiClient {
         if (status !== undefined) {
           // The service answered, but its body broke off (a proxy or a crash mid-answer).
           throw new ServiceError(
-            `${what}: the answer from ${url} (HTTP ${status}) was cut short: ${reason}`,
+            `${what}: the answer from ${shownUrl} (HTTP ${status}) was cut short: ${reason}`,
             {
               hint: 'the service or a proxy in front of it broke off; try again, and if it persists quote the conversation id to its operators',
               conversationId: cid,
@@ -229,6 +231,8 @@ export class ApiClient {
       }
       const ms = Math.round(performance.now() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
+      for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
+        this.trace(`< ${k}: ${v}`);
       const body = parseBody(text, responseHeaders['content-type']);
       if (text.length > 0) this.traceBody('<', text);
 
@@ -251,7 +255,7 @@ export class ApiClient {
         throw this.redirectError(what, url, status, headerText(responseHeaders.location), cid);
       }
       if (status >= 400 && !expected) {
-        const received = { url, contentType };
+        const received = { url: shownUrl, contentType };
         throw (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
           status,
           body,
@@ -261,7 +265,7 @@ export class ApiClient {
       const problem = status < 300 ? options.expect?.(body) : undefined;
       if (problem !== undefined) {
         throw new ServiceError(
-          `${what}: the answer from ${url} is not what the service sends (${problem}); it is ${describeAnswer(body, contentType)}`,
+          `${what}: the answer from ${shownUrl} is not what the service sends (${problem}); it is ${describeAnswer(body, contentType)}`,
           {
             hint: 'check the URL: it should point at the service itself, not at a web page or a proxy',
             conversationId: cid,
@@ -304,7 +308,7 @@ export class ApiClient {
     }
     const where = target === undefined ? 'without a Location' : `to ${target}`;
     return new ServiceError(
-      `${what}: ${url} answered HTTP ${status}, a redirect ${where}; ksctl does not follow redirects`,
+      `${what}: ${redactUrl(url)} answered HTTP ${status}, a redirect ${where}; ksctl does not follow redirects`,
       {
         hint:
           target === undefined

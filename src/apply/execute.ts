@@ -10,6 +10,7 @@ import {
   type KsctlError,
   NotFoundError,
 } from '../errors.js';
+import { quotedNames } from '../output/render.js';
 import type { FailedMarking, RunReport } from './report.js';
 import type { MarkingOperation, Step, StepTarget } from './strategy.js';
 import { compareNames } from './types.js';
@@ -125,14 +126,16 @@ export async function executePlan(
         failed(
           [target],
           new InterruptedError(
-            `stopped after ${done} of ${operations.length} changes to this marking`,
+            `stopped after ${done} of ${operations.length} changes to this marking (${describeOperations(operations.slice(0, done))})`,
           ),
         );
       }
     } catch (caught) {
       const error = asKsctlError(caught);
       const partial =
-        done === 0 ? '' : ` (${done} of ${operations.length} changes were made before it)`;
+        done === 0
+          ? ''
+          : ` (${done} of ${operations.length} changes were made before it: ${describeOperations(operations.slice(0, done))})`;
       failed([target], error, `${error.message}${partial}`);
     }
   };
@@ -173,6 +176,26 @@ export async function executePlan(
   report.failed.sort(byName);
   report.skipped.sort(byName);
   return report;
+}
+
+/** What operations changed, for a report: `added value "x"; removed values "y", "z"`. */
+function describeOperations(operations: readonly MarkingOperation[]): string {
+  const named = (kind: MarkingOperation['kind'], verb: string) => {
+    const names = operations.flatMap((op) => {
+      if (op.kind !== kind) return [];
+      if (op.kind === 'createValue') return [op.value.name];
+      return op.kind === 'updateMarking' ? [] : [op.name];
+    });
+    if (names.length === 0) return [];
+    return [`${verb} ${names.length === 1 ? 'value' : 'values'} ${quotedNames(names, 5)}`];
+  };
+  const fields = operations.some((op) => op.kind === 'updateMarking') ? ['changed fields'] : [];
+  return [
+    ...named('createValue', 'added'),
+    ...named('updateValue', 'changed'),
+    ...fields,
+    ...named('deleteValue', 'removed'),
+  ].join('; ');
 }
 
 async function runOperation(api: MarkingsApi, markingId: string, operation: MarkingOperation) {

@@ -125,6 +125,11 @@ export class CommandContext {
     say(this.io, this.quiet, text);
   }
 
+  /** A message --quiet does not silence: what a failed command did change before it failed. */
+  warn(text: string): void {
+    say(this.io, false, text);
+  }
+
   canPrompt(): boolean {
     return canPrompt(this.io, this.env, !this.globals.input);
   }

@@ -32,7 +32,7 @@ function filterParser(fields: FilterFields) {
 }
 
 /** Comma-separated items in lines of at most `width` characters, each line indented. */
-function wrapList(items: readonly string[], width: number, indent: string): string {
+export function wrapList(items: readonly string[], width: number, indent: string): string {
   const lines: string[] = [];
   let line = '';
   for (const item of items) {

@@ -1,7 +1,7 @@
 import { chmod, readFile } from 'node:fs/promises';
 import type Conf from 'conf';
 import { dirname, join } from 'node:path';
-import { InputError, NotFoundError, UsageError } from '../errors.js';
+import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';
 
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
@@ -107,6 +107,23 @@ export class ConfigStore {
     await this.change((conf) => conf.set('contexts', { ...conf.get('contexts'), [name]: ctx }));
   }
 
+  /** Renames a context, keeping it current if it was; refuses a name in use. */
+  async rename(from: string, to: string): Promise<void> {
+    const context = this.get(from);
+    const problem = contextNameProblem(to);
+    if (problem) throw new UsageError(`invalid context name "${to}": ${problem}`);
+    if (this.find(to)) {
+      throw new ConflictError(`context "${to}" already exists`, {
+        hint: `remove it first (\`ksctl context remove ${to}\`) or choose another name`,
+      });
+    }
+    await this.change((conf) => {
+      const { [from]: _old, ...rest } = conf.get('contexts');
+      conf.set('contexts', { ...rest, [to]: context });
+      if (conf.get('currentContext') === from) conf.set('currentContext', to);
+    });
+  }
+
   async use(name: string): Promise<void> {
     this.get(name);
     await this.change((conf) => conf.set('currentContext', name));
@@ -125,6 +142,11 @@ export class ConfigStore {
   private async change(apply: (conf: ConfInstance) => void): Promise<void> {
     try {
       if (!this.conf) {
+        // conf would create the directory with Node's recursive mkdir, which can spin forever.
+        const { ensureDirectory } = await import('../files/directories.js');
+        await ensureDirectory(dirname(this.path), 0o700).catch((error: unknown) => {
+          throw new InputError((error as Error).message, { hint: CANNOT_WRITE_HINT, cause: error });
+        });
         const { default: Conf } = await import('conf');
         this.conf = new Conf<ConfigData>({
           projectName: 'ksctl',
@@ -139,10 +161,11 @@ export class ConfigStore {
       apply(this.conf);
       this.data = this.conf.store;
     } catch (error) {
+      if (isKsctlError(error)) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error; // errno codes only
       throw new InputError(`cannot write the configuration ${this.path} (${code})`, {
-        hint: 'check the permissions of that directory, or point `KSCTL_CONFIG_DIR` elsewhere',
+        hint: CANNOT_WRITE_HINT,
         cause: error,
       });
     }
@@ -150,6 +173,8 @@ export class ConfigStore {
 }
 
 const CONFIG_FILE = 'config.json';
+const CANNOT_WRITE_HINT =
+  'check the permissions of that directory, or point `KSCTL_CONFIG_DIR` elsewhere';
 
 /** Where `conf` keeps ksctl's file by default (the `env-paths` rules conf follows). */
 async function defaultConfigDir(): Promise<string> {

@@ -4,8 +4,9 @@
  * A symbolic link is written through: the file it points to is replaced and the link kept.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
+import { open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureDirectory } from './directories.js';
 import { errnoCode, fileError } from './fs-errors.js';
 
 export const PRIVATE_FILE_MODE = 0o600;
@@ -13,16 +14,7 @@ export const PRIVATE_DIR_MODE = 0o700;
 
 /** Creates the directory (and missing parents) as 0700; existing directories keep their mode. */
 export async function ensurePrivateDirectory(dir: string): Promise<void> {
-  let firstCreated: string | undefined;
-  try {
-    firstCreated = await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  } catch (error) {
-    throw fileError('create the directory', dir, error);
-  }
-  if (firstCreated !== undefined) {
-    // mkdir's mode is filtered by the umask; the profile directory must be exactly 0700.
-    await chmod(dir, PRIVATE_DIR_MODE);
-  }
+  await ensureDirectory(dir, PRIVATE_DIR_MODE);
 }
 
 /**

@@ -162,3 +162,10 @@ function write(stream: Writable, text: string): Promise<void> {
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
+
+/** Names for a message, quoted: the first `limit`, then "… and N more" (never "and 1 more"). */
+export function quotedNames(names: readonly string[], limit = 10): string {
+  const shown = names.length <= limit + 1 ? names : names.slice(0, limit);
+  const text = shown.map((name) => JSON.stringify(name)).join(', ');
+  return shown.length < names.length ? `${text} … and ${names.length - shown.length} more` : text;
+}

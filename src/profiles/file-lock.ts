@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
@@ -13,6 +14,8 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock file not touched for this long belongs to a crashed process (default 30 s). */
   staleMs?: number;
+  /** Called once when the lock is held by another live process and this one starts waiting. */
+  onWait?: (holder: string) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 20_000;
@@ -31,8 +34,10 @@ export async function withFileLock<T>(
 ): Promise<T> {
   const lockPath = lockPathFor(targetPath);
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
-  const token = `${process.pid} ${randomUUID()}\n`;
-  await acquire(lockPath, token, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, staleMs);
+  // The pid lets the next process see at once that a holder was killed; the host name keeps a
+  // lock on a shared file system from being judged by another machine's process table.
+  const token = `${process.pid} ${randomUUID()} ${hostname()}\n`;
+  await acquire(lockPath, token, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, staleMs, options.onWait);
   // Keep the lock fresh while a slow task runs, so nobody takes it over as stale.
   const heartbeat = setInterval(() => {
     const now = new Date();
@@ -52,9 +57,11 @@ async function acquire(
   token: string,
   timeoutMs: number,
   staleMs: number,
+  onWait: ((holder: string) => void) | undefined,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let delay = FIRST_DELAY_MS;
+  let waiting = false;
   for (;;) {
     if (await tryCreate(lockPath, token)) {
       return;
@@ -62,10 +69,17 @@ async function acquire(
     if (await takeOverIfStale(lockPath, staleMs)) {
       continue;
     }
+    if (!waiting) {
+      waiting = true;
+      onWait?.(await holderOf(lockPath));
+    }
     if (Date.now() >= deadline) {
-      throw new ConflictError(`The profile file is locked by another process (${lockPath})`, {
-        hint: `Retry when the other ksctl has finished. If none is running, delete ${lockPath}.`,
-      });
+      throw new ConflictError(
+        `The profile file is locked by ${await holderOf(lockPath)} (${lockPath})`,
+        {
+          hint: `Retry when the other ksctl has finished. If none is running, delete ${lockPath}.`,
+        },
+      );
     }
     // Jitter keeps processes that collided from retrying in lock step.
     await sleep(delay + Math.random() * delay);
@@ -117,16 +131,49 @@ async function takeOverIfStale(lockPath: string, staleMs: number): Promise<boole
   return true;
 }
 
+/** Stale: its holder's process is gone, or (holder unknown) it was not touched for `staleMs`. */
 async function isStale(path: string, staleMs: number): Promise<boolean> {
   try {
     const stats = await stat(path);
-    return Date.now() - stats.mtimeMs >= staleMs;
+    if (Date.now() - stats.mtimeMs >= staleMs) return true;
+    const holder = parseHolder(await readFile(path, 'utf8'));
+    return holder !== undefined && !processIsAlive(holder.pid);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       return true;
     }
     throw fileError('check the lock file', path, error);
   }
+}
+
+/**
+ * The process a lock file names, when it names one on this machine. A lock being created is
+ * empty for a moment, and one from another host cannot be checked: both are judged by age alone.
+ */
+function parseHolder(text: string): { pid: number } | undefined {
+  const [pidText, , host] = text.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (host !== undefined && host !== hostname()) return undefined;
+  return { pid };
+}
+
+function processIsAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return errnoCode(error) !== 'ESRCH';
+  }
+}
+
+/** "process 1234", for messages about who holds the lock. */
+async function holderOf(lockPath: string): Promise<string> {
+  const text = await readFile(lockPath, 'utf8').catch(() => '');
+  const pid = Number(text.trim().split(' ')[0]);
+  return Number.isSafeInteger(pid) && pid > 0 ? `process ${pid}` : 'another process';
 }
 
 /**

@@ -18,7 +18,7 @@ export {
 export { checkProfilePassword, PASSWORD_MIN_LENGTH } from './password-format.js';
 export { PROFILE_NAME_MAX_LENGTH, profileNameProblem } from './profile-name.js';
 export type { ProfileSetMutation } from './store.js';
-export { loadProfiles, saveProfiles, updateProfiles } from './store.js';
+export { loadProfiles, saveProfiles, updateProfiles, withProfilesHeld } from './store.js';
 export type {
   PasswordFormatVersion,
   PersistorKind,

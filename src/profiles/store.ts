@@ -2,6 +2,7 @@
  * Loading and saving profile files safely: atomic replacement, 0600 files in a 0700 directory,
  * and read-modify-write serialised within the process (mutex) and across processes (lock file).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -54,10 +55,14 @@ export async function updateProfiles(
   });
 }
 
+/** The profile files the current async context holds for a whole task (withProfilesHeld). */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+
 /**
  * Runs `task` holding both locks of a profile file (creating its directory if needed). For
  * writers that do not read the file first, such as convert. A symbolic link is locked at the
  * file it points to, so writers going through the link and writers of the file take turns.
+ * Inside withProfilesHeld of the same file, the holder's own writers only take turns in-process.
  */
 export async function withProfileFileLock<T>(
   filePath: string,
@@ -65,8 +70,32 @@ export async function withProfileFileLock<T>(
   options?: FileLockOptions,
 ): Promise<T> {
   const resolved = await resolveWriteTarget(filePath);
+  const holding = held.getStore();
+  if (holding?.has(resolved)) return withKeyedMutex(`${resolved}\0held`, task);
   await ensurePrivateDirectory(path.dirname(resolved));
-  return withKeyedMutex(resolved, () => withFileLock(resolved, task, options));
+  const inside = new Set([...(holding ?? []), resolved]);
+  return withKeyedMutex(resolved, () =>
+    withFileLock(resolved, () => held.run(inside, task), options),
+  );
+}
+
+/**
+ * Holds a profile file for a whole task, such as an enrollment run: the file is locked and read
+ * (decrypted) first, so a file that cannot be read, decrypted or written fails before anything is
+ * spent, and no other process writes it until the task ends. The task's own updateProfiles calls
+ * go ahead (taking turns among themselves).
+ */
+export async function withProfilesHeld<T>(
+  spec: PersistorSpec,
+  task: (existing: ProfileSet) => Promise<T>,
+  options?: FileLockOptions,
+): Promise<T> {
+  checkPersistorSecrets(spec);
+  return withProfileFileLock(
+    spec.path,
+    async () => task((await readProfileFile(spec)).set),
+    options,
+  );
 }
 
 async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile> {

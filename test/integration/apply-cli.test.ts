@@ -254,7 +254,7 @@ describe('markings apply', () => {
     });
     expect(declined.code).toBe(2);
     expect(declined.questions).toEqual([
-      'Delete 1 marking that no file lists (stray) with all their values?',
+      'Delete 1 marking that no file lists ("stray") with all their values?',
     ]);
     await marking('stray');
 
@@ -480,10 +480,15 @@ describe('markings create|update -f', () => {
       'update.yaml',
       'name: data-classification\nadminOnly: true\ndefaultValue: internal\nvalues: [public, internal]\n',
     );
-    const result = await cli(['markings', 'update', 'classification', '-f', doc]);
+    const refused = await cli(['markings', 'update', 'classification', '-f', doc]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'Remove 1 value from marking "classification": "secret": confirmation needed',
+    );
+    const result = await cli(['markings', 'update', 'classification', '-f', doc, '--yes']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `Updated marking data-classification (renamed from classification) from ${doc}.`,
+      `Updated marking data-classification (renamed from classification) from ${doc}: added value "internal"; changed name (to "data-classification"), admin-only, default value; removed value "secret".`,
     );
     const updated = await marking('data-classification');
     expect(updated).toMatchObject({ adminOnly: true, defaultValue: 'internal' });

@@ -268,7 +268,9 @@ describe('markings update', () => {
       '--admin-only',
     ]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('Updated marking level: updated fields.\n');
+    expect(result.stderr).toBe(
+      'Updated marking level: changed name (to "level"), description, public, admin-only.\n',
+    );
     const level = await json<Marking>(['markings', 'get', 'level']);
     expect(level).toMatchObject({
       public: true,
@@ -295,9 +297,10 @@ describe('markings update', () => {
       'top',
       '--remove-value',
       'public',
+      '--yes',
     ]);
     expect(result.stderr).toBe(
-      'Updated marking classification: added 2 values, removed 1 value.\n',
+      'Updated marking classification: added values "secret", "top"; removed value "public".\n',
     );
     const after = await get();
     expect(valueNames(after)).toEqual(['internal', 'restricted', 'secret', 'top']);
@@ -317,6 +320,7 @@ describe('markings update', () => {
       'restricted=NTK',
       '--set-values',
       'new',
+      '--yes',
     ]);
     const after = await get();
     expect(after.detail.values!.map((v) => [v.name, v.description])).toEqual([
@@ -340,6 +344,7 @@ describe('markings update', () => {
       'staff',
       '--remove-value',
       'internal',
+      '--yes',
     ]);
     const after = await get();
     expect(after.defaultValue).toBe('staff');
@@ -564,7 +569,7 @@ describe('markings values', () => {
       'public',
       '--yes',
     ]);
-    expect(deleted.stderr).toBe('Deleted 1 value from marking classification.\n');
+    expect(deleted.stderr).toBe('Deleted 1 value from marking classification: "public".\n');
     expect(
       tsvRows(await ok(['markings', 'values', 'list', 'classification'])).map((r) => r[0]),
     ).toEqual(['internal', 'restricted']);

@@ -53,8 +53,13 @@ function once(matches: (r: RequestSeen) => boolean, change: () => void): void {
 
 const store = () => mock.server.state.tenant('dev')!.markings;
 const actor = { name: 'someone-else' };
-const readOfMarking = (r: RequestSeen) =>
-  r.method === 'GET' && r.path === `/v2/dev/markings/${marking.id}`;
+/** The command's read of the marking: by name (a list) first, by id when it reads again. */
+const readOfMarking = (r: RequestSeen) => {
+  const path = r.path.split('?')[0];
+  return (
+    r.method === 'GET' && (path === '/v2/dev/markings' || path === `/v2/dev/markings/${marking.id}`)
+  );
+};
 
 describe('markings update --set-values', () => {
   it('a change between its read and its write: 412, read again, the other change is kept', async () => {
@@ -73,6 +78,7 @@ describe('markings update --set-values', () => {
       'internal',
       '--set-values',
       'restricted',
+      '--yes',
       '-o',
       'json',
     ]);
@@ -87,7 +93,7 @@ describe('markings update --set-values', () => {
     expect(puts.map((r) => r.status)).toEqual([412, 200]);
   });
 
-  it('a value added between its read and its write is not kept (the set is complete), after a retry', async () => {
+  it('a value added between its read and its write is never removed unasked: nothing changes, exit 6', async () => {
     once(readOfMarking, () => store().createValue(marking.id, { name: 'sneaked-in' }, actor));
     const result = await ksctl([
       'markings',
@@ -95,18 +101,23 @@ describe('markings update --set-values', () => {
       'classification',
       '--set-values',
       'internal',
+      '--yes',
     ]);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(
+      'changed meanwhile: the new set would also remove "sneaked-in"; nothing was changed',
+    );
     const after = await api.getMarking(marking.id);
-    expect(after.detail.values!.map((v) => v.name)).toEqual(['internal']);
+    expect(after.detail.values!.map((v) => v.name)).toEqual(['internal', 'public', 'sneaked-in']);
     const puts = (await mock.journal()).filter((r) => r.method === 'PUT');
-    expect(puts.map((r) => r.status)).toEqual([412, 200]);
+    expect(puts.map((r) => r.status)).toEqual([412]);
   });
 
   it('a marking that keeps changing: gives up after 5 attempts with exit 6', async () => {
     let n = 0;
     mock.onRequest = (r) => {
-      if (readOfMarking(r)) store().createValue(marking.id, { name: `v${n++}` }, actor);
+      if (readOfMarking(r))
+        store().update(marking.id, { detail: { description: `d${n++}` } }, actor, undefined);
     };
     const result = await ksctl([
       'markings',
@@ -114,6 +125,7 @@ describe('markings update --set-values', () => {
       'classification',
       '--set-values',
       'internal',
+      '--yes',
     ]);
     expect(result.code).toBe(6);
     expect(result.stderr).toMatch(/is at version \d+, not \d+/);
@@ -126,7 +138,7 @@ describe('markings update --set-values', () => {
 describe('markings update --add-value / --remove-value', () => {
   it('values others add meanwhile are kept', async () => {
     once(
-      (r) => r.method === 'GET' && r.path === '/v2/dev/markings',
+      (r) => r.method === 'GET' && r.path.split('?')[0] === '/v2/dev/markings',
       () => store().createValue(marking.id, { name: 'theirs' }, actor),
     );
     const result = await ksctl([
@@ -137,6 +149,7 @@ describe('markings update --add-value / --remove-value', () => {
       'mine',
       '--remove-value',
       'public',
+      '--yes',
       '-o',
       'json',
     ]);

@@ -107,11 +107,21 @@ describe('errors from the service: exit code, message, conversation id', () => {
       /is at version 1, not 7 \(41200\)\nhint: the marking changed since it was read/,
     ],
     [
+      // markings update checks its flags against the marking itself; values update leaves a
+      // description's length to the service.
       'an invalid update (400)',
-      ['markings', 'update', 'classification', '--default-value', 'nope'],
+      [
+        'markings',
+        'values',
+        'update',
+        'classification',
+        'public',
+        '--description',
+        'd'.repeat(4097),
+      ],
       {},
       3,
-      /validation failed[\s\S]*defaultValue: "nope" is not one of the marking's values/,
+      /validation failed[\s\S]*description: must be at most 4096 characters/,
     ],
   ])('%s', async (_what, argv, env, code, message) => {
     const baseUrl = env.KSCTL_BASE_URL?.replace('BASE/..', `${mock.info.url}/v2`);

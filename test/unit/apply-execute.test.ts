@@ -116,7 +116,8 @@ describe('executePlan', () => {
       {
         name: 'big',
         action: 'update',
-        message: 'create value x: duplicate name (40910) (1 of 3 changes were made before it)',
+        message:
+          'create value x: duplicate name (40910) (1 of 3 changes were made before it: added value "x")',
         code: 'E_CONFLICT',
         exitCode: 6,
         hint: 'rename it',
@@ -216,7 +217,7 @@ describe('executePlan', () => {
       {
         name: 'big',
         code: 'E_INTERRUPTED',
-        message: 'stopped after 1 of 2 changes to this marking',
+        message: 'stopped after 1 of 2 changes to this marking (added value "x")',
       },
     ]);
     expect(report.interrupted).toBe(true);

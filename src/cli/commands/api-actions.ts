@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
+import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import type { CommandContext } from '../context.js';
@@ -78,12 +79,14 @@ export async function api(
   const connection = await ctx.connection();
   if (/^https?:\/\//.test(path)) refuseOtherOrigin(path, connection.baseUrl);
   const client = await ctx.client(connection);
+  // Messages name the request; a credential in its URL stays out of them.
+  const what = `${method} ${redactUrl(path)}`;
   const answer = await client.request<unknown>(method, path, {
     query: Object.fromEntries(pairs(o.query, '=', '--query')),
     headers: headers(o.header),
     body,
     okStatuses: EVERY_ERROR_STATUS,
-    what: `${method} ${path}`,
+    what,
   });
   if (o.include) {
     ctx.io.stderr.write(`HTTP ${answer.status}\n`);
@@ -100,5 +103,5 @@ export async function api(
   }
   // The answer is printed either way; an error status still sets the exit code.
   if (answer.status >= 400)
-    throw errorFromAnswer(answer.status, answer.body, answer.conversationId, `${method} ${path}`);
+    throw errorFromAnswer(answer.status, answer.body, answer.conversationId, what);
 }

@@ -11,13 +11,15 @@ import {
   type Styler,
   type TextRole,
 } from '../../apply/render.js';
-import { runExitCode } from '../../apply/report.js';
-import { planSteps } from '../../apply/strategy.js';
+import { type RunReport, runExitCode } from '../../apply/report.js';
+import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import { progressBar } from '../../output/progress.js';
-import { plural, writeOut } from '../../output/render.js';
+import { plural, quotedNames, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirectory } from '../../files/directories.js';
+import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
 import type { ApplyOptions, ExportOptions } from './apply.js';
@@ -65,7 +67,8 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
     if (o.exitCode && !planIsEmpty(plan)) ctx.exitCode = EXIT_PLAN_HAS_CHANGES;
     return;
   }
-  if (plan.delete.length > 0) await ctx.confirm(deleteQuestion(plan), o.yes);
+  const question = destructiveQuestion(plan);
+  if (question !== undefined) await ctx.confirm(question, o.yes);
 
   const steps = planSteps(plan);
   const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
@@ -86,23 +89,72 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
       const style = await styler(ctx.io.color && ctx.io.stderrIsTTY);
       ctx.io.stderr.write(lines(renderRunReport(report, { style })));
     }
+    const removals = removalsDone(plan, report);
+    if (removals.length > 0) ctx.say(removals.join('\n'));
   }
   if (format !== 'table') await writeData(ctx, format, runReportToJson(report));
   ctx.exitCode = runExitCode(report);
 }
 
-function deleteQuestion(plan: Plan): string {
-  const names = plan.delete.map((marking) => marking.name);
-  const shown =
-    names.length > 5
-      ? `${names.slice(0, 5).join(', ')} … and ${names.length - 5} more`
-      : names.join(', ');
-  return `Delete ${plural(names.length, 'marking')} that no file lists (${shown}) with all their values?`;
+/**
+ * Removing values and deleting markings are destructive (DESIGN 5): the question lists what goes.
+ * Undefined when the plan removes nothing.
+ */
+function destructiveQuestion(plan: Plan): string | undefined {
+  const parts: string[] = [];
+  const removing = plan.update.filter((marking) => marking.valuesRemoved.length > 0);
+  if (removing.length > 0) {
+    const count = removing.reduce((sum, marking) => sum + marking.valuesRemoved.length, 0);
+    const which = removing.slice(0, 5).map(
+      (m) =>
+        `${m.name}: ${quotedNames(
+          m.valuesRemoved.map((v) => v.name),
+          5,
+        )}`,
+    );
+    if (removing.length > 5) which.push(`… and ${removing.length - 5} more markings`);
+    parts.push(`remove ${plural(count, 'value')} (${which.join('; ')})`);
+  }
+  if (plan.delete.length > 0) {
+    const names = quotedNames(
+      plan.delete.map((marking) => marking.name),
+      5,
+    );
+    parts.push(
+      `delete ${plural(plan.delete.length, 'marking')} that no file lists (${names}) with all their values`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  const text = parts.join(' and ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}?`;
+}
+
+/** After the run, what was removed: the values of updated markings and the deleted markings. */
+function removalsDone(plan: Plan, report: RunReport): string[] {
+  const applied = (action: StepAction) =>
+    new Set(report.applied.filter((t) => t.action === action).map((t) => t.name));
+  const updated = applied('update');
+  const deleted = applied('delete');
+  const lines = plan.update
+    .filter((m) => updated.has(m.name) && m.valuesRemoved.length > 0)
+    .map(
+      (m) =>
+        `Removed from ${m.name}: ${plural(m.valuesRemoved.length, 'value')} (${quotedNames(m.valuesRemoved.map((v) => v.name))}).`,
+    );
+  const gone = plan.delete.filter((m) => deleted.has(m.name));
+  if (gone.length > 0) {
+    lines.push(
+      `Deleted ${plural(gone.length, 'marking')}: ${quotedNames(gone.map((m) => m.name))}.`,
+    );
+  }
+  return lines;
 }
 
 /** `markings export`: every marking (or the filtered ones) with all values, in the file format. */
 export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
   const format = ctx.format();
+  // The file's directory is made (or refused) before every marking is read for nothing.
+  if (o.file !== undefined) await ensureDirectory(dirname(resolve(o.file)), 0o755);
   const api = await ctx.markings();
   const markings = await readMarkings(api, {
     query: {

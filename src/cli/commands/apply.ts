@@ -39,7 +39,10 @@ export function applyCommand(ctx: CommandContext): Command {
     .option('--dry-run', 'show the plan and stop; nothing is changed')
     .option('--exit-code', 'with --dry-run: exit 10 when the plan has changes')
     .option('--prune', 'also delete markings that no file lists')
-    .option('-y, --yes', 'do not ask before deleting (needed for --prune off a terminal)')
+    .option(
+      '-y, --yes',
+      'do not ask before removing values or deleting markings (needed off a terminal)',
+    )
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
     .addHelpText(
       'after',

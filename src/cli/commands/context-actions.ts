@@ -1,19 +1,9 @@
 import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
-import type { ContextConfig } from '../../config/store.js';
+import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import type { ContextAddOptions } from './context.js';
-
-function checkUrl(url: string | undefined, flag: string): void {
-  if (url === undefined) return;
-  try {
-    const { protocol } = new URL(url);
-    if (protocol === 'http:' || protocol === 'https:') return;
-  } catch {
-    // reported below
-  }
-  throw new UsageError(`${flag} "${url}" is not an http(s) URL`);
-}
+import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
 
 export async function add(ctx: CommandContext, name: string, o: ContextAddOptions): Promise<void> {
   const store = await ctx.config();
@@ -55,9 +45,25 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
     persistor: o.persistor,
     persistorPath: o.persistorPath,
   };
-  await store.set(name, JSON.parse(JSON.stringify(context)) as ContextConfig);
+  const replaced = store.find(name);
+  const stored = JSON.parse(JSON.stringify(context)) as ContextConfig;
+  await store.set(name, stored);
   if (o.use || store.currentContext === undefined) await store.use(name);
-  ctx.say(`Added context ${name}${store.currentContext === name ? ' (current)' : ''}.`);
+  const current = store.currentContext === name ? ' (current)' : '';
+  if (replaced === undefined) {
+    ctx.say(`Added context ${name}${current}.`);
+    return;
+  }
+  // --force replaces the whole context: say what of the old one is gone or different.
+  const lost = CONTEXT_KEYS.filter(
+    (field) => replaced[field] !== undefined && replaced[field] !== stored[field],
+  );
+  ctx.warn(
+    `Replaced context ${name}${current}` +
+      (lost.length === 0
+        ? '.'
+        : `; its previous ${lost.map((f) => describeSetting(f, replaced[f])).join(', ')} ${lost.length === 1 ? 'is' : 'are'} gone (\`ksctl context set\` changes single settings).`),
+  );
 }
 
 export async function use(ctx: CommandContext, name: string): Promise<void> {
@@ -142,4 +148,71 @@ export async function remove(
   await ctx.confirm(`Remove context "${name}" and the credentials stored with it?`, yes);
   await store.remove(name);
   ctx.say(`Removed context ${name}.`);
+}
+
+/** `context set NAME KEY VALUE...`: changes single settings, keeping the others. */
+export async function set(ctx: CommandContext, name: string, pairs: string[]): Promise<void> {
+  if (pairs.length === 0 || pairs.length % 2 !== 0) {
+    throw new UsageError('give settings as KEY VALUE pairs', {
+      hint: 'ksctl context set NAME timeout 60 keyspace ABcd',
+    });
+  }
+  const store = await ctx.config();
+  const before = store.get(name);
+  const keys: ReturnType<typeof contextSetting>[] = [];
+  for (let i = 0; i < pairs.length; i += 2) {
+    const key = contextSetting(pairs[i]!);
+    if (keys.includes(key)) throw new UsageError(`${key.key} is given twice`);
+    keys.push(key);
+  }
+  if (keys.filter((k) => k.key === 'token-file' || k.key === 'password-file').length > 1) {
+    throw new UsageError('only one secret can be read per command (standard input is read once)');
+  }
+  const after: ContextConfig = { ...before };
+  for (const [i, key] of keys.entries()) {
+    (after as Record<string, unknown>)[key.field] = await key.parse(pairs[i * 2 + 1]!, ctx.io);
+  }
+  // A new way to authenticate replaces the other one, and says so.
+  const setting = (field: keyof ContextConfig) => keys.some((k) => k.field === field);
+  const dropped: (keyof ContextConfig)[] = [];
+  if (setting('token') && !setting('username')) dropped.push('username', 'password');
+  if (setting('username') && !setting('token')) dropped.push('token');
+  const removed = dropped.filter((field) => after[field] !== undefined);
+  for (const field of removed) delete after[field];
+  checkAuth(after);
+  await store.set(name, after);
+  const changes = keys.map((k) => describeSetting(k.field, after[k.field]));
+  ctx.say(
+    `Updated context ${name}: set ${changes.join(', ')}` +
+      (removed.length > 0
+        ? `; removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}`
+        : '') +
+      '.',
+  );
+}
+
+/** `context unset NAME KEY...`: removes settings (a user and its password go together). */
+export async function unset(ctx: CommandContext, name: string, names: string[]): Promise<void> {
+  const store = await ctx.config();
+  const before = store.get(name);
+  const fields = new Set(names.map((n) => contextSetting(n, true).field));
+  if (fields.has('username') || fields.has('password')) fields.add('username').add('password');
+  const removed = CONTEXT_KEYS.filter((field) => fields.has(field) && before[field] !== undefined);
+  if (removed.length === 0) {
+    ctx.say(`Context ${name} has none of these settings; nothing changed.`);
+    return;
+  }
+  const after: ContextConfig = { ...before };
+  for (const field of removed) delete after[field];
+  await store.set(name, after);
+  ctx.say(
+    `Updated context ${name}: removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}.`,
+  );
+}
+
+/** `context rename OLD NEW`: the current context follows. */
+export async function rename(ctx: CommandContext, from: string, to: string): Promise<void> {
+  const store = await ctx.config();
+  await store.rename(from, to);
+  ctx.say(`Renamed context ${from} to ${to}${store.currentContext === to ? ' (current)' : ''}.`);
 }

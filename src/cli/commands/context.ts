@@ -1,5 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../context.js';
+import { wrapList } from '../filter-options.js';
+import { CONTEXT_SETTINGS } from './context-keys.js';
 
 const actions = () => import('./context-actions.js');
 
@@ -44,7 +46,10 @@ export function contextCommand(ctx: CommandContext): Command {
     )
     .option('--persistor-path <path>', 'default profile file')
     .option('--use', 'make it the current context')
-    .option('--force', 'replace a context of the same name')
+    .option(
+      '--force',
+      'replace a context of the same name as a whole (to change single settings: context set)',
+    )
     .addHelpText(
       'after',
       '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use',
@@ -52,6 +57,60 @@ export function contextCommand(ctx: CommandContext): Command {
     .action(async (name: string, options: ContextAddOptions) =>
       (await actions()).add(ctx, name, options),
     );
+
+  context
+    .command('set')
+    .description('change settings of a context, keeping the others')
+    .argument('<name>', 'context name')
+    .argument('<key-value...>', 'KEY VALUE pairs')
+    .addHelpText(
+      'after',
+      `
+Keys:
+${wrapList(
+  CONTEXT_SETTINGS.map((k) => k.key),
+  80,
+  '  ',
+)}
+Secrets are read from a file, never given on the command line: token-file PATH, password-file
+PATH (- reads standard input). A token replaces a user and password, and the other way round.
+
+Examples:
+  ksctl context set mock timeout 60
+  ksctl context set prod base-url https://api.example.com/v2/TENANT token-file token.txt
+  ksctl context set qa keyspace ABcd persistor password persistor-path ./qa.pw`,
+    )
+    .action(async (name: string, pairs: string[]) => (await actions()).set(ctx, name, pairs));
+
+  context
+    .command('unset')
+    .description('remove settings of a context')
+    .argument('<name>', 'context name')
+    .argument('<key...>', 'setting names (token and password name the stored secrets)')
+    .addHelpText(
+      'after',
+      `
+Keys:
+${wrapList(
+  CONTEXT_SETTINGS.map((k) => k.alias ?? k.key),
+  80,
+  '  ',
+)}
+Unsetting username or password removes both.
+
+Examples:
+  ksctl context unset mock timeout
+  ksctl context unset qa persistor persistor-path`,
+    )
+    .action(async (name: string, keys: string[]) => (await actions()).unset(ctx, name, keys));
+
+  context
+    .command('rename')
+    .description('rename a context (the current context follows)')
+    .argument('<old>', 'context name')
+    .argument('<new>', 'new name')
+    .addHelpText('after', '\nExamples:\n  ksctl context rename mock mock-old')
+    .action(async (from: string, to: string) => (await actions()).rename(ctx, from, to));
 
   context
     .command('use')

@@ -66,7 +66,7 @@ export function markingsTour(): TourStep[] {
       argv: ['markings', 'list', '--name', 'region', '-o', 'yaml', '--value-limit', '0'],
     },
     {
-      title: 'Rename a marking and remove a value',
+      title: 'Rename a marking and remove a value (--yes: removing values asks otherwise)',
       argv: [
         'markings',
         'update',
@@ -75,6 +75,7 @@ export function markingsTour(): TourStep[] {
         'data-classification',
         '--remove-value',
         'secret',
+        '--yes',
       ],
     },
     { title: 'Show one marking', argv: ['markings', 'get', 'data-classification'] },

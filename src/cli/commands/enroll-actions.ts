@@ -23,7 +23,12 @@ import { InterruptedError, UsageError } from '../../errors.js';
 import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
-import { PROFILE_NAME_MAX_LENGTH, profileNameProblem } from '../../profiles/index.js';
+import {
+  PROFILE_NAME_MAX_LENGTH,
+  profileNameProblem,
+  type ProfileSet,
+  withProfilesHeld,
+} from '../../profiles/index.js';
 import type { ProfileRow } from '../../profiles/operations.js';
 import type { CommandContext } from '../context.js';
 import { persistorFlags } from '../persistor-flags.js';
@@ -32,6 +37,8 @@ import { VERSION } from '../../package-root.js';
 import { type EnrollOptions, isBulk } from './enroll.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
+/** How long an enrollment waits for another ksctl to finish with the profile file. */
+const PROFILE_FILE_WAIT_MS = 120_000;
 
 /** `deviceKeys`: the key pair of a single enrollment, already being generated. */
 export async function enroll(
@@ -63,8 +70,18 @@ export async function enroll(
       setActive: o.setActive && !bulk,
       signal: ctx.signal,
     };
-    if (bulk) await enrollMany(ctx, o, run);
-    else await enrollOne(ctx, o, run, deviceKeys);
+    // The profile file is locked, read and decrypted before the first registration, and held
+    // until the last profile is saved: a device is never registered whose profile cannot be
+    // stored, and bulk names are numbered against what the file holds.
+    await withProfilesHeld(
+      persistor,
+      (existing) =>
+        bulk ? enrollMany(ctx, o, run, existing) : enrollOne(ctx, o, run, existing, deviceKeys),
+      {
+        timeoutMs: PROFILE_FILE_WAIT_MS,
+        onWait: (holder) => ctx.say(`Waiting for ${holder} to finish with ${persistor.path}…`),
+      },
+    );
   } finally {
     await Promise.all([http.close(), registerHttp.close()]);
   }
@@ -213,6 +230,7 @@ async function enrollOne(
   ctx: CommandContext,
   o: EnrollOptions,
   run: EnrollmentRun,
+  existing: ProfileSet,
   keys: Promise<DeviceKeyPair> | undefined,
 ): Promise<void> {
   const shared = prepareRun(run);
@@ -228,7 +246,7 @@ async function enrollOne(
     `Enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}.`,
   );
   // Names need not be unique in a profile file; device ids are, and every command takes them.
-  const namesakes = (await shared.ready).profiles.filter((p) => p.name === row.name);
+  const namesakes = existing.profiles.filter((p) => p.name === row.name);
   if (namesakes.length > 0) {
     ctx.say(
       `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands.`,
@@ -245,6 +263,7 @@ async function enrollMany(
   ctx: CommandContext,
   o: EnrollOptions,
   run: EnrollmentRun,
+  existing: ProfileSet,
 ): Promise<void> {
   const available = run.tokens.size;
   if (o.count !== undefined && available !== undefined && o.count > available) {
@@ -255,8 +274,10 @@ async function enrollMany(
   const count = o.count ?? available ?? 1;
   const concurrency = o.concurrency ?? Math.min(4, availableParallelism());
   const base = o.name ?? DEFAULT_BULK_NAME;
-  const width = String(count).length;
-  const nameOf = (index: number) => `${base}-${String(index + 1).padStart(width, '0')}`;
+  // A second run with the same name continues the numbering: names stay unique in the file.
+  const first = lastNumberOf(base, existing) + 1;
+  const width = String(first + count - 1).length;
+  const nameOf = (index: number) => `${base}-${String(first + index).padStart(width, '0')}`;
   // The longest name, with its number: only its length can fail after --name was checked.
   checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
   const shared = prepareRun(run);
@@ -321,6 +342,18 @@ async function enrollMany(
     ctx.io.stderr.write(`${lines.join('\n')}\n`);
   }
   ctx.exitCode = ctx.signal.aborted ? 130 : bulkExitCode(outcomes);
+}
+
+/** The highest N of the profiles named BASE-N in the file (0 when there are none). */
+function lastNumberOf(base: string, set: ProfileSet): number {
+  let last = 0;
+  for (const profile of set.profiles) {
+    const name = profile.name;
+    if (typeof name !== 'string' || !name.startsWith(`${base}-`)) continue;
+    const digits = name.slice(base.length + 1);
+    if (/^\d{1,9}$/.test(digits)) last = Math.max(last, Number(digits));
+  }
+  return last;
 }
 
 interface Failure {

@@ -1,11 +1,11 @@
 import type { MarkingsApi } from '../../api/markings-api.js';
-import { nameProblem } from '../../api/names.js';
-import type { Marking, MarkingUpdate, ValueInput } from '../../api/wire.js';
+import { descriptionProblem, nameProblem } from '../../api/names.js';
+import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
-import { ConflictError, InputError, UsageError } from '../../errors.js';
+import { ConflictError, InputError, NotFoundError, UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import { markingsListView, markingView } from '../../output/markings.js';
-import { plural, writeJsonArray } from '../../output/render.js';
+import { plural, quotedNames, writeJsonArray } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
 import { type NameAndDescription, nameAndDescription } from '../options.js';
@@ -41,6 +41,11 @@ function checkName(name: string, what: string): void {
   const problem = nameProblem(name);
   if (problem)
     throw new InputError(`invalid ${what} ${JSON.stringify(name)}: ${problem}; nothing was sent`);
+}
+
+function checkDescription(description: string, what: string): void {
+  const problem = descriptionProblem(description);
+  if (problem) throw new InputError(`${what}: description ${problem}; nothing was sent`);
 }
 
 export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
@@ -106,17 +111,29 @@ const SET_VALUES_ATTEMPTS = 5;
 /**
  * Update Marking with a complete set of values, guarded by If-Match: if someone changed the marking
  * meanwhile (412), read it again and rebuild the set, so their other changes are not overwritten
- * blindly.
+ * blindly. A value the user was not shown as going (one added meanwhile) is never removed: the
+ * command stops instead, with nothing changed.
  */
 async function putCompleteSet(
   api: MarkingsApi,
-  id: string,
+  read: Marking,
   scalar: MarkingUpdate,
   wanted: NameAndDescription[],
+  confirmedRemovals: ReadonlySet<string>,
 ): Promise<Marking> {
+  let current = read;
   for (let attempt = 1; ; attempt++) {
-    const current = await api.getMarking(id);
     const existing = new Map((current.detail.values ?? []).map((v) => [v.name, v]));
+    const wantedNames = new Set(wanted.map((w) => w.name));
+    const unconfirmed = [...existing.keys()].filter(
+      (name) => !wantedNames.has(name) && !confirmedRemovals.has(name),
+    );
+    if (unconfirmed.length > 0) {
+      throw new ConflictError(
+        `marking "${current.name}" changed meanwhile: the new set would also remove ${quotedNames(unconfirmed)}; nothing was changed`,
+        { hint: 'run the command again to see and confirm what it removes' },
+      );
+    }
     const values: ValueInput[] = wanted.map((w) => {
       const old = existing.get(w.name);
       return old
@@ -125,7 +142,7 @@ async function putCompleteSet(
     });
     try {
       return await api.updateMarking(
-        id,
+        current.id,
         { ...scalar, detail: { ...scalar.detail, values } },
         current._version,
       );
@@ -133,7 +150,171 @@ async function putCompleteSet(
       const stale = error instanceof ConflictError && error.status === 412;
       if (!stale || attempt >= SET_VALUES_ATTEMPTS) throw error;
     }
+    current = await api.getMarking(read.id);
   }
+}
+
+/** The marking fields an update changes, as a user calls them. */
+function changedFields(scalar: MarkingUpdate): string[] {
+  const fields: string[] = [];
+  if (scalar.name !== undefined) fields.push(`name (to ${JSON.stringify(scalar.name)})`);
+  if (scalar.detail?.description !== undefined) fields.push('description');
+  if (scalar.public !== undefined) fields.push('public');
+  if (scalar.adminOnly !== undefined) fields.push('admin-only');
+  if (scalar.defaultValue !== undefined) fields.push('default value');
+  return fields;
+}
+
+/**
+ * Everything about an update that the marking as read can tell, checked before the first request
+ * so that a command never stops half-way over something it could have known. Returns the values
+ * that go.
+ */
+function checkValuesChange(
+  marking: Marking,
+  change: { adds: NameAndDescription[]; removes: string[]; set?: NameAndDescription[] },
+  scalar: MarkingUpdate,
+): MarkingValue[] {
+  // Read without values: the update touches neither the values nor the default.
+  if (marking.detail.values === undefined) return [];
+  const values = marking.detail.values;
+  const byName = new Map(values.map((v) => [v.name, v]));
+  const where = `marking "${marking.name}"`;
+  let removed: MarkingValue[];
+  let after: Set<string>;
+  if (change.set) {
+    after = new Set(change.set.map((v) => v.name));
+    removed = values.filter((v) => !after.has(v.name));
+  } else {
+    const taken = change.adds.filter((v) => byName.has(v.name)).map((v) => v.name);
+    if (taken.length > 0) {
+      throw new ConflictError(
+        `${where} already has a value named ${quotedNames(taken)}; nothing was sent`,
+      );
+    }
+    removed = [];
+    for (const ref of change.removes) {
+      const value = byName.get(ref) ?? values.find((v) => v.id === ref);
+      if (!value) {
+        throw new NotFoundError(`value "${ref}" not found in ${where}; nothing was sent`, {
+          hint: `list its values with \`ksctl markings values list ${marking.name}\``,
+        });
+      }
+      if (change.adds.some((v) => v.name === value.name)) {
+        throw new UsageError(`value "${value.name}" is both added and removed`);
+      }
+      removed.push(value);
+    }
+    after = new Set(values.map((v) => v.name));
+    for (const v of removed) after.delete(v.name);
+    for (const v of change.adds) after.add(v.name);
+  }
+  if (typeof scalar.defaultValue === 'string' && !after.has(scalar.defaultValue)) {
+    throw new InputError(
+      `defaultValue: "${scalar.defaultValue}" is not one of the marking's values${change.adds.length || change.set ? ' after this update' : ''}; nothing was sent`,
+    );
+  }
+  const defaultValue = marking.defaultValue;
+  if (scalar.defaultValue === undefined && defaultValue && !after.has(defaultValue)) {
+    throw new ConflictError(
+      `value "${defaultValue}" is the default value of ${where}; nothing was sent`,
+      { hint: 'give another one with --default-value, or clear it with --no-default-value' },
+    );
+  }
+  return removed;
+}
+
+/** A rename onto a name another marking has would fail after the other changes were made. */
+async function checkNameFree(api: MarkingsApi, marking: Marking, name: string): Promise<void> {
+  if (name === marking.name) return;
+  const { items } = await api.listMarkingsPage({ name, valueLimit: 0, limit: 1 });
+  if (items.length > 0) {
+    throw new ConflictError(`a marking named "${name}" already exists; nothing was sent`);
+  }
+}
+
+/** Removing values is destructive (DESIGN 5): list what goes and ask, or need --yes. */
+async function confirmRemoval(
+  ctx: CommandContext,
+  marking: Marking,
+  removed: MarkingValue[],
+  yes: boolean | undefined,
+): Promise<void> {
+  if (removed.length === 0) return;
+  await ctx.confirm(
+    `Remove ${plural(removed.length, 'value')} from marking "${marking.name}": ${quotedNames(removed.map((v) => v.name))}?`,
+    yes,
+  );
+}
+
+type ChangeKind = 'add' | 'fields' | 'remove';
+
+interface Change {
+  kind: ChangeKind;
+  /** The value name, or the fields changed. */
+  what: string;
+}
+
+/** One request of an update. */
+interface UpdateStep extends Change {
+  run: () => Promise<unknown>;
+}
+
+const STEP_WORDS: Record<ChangeKind, { done: string; todo: string }> = {
+  add: { done: 'added', todo: 'add' },
+  fields: { done: 'changed', todo: 'change' },
+  remove: { done: 'removed', todo: 'remove' },
+};
+
+/** Steps as one phrase per kind: `added values "a", "b"; changed description`. */
+function describeSteps(steps: readonly Change[], tense: 'done' | 'todo'): string {
+  const phrases: string[] = [];
+  for (const kind of ['add', 'fields', 'remove'] as const) {
+    const names = steps.filter((s) => s.kind === kind).map((s) => s.what);
+    if (names.length === 0) continue;
+    const verb = STEP_WORDS[kind][tense];
+    phrases.push(
+      kind === 'fields'
+        ? `${verb} ${names.join(', ')}`
+        : `${verb} ${names.length === 1 ? 'value' : 'values'} ${quotedNames(names)}`,
+    );
+  }
+  return phrases.join('; ');
+}
+
+/**
+ * Runs one request per item, in order. When one fails, `report` hears what was done, which item
+ * failed and what was never sent; then the error goes on.
+ */
+async function runInOrder<T>(
+  items: readonly T[],
+  run: (item: T) => Promise<unknown>,
+  report: (done: T[], failed: T, notSent: T[]) => void,
+): Promise<void> {
+  let done = 0;
+  try {
+    for (const item of items) {
+      await run(item);
+      done++;
+    }
+  } catch (error) {
+    report(items.slice(0, done), items[done]!, items.slice(done + 1));
+    throw error;
+  }
+}
+
+/** Runs an update's requests in order; when one fails, says what was changed and what was not. */
+function runSteps(ctx: CommandContext, marking: Marking, steps: UpdateStep[]): Promise<void> {
+  return runInOrder(
+    steps,
+    (step) => step.run(),
+    (made, failed, rest) =>
+      ctx.warn(
+        `Marking "${marking.name}" ${made.length === 0 ? 'was not changed' : `was changed in part: ${describeSteps(made, 'done')}`}. ` +
+          `Failed: ${describeSteps([failed], 'todo')}.` +
+          (rest.length > 0 ? ` Not sent: ${describeSteps(rest, 'todo')}.` : ''),
+      ),
+  );
 }
 
 export async function update(ctx: CommandContext, ref: string, o: UpdateOptions): Promise<void> {
@@ -144,9 +325,13 @@ export async function update(ctx: CommandContext, ref: string, o: UpdateOptions)
     );
   }
   if (o.rename !== undefined) checkName(o.rename, 'new name');
+  if (o.description !== undefined) checkDescription(o.description, '--description');
   const adds = parseValueOptions(o.addValue, '--add-value');
-  const removes = parseValueOptions(o.removeValue, '--remove-value');
+  const removes = parseValueOptions(o.removeValue, '--remove-value').map((v) => v.name);
   const set = o.setValues ? parseValueOptions(o.setValues, '--set-values') : undefined;
+  for (const v of [...adds, ...(set ?? [])]) {
+    if (v.description !== undefined) checkDescription(v.description, `value "${v.name}"`);
+  }
   const scalar: MarkingUpdate = {};
   if (o.rename !== undefined) scalar.name = o.rename;
   if (o.description !== undefined) scalar.detail = { description: o.description };
@@ -159,28 +344,64 @@ export async function update(ctx: CommandContext, ref: string, o: UpdateOptions)
   }
 
   const api = await ctx.markings();
-  const marking = await api.resolveMarking(ref, 0);
-  const changes: string[] = [];
-  let result: Marking | undefined;
+  // Values are read only when the update concerns them: a marking may have thousands.
+  const needValues = adds.length > 0 || removes.length > 0 || set !== undefined;
+  const checksDefault = typeof scalar.defaultValue === 'string';
+  const marking = await api.resolveMarking(ref, needValues || checksDefault ? undefined : 0);
+  const removed = checkValuesChange(marking, { adds, removes, set }, scalar);
+  if (scalar.name !== undefined) await checkNameFree(api, marking, scalar.name);
+  await confirmRemoval(ctx, marking, removed, o.yes);
+
+  const fields = changedFields(scalar);
+  let final: Marking;
+  let summary: string;
   if (set) {
-    result = await putCompleteSet(api, marking.id, scalar, set);
-    changes.push(`set ${plural(set.length, 'value')}`);
+    final = await putCompleteSet(api, marking, scalar, set, new Set(removed.map((v) => v.name)));
+    summary = describeSetResult(marking, final, fields);
   } else {
     // Additions first (a new default may be among them), removals last (the old default may be).
-    for (const v of adds) await api.createValue(marking.id, v);
-    if (adds.length) changes.push(`added ${plural(adds.length, 'value')}`);
-    if (Object.keys(scalar).length > 0) result = await api.updateMarking(marking.id, scalar);
-    for (const r of removes) {
-      const value = await api.resolveValue(marking.id, r.name);
-      await api.deleteValue(marking.id, value.id);
-    }
-    if (removes.length) changes.push(`removed ${plural(removes.length, 'value')}`);
+    const steps: UpdateStep[] = [
+      ...adds.map((v) => ({
+        kind: 'add' as const,
+        what: v.name,
+        run: () => api.createValue(marking.id, v),
+      })),
+      ...(fields.length > 0
+        ? [
+            {
+              kind: 'fields' as const,
+              what: fields.join(', '),
+              run: () => api.updateMarking(marking.id, scalar),
+            },
+          ]
+        : []),
+      ...removed.map((v) => ({
+        kind: 'remove' as const,
+        what: v.name,
+        run: () => api.deleteValue(marking.id, v.id),
+      })),
+    ];
+    await runSteps(ctx, marking, steps);
+    final = await api.getMarking(marking.id, needValues ? undefined : 0);
+    summary = describeSteps(steps, 'done');
   }
-  if (Object.keys(scalar).length > 0) changes.unshift('updated fields');
-  const final =
-    result && !adds.length && !removes.length ? result : await api.getMarking(marking.id);
-  ctx.say(`Updated marking ${final.name}: ${changes.join(', ')}.`);
+  ctx.say(`Updated marking ${final.name}: ${summary}.`);
   await ctx.render(markingView(final));
+}
+
+/** What a complete-set update did, from the marking before and after. */
+function describeSetResult(before: Marking, after: Marking, fields: string[]): string {
+  const names = (m: Marking) => new Set((m.detail.values ?? []).map((v) => v.name));
+  const old = names(before);
+  const now = names(after);
+  const changes: Change[] = [
+    ...[...now].filter((n) => !old.has(n)).map((n) => ({ kind: 'add' as const, what: n })),
+    ...(fields.length > 0 ? [{ kind: 'fields' as const, what: fields.join(', ') }] : []),
+    ...[...old].filter((n) => !now.has(n)).map((n) => ({ kind: 'remove' as const, what: n })),
+  ];
+  return changes.length > 0
+    ? describeSteps(changes, 'done')
+    : `kept its ${plural(now.size, 'value')}`;
 }
 
 /** `--file` gives the whole marking, so the flags that give parts of it cannot come with it. */
@@ -258,19 +479,38 @@ async function updateFromFile(
   });
   const wanted = await readMarkingDocument(ctx, file);
   const api = await ctx.markings();
-  const marking = await api.resolveMarking(ref, 0);
+  const marking = await api.resolveMarking(ref, wanted.values === undefined ? 0 : undefined);
   const scalar: MarkingUpdate = {};
   if (wanted.name !== marking.name) scalar.name = wanted.name;
   if (wanted.description !== undefined) scalar.detail = { description: wanted.description };
   if (wanted.public !== undefined) scalar.public = wanted.public;
   if (wanted.adminOnly !== undefined) scalar.adminOnly = wanted.adminOnly;
   if (wanted.defaultValue !== undefined) scalar.defaultValue = wanted.defaultValue;
-  const updated =
-    wanted.values !== undefined
-      ? await putCompleteSet(api, marking.id, scalar, wanted.values)
-      : await api.updateMarking(marking.id, scalar);
+  if (scalar.name !== undefined) await checkNameFree(api, marking, scalar.name);
+  let updated: Marking;
+  if (wanted.values !== undefined) {
+    const removed = checkValuesChange(
+      marking,
+      { adds: [], removes: [], set: wanted.values },
+      scalar,
+    );
+    await confirmRemoval(ctx, marking, removed, o.yes);
+    updated = await putCompleteSet(
+      api,
+      marking,
+      scalar,
+      wanted.values,
+      new Set(removed.map((v) => v.name)),
+    );
+  } else {
+    updated = await api.updateMarking(marking.id, scalar);
+  }
   const renamed = updated.name === marking.name ? '' : ` (renamed from ${marking.name})`;
-  ctx.say(`Updated marking ${updated.name}${renamed} from ${file}.`);
+  const changes =
+    wanted.values === undefined
+      ? ''
+      : `: ${describeSetResult(marking, updated, changedFields(scalar))}`;
+  ctx.say(`Updated marking ${updated.name}${renamed} from ${file}${changes}.`);
   await ctx.render(markingView(updated));
 }
 
@@ -285,8 +525,38 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
       : `Delete ${targets.length} markings: ${targets.map(describe).join(', ')}?`,
     o.yes,
   );
-  for (const m of targets) {
-    await api.deleteMarking(m.id, o.ifVersion);
-    ctx.say(`Deleted marking ${m.name} (${m.id}).`);
-  }
+  await deleteInTurn(
+    ctx,
+    targets.map((m) => ({
+      name: m.name,
+      run: async () => {
+        await api.deleteMarking(m.id, o.ifVersion);
+        ctx.say(`Deleted marking ${m.name} (${m.id}).`);
+      },
+    })),
+    'markings',
+  );
+}
+
+/**
+ * Deletions sent one request each, in order. When one fails, says which were deleted and which
+ * were not sent (even with --quiet), then rethrows its error.
+ */
+export async function deleteInTurn(
+  ctx: CommandContext,
+  items: { name: string; run: () => Promise<void> }[],
+  what: string,
+): Promise<void> {
+  const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
+  await runInOrder(
+    items,
+    (item) => item.run(),
+    (done, failed, rest) => {
+      if (items.length === 1) return;
+      ctx.warn(
+        `${done.length === 0 ? `No ${what} were deleted` : `Deleted ${names(done)}`}; failed: ${names([failed])}` +
+          (rest.length > 0 ? `; not sent: ${names(rest)}.` : '.'),
+      );
+    },
+  );
 }

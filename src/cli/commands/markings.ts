@@ -40,6 +40,7 @@ export interface UpdateOptions {
   removeValue?: string[];
   setValues?: string[];
   file?: string;
+  yes?: boolean;
 }
 
 export interface DeleteOptions {
@@ -119,9 +120,10 @@ export function markingsCommand(ctx: CommandContext): Command {
       collect,
     )
     .option('-f, --file <path>', 'a marking document with the new state (- for stdin)')
+    .option('-y, --yes', 'do not ask before removing values (needed off a terminal)')
     .addHelpText(
       'after',
-      '\n--add-value and --remove-value use the value operations, so values others add meanwhile are\nkept. --set-values and --file send the complete set with If-Match and retry on a conflict.',
+      '\n--add-value and --remove-value use the value operations, so values others add meanwhile are\nkept. --set-values and --file send the complete set with If-Match and retry on a conflict.\nEverything is checked before the first request; removing values asks first (or needs --yes).\n\nExamples:\n  ksctl markings update classification --description "Data classification level"\n  ksctl markings update classification --add-value secret --remove-value public --yes\n  ksctl markings update classification --set-values public --set-values internal --yes',
     )
     .action(async (marking: string, options: UpdateOptions) =>
       (await actions()).update(ctx, marking, options),

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type {
@@ -12,6 +12,7 @@ import type {
 } from '../../api/wire.js';
 import { InputError, KsctlError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../context.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
@@ -133,11 +134,7 @@ async function faultRulesFromArguments(
  */
 async function prepareReadyFile(path: string): Promise<void> {
   const dir = dirname(path);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw fileError('create the directory', dir, error);
-  }
+  await ensureDirectory(dir, 0o755);
   let isDirectory = false;
   try {
     isDirectory = (await stat(path)).isDirectory();

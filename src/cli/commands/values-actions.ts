@@ -2,9 +2,10 @@ import { nameProblem } from '../../api/names.js';
 import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
+import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { parseValueOptions } from './markings-actions.js';
+import { deleteInTurn, parseValueOptions } from './markings-actions.js';
 import type {
   ValuesAddOptions,
   ValuesDeleteOptions,
@@ -58,7 +59,7 @@ export async function add(
   } catch (error) {
     // Each value is its own request: say which ones went in before the failure.
     if (created.length > 0) {
-      ctx.say(
+      ctx.warn(
         `Added ${created.map((v) => v.name).join(', ')} to marking ${marking.name} before the failure; the rest were not sent.`,
       );
     }
@@ -113,8 +114,12 @@ export async function remove(
     `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,
     o.yes,
   );
-  for (const v of targets) await api.deleteValue(marking.id, v.id);
+  await deleteInTurn(
+    ctx,
+    targets.map((v) => ({ name: v.name, run: () => api.deleteValue(marking.id, v.id) })),
+    `values of marking ${marking.name}`,
+  );
   ctx.say(
-    `Deleted ${targets.length} value${targets.length === 1 ? '' : 's'} from marking ${marking.name}.`,
+    `Deleted ${plural(targets.length, 'value')} from marking ${marking.name}: ${quotedNames(targets.map((v) => v.name))}.`,
   );
 }

@@ -8,9 +8,10 @@
  * in the same synchronous step, the state is copied; the copy is written as the next snapshot
  * (temp file, fsync, rename) in the background, and the older journals are removed.
  */
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.js';
+import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import { JournalFile, parseStateFile, recordLine, type StateFile } from './journal.js';
 import { lockStateDirectory, type StateLock } from './lock.js';
@@ -66,16 +67,14 @@ export class DurableState {
   /** Takes the directory (creating it) and reads what is in it; nothing is applied yet. */
   static async open(options: DurableOptions): Promise<DurableState> {
     const dir = resolve(options.dir);
-    try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST' || errnoCode(error) === 'ENOTDIR') {
-        throw new InputError(`The state directory ${dir} is a file, not a directory`, {
-          hint: 'name a directory (it is created when missing)',
-        });
-      }
-      throw fileError('create the state directory', dir, error);
+    const existing = await stat(dir).catch(() => undefined);
+    if (existing !== undefined && !existing.isDirectory()) {
+      throw new InputError(`The state directory ${dir} is a file, not a directory`, {
+        hint: 'name a directory (it is created when missing)',
+      });
     }
+    // Not Node's recursive mkdir: it spins forever on some paths (/proc/newdir).
+    await ensureDirectory(dir, 0o700);
     const lock = await lockStateDirectory(dir);
     try {
       await removeUnfinishedSnapshots(dir);

@@ -3,6 +3,7 @@
  * bounded in entries and in bytes (long paths and ids are cut), secrets in query strings
  * redacted. It is not state: it records what the mock was asked, for people debugging a client.
  */
+import { isSecretKey, REDACTED_TEXT } from '../../api/redact.js';
 import type { JournalEntry, RequestJournal } from '../../api/wire.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
@@ -13,33 +14,12 @@ const METHOD_MAX_CHARS = 32;
 /** Numbers, member names and punctuation of one entry in JSON, roughly. */
 const ENTRY_OVERHEAD_BYTES = 120;
 
-/** Query parameters whose values are secrets, whatever their case. */
-const SECRET_PARAMETERS = new Set([
-  'token',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'password',
-  'passwd',
-  'secret',
-  'client_secret',
-  'stoken',
-  'uidauth',
-  'code',
-  'auth',
-  'authorization',
-  'key',
-  'api_key',
-  'apikey',
-  'signature',
-  'sig',
-]);
-
 /** `?a=1&token=…` as `?a=1&token=[redacted]`; the empty string without parameters. */
 export function redactQuery(params: URLSearchParams): string {
   const parts: string[] = [];
   for (const [name, value] of params) {
-    const shown = SECRET_PARAMETERS.has(name.toLowerCase()) ? '[redacted]' : value;
+    // The same names the client's --debug trace hides (one list, src/api/redact.ts).
+    const shown = isSecretKey(name) ? REDACTED_TEXT : value;
     parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(shown)}`);
   }
   return parts.length > 0 ? `?${parts.join('&')}` : '';

@@ -1,0 +1,193 @@
+/**
+ * Changing a context without losing what it holds: `context set`, `context unset`, `context
+ * rename`, and `context add --force` saying what it replaces.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ContextConfig } from '../../src/config/store.js';
+import { runCli, tsvRows } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let configDir: string;
+let tokenFile: string;
+
+const ksctl = (argv: string[], options: Parameters<typeof runCli>[1] = {}) =>
+  runCli(argv, { ...options, env: { KSCTL_CONFIG_DIR: configDir, ...options.env } });
+
+beforeAll(async () => {
+  mock = await startMock({ seed: { markings: [{ name: 'from-mock' }] } });
+});
+afterAll(async () => {
+  await mock.close();
+  await dirs.removeAll();
+});
+beforeEach(async () => {
+  configDir = await dirs.make();
+  tokenFile = join(configDir, 'token.txt');
+  await writeFile(tokenFile, `${mock.token}\n`);
+  const added = await ksctl([
+    'context',
+    'add',
+    'mock',
+    '--base-url',
+    mock.baseUrl,
+    '--token-file',
+    tokenFile,
+    '--keyspace',
+    'ABcd',
+  ]);
+  expect(added.code).toBe(0);
+});
+
+async function stored(): Promise<{
+  currentContext?: string;
+  contexts: Record<string, ContextConfig>;
+}> {
+  return JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8'));
+}
+
+describe('context set', () => {
+  it('changes one setting and keeps the URL, token and keyspace', async () => {
+    const result = await ksctl(['context', 'set', 'mock', 'timeout', '60']);
+    expect(result).toMatchObject({ code: 0, stderr: 'Updated context mock: set timeout 60 s.\n' });
+    expect((await stored()).contexts.mock).toEqual({
+      baseUrl: mock.baseUrl,
+      token: mock.token,
+      keyspace: 'ABcd',
+      timeoutMs: 60_000,
+    });
+    const listed = await ksctl(['markings', 'list']);
+    expect(tsvRows(listed.stdout).map((r) => r[0])).toEqual(['from-mock']);
+  });
+
+  it('takes several pairs; a token read from stdin replaces user and password, and says so', async () => {
+    const basic = await ksctl(['context', 'set', 'mock', 'username', 'dev', 'password-file', '-'], {
+      stdin: 'pass-word-1\n',
+    });
+    expect(basic.stderr).toBe('Updated context mock: set username dev, password; removed token.\n');
+    expect((await stored()).contexts.mock).toMatchObject({
+      username: 'dev',
+      password: 'pass-word-1',
+    });
+    const bearer = await ksctl(['context', 'set', 'mock', 'token-file', '-', 'keyspace', 'XYz9'], {
+      stdin: `${mock.token}\n`,
+    });
+    expect(bearer.code).toBe(0);
+    expect(bearer.stderr).toBe(
+      'Updated context mock: set token, keyspace XYz9; removed username dev, password.\n',
+    );
+    expect(bearer.stderr + bearer.stdout).not.toContain(mock.token);
+    const context = (await stored()).contexts.mock!;
+    expect(context).toMatchObject({ token: mock.token, keyspace: 'XYz9' });
+    expect(context.username).toBeUndefined();
+  });
+
+  it.each([
+    [['timeout'], 'give settings as KEY VALUE pairs'],
+    [['colour', 'red'], 'unknown context setting "colour"'],
+    [['token', 'secret-on-the-command-line'], 'use token-file PATH'],
+    [['base-url', 'ftp://x'], 'base-url "ftp://x" is not an http(s) URL'],
+    [['timeout', '0'], 'timeout must be a number of seconds'],
+    [['keyspace', 'toolong'], 'keyspace "toolong" is not 4 letters or digits'],
+    [['persistor', 'zip'], 'persistor must be one of plaintext, password, aesgcm'],
+    [['timeout', '5', 'timeout', '6'], 'timeout is given twice'],
+    [['username', 'dev'], 'username and password-file go together'],
+  ])('%j is a usage error (exit 2) and changes nothing', async (pairs, message) => {
+    const before = await stored();
+    const result = await ksctl(['context', 'set', 'mock', ...pairs]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toContain('secret-on-the-command-line');
+    expect(await stored()).toEqual(before);
+  });
+
+  it('an unknown context: exit 5', async () => {
+    const result = await ksctl(['context', 'set', 'nope', 'timeout', '5']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('context "nope" not found');
+  });
+});
+
+describe('context unset', () => {
+  it('removes settings and says which; the others stay', async () => {
+    const result = await ksctl(['context', 'unset', 'mock', 'keyspace', 'timeout']);
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: 'Updated context mock: removed keyspace ABcd.\n',
+    });
+    expect((await stored()).contexts.mock).toEqual({ baseUrl: mock.baseUrl, token: mock.token });
+    const again = await ksctl(['context', 'unset', 'mock', 'keyspace']);
+    expect(again.stderr).toBe('Context mock has none of these settings; nothing changed.\n');
+  });
+
+  it('token names the stored secret; an unknown key is a usage error', async () => {
+    expect((await ksctl(['context', 'unset', 'mock', 'token'])).stderr).toBe(
+      'Updated context mock: removed token.\n',
+    );
+    const bad = await ksctl(['context', 'unset', 'mock', 'colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('known settings: base-url, token-file');
+  });
+});
+
+describe('context add --force', () => {
+  it('without --force: exit 6 and the context is kept', async () => {
+    const result = await ksctl(['context', 'add', 'mock', '--timeout', '60']);
+    expect(result.code).toBe(6);
+    expect((await stored()).contexts.mock).toHaveProperty('token', mock.token);
+  });
+
+  it('says what the replaced context had that is gone, even with --quiet', async () => {
+    const result = await ksctl(['context', 'add', 'mock', '--force', '--timeout', '60', '--quiet']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      `Replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
+    );
+    expect(result.stderr).not.toContain(mock.token);
+    expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });
+  });
+});
+
+describe('a configuration directory that cannot be created', () => {
+  it.skipIf(!existsSync('/proc/self'))('is refused at once with exit 3', async () => {
+    const result = await runCli(['context', 'add', 'x', '--base-url', mock.baseUrl], {
+      env: { KSCTL_CONFIG_DIR: '/proc/newdir/ksctl' },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+  });
+});
+
+describe('context rename', () => {
+  it('renames; the current context follows', async () => {
+    const result = await ksctl(['context', 'rename', 'mock', 'old-mock']);
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: 'Renamed context mock to old-mock (current).\n',
+    });
+    const config = await stored();
+    expect(config.currentContext).toBe('old-mock');
+    expect(Object.keys(config.contexts)).toEqual(['old-mock']);
+    expect(config.contexts['old-mock']).toMatchObject({ token: mock.token, keyspace: 'ABcd' });
+    const listed = await ksctl(['markings', 'list']);
+    expect(listed.code).toBe(0);
+  });
+
+  it.each([
+    [['mock', 'mock'], 6, 'context "mock" already exists'],
+    [['nope', 'other'], 5, 'context "nope" not found'],
+    [['mock', 'bad name'], 2, 'invalid context name "bad name"'],
+  ])('%j: exit %i, nothing changed', async (args, code, message) => {
+    await ksctl(['context', 'add', 'other', '--base-url', mock.baseUrl]);
+    const before = await stored();
+    const result = await ksctl(['context', 'rename', ...args]);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(message);
+    expect(await stored()).toEqual(before);
+  });
+});

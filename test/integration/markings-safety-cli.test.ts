@@ -1,0 +1,301 @@
+/**
+ * Issue 10: no markings command removes values or markings without listing them and asking (or
+ * --yes), everything that can be checked is checked before the first request, and a command that
+ * fails half-way says what it changed and what it did not.
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { JournalEntry, Marking } from '../../src/api/wire.js';
+import { cliFor, mockEnv } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let mock: TestMock;
+let dir: string;
+const ksctl = cliFor(() => mockEnv(mock, dir));
+
+beforeAll(async () => {
+  mock = await startMock();
+  dir = await dirs.make();
+});
+afterAll(async () => {
+  await mock.close();
+  await dirs.removeAll();
+});
+beforeEach(async () => {
+  await mock.reset();
+  const created = await ksctl([
+    'markings',
+    'create',
+    'classification',
+    '--description',
+    'Data classification level',
+    '--value',
+    'a',
+    '--value',
+    'b',
+    '--value',
+    'c',
+    '--value',
+    'internal',
+    '--default-value',
+    'internal',
+  ]);
+  expect(created.code).toBe(0);
+  writesBefore = (await mock.journal()).length;
+});
+
+let writesBefore = 0;
+/** Requests that change something, sent since the test's marking was created. */
+async function writesSince(): Promise<JournalEntry[]> {
+  return (await mock.journal()).slice(writesBefore).filter((r) => r.method !== 'GET');
+}
+
+async function classification(): Promise<Marking> {
+  const result = await ksctl(['markings', 'get', 'classification', '-o', 'json']);
+  return JSON.parse(result.stdout) as Marking;
+}
+const valueNames = (m: Marking) => m.detail.values!.map((v) => v.name);
+
+describe('removing values asks first, or needs --yes', () => {
+  const setZ = [
+    'markings',
+    'update',
+    'classification',
+    '--set-values',
+    'z',
+    '--set-values',
+    'internal',
+  ];
+  const removeAB = [
+    'markings',
+    'update',
+    'classification',
+    '--remove-value',
+    'a',
+    '--remove-value',
+    'b',
+  ];
+
+  it.each([
+    ['--set-values', setZ, 'Remove 3 values from marking "classification": "a", "b", "c"'],
+    ['--remove-value', removeAB, 'Remove 2 values from marking "classification": "a", "b"'],
+  ])(
+    '%s off a terminal: usage error naming --yes and listing what goes; nothing sent',
+    async (_, argv, listed) => {
+      const result = await ksctl(argv);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`error: ${listed}: confirmation needed`);
+      expect(result.stderr).toContain('--yes');
+      expect(await writesSince()).toEqual([]);
+      expect(valueNames(await classification())).toEqual(['a', 'b', 'c', 'internal']);
+    },
+  );
+
+  it('on a terminal: lists the values in the question; no keeps everything', async () => {
+    const declined = await ksctl(setZ, { tty: true, answers: [false] });
+    expect(declined.code).toBe(2);
+    expect(declined.questions).toEqual([
+      'Remove 3 values from marking "classification": "a", "b", "c"?',
+    ]);
+    expect(declined.stderr).toContain('cancelled; nothing was changed');
+    expect(await writesSince()).toEqual([]);
+  });
+
+  it('on a terminal, yes: removes them and reports what was removed and added', async () => {
+    const confirmed = await ksctl(setZ, { tty: true, answers: [true] });
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stderr).toBe(
+      'Updated marking classification: added value "z"; removed values "a", "b", "c".\n',
+    );
+    expect(valueNames(await classification())).toEqual(['internal', 'z']);
+  });
+
+  it('--yes removes without a question and names what went', async () => {
+    const result = await ksctl([...removeAB, '--yes'], { tty: true });
+    expect(result.code).toBe(0);
+    expect(result.questions).toEqual([]);
+    expect(result.stderr).toBe('Updated marking classification: removed values "a", "b".\n');
+  });
+
+  it('a long list is cut in the question, and says how many more', async () => {
+    const many = Array.from({ length: 30 }, (_, i) => `v${String(i).padStart(2, '0')}`);
+    await ksctl(['markings', 'values', 'add', 'classification', ...many]);
+    const result = await ksctl(setZ);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Remove 33 values from marking "classification": "a", "b"');
+    expect(result.stderr).toContain('… and 23 more: confirmation needed');
+  });
+
+  it('markings apply whose plan removes values: asks, needs --yes, and reports what went', async () => {
+    const file = join(dir, 'remove.yaml');
+    await writeFile(
+      file,
+      'markings:\n  - name: classification\n    defaultValue: internal\n    values: [a, internal]\n',
+    );
+    const piped = await ksctl(['markings', 'apply', '-f', file]);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain(
+      'Remove 2 values (classification: "b", "c"): confirmation needed',
+    );
+    expect(await writesSince()).toEqual([]);
+
+    const declined = await ksctl(['markings', 'apply', '-f', file], {
+      tty: true,
+      answers: [false],
+    });
+    expect(declined.code).toBe(2);
+    expect(declined.questions).toEqual(['Remove 2 values (classification: "b", "c")?']);
+    expect(await writesSince()).toEqual([]);
+
+    const applied = await ksctl(['markings', 'apply', '-f', file, '--yes']);
+    expect(applied.code).toBe(0);
+    expect(applied.stderr).toContain('Removed from classification: 2 values ("b", "c").');
+    expect(valueNames(await classification())).toEqual(['a', 'internal']);
+  });
+
+  it('adding values only never asks', async () => {
+    const result = await ksctl(['markings', 'update', 'classification', '--add-value', 'd']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('Updated marking classification: added value "d".\n');
+  });
+});
+
+describe('everything is checked before the first request', () => {
+  it('an added value that exists: exit 6, nothing sent, description unchanged', async () => {
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--description',
+      'CHANGED',
+      '--add-value',
+      'newone',
+      '--add-value',
+      'internal',
+    ]);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(
+      'marking "classification" already has a value named "internal"; nothing was sent',
+    );
+    expect(await writesSince()).toEqual([]);
+    const after = await classification();
+    expect(after.detail.description).toBe('Data classification level');
+    expect(valueNames(after)).not.toContain('newone');
+  });
+
+  it.each([
+    [['--add-value', 'x', '--remove-value', 'nope'], 5, 'value "nope" not found'],
+    [['--add-value', 'x', '--default-value', 'nope'], 3, '"nope" is not one of the marking'],
+    [['--add-value', 'x', '--remove-value', 'internal', '--yes'], 6, 'is the default value'],
+    [['--add-value', 'x', '--rename', 'taken'], 6, 'a marking named "taken" already exists'],
+    [['--add-value', 'x', '--description', 'd'.repeat(4097)], 3, 'at most 4096 characters'],
+    [['--set-values', 'a', '--yes'], 6, 'is the default value'],
+  ])('%j: exit %i and nothing sent', async (flags, code, message) => {
+    await mock.call('POST', '/v2/dev/markings', { name: 'taken' });
+    writesBefore = (await mock.journal()).length;
+    const result = await ksctl(['markings', 'update', 'classification', ...flags]);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain('nothing was sent');
+    expect(await writesSince()).toEqual([]);
+  });
+
+  it('a request failing midway: says what was changed, what failed and what was not sent', async () => {
+    await mock.setFaults([{ method: 'PUT', path: '/v2/dev/markings/*', status: 500 }]);
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--add-value',
+      'newone',
+      '--description',
+      'CHANGED',
+      '--remove-value',
+      'a',
+      '--yes',
+      '--quiet',
+    ]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      'Marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
+    );
+    await mock.setFaults([]);
+    const after = await classification();
+    expect(valueNames(after)).toEqual(['a', 'b', 'c', 'internal', 'newone']);
+    expect(after.detail.description).toBe('Data classification level');
+  });
+
+  it('the first request failing: says the marking was not changed', async () => {
+    await mock.setFaults([{ method: 'POST', path: '/v2/dev/markings/*', status: 500 }]);
+    const result = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--add-value',
+      'newone',
+      '--description',
+      'CHANGED',
+    ]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      'Marking "classification" was not changed. Failed: add value "newone". Not sent: change description.',
+    );
+  });
+});
+
+describe('deleting several, one request each', () => {
+  it('markings delete: a failure midway says what was deleted and what was not sent', async () => {
+    for (const name of ['x', 'y', 'z']) await ksctl(['markings', 'create', name]);
+    const y = JSON.parse((await ksctl(['markings', 'get', 'y', '-o', 'json'])).stdout) as Marking;
+    await mock.setFaults([{ method: 'DELETE', path: `/v2/dev/markings/${y.id}`, status: 500 }]);
+    const result = await ksctl(['markings', 'delete', 'x', 'y', 'z', '--yes', '--quiet']);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('Deleted "x"; failed: "y"; not sent: "z".');
+  });
+
+  it('values delete: the same', async () => {
+    const marking = await classification();
+    const b = marking.detail.values!.find((v) => v.name === 'b')!;
+    await mock.setFaults([
+      { method: 'DELETE', path: `/v2/dev/markings/${marking.id}/values/${b.id}`, status: 500 },
+    ]);
+    const result = await ksctl([
+      'markings',
+      'values',
+      'delete',
+      'classification',
+      'a',
+      'b',
+      'c',
+      '--yes',
+    ]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('Deleted "a"; failed: "b"; not sent: "c".');
+    await mock.setFaults([]);
+    expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
+  });
+});
+
+describe('markings export --file', () => {
+  it('creates missing parent directories', async () => {
+    const file = join(dir, 'exports', 'today', 'markings.yaml');
+    const result = await ksctl(['markings', 'export', '--file', file]);
+    expect(result.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
+  it.skipIf(!existsSync('/proc/self'))(
+    'refuses a directory that cannot be created before reading anything (exit 3)',
+    async () => {
+      const before = (await mock.journal()).length;
+      const result = await ksctl(['markings', 'export', '--file', '/proc/newdir/m.yaml']);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect((await mock.journal()).slice(before)).toEqual([]);
+    },
+  );
+});
