@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../../api/wire.js';
+import { CID_MAX_SKEW_MS } from '../../device/cid.js';
+import { KeyStore, RecentCids } from '../device/store.js';
 import { EnrollmentState } from '../enrollment/state.js';
 import { FaultSet } from '../admin/faults.js';
 import { IdGenerator } from './ids.js';
@@ -55,6 +57,10 @@ export class MockState {
   readonly keyspaces = new Map<string, MockKeyspace>();
   readonly faults = new FaultSet();
   readonly enrollment = new EnrollmentState();
+  /** Keys created by enrolled devices (device requests). */
+  readonly keys = new KeyStore();
+  /** Replay protection of device requests; not state, like the journal. */
+  readonly cids = new RecentCids(CID_MAX_SKEW_MS);
   justInTimeUsers = false;
   private readonly journal = new Journal();
 
@@ -102,6 +108,8 @@ export class MockState {
     this.faults.replace([]);
     this.justInTimeUsers = false;
     this.enrollment.clear();
+    this.keys.clear();
+    this.cids.clear();
     this.clearJournal();
   }
 }
