@@ -116,7 +116,7 @@ export class DeviceClient {
         attributes: attributesOf.get(wire.ref) ?? {},
       };
     });
-    return { keys, refused: refusals(content.error) };
+    return { keys, refused: refusals(content.error, 'ref') };
   }
 
   async fetch(ids: string[]): Promise<DeviceAnswer> {
@@ -126,7 +126,7 @@ export class DeviceClient {
       () => ({ 'protection-keys': ids }),
     );
     const keys = list(content.data['protection-keys']).map((wire) => this.openFetched(cid, wire));
-    return { keys, refused: refusals(content.error) };
+    return { keys, refused: refusals(content.error, 'key') };
   }
 
   /** Replaces the mutable attributes of keys as last fetched (`signature` guards the change). */
@@ -152,7 +152,7 @@ export class DeviceClient {
       }),
     );
     const keys = list(content.data['protection-keys']).map((wire) => this.openFetched(cid, wire));
-    return { keys, refused: refusals(content.error) };
+    return { keys, refused: refusals(content.error, 'key') };
   }
 
   private sealProtected(attributes: Attributes): Attributes {
@@ -282,12 +282,19 @@ function isWholeError(error: unknown): error is ItemErrorWire {
   return isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string';
 }
 
-function refusals(error: AnswerContent<unknown>['error']): ItemRefusal[] {
+function refusals(error: AnswerContent<unknown>['error'], noun: 'ref' | 'key'): ItemRefusal[] {
   if (error === undefined || isWholeError(error)) return [];
   return Object.entries(error).flatMap(([item, e]) => {
     if (!isJsonObject(e) || typeof e.code !== 'number') return [];
     const message = typeof e.message === 'string' ? e.message : 'refused';
-    return [{ item, code: e.code, message, error: deviceError(e.code, `${item}: ${message}`) }];
+    return [
+      {
+        item,
+        code: e.code,
+        message,
+        error: deviceError(e.code, `${noun} ${JSON.stringify(item)}: ${message}`),
+      },
+    ];
   });
 }
 

@@ -4,7 +4,7 @@
  * have the operation's shape (the route answers 40023).
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { DeviceErrorCode } from '../../device/causes.js';
+import { DeviceErrorCode, deviceCause } from '../../device/causes.js';
 import {
   aad,
   checkAttributeSignature,
@@ -28,6 +28,11 @@ import type { StoredKey } from './store.js';
 export type Operation = (
   req: DeviceRequest,
 ) => { data: Record<string, unknown>; errors: Record<string, ItemErrorWire> } | undefined;
+
+/** An item failure worded as the cause table words it. */
+function failure(code: number): ItemFailure {
+  return new ItemFailure(code, deviceCause(code)!.message);
+}
 
 /** Items per request and keys per ref: bounds, so one request cannot exhaust the mock. */
 export const MAX_ITEMS = 1000;
@@ -97,10 +102,7 @@ export const createKeys: Operation = (req) => {
         csig !== undefined &&
         !checkAttributeSignature(req.keys.cdEi, aad(req.cid, ref), cattrs as string, csig)
       ) {
-        throw new ItemFailure(
-          DeviceErrorCode.signatureInvalid,
-          `csig of ref "${ref}" does not verify`,
-        );
+        throw failure(DeviceErrorCode.signatureInvalid);
       }
       const sent = cattrs === undefined ? {} : parseAttributes(cattrs, 'cattrs');
       const markings = markingsOf(req);
@@ -156,10 +158,9 @@ function fetchedKey(req: DeviceRequest, key: StoredKey): FetchedKeyWire {
 /** The key, if the device's tenant may use it. */
 function usableKey(req: DeviceRequest, id: string): StoredKey {
   const key = req.state.keys.get(id);
-  if (!key)
-    throw new ItemFailure(DeviceErrorCode.keyNotFound, `no key has id ${JSON.stringify(id)}`);
+  if (!key) throw failure(DeviceErrorCode.keyNotFound);
   if (key.tenant !== req.device.tenant) {
-    throw new ItemFailure(DeviceErrorCode.keyOfOtherTenant, `key ${id} belongs to another tenant`);
+    throw failure(DeviceErrorCode.keyOfOtherTenant);
   }
   return key;
 }
@@ -238,16 +239,10 @@ export const modifyKeys: Operation = (req) => {
       }
       const key = usableKey(req, id);
       if (!checkAttributeSignature(req.keys.cdEi, aad(req.cid, id), mattrs, msig)) {
-        throw new ItemFailure(
-          DeviceErrorCode.signatureInvalid,
-          `msig of key ${id} does not verify`,
-        );
+        throw failure(DeviceErrorCode.signatureInvalid);
       }
       if (prevmsig !== (key.msig ?? key.csig)) {
-        throw new ItemFailure(
-          DeviceErrorCode.signatureStale,
-          `key ${id} was changed since it was fetched`,
-        );
+        throw failure(DeviceErrorCode.signatureStale);
       }
       const attributes = parseAttributes(mattrs, 'mattrs');
       enforceMarkings(attributes, markingsOf(req));
