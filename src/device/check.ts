@@ -3,7 +3,8 @@
  * that the service knows the device and that both SEP keys of the profile are the right ones.
  */
 import type { ApiClient } from '../api/client.js';
-import { ServiceError } from '../errors.js';
+import type { ErrorClass } from '../enroll/causes.js';
+import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import type { Profile } from '../profiles/types.js';
 import { DeviceClient } from './client.js';
 import { refusalError } from './refusals.js';
@@ -42,4 +43,17 @@ export async function checkDevice(
     keyId: key.id,
     ms: Math.round((performance.now() - started) * 10) / 10,
   };
+}
+
+/** A failed check of a profile that was stored all the same, said so in the message. */
+export function storedButFailed(error: KsctlError): KsctlError {
+  const ErrorType =
+    error instanceof UnreachableError ? ServiceError : (error.constructor as ErrorClass);
+  return new ErrorType(`the profile was stored, but the check failed: ${error.message}`, {
+    hint: error.hint,
+    conversationId: error.conversationId,
+    status: error.status,
+    serviceCode: error.serviceCode,
+    cause: error,
+  });
 }
