@@ -46,6 +46,24 @@ function items(data: Record<string, unknown>): unknown[] | undefined {
   return Array.isArray(list) && list.length <= MAX_ITEMS ? list : undefined;
 }
 
+/**
+ * Items that are objects named by a unique string member (`ref` on create, `id` on modify), as
+ * [name, item] pairs; undefined when the list is not so (errors are keyed by that name).
+ */
+function namedItems(
+  data: Record<string, unknown>,
+  member: 'ref' | 'id',
+): [string, Record<string, unknown>][] | undefined {
+  const list = items(data);
+  if (!list?.every((item) => isJsonObject(item) && typeof item[member] === 'string')) {
+    return undefined;
+  }
+  const named = (list as Record<string, unknown>[]).map(
+    (item): [string, Record<string, unknown>] => [item[member] as string, item],
+  );
+  return new Set(named.map(([name]) => name)).size === named.length ? named : undefined;
+}
+
 /** Runs one item; its failure becomes that item's error. */
 function attempt(errors: Record<string, ItemErrorWire>, key: string, work: () => void): void {
   try {
@@ -69,17 +87,11 @@ function newKeyId(req: DeviceRequest): string {
 }
 
 export const createKeys: Operation = (req) => {
-  const list = items(req.data);
-  if (!list || !list.every((item) => isJsonObject(item) && typeof item.ref === 'string')) {
-    return undefined;
-  }
-  const refs = list.map((item) => (item as { ref: string }).ref);
-  if (new Set(refs).size !== refs.length) return undefined;
-
+  const list = namedItems(req.data, 'ref');
+  if (!list) return undefined;
   const created: CreatedKeyWire[] = [];
   const errors: Record<string, ItemErrorWire> = {};
-  for (const item of list as Record<string, unknown>[]) {
-    const ref = item.ref as string;
+  for (const [ref, item] of list) {
     attempt(errors, ref, () => {
       const { qty, cattrs, csig } = item;
       if (!(Number.isInteger(qty) && (qty as number) >= 1 && (qty as number) <= MAX_QTY)) {
@@ -218,17 +230,11 @@ function matchesQuery(key: StoredKey, query: Query): boolean {
 }
 
 export const modifyKeys: Operation = (req) => {
-  const list = items(req.data);
-  if (!list || !list.every((item) => isJsonObject(item) && typeof item.id === 'string')) {
-    return undefined;
-  }
-  const ids = list.map((item) => (item as { id: string }).id);
-  if (new Set(ids).size !== ids.length) return undefined;
-
+  const list = namedItems(req.data, 'id');
+  if (!list) return undefined;
   const modified: FetchedKeyWire[] = [];
   const errors: Record<string, ItemErrorWire> = {};
-  for (const item of list as Record<string, unknown>[]) {
-    const id = item.id as string;
+  for (const [id, item] of list) {
     attempt(errors, id, () => {
       const { mattrs, msig, prevmsig } = item;
       if (typeof mattrs !== 'string' || typeof msig !== 'string' || typeof prevmsig !== 'string') {
