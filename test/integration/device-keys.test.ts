@@ -301,6 +301,21 @@ describe('failures answered as HTTP errors', () => {
       DeviceErrorCode.envelopeContentInvalid,
       (d) => sealedBody(d, { meta: HFP, data: { 'protection-keys': 'x' } }),
     ],
+    [
+      'the same ref twice',
+      400,
+      DeviceErrorCode.envelopeContentInvalid,
+      (d) =>
+        sealedBody(d, {
+          meta: HFP,
+          data: {
+            'protection-keys': [
+              { ref: 'a', qty: 1 },
+              { ref: 'a', qty: 1 },
+            ],
+          },
+        }),
+    ],
   ];
   it.each(cases)('%s: %i %i', async (_what, status, code, body) => {
     const device = addDevice(mock);
