@@ -10,7 +10,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tsvRows } from '../helpers/cli.js';
@@ -110,12 +109,12 @@ if (skipVendor) process.stderr.write(`skipping the vendor Python client test: ${
 /**
  * Drives the vendor's own functions: enrollment (registration.create_device), key create and
  * fetch (keys.create_keys, keys.fetch_keys, which check the service's HMAC signatures and open
- * protected attributes), and its profile export. Its prints go to stderr; stdout is one JSON.
+ * protected attributes), and its plaintext persistor. Its prints go to stderr; stdout is one JSON.
  */
 const DRIVER = String.raw`
 import contextlib, json, sys
 sys.path.insert(0, sys.argv[1])
-api_url, enrollment_url, keyspace, stoken, uidauth = sys.argv[2:7]
+api_url, enrollment_url, keyspace, stoken, uidauth, profiles_path = sys.argv[2:8]
 with contextlib.redirect_stdout(sys.stderr):
     import registration.register as register
     from registration import create_device
@@ -127,8 +126,12 @@ with contextlib.redirect_stdout(sys.stderr):
         pss = padding.PSS(mgf=padding.MGF1(hashes.SHA256()), salt_length=32)
         register.sign_with_rsa_pss = lambda key, message: key.sign(message, pss, hashes.SHA256())
     from keys import create_keys, fetch_keys
+    from persistors import ProfilePersistorPlaintext
     sep = create_device(api_url, keyspace, enrollment_url, stoken, uidauth)
-    profile = sep.export_as_object()
+    persistor = ProfilePersistorPlaintext()
+    persistor.add_sep(sep, set_as_active=True)
+    persistor.set_file_path(profiles_path)
+    persistor.save_to_json()
     # The first request of a device meets the fingerprint exchange (4001); the sample's create
     # retries it with the attributes it has already encrypted in place, so they would be sealed
     # twice. A first fetch spends the exchange.
@@ -136,7 +139,7 @@ with contextlib.redirect_stdout(sys.stderr):
     created = create_keys(sep, {'classification': ['public'], 'ionic-protected-test': ['secret value']})
     fetched, _ = fetch_keys(sep, list(created.keys()))
 print(json.dumps({
-    'profile': profile,
+    'deviceId': sep.deviceId,
     'created': {k: v['key'].hex() for k, v in created.items()},
     'fetched': {k: {'key': v['bytes'].hex(), 'attributes': v['attributes']} for k, v in fetched.items()},
 }))
@@ -166,12 +169,13 @@ describe.skipIf(skipVendor !== undefined)('a device enrolled by the vendor Pytho
         served.info.keyspace,
         tokens.stoken,
         tokens.uidauth,
+        profilesPath,
       ],
       { encoding: 'utf8', timeout: 60_000 },
     );
     expect(run.status, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as {
-      profile: Record<string, string>;
+      deviceId: string;
       created: Record<string, string>;
       fetched: Record<string, { key: string; attributes: Record<string, string[]> }>;
     };
@@ -183,16 +187,10 @@ describe.skipIf(skipVendor !== undefined)('a device enrolled by the vendor Pytho
       'ionic-protected-test': ['secret value'],
     });
 
-    // The vendor's profile, in a file ksctl reads today: the sample's persistor leaves out `name`
-    // and `creationTimestamp`, which ksctl's reader still requires (DESIGN.md 4 says optional).
-    await writeFile(
-      profilesPath,
-      JSON.stringify({
-        activeDeviceId: out.profile.deviceId,
-        profiles: [{ ...out.profile, name: 'vendor', creationTimestamp: 1_763_780_000 }],
-      }),
-    );
+    // The vendor's persistor wrote the file, without names or times; ksctl uses it as it is.
     const persistor = ['--persistor-path', profilesPath];
+    const checked = await ksctl(['profiles', 'check', out.deviceId, ...persistor]);
+    expect(checked.code, checked.stderr).toBe(0);
     const modified = await ksctl(['keys', 'modify', id!, '--attr', 'stage=review', ...persistor]);
     expect(modified.code, modified.stderr).toBe(0);
     const fetched = await ksctl([
