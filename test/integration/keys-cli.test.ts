@@ -123,6 +123,22 @@ describe('ksctl keys', () => {
     expect(partly.stderr).toContain('key "ABcdMissing": no key has this id');
   });
 
+  it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
+    await enrollOne();
+    const [profile] = (await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles;
+    const created = await ok(['--debug', 'keys', 'create', '-o', 'json']);
+    expect(created.stderr).toContain('[debug] > POST ');
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
+    const fetched = await ok(['--debug', 'keys', 'fetch', id, '--show-secrets', '-o', 'json']);
+    const { key } = (JSON.parse(fetched.stdout) as { key: string }[])[0]!;
+    for (const stderr of [created.stderr, fetched.stderr]) {
+      for (const secret of [profile!.aesCdIdcKey, profile!.aesCdEiKey, Buffer.from(key, 'hex')]) {
+        expect(stderr).not.toContain(secret.toString('hex'));
+        expect(stderr).not.toContain(secret.toString('base64'));
+      }
+    }
+  });
+
   it.each([
     [['keys', 'create', '--attr', 'novalue'], /--attr takes NAME=VALUE, not "novalue"/],
     [['keys', 'create', '--attr', 'ionic-protected-x=1'], /pass it with --protected-attr/],
