@@ -1,5 +1,6 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
+import { keysConcurrency, keysRoundTrip } from './keys.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
@@ -19,4 +20,6 @@ export const groups = [
   enrollRegister,
   mockHostile,
   state,
+  keysRoundTrip,
+  keysConcurrency,
 ];

@@ -5,6 +5,7 @@ import { completionCommand } from './commands/completion.js';
 import { contextCommand } from './commands/context.js';
 import { demoCommand } from './commands/demo.js';
 import { enrollCommand } from './commands/enroll.js';
+import { keysCommand } from './commands/keys.js';
 import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
@@ -63,6 +64,7 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(markingsCommand(ctx));
   program.addCommand(enrollCommand(ctx));
   program.addCommand(profilesCommand(ctx));
+  program.addCommand(keysCommand(ctx));
   program.addCommand(contextCommand(ctx));
   program.addCommand(mockCommand(ctx));
   program.addCommand(apiCommand(ctx));

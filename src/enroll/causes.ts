@@ -346,7 +346,7 @@ export function causeErrorBody(code: EnrollmentCauseCode, cid: string): ErrorBod
 }
 
 /** Error class for a status with no known cause code (DESIGN.md 5). */
-function errorClassForStatus(status: number): ErrorClass {
+export function errorClassForStatus(status: number): ErrorClass {
   if (status === 400 || status === 413 || status === 415) return InputError;
   if (status === 401 || status === 403) return AuthError;
   if (status === 404) return NotFoundError;

@@ -123,6 +123,7 @@ export interface EnrollmentRun {
 export interface StoredDevice {
   row: ProfileRow;
   conversationId: string;
+  profile: Profile;
 }
 
 /**
@@ -177,5 +178,5 @@ export async function enrollAndStore(
     // awaited and the profile stored; only what comes before stops.
   });
   const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
-  return { row, conversationId: enrolled.conversationId };
+  return { row, conversationId: enrolled.conversationId, profile: enrolled.profile };
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
+import { deviceRoutes } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
@@ -114,6 +115,7 @@ export class MockServer {
       ...markingsRoutes(this.state),
       ...adminRoutes(this.state, () => this.reset()),
       ...enrollmentRoutes(this.state, () => this.info, this.crypto),
+      ...deviceRoutes(this.state),
     );
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);

@@ -24,3 +24,25 @@ export function findProfile(set: ProfileSet, deviceIdOrName: string, source: str
   }
   return only;
 }
+
+/** The named profile, or the active one when no name is given (as SDK applications pick it). */
+export function profileOrActive(
+  set: ProfileSet,
+  deviceIdOrName: string | undefined,
+  source: string,
+): Profile {
+  if (deviceIdOrName !== undefined) return findProfile(set, deviceIdOrName, source);
+  const active = set.profiles.find((profile) => profile.deviceId === set.activeDeviceId);
+  if (active === undefined) {
+    throw new NotFoundError(
+      set.profiles.length === 0 ? `No profiles in ${source}` : `No profile is active in ${source}`,
+      {
+        hint:
+          set.profiles.length === 0
+            ? 'enroll a device first (ksctl enroll), or point --persistor-path at the profile file'
+            : 'name one with --profile, or make one active with ksctl profiles use',
+      },
+    );
+  }
+  return active;
+}

@@ -32,9 +32,24 @@ it('walks the whole tour from an unrelated folder and leaves no file behind', as
     '--dry-run',
     '$ ksctl enroll',
     '$ ksctl profiles list',
+    '$ ksctl markings values add region sa-east',
+    '$ ksctl keys create --attr region=sa-east -o json',
   ]) {
     expect(result.stdout).toContain(command);
   }
+  // The last step of the story: the device's key carries the new marking value, the service
+  // refuses a value the marking lacks, and the key comes back with its markings.
+  expect(result.stdout).toContain(
+    'error: ref "ksctl": marking "region" has no value "mars"; allowed: "ap-southeast", "eu-central", "eu-west", "sa-east", "us-east", "us-west"',
+  );
+  const keyId = /\$ ksctl keys fetch (ABcd\w+) -o yaml\n/.exec(result.stdout)?.[1];
+  expect(keyId, result.stdout.slice(-1500)).toBeDefined();
+  const fetched = result.stdout.includes(
+    `- id: ${keyId}\n  attributes:\n    region:\n      - sa-east\n`,
+  )
+    ? keyId
+    : null;
+  expect(fetched, result.stdout.slice(-1500)).not.toBeNull();
   expect(result.stdout).toContain('Plan: 0 to create, 2 to update, 0 to delete, 3 unchanged.');
   expect(result.stdout).toContain('That was the tour.');
   // Its mock, configuration and profiles lived in a temporary folder that is gone now, and the

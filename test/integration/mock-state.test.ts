@@ -4,10 +4,13 @@
  * real command (test/e2e/mock-state-kill.test.ts).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Marking, TokenPair } from '../../src/api/wire.js';
+import { ApiClient } from '../../src/api/client.js';
+import { DeviceClient } from '../../src/device/client.js';
 import { CauseCode } from '../../src/enroll/causes.js';
 import { buildRegistration, recoverKeys } from '../../src/enroll/protocol.js';
 import { UsageError } from '../../src/errors.js';
@@ -156,6 +159,54 @@ describe('a restart keeps the state', () => {
       expect(user.body).toMatchObject({ name: 'dave', enabled: false });
       expect(user.status).toBe(200);
     } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('a restart keeps the keys devices created', () => {
+  it('with their attributes, modifications and key bytes; a fetch after the restart matches', async () => {
+    const dir = await dirs.make();
+    let mock = await startMock({ stateDir: dir });
+    const deviceId = `ABcd.1.${randomUUID()}`;
+    const sep = { cdEi: randomBytes(32), cdIdc: randomBytes(32) };
+    mock.state.enrollment.addDevice(
+      {
+        deviceId,
+        keyspace: 'ABcd',
+        tenant: 'dev',
+        user: 'alice',
+        createdAt: new Date().toISOString(),
+      },
+      sep,
+    );
+    const http = new ApiClient({
+      baseUrl: 'http://unused.invalid',
+      auth: { kind: 'none' },
+      retries: 0,
+    });
+    const device = (server: MockServer) =>
+      new DeviceClient(
+        { deviceId, server: server.info.apiUrl, aesCdIdcKey: sep.cdIdc, aesCdEiKey: sep.cdEi },
+        http,
+      );
+    try {
+      const created = await device(mock).create([
+        { ref: 'r', count: 2, attributes: { project: ['apollo'] } },
+      ]);
+      expect(created.keys).toHaveLength(2);
+      await device(mock).modify([{ key: created.keys[0]!, attributes: { stage: ['review'] } }]);
+      const ids = created.keys.map((k) => k.id);
+      const before = await device(mock).fetch(ids);
+      await mock.close();
+
+      mock = await restart(dir);
+      const after = await device(mock).fetch(ids);
+      expect(after.refused).toEqual([]);
+      expect(after).toEqual(before);
+      expect(after.keys.map((k) => k.key)).toEqual(created.keys.map((k) => k.key));
+    } finally {
+      await http.close();
       await mock.close();
     }
   });

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { ServiceError } from '../../errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CommandContext } from '../context.js';
@@ -9,12 +10,16 @@ import { run } from '../main.js';
 export interface TourStep {
   /** What the step shows, in one line. */
   title: string;
-  /** The command line, as a user would type it after `ksctl`. */
-  argv: string[];
+  /** The command line, as a user would type it after `ksctl`; computed when the step runs. */
+  argv: string[] | (() => string[]);
   /** The command line as shown, when it differs from `argv` (a path inside the package). */
   shown?: string[];
   /** Work before the step runs, such as writing the file it reads. */
   before?: () => Promise<void>;
+  /** Receives what the step printed on stdout (a later step may use it). */
+  after?: (stdout: string) => void;
+  /** The exit code the step shows (a refusal); 0 unless given. */
+  exitCode?: number;
 }
 
 export function markingsTour(): TourStep[] {
@@ -135,6 +140,37 @@ export function enrollmentTour(): TourStep[] {
   ];
 }
 
+/**
+ * The last part of the story: after a marking change, the enrolled device creates a key carrying
+ * that marking (its value checked by the service) and fetches it back.
+ */
+export function keysTour(): TourStep[] {
+  let keyId = '';
+  return [
+    {
+      title: 'Change a marking: region gains the value sa-east',
+      argv: ['markings', 'values', 'add', 'region', 'sa-east'],
+    },
+    {
+      title:
+        'The enrolled device creates a key carrying that marking; markings with a default get it',
+      argv: ['keys', 'create', '--attr', 'region=sa-east', '-o', 'json'],
+      after: (stdout) => {
+        keyId = (JSON.parse(stdout) as { id: string }[])[0]!.id;
+      },
+    },
+    {
+      title: 'A value the marking does not have is refused, and the allowed ones are named',
+      argv: ['keys', 'create', '--attr', 'region=mars'],
+      exitCode: 3,
+    },
+    {
+      title: 'Fetch the key back with the profile: the service gives it with its markings',
+      argv: () => ['keys', 'fetch', keyId, '-o', 'yaml'],
+    },
+  ];
+}
+
 function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
@@ -189,26 +225,35 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     out(
       'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
     );
-    const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour()];
+    const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour(), ...keysTour()];
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
+      const argv = typeof step.argv === 'function' ? step.argv() : step.argv;
       out('');
       out(chalk ? chalk.bold(`${i + 1}. ${step.title}`) : `${i + 1}. ${step.title}`);
-      const shown = commandLine(step.shown ?? step.argv);
+      const shown = commandLine(step.shown ?? argv);
       out(chalk ? chalk.cyan(`$ ${shown}`) : `$ ${shown}`);
       await step.before?.();
-      const code = await run(step.argv, {
+      const printed: Buffer[] = [];
+      const stdout = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          printed.push(Buffer.from(chunk));
+          ctx.io.stdout.write(chunk, done);
+        },
+      });
+      const code = await run(argv, {
         // The steps' messages go to stdout too, so they read in order with their output.
-        io: { ...ctx.io, stderr: ctx.io.stdout, stderrIsTTY: ctx.io.stdoutIsTTY },
+        io: { ...ctx.io, stdout, stderr: ctx.io.stdout, stderrIsTTY: ctx.io.stdoutIsTTY },
         env,
         prompter: ctx.prompter,
         signal: ctx.signal,
       });
-      if (code !== 0) {
+      if (code !== (step.exitCode ?? 0)) {
         throw new ServiceError(
-          `the demo step "${commandLine(step.argv)}" failed with exit code ${code}`,
+          `the demo step "${commandLine(argv)}" failed with exit code ${code}`,
         );
       }
+      step.after?.(Buffer.concat(printed).toString('utf8'));
     }
     out('');
     out(

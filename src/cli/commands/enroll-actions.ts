@@ -19,7 +19,7 @@ import {
   portalTokens,
   type TokenSource,
 } from '../../enroll/token-sources.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, isKsctlError, UsageError } from '../../errors.js';
 import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
@@ -257,6 +257,13 @@ async function enrollOne(
     data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
     fields: [...profileFields(row), ['Profile file', run.persistor.path]],
   });
+  if (o.verify === true) {
+    const { checkDevice } = await import('../../device/check.js');
+    const checked = await checkDevice(stored.profile, run.http, ctx.signal);
+    ctx.say(
+      `Verified: created key ${checked.keyId} with the new profile and fetched it back (${checked.ms} ms).`,
+    );
+  }
 }
 
 async function enrollMany(
@@ -296,10 +303,20 @@ async function enrollMany(
   });
   // Key generation is the CPU-bound part: as many at once as the devices in flight can use cores.
   const keys = new KeyPairSupply(count, Math.min(concurrency, availableParallelism()));
+  const verify = o.verify !== false;
+  const { checkDevice, storedButFailed } = await import('../../device/check.js');
   const outcomes = await runPool(
     count,
     concurrency,
-    (i) => enrollAndStore(run, shared, i, nameOf(i), keys.take()),
+    async (i) => {
+      const stored = await enrollAndStore(run, shared, i, nameOf(i), keys.take());
+      if (verify) {
+        await checkDevice(stored.profile, run.http).catch((error: unknown) => {
+          throw isKsctlError(error) ? storedButFailed(error) : error;
+        });
+      }
+      return stored;
+    },
     {
       signal: ctx.signal,
       onSettled: (outcome) => progress.tick(!outcome.ok),
@@ -322,7 +339,7 @@ async function enrollMany(
     ],
   });
   ctx.say(
-    `Enrolled ${enrolled.length} of ${plural(count, 'device')} into keyspace ${run.endpoints.keyspace} in ${seconds} s (concurrency ${concurrency}); profiles in ${run.persistor.path}.`,
+    `Enrolled ${enrolled.length} of ${plural(count, 'device')} into keyspace ${run.endpoints.keyspace} in ${seconds} s (concurrency ${concurrency}); profiles in ${run.persistor.path}.${verify ? ` Verified ${enrolled.length}: each created a key and fetched it back.` : ''}`,
   );
   if (failed.length > 0) {
     // Failures always show, even with --quiet: they explain the exit code.

@@ -26,6 +26,8 @@ export interface EnrollOptions extends PersistorOptionValues {
   setActive: boolean;
   count?: number;
   concurrency?: number;
+  /** Create and fetch a key with each new profile: default for --count, --no-verify skips. */
+  verify?: boolean;
 }
 
 export function enrollCommand(ctx: CommandContext): Command {
@@ -77,7 +79,12 @@ export function enrollCommand(ctx: CommandContext): Command {
       '--concurrency <c>',
       'bulk: enrollments at once (default: the number of cores, at most 4)',
       positiveWholeNumber,
-    );
+    )
+    .option(
+      '--verify',
+      'prove each new profile works: create one key with it and fetch it back (default with --count)',
+    )
+    .option('--no-verify', 'with --count: do not check the new profiles');
   addPersistorOptions(enroll).addHelpText(
     'after',
     `
@@ -89,6 +96,7 @@ Examples:
   eval "$(ksctl mock tokens --user alice)" && ksctl enroll --name laptop
   ksctl enroll --keyspace ABcd --kns-url https://api.example.com --username alice --password-file pw.txt
   ksctl enroll --count 20 --concurrency 2 --mock-user alice --persistor-path ./profiles.pt
+  ksctl enroll --mock-user alice --name laptop --verify
 
 Bulk exit code: 0 when every device enrolled, else the most common exit code of the failures.`,
   );

@@ -12,6 +12,7 @@ import {
   useProfile,
 } from '../../profiles/index.js';
 import type { CommandContext } from '../context.js';
+import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
 import { resolvePersistor } from '../persistor-options.js';
 import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
@@ -97,4 +98,29 @@ export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<v
   ctx.say(
     `Wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind}).`,
   );
+}
+
+/** Creates one key with the profile and fetches it back: the profile works, or says why not. */
+export async function check(
+  ctx: CommandContext,
+  ref: string | undefined,
+  o: PersistorOptionValues,
+): Promise<void> {
+  const profile = await loadDeviceProfile(ctx, o, ref);
+  const { checkDevice } = await import('../../device/check.js');
+  const result = await withDeviceHttp(ctx, (http) => checkDevice(profile, http, ctx.signal));
+  ctx.say(
+    `Profile "${profile.name}" works: ${result.server} knows device ${result.deviceId}, created key ${result.keyId} and gave it back (${result.ms} ms).`,
+  );
+  await ctx.render({
+    kind: 'record',
+    data: { name: profile.name, ...result, ok: true },
+    fields: [
+      ['Name', profile.name],
+      ['Device ID', result.deviceId],
+      ['Server', result.server],
+      ['Key created and fetched', result.keyId],
+      ['Round trip (ms)', result.ms],
+    ],
+  });
 }

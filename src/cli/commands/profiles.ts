@@ -81,5 +81,20 @@ export function profilesCommand(ctx: CommandContext): Command {
       ),
   ).action(async (o: ConvertOptions) => (await actions()).convert(ctx, o));
 
+  addPersistorOptions(
+    profiles
+      .command('check')
+      .description(
+        'prove a profile works: create one key with it and fetch it back (default: the active profile)',
+      )
+      .argument('[profile]', 'device id or name')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  ksctl profiles check\n  ksctl profiles check laptop --persistor-path ./profiles.pt',
+      ),
+  ).action(async (ref: string | undefined, o: PersistorOptionValues) =>
+    (await actions()).check(ctx, ref, o),
+  );
+
   return profiles;
 }

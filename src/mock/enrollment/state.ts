@@ -140,7 +140,11 @@ export class EnrollmentState {
     return [...this.deviceRecords.values()];
   }
 
-  /** For in-process checks only (tests); no endpoint exposes the keys. */
+  device(deviceId: string): DeviceRecord | undefined {
+    return this.deviceRecords.get(deviceId);
+  }
+
+  /** The SEP keys, for device requests and in-process checks; no endpoint exposes them. */
   keysOf(deviceId: string): DeviceKeys | undefined {
     return this.sepKeys.get(deviceId);
   }

@@ -194,6 +194,13 @@ function parseValueSpec(
   return ok ? spec : undefined;
 }
 
+export interface MarkingAttributeRule {
+  name: string;
+  hasValue(value: string): boolean;
+  /** Ordered by name. */
+  valueNames(): string[];
+}
+
 export interface Actor {
   name: string;
 }
@@ -294,6 +301,27 @@ export class MarkingsStore {
   getValue(markingId: string, valueId: string): MarkingValue {
     const m = this.mustGet(markingId);
     return this.valueToWire(m.id, this.mustGetValue(m, valueId));
+  }
+
+  /**
+   * The marking named `name` as device requests see it: markings are the attributes of keys
+   * (DESIGN.md 2.4), so a key attribute of this name may only carry these values.
+   */
+  attributeRule(name: string): MarkingAttributeRule | undefined {
+    const m = this.byName.get(name);
+    if (!m) return undefined;
+    return {
+      name: m.name,
+      hasValue: (value) => m.valuesByName.has(value),
+      valueNames: () => this.sortedValues(m).map((v) => v.name),
+    };
+  }
+
+  /** Markings with a default value, which keys created without their attribute receive. */
+  defaults(): { name: string; defaultValue: string }[] {
+    return this.sortedMarkings().flatMap((m) =>
+      m.defaultValue === null ? [] : [{ name: m.name, defaultValue: m.defaultValue }],
+    );
   }
 
   // ---- writes ----

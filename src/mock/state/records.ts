@@ -8,6 +8,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import type { FaultRule } from '../../api/wire.js';
+import type { StoredKey } from '../device/store.js';
 import type { DeviceEntry, OutboxMessage } from '../enrollment/state.js';
 import type { MarkingRecord, StoredValue } from '../markings/store.js';
 import {
@@ -72,6 +73,10 @@ export const RECORD_KINDS: Record<string, Apply> = {
       cdIdc: Buffer.from(d.cdIdc, 'hex'),
     }),
   outbox: (state, message: OutboxMessage) => state.enrollment.send(message),
+  deviceKey: (state, key: StoredKey) => state.keys.create([key]),
+  fingerprint: (state, d: { deviceId: string; hash: string }) =>
+    state.keys.addFingerprint(d.deviceId, d.hash),
+  'deviceKeys.clear': (state) => state.keys.clear(),
 };
 
 export type StateRecord = [kind: string, data: unknown];
@@ -98,4 +103,5 @@ export function* stateRecords(
   for (const [key, p] of state.basic) yield ['basic.set', principalRecord(key, p)];
   yield ['faults', state.faults.list()];
   yield* state.enrollment.records();
+  yield* state.keys.records();
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../../api/wire.js';
+import { CID_MAX_SKEW_MS } from '../../device/cid.js';
+import { KeyStore, RecentCids } from '../device/store.js';
 import { EnrollmentState } from '../enrollment/state.js';
 import { FaultSet } from '../admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
@@ -82,6 +84,10 @@ export class MockState {
   );
   readonly enrollment = new EnrollmentState(this.changes);
   private jitUsers = false;
+  /** Keys created by enrolled devices (device requests). */
+  readonly keys = new KeyStore(this.changes);
+  /** Replay protection of device requests; not state, like the journal. */
+  readonly cids = new RecentCids(CID_MAX_SKEW_MS);
   private readonly journal = new Journal();
 
   constructor(
@@ -154,6 +160,8 @@ export class MockState {
     this.faults.replace([]);
     this.justInTimeUsers = false;
     this.enrollment.clear();
+    this.keys.clear();
+    this.cids.clear();
     this.clearJournal();
   }
 }

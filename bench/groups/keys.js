@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * Device requests (issue 8) against a mock in its own process, with one device enrolled by
+ * ksctl: one-key creates against idling as long as 10 ms per create would take, and the keys per
+ * second of that one device at concurrency 2 against concurrency 1.
+ */
+
+const BIN = new URL('../../bin/ksctl.js', import.meta.url).pathname;
+const LOAD = new URL('../lib/keys-load.js', import.meta.url).pathname;
+const CREATES = 300;
+const BUDGET_MS = 10;
+
+/** Enrolls one device into `dir/profiles.pt` with the real CLI. */
+async function enrollDevice(h, mock) {
+  const dir = await h.tempDir('ksctl-bench-keys-');
+  const profiles = join(dir, 'profiles.pt');
+  const { info } = mock;
+  await promisify(execFile)(
+    process.execPath,
+    [BIN, 'enroll', '--mock-user', 'alice', '--persistor-path', profiles],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        KSCTL_CONFIG_DIR: dir,
+        KSCTL_BASE_URL: info.baseUrl,
+        KSCTL_TOKEN: info.token,
+        KSCTL_KEYSPACE: info.keyspace,
+        KSCTL_API_URL: info.apiUrl,
+        KSCTL_ENROLLMENT_URL: info.enrollmentUrl,
+      },
+    },
+  );
+  return profiles;
+}
+
+function load(label, profiles, extra, notes) {
+  return {
+    label,
+    argv: [process.execPath, LOAD, '--profiles', profiles, ...extra],
+    env: { PATH: process.env.PATH ?? '' },
+    verify: (out) => {
+      const result = JSON.parse(out.toString('utf8'));
+      if (extra.includes('--create') && result.created !== CREATES) {
+        return `${result.created} of ${CREATES} keys created`;
+      }
+      if (notes && result.createMs !== undefined) {
+        notes.push(
+          `${label}, warm-up run: ${result.perSecond} keys/s; median in-process one-key create ${result.createMs} ms, create + fetch ${result.roundTripMs} ms (target < ${BUDGET_MS} ms)`,
+        );
+      }
+      return undefined;
+    },
+  };
+}
+
+/** (g) Key create round trip: one key per request, against the 10 ms budget. */
+export const keysRoundTrip = {
+  name: 'keys-round-trip',
+  title: `${CREATES} one-key creates of one enrolled device against idling ${(CREATES * BUDGET_MS) / 1000} s (A/B ≤ 1 ⇔ < ${BUDGET_MS} ms a key)`,
+  runs: 5,
+  warmups: 1,
+  async setup(h) {
+    const mock = await h.mock([]);
+    const profiles = await enrollDevice(h, mock);
+    const notes = [
+      'both sides load the profile and make the fingerprint known first; no RSA work after enrollment',
+    ];
+    return {
+      notes,
+      benchmarks: [
+        {
+          name: 'create',
+          a: load(`create ${CREATES} keys`, profiles, ['--create', String(CREATES)], notes),
+          b: load(`idle ${CREATES * BUDGET_MS} ms`, profiles, [
+            '--idle',
+            String(CREATES * BUDGET_MS),
+          ]),
+          target: { atMost: 1 },
+        },
+      ],
+    };
+  },
+};
+
+/** (h) Keys per second of one device: two requests in flight against one. */
+export const keysConcurrency = {
+  name: 'keys-concurrency',
+  title: `${CREATES} one-key creates of one device, concurrency 2 against 1 (A/B < 1: faster)`,
+  runs: 5,
+  warmups: 1,
+  async setup(h) {
+    const mock = await h.mock([]);
+    const profiles = await enrollDevice(h, mock);
+    const notes = [];
+    const at = (c) =>
+      load(
+        `create ${CREATES} keys, concurrency ${c}`,
+        profiles,
+        ['--create', String(CREATES), '--concurrency', String(c)],
+        notes,
+      );
+    return {
+      notes,
+      benchmarks: [{ name: 'concurrency', a: at(2), b: at(1), target: { atMost: 1 } }],
+    };
+  },
+};

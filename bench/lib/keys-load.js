@@ -1,0 +1,71 @@
+import { parseArgs } from 'node:util';
+import { ApiClient } from '../../dist/api/client.js';
+import { DeviceClient } from '../../dist/device/client.js';
+import { loadProfiles } from '../../dist/profiles/index.js';
+
+/**
+ * Device request load, run as its own process by bench/groups/keys.js: loads the active profile
+ * of a plaintext file, makes the device's fingerprint known with one request, then either creates
+ * `--create N` keys one per request (`--concurrency C` in flight) or, with `--idle MS`, waits
+ * instead. Both sides do the same preparation, so the difference of their times is the key
+ * requests alone. Prints `{ created, perSecond, createMs, roundTripMs }` on stdout: the median
+ * in-process milliseconds of a one-key create and of a create plus fetch, over 50 of each.
+ */
+const { values } = parseArgs({
+  options: {
+    profiles: { type: 'string' },
+    create: { type: 'string', default: '0' },
+    concurrency: { type: 'string', default: '1' },
+    idle: { type: 'string', default: '0' },
+  },
+});
+
+const set = await loadProfiles({ kind: 'plaintext', path: values.profiles });
+const profile = set.profiles.find((p) => p.deviceId === set.activeDeviceId);
+if (!profile) throw new Error(`no active profile in ${values.profiles}`);
+const http = new ApiClient({ baseUrl: profile.server, auth: { kind: 'none' }, retries: 0 });
+const client = new DeviceClient(profile, http);
+const one = [{ ref: 'bench', count: 1, attributes: {} }];
+
+async function createOne() {
+  const answer = await client.create(one);
+  if (answer.keys.length !== 1)
+    throw new Error(`create refused: ${JSON.stringify(answer.refused)}`);
+  return answer.keys[0];
+}
+
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+await client.fetch([]);
+const create = Number(values.create);
+const result = { created: 0 };
+if (create > 0) {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < create) {
+      next++;
+      await createOne();
+      result.created++;
+    }
+  };
+  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker));
+  result.perSecond = Math.round(create / ((performance.now() - started) / 1000));
+  const creates = [];
+  const trips = [];
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now();
+    const key = await createOne();
+    const t1 = performance.now();
+    const fetched = await client.fetch([key.id]);
+    if (!fetched.keys[0]?.key.equals(key.key)) throw new Error('the key came back different');
+    creates.push(t1 - t0);
+    trips.push(performance.now() - t0);
+  }
+  result.createMs = Number(median(creates).toFixed(2));
+  result.roundTripMs = Number(median(trips).toFixed(2));
+} else {
+  await new Promise((resolve) => setTimeout(resolve, Number(values.idle)));
+}
+await http.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);

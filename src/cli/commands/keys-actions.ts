@@ -1,0 +1,158 @@
+import type { Column } from '../../output/render.js';
+import { UsageError } from '../../errors.js';
+import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';
+import type { CommandContext } from '../context.js';
+import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
+
+/** The ref of keys created without --ref. */
+export const DEFAULT_REF = 'ksctl';
+const PROTECTED_PREFIX = 'ionic-protected-';
+
+export interface KeyOutputOptions extends DeviceOptions {
+  showSecrets?: boolean;
+}
+
+export interface CreateOptions extends KeyOutputOptions {
+  ref?: string;
+  count?: number;
+  attr?: string[];
+  protectedAttr?: string[];
+}
+
+export type FetchOptions = KeyOutputOptions;
+
+export interface ModifyOptions extends KeyOutputOptions {
+  attr?: string[];
+  protectedAttr?: string[];
+  clear?: boolean;
+}
+
+export async function create(ctx: CommandContext, o: CreateOptions): Promise<void> {
+  const attributes = parseAttributes(o.attr, '--attr');
+  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
+  const ref = o.ref ?? DEFAULT_REF;
+  if (ref.trim() === '') throw new UsageError('--ref must not be empty');
+  const profile = await loadDeviceProfile(ctx, o);
+  const { DeviceClient } = await import('../../device/client.js');
+  const answer = await withDeviceHttp(ctx, async (http) => {
+    const client = new DeviceClient(profile, http, ctx.signal);
+    const created = await client.create([
+      { ref, count: o.count ?? 1, attributes, protectedAttributes },
+    ]);
+    if (created.keys.length === 0) return created;
+    // Fetched back, so the output shows the attributes the keys carry on the service, marking
+    // defaults included, and proves each key can be had again.
+    const fetched = await client.fetch(created.keys.map((key) => key.id));
+    const refOf = new Map(created.keys.map((key) => [key.id, key.ref]));
+    return {
+      keys: fetched.keys.map((key) => ({ ...key, ref: refOf.get(key.id) })),
+      refused: [...created.refused, ...fetched.refused],
+    };
+  });
+  await report(ctx, answer, o, true);
+}
+
+export async function fetch(ctx: CommandContext, ids: string[], o: FetchOptions): Promise<void> {
+  const profile = await loadDeviceProfile(ctx, o);
+  const { DeviceClient } = await import('../../device/client.js');
+  const answer = await withDeviceHttp(ctx, (http) =>
+    new DeviceClient(profile, http, ctx.signal).fetch([...new Set(ids)]),
+  );
+  await report(ctx, answer, o, false);
+}
+
+export async function modify(ctx: CommandContext, id: string, o: ModifyOptions): Promise<void> {
+  const attributes = parseAttributes(o.attr, '--attr');
+  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
+  const changes = Object.keys(attributes).length + Object.keys(protectedAttributes).length;
+  if (changes === 0 && !o.clear) {
+    throw new UsageError('nothing to change', {
+      hint: 'pass --attr NAME=VALUE or --protected-attr NAME=VALUE (the new mutable attributes), or --clear to remove them all',
+    });
+  }
+  if (changes > 0 && o.clear)
+    throw new UsageError('--clear removes every mutable attribute: pass it alone');
+  const profile = await loadDeviceProfile(ctx, o);
+  const { DeviceClient } = await import('../../device/client.js');
+  const { refusalError } = await import('../../device/refusals.js');
+  const answer = await withDeviceHttp(ctx, async (http) => {
+    const client = new DeviceClient(profile, http, ctx.signal);
+    // The change quotes the key's current signature, so it cannot undo a change made meanwhile.
+    const current = await client.fetch([id]);
+    const [key] = current.keys;
+    if (!key) throw refusalError(current.refused);
+    return client.modify([{ key, attributes, protectedAttributes }]);
+  });
+  await report(ctx, answer, o, false);
+}
+
+/** `NAME=VALUE` flags, a name given several times collecting its values in order. */
+export function parseAttributes(
+  flags: string[] | undefined,
+  flag: string,
+  protect = false,
+): Attributes {
+  const out: Attributes = {};
+  for (const text of flags ?? []) {
+    const eq = text.indexOf('=');
+    const rawName = eq < 0 ? text : text.slice(0, eq);
+    if (eq < 0 || rawName.trim() === '') {
+      throw new UsageError(`${flag} takes NAME=VALUE, not "${text}"`, {
+        hint: `for example ${flag} classification=internal; repeat the flag for more values`,
+      });
+    }
+    const name =
+      protect && !rawName.startsWith(PROTECTED_PREFIX) ? PROTECTED_PREFIX + rawName : rawName;
+    if (!protect && name.startsWith(PROTECTED_PREFIX)) {
+      throw new UsageError(`${name} is a protected attribute: pass it with --protected-attr`, {
+        hint: 'protected values are encrypted before they leave this machine; --attr values are not',
+      });
+    }
+    (out[name] ??= []).push(text.slice(eq + 1));
+  }
+  return out;
+}
+
+interface KeyRow {
+  id: string;
+  ref?: string;
+  attributes: Attributes;
+  mutableAttributes?: Attributes;
+  /** Hex, only with --show-secrets. */
+  key?: string;
+}
+
+function attributeText(attributes: Attributes | undefined): string {
+  return Object.entries(attributes ?? {})
+    .map(([name, values]) => `${name}=${values.join(',')}`)
+    .join('; ');
+}
+
+/** The keys the service gave, then the items it refused as the command's error. */
+async function report(
+  ctx: CommandContext,
+  answer: DeviceAnswer,
+  o: KeyOutputOptions,
+  created: boolean,
+): Promise<void> {
+  const rows = answer.keys.map((key: DeviceKey): KeyRow => ({
+    id: key.id,
+    ...(key.ref === undefined ? {} : { ref: key.ref }),
+    attributes: key.attributes,
+    ...(key.mutableAttributes ? { mutableAttributes: key.mutableAttributes } : {}),
+    ...(o.showSecrets ? { key: key.key.toString('hex') } : {}),
+  }));
+  const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
+  if (created) columns.push({ header: 'REF', value: (r) => r.ref });
+  columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
+  if (!created)
+    columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
+  if (o.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
+  if (rows.length > 0 || answer.refused.length === 0) {
+    await ctx.render({ kind: 'table', data: rows, rows, columns });
+  }
+  if (answer.refused.length > 0) {
+    const { refusalError } = await import('../../device/refusals.js');
+    throw refusalError(answer.refused);
+  }
+}

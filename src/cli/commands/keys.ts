@@ -1,0 +1,85 @@
+import { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { collect, wholeNumberFrom } from '../options.js';
+import { addPersistorOptions } from '../persistor-flags.js';
+import type { CreateOptions, FetchOptions, ModifyOptions } from './keys-actions.js';
+
+const actions = () => import('./keys-actions.js');
+
+/** Keys per create: the mock's bound, and more than any test needs. */
+const MAX_COUNT = 1000;
+
+function deviceOptions(cmd: Command): Command {
+  return addPersistorOptions(
+    cmd
+      .option(
+        '--profile <profile>',
+        'device id or name of the profile to use (default: the active one)',
+      )
+      .option('--show-secrets', 'print the data keys in hex'),
+  );
+}
+
+export function keysCommand(ctx: CommandContext): Command {
+  const keys = new Command('keys')
+    .alias('key')
+    .description('create, fetch and modify data keys as an enrolled device (its stored profile)');
+
+  deviceOptions(
+    keys
+      .command('create')
+      .description('create data keys; attributes named like a marking must carry its values')
+      .option('--ref <ref>', 'the ref the keys are created under (default ksctl)')
+      .option(
+        '--count <n>',
+        `how many keys (1 to ${MAX_COUNT}, default 1)`,
+        wholeNumberFrom(1, MAX_COUNT),
+      )
+      .option('--attr <name=value>', 'an attribute; repeat for more values or attributes', collect)
+      .option(
+        '--protected-attr <name=value>',
+        'an attribute encrypted before it leaves this machine (ionic-protected-NAME); repeatable',
+        collect,
+      )
+      .addHelpText(
+        'after',
+        '\nExamples:\n  ksctl keys create --attr classification=internal\n  ksctl keys create --ref invoices --count 3 --attr region=eu --protected-attr owner=alice -o json\n  ksctl keys create --profile laptop --show-secrets',
+      ),
+  ).action(async (o: CreateOptions) => (await actions()).create(ctx, o));
+
+  deviceOptions(
+    keys
+      .command('fetch')
+      .alias('get')
+      .description('fetch keys by id, with their attributes')
+      .argument('<id...>', 'key ids')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  ksctl keys fetch ABcdx7Rk2Qp\n  ksctl keys fetch ABcdx7Rk2Qp ABcdM3n8Wq1 -o yaml',
+      ),
+  ).action(async (ids: string[], o: FetchOptions) => (await actions()).fetch(ctx, ids, o));
+
+  deviceOptions(
+    keys
+      .command('modify')
+      .description("replace a key's mutable attributes (marking values are checked as on create)")
+      .argument('<id>', 'key id')
+      .option(
+        '--attr <name=value>',
+        'a mutable attribute; repeat for more values or attributes',
+        collect,
+      )
+      .option(
+        '--protected-attr <name=value>',
+        'a mutable attribute encrypted on this machine; repeatable',
+        collect,
+      )
+      .option('--clear', 'remove every mutable attribute')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  ksctl keys modify ABcdx7Rk2Qp --attr stage=review\n  ksctl keys modify ABcdx7Rk2Qp --clear',
+      ),
+  ).action(async (id: string, o: ModifyOptions) => (await actions()).modify(ctx, id, o));
+
+  return keys;
+}

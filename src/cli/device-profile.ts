@@ -1,0 +1,51 @@
+/**
+ * What the commands that act as an enrolled device share: the profile to act with (`--profile`
+ * or the active one, from the persistor options) and an HTTP client for the profile's server.
+ */
+import { ApiClient } from '../api/client.js';
+import { resolveContext } from '../config/settings.js';
+import { resolveTimeoutMs } from '../config/timeout.js';
+import { VERSION } from '../package-root.js';
+import { loadProfiles } from '../profiles/index.js';
+import { profileOrActive } from '../profiles/profile-lookup.js';
+import type { Profile } from '../profiles/types.js';
+import type { CommandContext } from './context.js';
+import { type PersistorOptionValues, persistorFlags } from './persistor-flags.js';
+import { resolvePersistor } from './persistor-options.js';
+
+export interface DeviceOptions extends PersistorOptionValues {
+  /** Device id or name; the active profile when absent. */
+  profile?: string;
+}
+
+export async function loadDeviceProfile(
+  ctx: CommandContext,
+  o: DeviceOptions,
+  ref = o.profile,
+): Promise<Profile> {
+  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  return profileOrActive(await loadProfiles(spec), ref, spec.path);
+}
+
+/**
+ * Runs `work` with a client for device requests: no Authorization header (the envelope is the
+ * proof), the configured timeout, the usual retries (POST only on 429/503); closed afterwards.
+ */
+export async function withDeviceHttp<T>(
+  ctx: CommandContext,
+  work: (http: ApiClient) => Promise<T>,
+): Promise<T> {
+  const { name, context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
+  const http = new ApiClient({
+    baseUrl: 'http://unused.invalid',
+    auth: { kind: 'none' },
+    timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
+    userAgent: `ksctl/${VERSION}`,
+    trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
+  });
+  try {
+    return await work(http);
+  } finally {
+    await http.close();
+  }
+}

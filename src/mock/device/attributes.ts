@@ -1,0 +1,120 @@
+/**
+ * Key attributes on the service side: parsing the attribute text a device sends, opening its
+ * protected values, and the markings rule of DESIGN.md 2.4 (an attribute named like a marking
+ * carries only that marking's values; a marking's default is added when the attribute is left out).
+ */
+import {
+  aad,
+  isProtectedAttribute,
+  isStringList,
+  openProtectedValues,
+  protectValues,
+} from '../../device/crypto.js';
+import { DeviceErrorCode } from '../../device/causes.js';
+import type { ItemErrorWire } from '../../device/wire.js';
+import { isJsonObject } from '../../enroll/json.js';
+import type { MarkingsStore } from '../markings/store.js';
+
+export type Attributes = Record<string, string[]>;
+
+/** How many allowed values a refusal lists before "and N more". */
+const ALLOWED_SHOWN = 20;
+
+export class ItemFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  wire(): ItemErrorWire {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** The attributes of a JSON text: an object whose members are arrays of strings. */
+export function parseAttributes(text: string, member: string): Attributes {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ItemFailure(DeviceErrorCode.itemInvalid, `${member} is not JSON`);
+  }
+  if (!isJsonObject(value)) {
+    throw new ItemFailure(DeviceErrorCode.itemInvalid, `${member} must be a JSON object`);
+  }
+  for (const [name, values] of Object.entries(value)) {
+    if (!isStringList(values)) {
+      throw new ItemFailure(
+        DeviceErrorCode.itemInvalid,
+        `${member}: attribute "${name}" must be an array of strings`,
+      );
+    }
+  }
+  return value as Attributes;
+}
+
+/**
+ * The protected values as the device sealed them (SEP.CD:KS, AAD = attribute name), checked,
+ * then sealed again under the data key with the key id as AAD, as fetch answers return them.
+ */
+export function resealProtected(
+  attributes: Attributes,
+  ksKey: Buffer,
+  dataKey: Buffer,
+  keyId: string,
+): Attributes {
+  const out: Attributes = {};
+  for (const [name, values] of Object.entries(attributes)) {
+    if (!isProtectedAttribute(name)) {
+      out[name] = values;
+      continue;
+    }
+    const opened = values.length === 1 ? openProtectedValues(ksKey, name, values[0]!) : undefined;
+    if (opened === undefined) {
+      throw new ItemFailure(
+        DeviceErrorCode.protectedUnreadable,
+        `protected attribute "${name}" must be one value sealed with the device's SEP.CD:KS key and its name as AAD`,
+      );
+    }
+    out[name] = [protectValues(dataKey, aad(keyId), opened)];
+  }
+  return out;
+}
+
+/** Refuses a value a marking does not have, naming the marking, the value and what is allowed. */
+export function enforceMarkings(attributes: Attributes, markings: MarkingsStore | undefined): void {
+  if (!markings) return;
+  for (const [name, values] of Object.entries(attributes)) {
+    if (isProtectedAttribute(name)) continue;
+    const rule = markings.attributeRule(name);
+    if (!rule) continue;
+    const refused = values.find((value) => !rule.hasValue(value));
+    if (refused === undefined) continue;
+    const allowed = rule.valueNames();
+    const shown = allowed
+      .slice(0, ALLOWED_SHOWN)
+      .map((v) => JSON.stringify(v))
+      .join(', ');
+    const more =
+      allowed.length > ALLOWED_SHOWN ? ` and ${allowed.length - ALLOWED_SHOWN} more` : '';
+    throw new ItemFailure(
+      DeviceErrorCode.markingValueRefused,
+      `marking "${rule.name}" has no value ${JSON.stringify(refused)}; allowed: ${allowed.length === 0 ? 'none (the marking has no values)' : shown + more}`,
+    );
+  }
+}
+
+/** The attributes with every marking default the device left out. */
+export function withMarkingDefaults(
+  attributes: Attributes,
+  markings: MarkingsStore | undefined,
+): Attributes {
+  if (!markings) return attributes;
+  const out = { ...attributes };
+  for (const { name, defaultValue } of markings.defaults()) {
+    if (!Object.hasOwn(out, name)) out[name] = [defaultValue];
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+/**
+ * `ksctl keys`, `ksctl profiles check` and `ksctl enroll --verify` in-process against the real
+ * mock, with devices enrolled through ksctl (one pre-generated device key pair stands in for the
+ * RSA-3072 generation). What a user sees: the keys and their attributes, a refused marking value
+ * explained with the allowed values, and a profile with wrong keys failing with exit 4.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
+import { cliFor, tsvRows } from '../helpers/cli.js';
+import { DEV_TOKEN } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
+import { enrollingSuite } from './mock-enroll-fixtures.js';
+
+const suite = enrollingSuite();
+const dirs = tempDirs();
+let dir: string;
+let profilesPath: string;
+
+afterAll(() => dirs.removeAll());
+
+beforeEach(async () => {
+  dir = await dirs.make();
+  profilesPath = join(dir, 'profiles.pt');
+});
+
+const cli = cliFor(() => ({
+  KSCTL_CONFIG_DIR: dir,
+  KSCTL_HOME: dir,
+  KSCTL_KEYSPACE: 'ABcd',
+  KSCTL_API_URL: suite.mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
+  KSCTL_PERSISTOR_PATH: profilesPath,
+  KSCTL_BASE_URL: suite.mock.baseUrl,
+  KSCTL_TOKEN: DEV_TOKEN,
+}));
+
+async function enrollOne(name = 'qa'): Promise<void> {
+  const result = await cli(['enroll', '--mock-user', 'alice', '--name', name]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+async function ok(argv: string[]) {
+  const result = await cli(argv);
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at /);
+
+describe('ksctl keys', () => {
+  it('creates, fetches and modifies keys; marking values are checked and defaults added', async () => {
+    await enrollOne();
+    await ok([
+      'markings',
+      'create',
+      'classification',
+      '--value',
+      'public',
+      '--value',
+      'internal',
+      '--default-value',
+      'internal',
+    ]);
+    const refused = await cli(['keys', 'create', '--attr', 'classification=secret']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(
+      'ref "ksctl": marking "classification" has no value "secret"; allowed: "internal", "public"',
+    );
+    expect(refused.stdout).toBe('');
+    noStack(refused.stderr);
+
+    const created = await ok([
+      'keys',
+      'create',
+      '--ref',
+      'docs',
+      '--count',
+      '2',
+      '--attr',
+      'project=apollo',
+      '--protected-attr',
+      'owner=alice',
+      '-o',
+      'json',
+    ]);
+    const keys = JSON.parse(created.stdout) as { id: string; ref: string; attributes: object }[];
+    expect(keys).toHaveLength(2);
+    for (const key of keys) {
+      expect(key.id).toMatch(/^ABcd/);
+      expect(key.ref).toBe('docs');
+      // The default the service added shows, and the protected value is readable again.
+      expect(key.attributes).toEqual({
+        project: ['apollo'],
+        'ionic-protected-owner': ['alice'],
+        classification: ['internal'],
+      });
+      expect(key).not.toHaveProperty('key');
+    }
+    const id = keys[0]!.id;
+
+    const fetched = await ok(['keys', 'fetch', id, '--show-secrets']);
+    const [row] = tsvRows(fetched.stdout);
+    expect(row![0]).toBe(id);
+    expect(row![3]).toMatch(/^[0-9a-f]{64}$/);
+    expect((await ok(['keys', 'fetch', id])).stdout).not.toContain(row![3]);
+
+    await ok(['keys', 'modify', id, '--attr', 'classification=public', '--attr', 'stage=review']);
+    const after = JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout);
+    expect(after[0].mutableAttributes).toEqual({ classification: ['public'], stage: ['review'] });
+    const badModify = await cli(['keys', 'modify', id, '--attr', 'classification=nope']);
+    expect(badModify.code).toBe(3);
+    expect(badModify.stderr).toContain('has no value "nope"; allowed: "internal", "public"');
+    await ok(['keys', 'modify', id, '--clear']);
+    expect(
+      JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,
+    ).toEqual({});
+
+    // Some found, one not: the found ones print, the missing one is the error (exit 5).
+    const partly = await cli(['keys', 'fetch', id, 'ABcdMissing']);
+    expect(partly.code).toBe(5);
+    expect(tsvRows(partly.stdout).map((r) => r[0])).toEqual([id]);
+    expect(partly.stderr).toContain('key "ABcdMissing": no key has this id');
+  });
+
+  it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
+    await enrollOne();
+    const [profile] = (await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles;
+    const created = await ok(['--debug', 'keys', 'create', '-o', 'json']);
+    expect(created.stderr).toContain('[debug] > POST ');
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
+    const fetched = await ok(['--debug', 'keys', 'fetch', id, '--show-secrets', '-o', 'json']);
+    const { key } = (JSON.parse(fetched.stdout) as { key: string }[])[0]!;
+    for (const stderr of [created.stderr, fetched.stderr]) {
+      for (const secret of [profile!.aesCdIdcKey, profile!.aesCdEiKey, Buffer.from(key, 'hex')]) {
+        expect(stderr).not.toContain(secret.toString('hex'));
+        expect(stderr).not.toContain(secret.toString('base64'));
+      }
+    }
+  });
+
+  it.each([
+    [['keys', 'create', '--attr', 'novalue'], /--attr takes NAME=VALUE, not "novalue"/],
+    [['keys', 'create', '--attr', 'ionic-protected-x=1'], /pass it with --protected-attr/],
+    [['keys', 'create', '--count', '0'], /expected a whole number from 1 to 1000/],
+    [['keys', 'modify', 'ABcdX'], /nothing to change/],
+    [['keys', 'fetch'], /missing required argument/],
+  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    const result = await cli(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('without any profile says how to get one (exit 5)', async () => {
+    const result = await cli(['keys', 'create']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(`No profiles in ${profilesPath}`);
+    expect(result.stderr).toContain('ksctl enroll');
+  });
+});
+
+describe('proving a profile', () => {
+  it('profiles check creates a key and fetches it back', async () => {
+    await enrollOne('box');
+    const result = await ok(['profiles', 'check', 'box', '-o', 'json']);
+    const shown = JSON.parse(result.stdout);
+    expect(shown).toMatchObject({ name: 'box', ok: true, keyId: expect.stringMatching(/^ABcd/) });
+    expect(result.stderr).toContain('Profile "box" works');
+    const listed = (await suite.mock.call('GET', '/_mock/keys')).body as { id: string }[];
+    expect(listed.map((k) => k.id)).toEqual([shown.keyId]);
+  });
+
+  it.each([
+    ['SEP.CD:KS', 'aesCdEiKey', /SEP\.CD:KS/],
+    ['SEP.CD:IDC', 'aesCdIdcKey', /SEP\.CD:IDC/],
+  ] as const)(
+    'a profile with a wrong %s key fails with exit 4 and says so',
+    async (_k, field, message) => {
+      await enrollOne('box');
+      const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+      set.profiles[0]![field] = Buffer.alloc(32, 1);
+      await saveProfiles({ kind: 'plaintext', path: profilesPath }, set);
+      const result = await cli(['profiles', 'check']);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toContain('enroll again');
+      noStack(result.stderr);
+    },
+  );
+
+  it('a profile the service does not know (the mock was reset) fails with exit 4', async () => {
+    await enrollOne('box');
+    await suite.mock.reset();
+    const result = await cli(['profiles', 'check']);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('the service knows no device with this id');
+  });
+
+  it('enroll --count verifies every new profile by default; --no-verify skips it', async () => {
+    const verified = await ok(['enroll', '--count', '2', '--mock-user', 'alice']);
+    expect(verified.stderr).toContain('Verified 2: each created a key and fetched it back.');
+    expect(((await suite.mock.call('GET', '/_mock/keys')).body as unknown[]).length).toBe(2);
+    const skipped = await ok(['enroll', '--count', '2', '--mock-user', 'alice', '--no-verify']);
+    expect(skipped.stderr).not.toContain('Verified');
+    expect(((await suite.mock.call('GET', '/_mock/keys')).body as unknown[]).length).toBe(2);
+  });
+
+  it('enroll --verify checks a single device; a failed check says the profile was stored', async () => {
+    const result = await ok(['enroll', '--mock-user', 'alice', '--verify']);
+    expect(result.stderr).toMatch(/Verified: created key ABcd\w+ with the new profile/);
+    await suite.mock.setFaults([{ path: '/v2.4/keys/create', status: 500 }]);
+    const failed = await cli(['enroll', '--count', '1', '--mock-user', 'alice']);
+    expect(failed.code).toBe(7);
+    expect(failed.stderr).toContain('the profile was stored, but the check failed');
+    expect((await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles).toHaveLength(
+      2,
+    );
+  });
+});
