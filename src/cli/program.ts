@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { apiCommand } from './commands/api.js';
-import { completionCommand } from './commands/completion.js';
+import { completeCommand, completionCommand } from './commands/completion.js';
 import { contextCommand } from './commands/context.js';
 import { demoCommand } from './commands/demo.js';
 import { enrollCommand } from './commands/enroll.js';
@@ -70,6 +70,7 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(apiCommand(ctx));
   program.addCommand(completionCommand(ctx));
   program.addCommand(demoCommand(ctx));
+  program.addCommand(completeCommand(ctx), { hidden: true });
   configureTree(program, ctx);
   return program;
 }

@@ -115,7 +115,7 @@ Examples:
   context
     .command('use')
     .description('make a context the current one')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .action(async (name: string) => (await actions()).use(ctx, name));
 
   context
@@ -127,14 +127,14 @@ Examples:
   context
     .command('show')
     .description('show a context (the current one by default); secrets are never shown')
-    .argument('[name]', 'context name')
+    .argument('[context]', 'context name')
     .action(async (name: string | undefined) => (await actions()).show(ctx, name));
 
   context
     .command('remove')
     .alias('rm')
     .description('remove a context and the credentials stored with it')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (name: string, options: { yes?: boolean }) =>
       (await actions()).remove(ctx, name, options.yes),
