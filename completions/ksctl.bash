@@ -10,6 +10,7 @@ _ksctl_path() {
     '|profiles') echo 'profiles' ;;
     '|profile') echo 'profiles' ;;
     '|context') echo 'context' ;;
+    '|status') echo 'status' ;;
     '|mock') echo 'mock' ;;
     '|api') echo 'api' ;;
     '|completion') echo 'completion' ;;
@@ -216,7 +217,7 @@ _ksctl_argument() {
 # The subcommands and long flags of a command.
 _ksctl_words() {
   case "$1" in
-    '') commands='markings enroll profiles context mock api completion demo' options='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --help' ;;
+    '') commands='markings enroll profiles context status mock api completion demo' options='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --help' ;;
     'markings') commands='list get create update delete apply export values' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'markings list') commands='' options='--name --contains --starts-with --public --no-public --value-limit --limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'markings get') commands='' options='--value-limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
@@ -244,6 +245,7 @@ _ksctl_words() {
     'context list') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'context show') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'context remove') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
+    'status') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'mock') commands='serve tokens faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'mock serve') commands='' options='--host --port --seed --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;
     'mock tokens') commands='' options='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet' ;;

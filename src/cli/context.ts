@@ -59,13 +59,14 @@ export class CommandContext {
     return resolveConnection(this.globals, this.env, store, this.io.stdin);
   }
 
-  /** A client for the service; closed when the command ends. */
-  async client(connection?: Connection): Promise<ApiClient> {
+  /** A client for the service; closed when the command ends. `retries: 0` for a one-shot probe. */
+  async client(connection?: Connection, options: { retries?: number } = {}): Promise<ApiClient> {
     const [conn, { ApiClient }] = await Promise.all([
       connection ?? this.connection(),
       import('../api/client.js'),
     ]);
     const client = new ApiClient({
+      ...options,
       baseUrl: conn.baseUrl,
       auth: conn.auth,
       timeoutMs: conn.timeoutMs,

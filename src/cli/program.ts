@@ -9,6 +9,7 @@ import { keysCommand } from './commands/keys.js';
 import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
+import { statusCommand } from './commands/status.js';
 import type { CommandContext } from './context.js';
 import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
@@ -66,6 +67,7 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(profilesCommand(ctx));
   program.addCommand(keysCommand(ctx));
   program.addCommand(contextCommand(ctx));
+  program.addCommand(statusCommand(ctx));
   program.addCommand(mockCommand(ctx));
   program.addCommand(apiCommand(ctx));
   program.addCommand(completionCommand(ctx));
