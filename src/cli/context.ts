@@ -3,7 +3,7 @@ import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
-import { canPrompt, type IOStreams } from '../output/io.js';
+import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
@@ -99,7 +99,7 @@ export class CommandContext {
   }
 
   debugEnabled(): boolean {
-    return this.globals.debug === true || (this.env.KSCTL_DEBUG ?? '') !== '';
+    return this.globals.debug === true || envFlag(this.env.KSCTL_DEBUG);
   }
 
   get quiet(): boolean {
@@ -117,8 +117,19 @@ export class CommandContext {
     return chosen as OutputFormat;
   }
 
-  render<T>(view: View<T>): Promise<void> {
-    return renderView(this.io, this.format(), view);
+  async render<T>(view: View<T>): Promise<void> {
+    const format = this.format();
+    if (
+      view.kind === 'table' &&
+      view.rows.length === 0 &&
+      view.empty !== undefined &&
+      format === 'table' &&
+      this.io.stdoutIsTTY
+    ) {
+      this.say(view.empty);
+      return;
+    }
+    await renderView(this.io, format, view, { wide: this.globals.wide === true });
   }
 
   /** A message for people, on stderr; --quiet silences it. */

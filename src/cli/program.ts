@@ -55,6 +55,7 @@ export function buildProgram(ctx: CommandContext): Command {
       timeoutSeconds,
     )
     .option('-q, --quiet', 'print only data, no messages')
+    .option('--wide', 'show tables in full, however wide the terminal (cells are cut to fit)')
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes, 130 interrupted.',

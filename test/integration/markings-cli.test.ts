@@ -129,8 +129,12 @@ describe('markings list', () => {
   it('on a terminal: a header first', async () => {
     const result = await ksctl(['markings', 'list'], { tty: true });
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+ID\s+VALUES\s+DEFAULT\s+PUBLIC\s+ADMIN ONLY\s+DESCRIPTION/);
+    expect(lines[0]).toMatch(/^NAME\s+VALUES\s+DEFAULT\s+PUBLIC\s+DESCRIPTION$/);
     expect(lines).toHaveLength(5);
+    const wide = await ksctl(['markings', 'list', '--wide'], { tty: true });
+    expect(wide.stdout).toMatch(
+      /^NAME\s+ID\s+VALUES\s+DEFAULT\s+PUBLIC\s+ADMIN ONLY\s+DESCRIPTION$/m,
+    );
   });
 
   it('a table never asks the service for values', async () => {
@@ -479,7 +483,7 @@ describe('markings values', () => {
       tsvRows(await ok(['markings', 'values', 'list', 'classification', '--limit', '2'])),
     ).toHaveLength(2);
     const onTerminal = await ksctl(['markings', 'values', 'list', 'classification'], { tty: true });
-    expect(onTerminal.stdout).toMatch(/^NAME\s+ID\s+DESCRIPTION/);
+    expect(onTerminal.stdout).toMatch(/^NAME\s+DESCRIPTION$/m);
   });
 
   it('get by name and by id', async () => {

@@ -18,7 +18,7 @@ async function names(
     case 'profile': {
       const { resolvePersistor } = await import('../persistor-options.js');
       const { listProfiles } = await import('../../profiles/index.js');
-      return (await listProfiles(await resolvePersistor(ctx, {}))).map((p) => p.name);
+      return (await listProfiles(await resolvePersistor(ctx, {}))).map((p) => p.name ?? p.deviceId);
     }
     case 'marking': {
       const api = await ctx.markings();

@@ -91,6 +91,7 @@ export async function list(ctx: CommandContext): Promise<void> {
       auth: authKind(r),
     })),
     rows,
+    empty: 'no contexts; add one with ksctl context add NAME --base-url URL --token-file FILE',
     columns: [
       { header: 'CURRENT', value: (r) => (r.current ? '*' : '') },
       { header: 'NAME', value: (r) => r.name },

@@ -319,6 +319,7 @@ async function renderFaults(ctx: CommandContext, rules: FaultRule[]): Promise<vo
     kind: 'table',
     data: rules,
     rows: rules,
+    empty: 'no fault rules',
     columns: [
       { header: 'METHOD', value: (r) => r.method ?? '*' },
       { header: 'PATH', value: (r) => r.path ?? '*' },

@@ -29,7 +29,7 @@ async function activeProfile(ctx: CommandContext): Promise<{ text: string; data:
     const active = (await listProfiles(spec)).find((p) => p.active);
     if (!active) return { text: `none in ${spec.path}`, data: null };
     return {
-      text: `${active.name} (${active.deviceId}) in ${spec.path}`,
+      text: `${active.name ?? active.deviceId} (${active.deviceId}) in ${spec.path}`,
       data: { name: active.name, deviceId: active.deviceId, path: spec.path },
     };
   } catch (error) {
