@@ -14,17 +14,24 @@ import type { CommandContext } from './context.js';
 import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
+import { helpCommand } from './help.js';
 
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
 function configureTree(cmd: Command, ctx: CommandContext): void {
   cmd
+    .helpOption('-h, --help', 'show help')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),
       writeErr: (text) => ctx.io.stderr.write(text),
     })
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true);
+  // The program has its own `help [command...]` (help.ts); groups keep commander's, worded alike.
+  if (cmd.parent && cmd.commands.length > 0) {
+    cmd.helpCommand('help [command]', 'show the help of a command');
+  }
   for (const sub of cmd.commands) configureTree(sub, ctx);
 }
 
@@ -74,6 +81,7 @@ export function buildProgram(ctx: CommandContext): Command {
   program.addCommand(completionCommand(ctx));
   program.addCommand(demoCommand(ctx));
   program.addCommand(completeCommand(ctx), { hidden: true });
+  helpCommand(program);
   configureTree(program, ctx);
   return program;
 }

@@ -116,18 +116,21 @@ Examples:
     .command('use')
     .description('make a context the current one')
     .argument('<context>', 'context name')
+    .addHelpText('after', '\nExamples:\n  ksctl context use prod')
     .action(async (name: string) => (await actions()).use(ctx, name));
 
   context
     .command('list')
     .alias('ls')
     .description('list contexts; * marks the current one')
+    .addHelpText('after', '\nExamples:\n  ksctl context list\n  ksctl context list -o json')
     .action(async () => (await actions()).list(ctx));
 
   context
     .command('show')
     .description('show a context (the current one by default); secrets are never shown')
     .argument('[context]', 'context name')
+    .addHelpText('after', '\nExamples:\n  ksctl context show\n  ksctl context show prod -o yaml')
     .action(async (name: string | undefined) => (await actions()).show(ctx, name));
 
   context
@@ -136,6 +139,7 @@ Examples:
     .description('remove a context and the credentials stored with it')
     .argument('<context>', 'context name')
     .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', '\nExamples:\n  ksctl context remove staging --yes')
     .action(async (name: string, options: { yes?: boolean }) =>
       (await actions()).remove(ctx, name, options.yes),
     );
