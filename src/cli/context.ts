@@ -72,6 +72,11 @@ export class CommandContext {
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
       trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
+      // A wait to retry is worth a line on a terminal; logs get it from --debug.
+      onRetry:
+        this.io.stderrIsTTY && !this.quiet
+          ? (message) => this.io.stderr.write(`\r\x1b[2K${message}\n`)
+          : undefined,
     });
     this.clients.push(client);
     return client;
@@ -130,6 +135,12 @@ export class CommandContext {
       return;
     }
     await renderView(this.io, format, view, { wide: this.globals.wide === true });
+  }
+
+  /** `work` with a spinner on a terminal when it takes a while (not piped, not --quiet). */
+  async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
+    const { withSpinner } = await import('../output/progress.js');
+    return withSpinner(this.io, label, work, { quiet: this.quiet });
   }
 
   /** A message for people, on stderr; --quiet silences it. */

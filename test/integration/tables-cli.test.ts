@@ -76,3 +76,20 @@ describe('tables on a terminal', () => {
     expect(values.stdout.split('\n').map((l) => l.split('\t')[0])).toEqual(['ap', 'eu', 'us', '']);
   });
 });
+
+describe('feedback on waits', () => {
+  it('says on a terminal that it retries, and why; piped stderr stays clean', async () => {
+    const rule = { method: 'GET', path: '/v2/dev/markings', status: 503, times: 1 };
+    await mock.setFaults([rule]);
+    const shown = await cli(['markings', 'list'], { tty: true });
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toMatch(/retrying in [\d.]+ s after 503\n/);
+    await mock.setFaults([rule]);
+    const piped = await cli(['markings', 'list']);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toBe('');
+    await mock.setFaults([rule]);
+    const quiet = await cli(['markings', 'list', '-q'], { tty: true });
+    expect(quiet.stderr).not.toContain('retrying');
+  });
+});

@@ -69,13 +69,18 @@ export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
     return;
   }
   const markings: Marking[] = [];
-  for await (const m of items) markings.push(m);
+  await ctx.waiting('listing markings', async () => {
+    for await (const m of items) markings.push(m);
+  });
   await ctx.render(markingsListView(markings));
 }
 
 export async function get(ctx: CommandContext, ref: string, o: GetOptions): Promise<void> {
   const api = await ctx.markings();
-  await ctx.render(markingView(await api.resolveMarking(ref, o.valueLimit)));
+  const marking = await ctx.waiting(`reading marking ${ref}`, () =>
+    api.resolveMarking(ref, o.valueLimit),
+  );
+  await ctx.render(markingView(marking));
 }
 
 export async function create(
