@@ -191,7 +191,7 @@ describe('on a terminal', () => {
 
   it.skipIf(!hasScript)('tables have a header; piped they do not', async () => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = [process.execPath, BIN, 'markings', 'list'].map(quote).join(' ');
+    const command = [process.execPath, BIN, 'markings', 'list', '--wide'].map(quote).join(' ');
     const result = spawnSync('script', ['-qec', command, '/dev/null'], {
       env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
       encoding: 'utf8',
