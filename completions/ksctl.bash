@@ -41,6 +41,9 @@ _ksctl_path() {
     'profiles|rm') echo 'profiles delete' ;;
     'profiles|convert') echo 'profiles convert' ;;
     'context|add') echo 'context add' ;;
+    'context|set') echo 'context set' ;;
+    'context|unset') echo 'context unset' ;;
+    'context|rename') echo 'context rename' ;;
     'context|use') echo 'context use' ;;
     'context|list') echo 'context list' ;;
     'context|ls') echo 'context list' ;;
@@ -211,6 +214,9 @@ _ksctl_argument() {
     'profiles use') specs=('name profile') variadic=0 ;;
     'profiles delete') specs=('name profile') variadic=0 ;;
     'context add') specs=('text') variadic=0 ;;
+    'context set') specs=('text' 'text') variadic=1 ;;
+    'context unset') specs=('text' 'text') variadic=1 ;;
+    'context rename') specs=('text' 'text') variadic=0 ;;
     'context use') specs=('name context') variadic=0 ;;
     'context show') specs=('name context') variadic=0 ;;
     'context remove') specs=('name context') variadic=0 ;;
@@ -232,7 +238,7 @@ _ksctl_words() {
     'markings list') commands='' options='--name --contains --starts-with --public --no-public --value-limit --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings get') commands='' options='--value-limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings create') commands='' options='--value --description --public --admin-only --default-value --file --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings update') commands='' options='--rename --description --public --no-public --admin-only --no-admin-only --default-value --no-default-value --add-value --remove-value --set-values --file --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'markings update') commands='' options='--rename --description --public --no-public --admin-only --no-admin-only --default-value --no-default-value --add-value --remove-value --set-values --file --yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings delete') commands='' options='--yes --if-version --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings apply') commands='' options='--file --dry-run --exit-code --prune --yes --concurrency --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings export') commands='' options='--file --name --contains --starts-with --public --no-public --concurrency --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
@@ -249,8 +255,11 @@ _ksctl_words() {
     'profiles use') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'profiles delete') commands='' options='--yes --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'profiles convert') commands='' options='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context') commands='add use list show remove' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'context') commands='add set unset rename use list show remove' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context add') commands='' options='--username --password-file --api-url --enrollment-url --kns-url --keyspace --persistor --persistor-path --use --force --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'context set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'context unset') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'context rename') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context use') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context list') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context show') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
