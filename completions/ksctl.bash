@@ -214,9 +214,9 @@ _ksctl_argument() {
     'profiles use') specs=('name profile') variadic=0 ;;
     'profiles delete') specs=('name profile') variadic=0 ;;
     'context add') specs=('text') variadic=0 ;;
-    'context set') specs=('text' 'text') variadic=1 ;;
-    'context unset') specs=('text' 'text') variadic=1 ;;
-    'context rename') specs=('text' 'text') variadic=0 ;;
+    'context set') specs=('name context' 'text') variadic=1 ;;
+    'context unset') specs=('name context' 'text') variadic=1 ;;
+    'context rename') specs=('name context' 'text') variadic=0 ;;
     'context use') specs=('name context') variadic=0 ;;
     'context show') specs=('name context') variadic=0 ;;
     'context remove') specs=('name context') variadic=0 ;;

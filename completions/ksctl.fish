@@ -426,13 +426,13 @@ function __ksctl_argument
             set specs 'text'
             set variadic 0
         case 'context set'
-            set specs 'text' 'text'
+            set specs 'name context' 'text'
             set variadic 1
         case 'context unset'
-            set specs 'text' 'text'
+            set specs 'name context' 'text'
             set variadic 1
         case 'context rename'
-            set specs 'text' 'text'
+            set specs 'name context' 'text'
             set variadic 0
         case 'context use'
             set specs 'name context'

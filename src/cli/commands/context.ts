@@ -61,7 +61,7 @@ export function contextCommand(ctx: CommandContext): Command {
   context
     .command('set')
     .description('change settings of a context, keeping the others')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<key-value...>', 'KEY VALUE pairs')
     .addHelpText(
       'after',
@@ -85,7 +85,7 @@ Examples:
   context
     .command('unset')
     .description('remove settings of a context')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<key...>', 'setting names (token and password name the stored secrets)')
     .addHelpText(
       'after',
@@ -107,7 +107,7 @@ Examples:
   context
     .command('rename')
     .description('rename a context (the current context follows)')
-    .argument('<old>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<new>', 'new name')
     .addHelpText('after', '\nExamples:\n  ksctl context rename mock mock-old')
     .action(async (from: string, to: string) => (await actions()).rename(ctx, from, to));
