@@ -79,7 +79,7 @@ describe('markings create', () => {
     ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /^Created marking classification \([0-9a-f]{24}\) with 3 values\.\n$/,
+      /^created marking classification \([0-9a-f]{24}\) with 3 values\n$/,
     );
     const rows = tsvRows(result.stdout);
     expect(rows).toContainEqual(['Name', 'classification']);
@@ -273,7 +273,7 @@ describe('markings update', () => {
     ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      'Updated marking level: changed name (to "level"), description, public, admin-only.\n',
+      'updated marking level: changed name (to "level"), description, public, admin-only\n',
     );
     const level = await json<Marking>(['markings', 'get', 'level']);
     expect(level).toMatchObject({
@@ -304,7 +304,7 @@ describe('markings update', () => {
       '--yes',
     ]);
     expect(result.stderr).toBe(
-      'Updated marking classification: added values "secret", "top"; removed value "public".\n',
+      'updated marking classification: added values "secret", "top"; removed value "public"\n',
     );
     const after = await get();
     expect(valueNames(after)).toEqual(['internal', 'restricted', 'secret', 'top']);
@@ -400,7 +400,7 @@ describe('markings delete', () => {
     const result = await ksctl(['markings', 'delete', 'classification', id, '--yes']);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /^Deleted marking classification \(.*\)\.\nDeleted marking region \(.*\)\.\n$/,
+      /^deleted marking classification \(.*\)\ndeleted marking region \(.*\)\n$/,
     );
     expect(await names()).toEqual(['project']);
   });
@@ -515,7 +515,7 @@ describe('markings values', () => {
       '-o',
       'json',
     ]);
-    expect(one.stderr).toBe('Added 1 value to marking classification.\n');
+    expect(one.stderr).toBe('added 1 value to marking classification\n');
     expect(JSON.parse(one.stdout)).toMatchObject({ name: 'secret', description: 'Few' });
     const several = await json<MarkingValue[]>([
       'markings',
@@ -573,7 +573,7 @@ describe('markings values', () => {
       'public',
       '--yes',
     ]);
-    expect(deleted.stderr).toBe('Deleted 1 value from marking classification: "public".\n');
+    expect(deleted.stderr).toBe('deleted 1 value from marking classification: "public"\n');
     expect(
       tsvRows(await ok(['markings', 'values', 'list', 'classification'])).map((r) => r[0]),
     ).toEqual(['internal', 'restricted']);

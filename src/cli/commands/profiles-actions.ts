@@ -59,7 +59,7 @@ export async function use(
 ): Promise<void> {
   const spec = await resolvePersistor(ctx, persistorFlags(o));
   const row = await useProfile(spec, ref);
-  ctx.say(`Profile ${profileLabel(row)} is now the active one in ${spec.path}.`);
+  ctx.say(`profile ${profileLabel(row)} is now the active one in ${spec.path}`);
 }
 
 export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions): Promise<void> {
@@ -72,7 +72,7 @@ export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions)
   );
   const { deleted, activeDeviceId } = await deleteProfile(spec, target.deviceId);
   ctx.say(
-    `Deleted profile ${profileLabel(deleted)}.${deleted.active && activeDeviceId === '' ? ' No profile is active now: pick one with `ksctl profiles use`.' : ''}`,
+    `deleted profile ${profileLabel(deleted)}${deleted.active && activeDeviceId === '' ? '; no profile is active now: pick one with `ksctl profiles use`' : ''}`,
   );
 }
 
@@ -98,7 +98,7 @@ export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<v
   );
   const result = await convertProfiles(from, to, { force: o.force });
   ctx.say(
-    `Wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind}).`,
+    `wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind})`,
   );
 }
 
