@@ -22,6 +22,8 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** Receives one line per traced event; secrets are already redacted. */
   trace?: (line: string) => void;
+  /** Told before each wait to retry ("retrying in 2 s after 503"), for people watching. */
+  onRetry?: (message: string) => void;
   userAgent?: string;
 }
 
@@ -122,8 +124,8 @@ function networkMessage(error: unknown): string {
 export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
-  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent'>> &
-    Pick<ClientOptions, 'trace' | 'userAgent'>;
+  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>> &
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -203,7 +205,9 @@ export class ApiClient {
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(performance.now() - started)} ms`);
         if (idempotent && attempt < this.options.retries) {
-          await sleep(backoffDelay(attempt, this.options.backoffMs), options.signal);
+          const wait = backoffDelay(attempt, this.options.backoffMs);
+          this.options.onRetry?.(retryMessage(wait, reason));
+          await sleep(wait, options.signal);
           continue;
         }
         if (status !== undefined) {
@@ -246,6 +250,7 @@ export class ApiClient {
         this.trace(
           `  retrying in ${wait} ms (attempt ${attempt + 2} of ${this.options.retries + 1})`,
         );
+        this.options.onRetry?.(retryMessage(wait, String(status)));
         await sleep(wait, options.signal);
         continue;
       }
@@ -341,6 +346,12 @@ export class ApiClient {
       `${direction} ${shown.length > limit ? `${shown.slice(0, limit)}… (${shown.length} chars)` : shown}`,
     );
   }
+}
+
+/** "retrying in 2 s after 503", "retrying in 0.3 s after connection refused". */
+export function retryMessage(waitMs: number, after: string): string {
+  const seconds = waitMs >= 10_000 ? Math.round(waitMs / 1000) : Math.round(waitMs / 100) / 10;
+  return `retrying in ${seconds} s after ${after}`;
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

@@ -1,27 +1,79 @@
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 
-/** A command as completion sees it: its words and the options it takes. */
+/** Names that `ksctl __complete KIND` looks up at the moment the user presses Tab. */
+export const NAME_KINDS = ['marking', 'value', 'context', 'profile'] as const;
+export type NameKind = (typeof NAME_KINDS)[number];
+
+/**
+ * What a word after a flag or in an argument's place can be: one of fixed choices, a name looked
+ * up live, a file, or free text (nothing offered).
+ */
+type Completion =
+  | { kind: 'choice'; words: string[] }
+  | { kind: 'name'; name: NameKind }
+  | { kind: 'file' }
+  | { kind: 'text' };
+
+interface OptionNode {
+  flags: string[];
+  description: string;
+  /** Undefined for a switch. */
+  value?: Completion;
+}
+
+/** A command as completion sees it: its words, options, arguments and subcommands. */
 interface Node {
-  path: string[];
+  path: string;
   names: string[];
   description: string;
-  options: { flags: string[]; description: string; takesValue: boolean; choices?: string[] }[];
+  options: OptionNode[];
+  /** What each positional argument is; the last repeats when it is variadic. */
+  args: Completion[];
+  variadic: boolean;
   children: Node[];
 }
 
-function describe(cmd: Command, path: string[]): Node {
-  const own = cmd.options.map((o) => ({
-    flags: [o.short, o.long].filter((f): f is string => f !== undefined),
-    description: o.description,
-    takesValue: o.required || o.optional,
-    choices: o.argChoices,
-  }));
+/** Options whose values are names of things, by commander's attribute name. */
+const OPTION_NAMES: Record<string, NameKind> = {
+  context: 'context',
+  defaultValue: 'value',
+  removeValue: 'value',
+};
+
+/** Commands that take new names: nothing existing to offer. */
+const NEW_NAMES = new Set(['add', 'create']);
+
+function optionValue(cmd: Command, o: Option): Completion | undefined {
+  if (!o.required && !o.optional) return undefined;
+  if (o.argChoices) return { kind: 'choice', words: o.argChoices };
+  const name = OPTION_NAMES[o.attributeName()];
+  // A new marking's default value is one of its new values: nothing existing to offer.
+  if (name && !(name === 'value' && NEW_NAMES.has(cmd.name()))) return { kind: 'name', name };
+  return /<[^>]*(file|path|dir)[^>]*>/.test(o.flags) ? { kind: 'file' } : { kind: 'text' };
+}
+
+function describe(cmd: Command, path: string): Node {
+  const help = cmd.createHelp();
+  const args: Completion[] = cmd.registeredArguments.map((a) => {
+    if (a.argChoices) return { kind: 'choice', words: a.argChoices };
+    const name = NAME_KINDS.find((k) => k === a.name());
+    return name && !NEW_NAMES.has(cmd.name()) ? { kind: 'name', name } : { kind: 'text' };
+  });
   return {
     path,
     names: [cmd.name(), ...cmd.aliases()],
     description: cmd.description(),
-    options: [...own, { flags: ['-h', '--help'], description: 'show help', takesValue: false }],
-    children: cmd.commands.map((sub) => describe(sub, [...path, sub.name()])),
+    options: help.visibleOptions(cmd).map((o) => ({
+      flags: [o.short, o.long].filter((f): f is string => f !== undefined),
+      description: o.description,
+      value: optionValue(cmd, o),
+    })),
+    args,
+    variadic: cmd.registeredArguments.at(-1)?.variadic === true,
+    children: help
+      .visibleCommands(cmd)
+      .filter((sub) => sub.name() !== 'help')
+      .map((sub) => describe(sub, path === '' ? sub.name() : `${path} ${sub.name()}`)),
   };
 }
 
@@ -30,104 +82,316 @@ function walk(node: Node, visit: (n: Node) => void): void {
   for (const child of node.children) walk(child, visit);
 }
 
+/** The program's own options (but --help and --version) apply after any subcommand too. */
+function globalOptions(root: Node): OptionNode[] {
+  return root.options.filter((o) => !o.flags.includes('--help') && !o.flags.includes('--version'));
+}
+
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** A completion as one shell word for the generated lookups: `choice a b`, `name marking`, ... */
+function spec(c: Completion): string {
+  if (c.kind === 'choice') return `choice ${c.words.join(' ')}`;
+  if (c.kind === 'name') return `name ${c.name}`;
+  return c.kind;
+}
+
+/** `path|word` patterns for each subcommand name and alias, the one place paths are built. */
+function pathCases(root: Node): [pattern: string, path: string][] {
+  const cases: [string, string][] = [];
+  walk(root, (n) => {
+    for (const child of n.children) {
+      for (const name of child.names) cases.push([`${n.path}|${name}`, child.path]);
+    }
+  });
+  return cases;
+}
+
+/** `path|flag` patterns for every flag that takes a value, the command's own before the global. */
+function optionCases(root: Node): [pattern: string, spec: string][] {
+  const cases: [string, string][] = [];
+  walk(root, (n) => {
+    if (n.path === '') return;
+    for (const o of n.options) {
+      if (o.value) for (const f of o.flags) cases.push([`${n.path}|${f}`, spec(o.value)]);
+    }
+  });
+  for (const o of globalOptions(root)) {
+    if (o.value) for (const f of o.flags) cases.push([`*|${f}`, spec(o.value)]);
+  }
+  return cases;
+}
+
+function argumentCases(root: Node): [path: string, specs: string[], variadic: boolean][] {
+  const cases: [string, string[], boolean][] = [];
+  walk(root, (n) => {
+    if (n.args.length > 0) cases.push([n.path, n.args.map(spec), n.variadic]);
+  });
+  return cases;
+}
+
+/** Words offered at a path when the current word does not start with `-`, and with it. */
+function wordsAt(root: Node, n: Node): { commands: string[]; options: string[] } {
+  const own = n.options.flatMap((o) => o.flags.filter((f) => f.startsWith('--')));
+  const global = n === root ? [] : globalOptions(root).flatMap((o) => o.flags);
+  return {
+    commands: n.children.map((c) => c.names[0]!),
+    options: [...new Set([...own, ...global.filter((f) => f.startsWith('--'))])],
+  };
+}
+
+const HEADER = (shell: string, load: string) =>
+  `# ${shell} completion for ksctl, generated from its commands (npm run completions)\n# load it with: ${load}\n`;
+
 function bash(root: Node): string {
-  const cases: string[] = [];
+  const casePattern = (pattern: string) =>
+    pattern.startsWith('*|') ? `*${quote(pattern.slice(1))}` : quote(pattern);
+  const paths = pathCases(root)
+    .map(([pattern, path]) => `    ${quote(pattern)}) echo ${quote(path)} ;;`)
+    .join('\n');
+  const options = optionCases(root)
+    .map(([pattern, s]) => `    ${casePattern(pattern)}) echo ${quote(s)} ;;`)
+    .join('\n');
+  const args = argumentCases(root)
+    .map(
+      ([path, specs, variadic]) =>
+        `    ${quote(path)}) specs=(${specs.map(quote).join(' ')}) variadic=${variadic ? 1 : 0} ;;`,
+    )
+    .join('\n');
+  const words: string[] = [];
   walk(root, (n) => {
-    const key = n.path.join(' ');
-    const words = [...n.children.flatMap((c) => c.names), ...n.options.flatMap((o) => o.flags)];
-    const valued = n.options.filter((o) => o.takesValue).flatMap((o) => o.flags);
-    const choices = n.options
-      .filter((o) => o.choices)
-      .map(
-        (o) =>
-          `${o.flags.map((f) => `"${f}"`).join('|')}) COMPREPLY=($(compgen -W ${quote(o.choices!.join(' '))} -- "$cur")); return;;`,
-      );
-    cases.push(`    ${quote(key)})
-      case "$prev" in
-        ${choices.join('\n        ')}
-        ${valued.length > 0 ? `${valued.map((f) => `"${f}"`).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return;;` : ''}
-      esac
-      COMPREPLY=($(compgen -W ${quote(words.join(' '))} -- "$cur"));;`);
+    const { commands, options: flags } = wordsAt(root, n);
+    words.push(
+      `    ${quote(n.path)}) commands=${quote(commands.join(' '))} options=${quote(flags.join(' '))} ;;`,
+    );
   });
-  const aliases: string[] = [];
-  walk(root, (n) => {
-    for (const alias of n.names.slice(1)) aliases.push(`${alias}) w=${n.names[0]};;`);
-  });
-  return `# bash completion for ksctl; load with: source <(ksctl completion bash)
-_ksctl() {
-  local cur prev path w i
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  path=""
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    w="\${COMP_WORDS[i]}"
-    [[ "$w" == -* ]] && continue
-    case "$w" in ${aliases.join(' ')} esac
-    case "\${path:+$path }$w" in
-${walkKeys(root)
-  .map((k) => `      ${quote(k)}) path="${k}";;`)
-  .join('\n')}
-    esac
-  done
-  case "$path" in
-${cases.join('\n')}
+  return `${HEADER('bash', 'source <(ksctl completion bash)')}
+# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
+_ksctl_path() {
+  case "$1|$2" in
+${paths}
+    *) return 1 ;;
   esac
 }
+
+# What the value of a flag is (choice WORDS, name KIND, file or text); fails for a switch.
+_ksctl_option() {
+  case "$1|$2" in
+${options}
+    *) return 1 ;;
+  esac
+}
+
+# What the Nth (from 0) positional argument of a command is.
+_ksctl_argument() {
+  local specs=() variadic=0
+  case "$1" in
+${args}
+    *) return 1 ;;
+  esac
+  if (($2 < \${#specs[@]})); then echo "\${specs[$2]}"
+  elif ((variadic)); then echo "\${specs[\${#specs[@]}-1]}"
+  else return 1; fi
+}
+
+# The subcommands and long flags of a command.
+_ksctl_words() {
+  case "$1" in
+${words.join('\n')}
+  esac
+  if [[ "$2" == -* ]]; then echo "$options"; else echo "$commands"; fi
+}
+
+# Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.
+_ksctl_names() {
+  local name
+  while IFS= read -r name; do
+    [[ -n "$name" ]] && COMPREPLY+=("$(printf '%q' "$name")")
+  done < <("\${COMP_WORDS[0]}" __complete "$1" \${_ksctl_context:+--context "$_ksctl_context"} \${2:+--marking "$2"} -- "$cur" 2>/dev/null)
+}
+
+_ksctl_complete() {
+  case "$1" in
+    'choice '*) COMPREPLY=($(compgen -W "\${1#choice }" -- "$cur")) ;;
+    'name '*) _ksctl_names "\${1#name }" "$2" ;;
+    file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+  esac
+}
+
+_ksctl() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" path="" w i next spec pending=""
+  local _ksctl_context="" args=()
+  COMPREPLY=()
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w="\${COMP_WORDS[i]}"
+    if [[ -n "$pending" ]]; then
+      # The value of the flag before (with "=" a word of its own, as bash splits --flag=value).
+      [[ "$w" == "=" ]] && continue
+      [[ "$pending" == --context ]] && _ksctl_context="$w"
+      pending=""
+      continue
+    fi
+    if [[ "$w" == -* ]]; then
+      _ksctl_option "$path" "$w" >/dev/null && pending="$w"
+      continue
+    fi
+    if next="$(_ksctl_path "$path" "$w")"; then path="$next"; else args+=("$w"); fi
+  done
+  # The word is a flag's value: after "--flag " or "--flag=".
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  [[ "$prev" == "=" && $COMP_CWORD -ge 2 ]] && prev="\${COMP_WORDS[COMP_CWORD-2]}"
+  [[ "$cur" == "=" ]] && cur=""
+  if [[ "$prev" == -* ]] && spec="$(_ksctl_option "$path" "$prev")"; then
+    _ksctl_complete "$spec" "\${args[0]}"
+    return
+  fi
+  if [[ "$cur" != -* ]] && spec="$(_ksctl_argument "$path" "\${#args[@]}")"; then
+    _ksctl_complete "$spec" "\${args[0]}"
+    return
+  fi
+  COMPREPLY=($(compgen -W "$(_ksctl_words "$path" "$cur")" -- "$cur"))
+}
+
 complete -F _ksctl ksctl
 `;
 }
 
-function walkKeys(root: Node): string[] {
-  const keys: string[] = [];
-  walk(root, (n) => {
-    if (n.path.length > 0) keys.push(n.path.join(' '));
-  });
-  return keys;
+function zsh(root: Node): string {
+  return `#compdef ksctl
+${HEADER('zsh', 'source <(ksctl completion zsh)')}autoload -U +X bashcompinit && bashcompinit
+${bash(root).split('\n').slice(2).join('\n')}`;
 }
 
 function fish(root: Node): string {
-  const lines = [
-    '# fish completion for ksctl; load with: ksctl completion fish | source',
-    'complete -c ksctl -f',
-  ];
+  const paths = pathCases(root)
+    .map(([pattern, path]) => `        case ${quote(pattern)}\n            echo ${quote(path)}`)
+    .join('\n');
+  const options = optionCases(root)
+    .map(([pattern, s]) => `        case ${quote(pattern)}\n            echo ${quote(s)}`)
+    .join('\n');
+  const args = argumentCases(root)
+    .map(
+      ([path, specs, variadic]) =>
+        `        case ${quote(path)}\n            set specs ${specs.map(quote).join(' ')}\n            set variadic ${variadic ? 1 : 0}`,
+    )
+    .join('\n');
+  const lines: string[] = [];
   walk(root, (n) => {
-    // A node's words are offered once its path has been typed and none of its children has.
-    const seen = n.path.map((p) => `__fish_seen_subcommand_from ${p}`);
-    const notChild =
-      n.children.length > 0
-        ? [`not __fish_seen_subcommand_from ${n.children.flatMap((c) => c.names).join(' ')}`]
-        : [];
-    const condition =
-      n.path.length === 0 ? '__fish_use_subcommand' : [...seen, ...notChild].join('; and ');
+    const at = `__ksctl_at ${quote(n.path)}`;
     for (const child of n.children) {
       lines.push(
-        `complete -c ksctl -n ${quote(condition)} -a ${quote(child.names[0]!)} -d ${quote(child.description)}`,
+        `complete -c ksctl -n ${quote(at)} -a ${quote(child.names[0]!)} -d ${quote(child.description)}`,
       );
     }
-    for (const o of n.options) {
+    const options = n === root ? n.options : n.options.filter((o) => !o.flags.includes('--help'));
+    for (const o of options) {
       const long = o.flags.find((f) => f.startsWith('--'));
       const short = o.flags.find((f) => !f.startsWith('--'));
-      const parts = [
-        'complete -c ksctl',
-        `-n ${quote(n.path.length === 0 ? 'true' : seen.join('; and '))}`,
-      ];
+      const global = n === root && !o.flags.includes('--version');
+      const parts = ['complete -c ksctl'];
+      if (!global) parts.push(`-n ${quote(at)}`);
       if (long) parts.push(`-l ${long.slice(2)}`);
       if (short) parts.push(`-s ${short.slice(1)}`);
-      if (o.takesValue) parts.push(o.choices ? `-x -a ${quote(o.choices.join(' '))}` : '-r -F');
+      if (o.value?.kind === 'file') parts.push('-r -F');
+      else if (o.value) parts.push(`-x -a ${quote(`(__ksctl_value ${spec(o.value)})`)}`);
       parts.push(`-d ${quote(o.description)}`);
       lines.push(parts.join(' '));
     }
   });
-  return `${lines.join('\n')}\n`;
-}
+  return `${HEADER('fish', 'ksctl completion fish | source')}
+# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
+function __ksctl_path
+    switch "$argv[1]|$argv[2]"
+${paths}
+        case '*'
+            return 1
+    end
+end
 
-function zsh(root: Node): string {
-  return `#compdef ksctl
-# zsh completion for ksctl; load with: source <(ksctl completion zsh)
-autoload -U +X bashcompinit && bashcompinit
-${bash(root)}`;
+# What the value of a flag is (choice WORDS, name KIND, file or text); fails for a switch.
+function __ksctl_option
+    switch "$argv[1]|$argv[2]"
+${options}
+        case '*'
+            return 1
+    end
+end
+
+# What the Nth (from 1) positional argument of a command is.
+function __ksctl_argument
+    set -l specs
+    set -l variadic 0
+    switch "$argv[1]"
+${args}
+        case '*'
+            return 1
+    end
+    if test $argv[2] -le (count $specs)
+        echo $specs[$argv[2]]
+    else if test $variadic = 1
+        echo $specs[-1]
+    else
+        return 1
+    end
+end
+
+# Reads the command line typed so far: the command path, its arguments and the --context given.
+function __ksctl_parse
+    set -g __ksctl_cmd ''
+    set -g __ksctl_args
+    set -g __ksctl_context ''
+    set -l pending ''
+    for w in (commandline -opc)[2..-1]
+        if test -n "$pending"
+            test "$pending" = --context; and set __ksctl_context $w
+            set pending ''
+            continue
+        end
+        if string match -q -- '-*' $w
+            if not string match -q -- '*=*' $w; and __ksctl_option "$__ksctl_cmd" $w >/dev/null
+                set pending $w
+            end
+            continue
+        end
+        set -l next (__ksctl_path "$__ksctl_cmd" $w)
+        if test $status -eq 0
+            set __ksctl_cmd $next
+        else
+            set -a __ksctl_args $w
+        end
+    end
+end
+
+function __ksctl_at
+    __ksctl_parse
+    test "$__ksctl_cmd" = "$argv[1]"
+end
+
+# Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.
+function __ksctl_value
+    switch $argv[1]
+        case choice
+            printf '%s\\n' $argv[2..-1]
+        case name
+            set -l flags
+            test -n "$__ksctl_context"; and set -a flags --context $__ksctl_context
+            test -n "$__ksctl_args[1]"; and set -a flags --marking $__ksctl_args[1]
+            ksctl __complete $argv[2] $flags -- (commandline -ct) 2>/dev/null
+    end
+end
+
+function __ksctl_arguments
+    __ksctl_parse
+    set -l spec (__ksctl_argument "$__ksctl_cmd" (math (count $__ksctl_args) + 1)); or return
+    set spec (string split ' ' -- $spec)
+    test $spec[1] = file; and __fish_complete_path (commandline -ct); and return
+    __ksctl_value $spec
+end
+
+complete -c ksctl -f
+complete -c ksctl -a '(__ksctl_arguments)'
+${lines.join('\n')}
+`;
 }
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -135,7 +399,7 @@ export type Shell = (typeof SHELLS)[number];
 
 /** A completion script for the whole command tree, generated from the program itself. */
 export function completionScript(program: Command, shell: Shell): string {
-  const root = describe(program, []);
+  const root = describe(program, '');
   if (shell === 'fish') return fish(root);
   return shell === 'zsh' ? zsh(root) : bash(root);
 }

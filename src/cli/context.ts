@@ -3,7 +3,7 @@ import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
-import { canPrompt, type IOStreams } from '../output/io.js';
+import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
@@ -59,18 +59,24 @@ export class CommandContext {
     return resolveConnection(this.globals, this.env, store, this.io.stdin);
   }
 
-  /** A client for the service; closed when the command ends. */
-  async client(connection?: Connection): Promise<ApiClient> {
+  /** A client for the service; closed when the command ends. `retries: 0` for a one-shot probe. */
+  async client(connection?: Connection, options: { retries?: number } = {}): Promise<ApiClient> {
     const [conn, { ApiClient }] = await Promise.all([
       connection ?? this.connection(),
       import('../api/client.js'),
     ]);
     const client = new ApiClient({
+      ...options,
       baseUrl: conn.baseUrl,
       auth: conn.auth,
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
       trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
+      // A wait to retry is worth a line on a terminal; logs get it from --debug.
+      onRetry:
+        this.io.stderrIsTTY && !this.quiet
+          ? (message) => this.io.stderr.write(`\r\x1b[2K${message}\n`)
+          : undefined,
     });
     this.clients.push(client);
     return client;
@@ -98,7 +104,7 @@ export class CommandContext {
   }
 
   debugEnabled(): boolean {
-    return this.globals.debug === true || (this.env.KSCTL_DEBUG ?? '') !== '';
+    return this.globals.debug === true || envFlag(this.env.KSCTL_DEBUG);
   }
 
   get quiet(): boolean {
@@ -116,8 +122,25 @@ export class CommandContext {
     return chosen as OutputFormat;
   }
 
-  render<T>(view: View<T>): Promise<void> {
-    return renderView(this.io, this.format(), view);
+  async render<T>(view: View<T>): Promise<void> {
+    const format = this.format();
+    if (
+      view.kind === 'table' &&
+      view.rows.length === 0 &&
+      view.empty !== undefined &&
+      format === 'table' &&
+      this.io.stdoutIsTTY
+    ) {
+      this.say(view.empty);
+      return;
+    }
+    await renderView(this.io, format, view, { wide: this.globals.wide === true });
+  }
+
+  /** `work` with a spinner on a terminal when it takes a while (not piped, not --quiet). */
+  async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
+    const { withSpinner } = await import('../output/progress.js');
+    return withSpinner(this.io, label, work, { quiet: this.quiet });
   }
 
   /** A message for people, on stderr; --quiet silences it. */

@@ -28,6 +28,8 @@ export interface GlobalOptions {
   /** Seconds, from --timeout (its parser keeps it in range and to whole milliseconds). */
   timeout?: number;
   quiet?: boolean;
+  /** Tables in full, however wide the terminal. */
+  wide?: boolean;
 }
 
 export interface Connection {

@@ -10,6 +10,7 @@ import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { enrollmentRoutes } from './enrollment/routes.js';
+import { introspectionRoutes } from './introspect.js';
 import { type Latency, latencyDelay } from './admin/faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
 import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
@@ -116,6 +117,7 @@ export class MockServer {
       ...adminRoutes(this.state, () => this.reset()),
       ...enrollmentRoutes(this.state, () => this.info, this.crypto),
       ...deviceRoutes(this.state),
+      ...introspectionRoutes(this.state),
     );
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);

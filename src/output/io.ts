@@ -45,8 +45,12 @@ export function canPrompt(io: IOStreams, env: NodeJS.ProcessEnv, noInput: boolea
 }
 
 export function isCI(env: NodeJS.ProcessEnv): boolean {
-  const ci = env.CI;
-  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+  return envFlag(env.CI);
+}
+
+/** An on/off environment setting (CI, KSCTL_DEBUG): unset, empty, `0` and `false` are off. */
+export function envFlag(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }
 
 export async function readAll(stream: Readable): Promise<string> {

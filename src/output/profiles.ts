@@ -1,14 +1,22 @@
 import type { ProfileRow } from '../profiles/operations.js';
+import type { Cell } from './render.js';
+
+/** When a profile was created, as a table cell (relative on a terminal). */
+export function createdCell(row: ProfileRow): Cell {
+  if (row.created === null) return '';
+  const time = Date.parse(row.created);
+  return Number.isNaN(time) ? row.created : { time };
+}
 
 /** The fields of one profile as `enroll` and `profiles show` print them. */
-export function profileFields(row: ProfileRow): [string, string][] {
+export function profileFields(row: ProfileRow): [string, Cell][] {
   return [
     // A profile written without a name (the vendor's samples do that) goes by its device id.
     ['Name', row.name ?? row.deviceId],
     ['Device ID', row.deviceId],
     ['Keyspace', row.keyspace],
     ['Server', row.server],
-    ['Created', row.created ?? ''],
+    ['Created', createdCell(row)],
     ['Active', row.active ? 'yes' : 'no'],
   ];
 }

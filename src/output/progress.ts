@@ -65,3 +65,39 @@ export function progressBar(
     },
   };
 }
+
+/** A wait shorter than this shows nothing: a spinner that flashes by is noise. */
+const SPINNER_DELAY_MS = 300;
+const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/**
+ * Runs `work` with a spinner and `label` on stderr once it has taken over 300 ms, cleared when it
+ * ends. Only on a terminal and without --quiet, like the progress bar.
+ */
+export async function withSpinner<T>(
+  io: IOStreams,
+  label: string,
+  work: () => Promise<T>,
+  options: ProgressOptions = {},
+): Promise<T> {
+  if (!io.stderrIsTTY || options.quiet === true) return work();
+  let frame = 0;
+  let shown = false;
+  let ticker: NodeJS.Timeout | undefined;
+  const draw = () => {
+    const line = `${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} ${label}`;
+    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
+    shown = true;
+  };
+  const delay = setTimeout(() => {
+    draw();
+    ticker = setInterval(draw, REDRAW_MS);
+  }, SPINNER_DELAY_MS);
+  try {
+    return await work();
+  } finally {
+    clearTimeout(delay);
+    clearInterval(ticker);
+    if (shown) io.stderr.write('\r\x1b[2K');
+  }
+}

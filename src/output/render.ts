@@ -4,16 +4,35 @@ import type { IOStreams } from './io.js';
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-type Cell = string | number | boolean | null | undefined;
+/** A moment: relative on a terminal ("3 minutes ago"), ISO 8601 when piped. */
+export interface Timestamp {
+  /** Milliseconds since the epoch. */
+  time: number;
+  /** Who, shown after it ("by alice"). */
+  by?: string;
+}
+
+export type Cell = string | number | boolean | null | undefined | Timestamp;
 
 export interface Column<T> {
   header: string;
   value: (row: T) => Cell;
+  /** On a terminal, shown only with --wide (piped output always has every column). */
+  wide?: boolean;
+  /** Cut first when the table is too wide for the terminal (free text: descriptions). */
+  flexible?: boolean;
 }
 
 /** What a command hands to the renderer: the data for json/yaml and how to show it as a table. */
 export type View<T = unknown> =
-  | { kind: 'table'; data: unknown; rows: T[]; columns: Column<T>[] }
+  | {
+      kind: 'table';
+      data: unknown;
+      rows: T[];
+      columns: Column<T>[];
+      /** Said on stderr when a terminal would otherwise show an empty table ("no markings"). */
+      empty?: string;
+    }
   | {
       kind: 'record';
       data: unknown;
@@ -23,21 +42,65 @@ export type View<T = unknown> =
     }
   | { kind: 'text'; data: unknown; text: string };
 
-function cellText(value: Cell): string {
+export interface RenderOptions {
+  /** Tables show every cell in full, however wide the terminal. */
+  wide?: boolean;
+  /** Now, for relative times (tests fix it). */
+  now?: number;
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const UNITS: [limitSeconds: number, seconds: number, unit: string][] = [
+  [3600, 60, 'minute'],
+  [86_400, 3600, 'hour'],
+  [30 * 86_400, 86_400, 'day'],
+  [365 * 86_400, 30 * 86_400, 'month'],
+  [Infinity, 365 * 86_400, 'year'],
+];
+
+/** "just now", "3 minutes ago", "2 days ago"; a time ahead (a clock off) is shown as it is. */
+export function relativeTime(ms: number, now: number): string {
+  const seconds = Math.round((now - ms) / 1000);
+  if (seconds < -60) return isoTime(ms);
+  if (seconds < 60) return 'just now';
+  for (const [limit, size, unit] of UNITS) {
+    if (seconds < limit) {
+      const count = Math.max(1, Math.floor(seconds / size));
+      return `${count} ${unit}${count === 1 ? '' : 's'} ago`;
+    }
+  }
+  return isoTime(ms);
+}
+
+function isTimestamp(value: Cell): value is Timestamp {
+  return typeof value === 'object' && value !== null;
+}
+
+function cellText(value: Cell, relativeTo?: number): string {
   if (value === null || value === undefined) return '';
+  if (isTimestamp(value)) {
+    const when =
+      relativeTo === undefined ? isoTime(value.time) : relativeTime(value.time, relativeTo);
+    return value.by === undefined ? when : `${when} by ${value.by}`;
+  }
   return String(value);
 }
 
 /** Tabs and newlines inside a cell would break tab-separated output and table columns. */
-function flatCell(value: Cell): string {
-  return cellText(value).replace(/[\t\r\n]+/g, ' ');
+function flatCell(value: Cell, relativeTo?: number): string {
+  return cellText(value, relativeTo).replace(/[\t\r\n]+/g, ' ');
 }
 
 export async function renderView<T>(
   io: IOStreams,
   format: OutputFormat,
   view: View<T>,
+  options: RenderOptions = {},
 ): Promise<void> {
+  const now = io.stdoutIsTTY ? (options.now ?? Date.now()) : undefined;
   if (format === 'json') {
     writeOut(io.stdout, `${JSON.stringify(view.data, null, 2)}\n`);
     return;
@@ -62,56 +125,103 @@ export async function renderView<T>(
         return;
       }
       const width = Math.max(...view.fields.map(([k]) => k.length)) + 1;
-      const lines = view.fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cellText(v)}\n`);
+      const lines = view.fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cellText(v, now)}\n`);
       writeOut(io.stdout, lines.join(''));
       if (list && list.rows.length > 0) {
         writeOut(io.stdout, `\n${list.title}s:\n`);
         await renderTable(
           io,
           list.rows,
-          list.columns.map((header, i) => ({ header, value: (row: Cell[]) => row[i] })),
+          list.columns.map((header, i) => ({
+            header,
+            value: (row: Cell[]) => row[i],
+            // The last column of a record's list is its free text (descriptions).
+            flexible: i === list.columns.length - 1,
+          })),
+          options,
         );
       }
       return;
     }
     case 'table':
-      await renderTable(io, view.rows, view.columns);
+      await renderTable(io, view.rows, view.columns, options);
       return;
   }
 }
 
-async function renderTable<T>(io: IOStreams, rows: T[], columns: Column<T>[]): Promise<void> {
-  // Piped: tab-separated, no header, so `cut` and `awk` work (as gh does).
+const GAP = 2;
+const ELLIPSIS = '…';
+
+/** A cell cut to `width` characters, its end replaced by an ellipsis. */
+function cut(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
+}
+
+/**
+ * Column widths that fit `available` characters: the widest flexible column gives up a character
+ * at a time, then the widest of any, none below its minimum.
+ */
+export function fitWidths(
+  natural: number[],
+  minimum: number[],
+  available: number,
+  flexible: boolean[] = [],
+): number[] {
+  const widths = [...natural];
+  let total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+  for (const onlyFlexible of [true, false]) {
+    while (total > available) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++) {
+        if (onlyFlexible && flexible[i] !== true) continue;
+        if (widths[i]! > minimum[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      }
+      if (widest < 0) break;
+      widths[widest]! -= 1;
+      total -= 1;
+    }
+  }
+  return widths;
+}
+
+async function renderTable<T>(
+  io: IOStreams,
+  rows: T[],
+  allColumns: Column<T>[],
+  options: RenderOptions,
+): Promise<void> {
+  // Piped: tab-separated, no header, so `cut` and `awk` work (as gh does), every column.
   if (!io.stdoutIsTTY) {
-    const out = rows.map((row) => columns.map((c) => flatCell(c.value(row))).join('\t'));
+    const out = rows.map((row) => allColumns.map((c) => flatCell(c.value(row))).join('\t'));
     writeOut(io.stdout, out.length > 0 ? `${out.join('\n')}\n` : '');
     return;
   }
-  const { default: Table } = await import('cli-table3');
+  const columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
+  const now = options.now ?? Date.now();
+  const cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+  const headers = columns.map((c) => c.header);
+  const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  // One column short of the width: a line that fills the terminal exactly wraps on some.
+  const widths = options.wide
+    ? natural
+    : fitWidths(
+        natural,
+        headers.map((h) => Math.max(h.length, 3)),
+        io.columns - 1,
+        columns.map((c) => c.flexible === true),
+      );
   const chalk = io.color ? (await import('chalk')).default : undefined;
-  const table = new Table({
-    head: columns.map((c) => (chalk ? chalk.bold(c.header) : c.header)),
-    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 },
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: '',
-    },
-  });
-  for (const row of rows) table.push(columns.map((c) => flatCell(c.value(row))));
-  writeOut(io.stdout, `${table.toString()}\n`);
+  const line = (texts: string[], style?: (t: string) => string) =>
+    texts
+      .map((t, i) => {
+        const text = cut(t, widths[i]!);
+        const padded = i === texts.length - 1 ? text : text.padEnd(widths[i]! + GAP);
+        return style ? style(padded) : padded;
+      })
+      .join('')
+      .trimEnd();
+  const out = [line(headers, chalk?.bold), ...cells.map((r) => line(r))];
+  writeOut(io.stdout, `${out.join('\n')}\n`);
 }
 
 export function writeOut(stream: Writable, text: string): void {
@@ -156,6 +266,11 @@ function write(stream: Writable, text: string): Promise<void> {
     };
     stream.once('drain', done).once('close', done).once('error', done);
   });
+}
+
+/** Sorts rows by name, by code point (as the service orders names). */
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** "1 value", "3 values". */

@@ -52,7 +52,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
       {},
       'alice-password\n',
     );
-    expect(result.stderr).toContain('Enrolled ABcd.1.');
+    expect(result.stderr).toContain('enrolled ABcd.1');
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('alice-password');
 
@@ -104,7 +104,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
       ],
       { KSCTL_PERSISTOR_PASSWORD: 'bulk-password' },
     );
-    expect(result.stderr).toContain('Enrolled 2 of 2 devices');
+    expect(result.stderr).toContain('enrolled 2 of 2 devices');
     expect(result.code).toBe(0);
 
     // Format 1.1: header, CRLF CRLF, then IV ‖ ciphertext ‖ tag under PBKDF2-SHA256(2000).

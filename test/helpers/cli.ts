@@ -17,6 +17,8 @@ export interface CliOptions {
   answers?: (boolean | string)[];
   /** Text on standard input (for `--token-file -`). */
   stdin?: string;
+  /** Terminal width (default 200). */
+  columns?: number;
 }
 
 export interface CliResult {
@@ -61,7 +63,7 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
     color: false,
-    columns: 200,
+    columns: options.columns ?? 200,
   };
   const questions: string[] = [];
   const code = await run(argv, {

@@ -407,7 +407,7 @@ describe('markings export', () => {
       const target = join(dir, 'export.json');
       const json = await seededCli(['markings', 'export', '--file', target, '-o', 'json']);
       expect(json.stdout).toBe('');
-      expect(json.stderr).toBe(`Exported 4 markings with 3006 values to ${target}.\n`);
+      expect(json.stderr).toBe(`exported 4 markings with 3006 values to ${target}\n`);
       expect(JSON.parse(await readFile(target, 'utf8')).markings).toHaveLength(4);
       const fromJson = await seededCli([
         'markings',
@@ -488,7 +488,7 @@ describe('markings create|update -f', () => {
     const result = await cli(['markings', 'update', 'classification', '-f', doc, '--yes']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `Updated marking data-classification (renamed from classification) from ${doc}: added value "internal"; changed name (to "data-classification"), admin-only, default value; removed value "secret".`,
+      `updated marking data-classification (renamed from classification) from ${doc}: added value "internal"; changed name (to "data-classification"), admin-only, default value; removed value "secret"`,
     );
     const updated = await marking('data-classification');
     expect(updated).toMatchObject({ adminOnly: true, defaultValue: 'internal' });

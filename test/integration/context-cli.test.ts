@@ -37,7 +37,7 @@ const addMock = (name: string, ...extra: string[]) =>
 describe('context add', () => {
   it('the first context becomes current and is used at once', async () => {
     const added = await addMock('dev');
-    expect(added).toMatchObject({ code: 0, stderr: 'Added context dev (current).\n' });
+    expect(added).toMatchObject({ code: 0, stderr: 'added context dev (current)\n' });
     const listed = await ksctl(['markings', 'list']);
     expect(listed.code).toBe(0);
     expect(tsvRows(listed.stdout).map((r) => r[0])).toEqual(['from-mock']);
@@ -68,8 +68,8 @@ describe('context add', () => {
 
   it('a second context does not become current unless --use', async () => {
     await addMock('one');
-    expect((await addMock('two')).stderr).toBe('Added context two.\n');
-    expect((await addMock('three', '--use')).stderr).toBe('Added context three (current).\n');
+    expect((await addMock('two')).stderr).toBe('added context two\n');
+    expect((await addMock('three', '--use')).stderr).toBe('added context three (current)\n');
   });
 
   it.each([
@@ -168,7 +168,7 @@ describe('choosing and overriding a context', () => {
   it('use switches the current context; an unknown one is not found (exit 5)', async () => {
     expect(await ksctl(['context', 'use', 'broken'])).toMatchObject({
       code: 0,
-      stderr: 'Switched to context broken.\n',
+      stderr: 'switched to context broken\n',
     });
     expect((await ksctl(['markings', 'list'])).code).toBe(4);
     expect((await ksctl(['context', 'use', 'nope'])).code).toBe(5);
@@ -219,7 +219,7 @@ describe('context remove', () => {
     expect(declined.code).toBe(2);
     expect((await ksctl(['context', 'show', 'dev'])).code).toBe(0);
     const accepted = await ksctl(['context', 'rm', 'dev'], { tty: true, answers: [true] });
-    expect(accepted).toMatchObject({ code: 0, stderr: 'Removed context dev.\n' });
+    expect(accepted).toMatchObject({ code: 0, stderr: 'removed context dev\n' });
   });
 
   it('removing the current context leaves none current, and its token is gone from the file', async () => {

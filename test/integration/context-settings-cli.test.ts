@@ -54,7 +54,7 @@ async function stored(): Promise<{
 describe('context set', () => {
   it('changes one setting and keeps the URL, token and keyspace', async () => {
     const result = await ksctl(['context', 'set', 'mock', 'timeout', '60']);
-    expect(result).toMatchObject({ code: 0, stderr: 'Updated context mock: set timeout 60 s.\n' });
+    expect(result).toMatchObject({ code: 0, stderr: 'updated context mock: set timeout 60 s\n' });
     expect((await stored()).contexts.mock).toEqual({
       baseUrl: mock.baseUrl,
       token: mock.token,
@@ -69,7 +69,7 @@ describe('context set', () => {
     const basic = await ksctl(['context', 'set', 'mock', 'username', 'dev', 'password-file', '-'], {
       stdin: 'pass-word-1\n',
     });
-    expect(basic.stderr).toBe('Updated context mock: set username dev, password; removed token.\n');
+    expect(basic.stderr).toBe('updated context mock: set username dev, password; removed token\n');
     expect((await stored()).contexts.mock).toMatchObject({
       username: 'dev',
       password: 'pass-word-1',
@@ -79,7 +79,7 @@ describe('context set', () => {
     });
     expect(bearer.code).toBe(0);
     expect(bearer.stderr).toBe(
-      'Updated context mock: set token, keyspace XYz9; removed username dev, password.\n',
+      'updated context mock: set token, keyspace XYz9; removed username dev, password\n',
     );
     expect(bearer.stderr + bearer.stdout).not.toContain(mock.token);
     const context = (await stored()).contexts.mock!;
@@ -118,16 +118,16 @@ describe('context unset', () => {
     const result = await ksctl(['context', 'unset', 'mock', 'keyspace', 'timeout']);
     expect(result).toMatchObject({
       code: 0,
-      stderr: 'Updated context mock: removed keyspace ABcd.\n',
+      stderr: 'updated context mock: removed keyspace ABcd\n',
     });
     expect((await stored()).contexts.mock).toEqual({ baseUrl: mock.baseUrl, token: mock.token });
     const again = await ksctl(['context', 'unset', 'mock', 'keyspace']);
-    expect(again.stderr).toBe('Context mock has none of these settings; nothing changed.\n');
+    expect(again.stderr).toBe('context mock has none of these settings; nothing changed\n');
   });
 
   it('token names the stored secret; an unknown key is a usage error', async () => {
     expect((await ksctl(['context', 'unset', 'mock', 'token'])).stderr).toBe(
-      'Updated context mock: removed token.\n',
+      'updated context mock: removed token\n',
     );
     const bad = await ksctl(['context', 'unset', 'mock', 'colour']);
     expect(bad.code).toBe(2);
@@ -168,7 +168,7 @@ describe('context rename', () => {
     const result = await ksctl(['context', 'rename', 'mock', 'old-mock']);
     expect(result).toMatchObject({
       code: 0,
-      stderr: 'Renamed context mock to old-mock (current).\n',
+      stderr: 'renamed context mock to old-mock (current)\n',
     });
     const config = await stored();
     expect(config.currentContext).toBe('old-mock');

@@ -48,7 +48,7 @@ describe('one device', () => {
     const result = await cli(['enroll', '--name', 'laptop', '-o', 'json'], {
       env: tokenEnv(await mint()),
     });
-    expect(result.stderr).toMatch(/^Enrolled ABcd\.1\..+ into keyspace ABcd; profile "laptop"/);
+    expect(result.stderr).toMatch(/^enrolled ABcd\.1\..+ into keyspace ABcd; profile "laptop"/);
     expect(result.code).toBe(0);
     const shown = JSON.parse(result.stdout);
     expect(shown).toMatchObject({
@@ -80,7 +80,7 @@ describe('one device', () => {
       ['enroll', '--stoken-file', join(dir, 'stoken'), '--uidauth-file', '-'],
       { stdin: pair.uidauth.slice(1) },
     );
-    expect(result.stderr).toContain('Enrolled');
+    expect(result.stderr).toContain('enrolled');
     expect(result.code).toBe(0);
   });
 
@@ -131,7 +131,7 @@ describe('one device', () => {
       ['enroll', '--keyspace', 'ABcd', '--kns-url', suite.mock.info.knsUrl, '--mock-user', 'alice'],
       { env: { ...env, KSCTL_BASE_URL: suite.mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN } },
     );
-    expect(result.stderr).toContain('Enrolled');
+    expect(result.stderr).toContain('enrolled');
     expect(result.code).toBe(0);
     const paths = (await suite.mock.journal()).map((r) => `${r.method} ${r.path}`);
     expect(paths).toEqual([
@@ -173,7 +173,7 @@ describe('one device', () => {
         env: { ...env, KSCTL_KEYSPACE: undefined, KSCTL_PERSISTOR_PATH: undefined },
       },
     );
-    expect(result.stderr).toContain('Enrolled');
+    expect(result.stderr).toContain('enrolled');
     expect(result.code).toBe(0);
     // The default profile file under KSCTL_HOME, never the real home.
     const set = await loadProfiles({
@@ -405,7 +405,7 @@ describe('test devices in bulk', () => {
       ],
       { env: adminEnv() },
     );
-    expect(result.stderr).toContain('Enrolled 8 of 8 devices into keyspace ABcd');
+    expect(result.stderr).toContain('enrolled 8 of 8 devices into keyspace ABcd');
     expect(result.code).toBe(0);
     const { enrolled, failed } = JSON.parse(result.stdout);
     expect(failed).toEqual([]);
@@ -457,7 +457,7 @@ describe('test devices in bulk', () => {
     ].join('\n');
     await writeFile(join(dir, 'tokens'), text);
     const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
-    expect(result.stderr).toContain('Enrolled 3 of 3 devices');
+    expect(result.stderr).toContain('enrolled 3 of 3 devices');
     expect(result.code).toBe(0);
 
     const tooMany = await cli(['enroll', '--tokens-file', join(dir, 'tokens'), '--count', '4']);

@@ -74,7 +74,7 @@ describe('the profile file lock', () => {
     await writeFile(`${profilesPath}.lock`, `${await deadPid()} dead-run ${hostname()}\n`);
     const result = await cli(['enroll', '--mock-user', 'alice', '--name', 'after-crash']);
     expect(result.code).toBe(0);
-    expect(result.stderr).not.toContain('Waiting for');
+    expect(result.stderr).not.toContain('waiting for');
     expect(await profileNames()).toEqual(['after-crash']);
   });
 
@@ -93,7 +93,7 @@ describe('the profile file lock', () => {
     await rm(lock);
     const result = await running;
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`Waiting for process 1 to finish with ${profilesPath}…`);
+    expect(result.stderr).toContain(`waiting for process 1 to finish with ${profilesPath}…`);
     expect(await registered()).toBe(1);
   });
 });

@@ -198,10 +198,10 @@ describe('proving a profile', () => {
 
   it('enroll --count verifies every new profile by default; --no-verify skips it', async () => {
     const verified = await ok(['enroll', '--count', '2', '--mock-user', 'alice']);
-    expect(verified.stderr).toContain('Verified 2: each created a key and fetched it back.');
+    expect(verified.stderr).toContain('verified 2: each created a key and fetched it back');
     expect(((await suite.mock.call('GET', '/_mock/keys')).body as unknown[]).length).toBe(2);
     const skipped = await ok(['enroll', '--count', '2', '--mock-user', 'alice', '--no-verify']);
-    expect(skipped.stderr).not.toContain('Verified');
+    expect(skipped.stderr).not.toContain('verified 2');
     expect(((await suite.mock.call('GET', '/_mock/keys')).body as unknown[]).length).toBe(2);
   });
 

@@ -140,7 +140,7 @@ describe('cli: values add stopped at a failing value without saying which values
       env: mockEnv(mock, await dirs.make()),
     });
     expect(result.code).toBe(6);
-    expect(result.stderr).toContain('Added eu to marking region before the failure');
+    expect(result.stderr).toContain('added eu to marking region before the failure');
     const values = [];
     for await (const v of api.listValues((await api.resolveMarking('region')).id)) {
       values.push(v.name);

@@ -109,7 +109,7 @@ describe('removing values asks first, or needs --yes', () => {
     const confirmed = await ksctl(setZ, { tty: true, answers: [true] });
     expect(confirmed.code).toBe(0);
     expect(confirmed.stderr).toBe(
-      'Updated marking classification: added value "z"; removed values "a", "b", "c".\n',
+      'updated marking classification: added value "z"; removed values "a", "b", "c"\n',
     );
     expect(valueNames(await classification())).toEqual(['internal', 'z']);
   });
@@ -118,7 +118,7 @@ describe('removing values asks first, or needs --yes', () => {
     const result = await ksctl([...removeAB, '--yes'], { tty: true });
     expect(result.code).toBe(0);
     expect(result.questions).toEqual([]);
-    expect(result.stderr).toBe('Updated marking classification: removed values "a", "b".\n');
+    expect(result.stderr).toBe('updated marking classification: removed values "a", "b"\n');
   });
 
   it('a long list is cut in the question, and says how many more', async () => {
@@ -160,7 +160,7 @@ describe('removing values asks first, or needs --yes', () => {
   it('adding values only never asks', async () => {
     const result = await ksctl(['markings', 'update', 'classification', '--add-value', 'd']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('Updated marking classification: added value "d".\n');
+    expect(result.stderr).toBe('updated marking classification: added value "d"\n');
   });
 });
 
@@ -254,7 +254,7 @@ describe('deleting several, one request each', () => {
     await mock.setFaults([{ method: 'DELETE', path: `/v2/dev/markings/${y.id}`, status: 500 }]);
     const result = await ksctl(['markings', 'delete', 'x', 'y', 'z', '--yes', '--quiet']);
     expect(result.code).toBe(7);
-    expect(result.stderr).toContain('Deleted "x"; failed: "y"; not sent: "z".');
+    expect(result.stderr).toContain('deleted "x"; failed: "y"; not sent: "z"');
   });
 
   it('values delete: the same', async () => {
@@ -274,7 +274,7 @@ describe('deleting several, one request each', () => {
       '--yes',
     ]);
     expect(result.code).toBe(7);
-    expect(result.stderr).toContain('Deleted "a"; failed: "b"; not sent: "c".');
+    expect(result.stderr).toContain('deleted "a"; failed: "b"; not sent: "c"');
     await mock.setFaults([]);
     expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
   });

@@ -32,7 +32,7 @@ describe('ksctl mock faults', () => {
       '{"status":429,"probability":0.5}',
     ]);
     expect(set.code).toBe(0);
-    expect(set.stderr).toBe('Set 2 fault rules.\n');
+    expect(set.stderr).toBe('set 2 fault rules\n');
     expect(tsvRows(set.stdout)).toEqual([
       ['GET', '/v2/dev/markings*', '503', '', '1', '2'],
       ['*', '*', '429', '', '0.5', 'unlimited'],
@@ -43,7 +43,7 @@ describe('ksctl mock faults', () => {
     expect(JSON.parse((await ksctl(['mock', 'faults', 'list', '-o', 'json'])).stdout)).toEqual([]);
     await ksctl(['mock', 'faults', 'set', 'status=500']);
     const cleared = await ksctl(['mock', 'faults', 'clear']);
-    expect(cleared.stderr).toBe('Cleared the fault rules.\n');
+    expect(cleared.stderr).toBe('cleared the fault rules\n');
     expect((await ksctl(['markings', 'list'])).code).toBe(0);
   });
 
@@ -80,7 +80,7 @@ describe('ksctl mock reset', () => {
       'temporary',
     ]);
     const reset = await ksctl(['mock', 'reset', '--yes']);
-    expect(reset).toMatchObject({ code: 0, stderr: 'The mock is back to its start-up state.\n' });
+    expect(reset).toMatchObject({ code: 0, stderr: 'the mock is back to its start-up state\n' });
     expect(tsvRows((await ksctl(['markings', 'list'])).stdout).map((r) => r[0])).toEqual([
       'seeded',
     ]);

@@ -148,7 +148,7 @@ describe('use and delete', () => {
   it('deleting the active profile leaves none active', async () => {
     const result = await cli(['profiles', 'rm', ACTIVE, '--yes', '--persistor-path', file]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain('No profile is active now');
+    expect(result.stderr).toContain('no profile is active now');
   });
 });
 
@@ -217,7 +217,7 @@ describe('convert: a round trip through every format', () => {
     ];
     for (const [flags, env] of steps) {
       const result = await cli(['profiles', 'convert', ...flags], { env });
-      expect(result.stderr).toMatch(/^Wrote 2 profiles from /);
+      expect(result.stderr).toMatch(/^wrote 2 profiles from /);
       expect(result.code).toBe(0);
     }
     expect((await readFile(pw11)).subarray(0, 9).toString()).toBe('{"extra":');

@@ -1,7 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IOStreams } from '../../src/output/io.js';
-import { type Column, renderView, writeJsonArray } from '../../src/output/render.js';
+import {
+  type Column,
+  fitWidths,
+  relativeTime,
+  renderView,
+  writeJsonArray,
+} from '../../src/output/render.js';
 
 function io(tty: boolean) {
   const stdout = new PassThrough();
@@ -116,4 +122,25 @@ describe('writeJsonArray', () => {
       expect(out.text()).toBe(`${JSON.stringify(items, null, 2)}\n`);
     },
   );
+});
+
+describe('relativeTime and fitWidths', () => {
+  const now = Date.parse('2026-11-23T10:00:00Z');
+  it.each([
+    [now - 5_000, 'just now'],
+    [now - 90_000, '1 minute ago'],
+    [now - 3 * 60_000, '3 minutes ago'],
+    [now - 2 * 3600_000, '2 hours ago'],
+    [now - 3 * 86_400_000, '3 days ago'],
+    [now - 400 * 86_400_000, '1 year ago'],
+    [now + 3600_000, '2026-11-23T11:00:00Z'],
+  ])('%s is %s', (time, text) => {
+    expect(relativeTime(time, now)).toBe(text);
+  });
+
+  it('shrinks the widest column first and never below a minimum', () => {
+    expect(fitWidths([10, 40, 10], [4, 4, 4], 50)).toEqual([10, 26, 10]);
+    expect(fitWidths([10, 10], [8, 8], 5)).toEqual([8, 8]);
+    expect(fitWidths([5, 5], [1, 1], 80)).toEqual([5, 5]);
+  });
 });

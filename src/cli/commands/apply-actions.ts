@@ -178,7 +178,7 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
   await writeFileAtomic(o.file, text, 0o644);
   const values = markings.reduce((sum, marking) => sum + marking.detail.valueCount, 0);
   ctx.say(
-    `Exported ${plural(markings.length, 'marking')} with ${plural(values, 'value')} to ${o.file}.`,
+    `exported ${plural(markings.length, 'marking')} with ${plural(values, 'value')} to ${o.file}`,
   );
 }
 

@@ -51,7 +51,7 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
   if (o.use || store.currentContext === undefined) await store.use(name);
   const current = store.currentContext === name ? ' (current)' : '';
   if (replaced === undefined) {
-    ctx.say(`Added context ${name}${current}.`);
+    ctx.say(`added context ${name}${current}`);
     return;
   }
   // --force replaces the whole context: say what of the old one is gone or different.
@@ -68,7 +68,7 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
 
 export async function use(ctx: CommandContext, name: string): Promise<void> {
   await (await ctx.config()).use(name);
-  ctx.say(`Switched to context ${name}.`);
+  ctx.say(`switched to context ${name}`);
 }
 
 function authKind(c: ContextConfig): string {
@@ -91,6 +91,7 @@ export async function list(ctx: CommandContext): Promise<void> {
       auth: authKind(r),
     })),
     rows,
+    empty: 'no contexts; add one with ksctl context add NAME --base-url URL --token-file FILE',
     columns: [
       { header: 'CURRENT', value: (r) => (r.current ? '*' : '') },
       { header: 'NAME', value: (r) => r.name },
@@ -147,7 +148,7 @@ export async function remove(
   store.get(name);
   await ctx.confirm(`Remove context "${name}" and the credentials stored with it?`, yes);
   await store.remove(name);
-  ctx.say(`Removed context ${name}.`);
+  ctx.say(`removed context ${name}`);
 }
 
 /** `context set NAME KEY VALUE...`: changes single settings, keeping the others. */
@@ -183,11 +184,10 @@ export async function set(ctx: CommandContext, name: string, pairs: string[]): P
   await store.set(name, after);
   const changes = keys.map((k) => describeSetting(k.field, after[k.field]));
   ctx.say(
-    `Updated context ${name}: set ${changes.join(', ')}` +
+    `updated context ${name}: set ${changes.join(', ')}` +
       (removed.length > 0
         ? `; removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}`
-        : '') +
-      '.',
+        : ''),
   );
 }
 
@@ -199,14 +199,14 @@ export async function unset(ctx: CommandContext, name: string, names: string[]):
   if (fields.has('username') || fields.has('password')) fields.add('username').add('password');
   const removed = CONTEXT_KEYS.filter((field) => fields.has(field) && before[field] !== undefined);
   if (removed.length === 0) {
-    ctx.say(`Context ${name} has none of these settings; nothing changed.`);
+    ctx.say(`context ${name} has none of these settings; nothing changed`);
     return;
   }
   const after: ContextConfig = { ...before };
   for (const field of removed) delete after[field];
   await store.set(name, after);
   ctx.say(
-    `Updated context ${name}: removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}.`,
+    `updated context ${name}: removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}`,
   );
 }
 
@@ -214,5 +214,5 @@ export async function unset(ctx: CommandContext, name: string, names: string[]):
 export async function rename(ctx: CommandContext, from: string, to: string): Promise<void> {
   const store = await ctx.config();
   await store.rename(from, to);
-  ctx.say(`Renamed context ${from} to ${to}${store.currentContext === to ? ' (current)' : ''}.`);
+  ctx.say(`renamed context ${from} to ${to}${store.currentContext === to ? ' (current)' : ''}`);
 }

@@ -61,7 +61,7 @@ export function contextCommand(ctx: CommandContext): Command {
   context
     .command('set')
     .description('change settings of a context, keeping the others')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<key-value...>', 'KEY VALUE pairs')
     .addHelpText(
       'after',
@@ -85,7 +85,7 @@ Examples:
   context
     .command('unset')
     .description('remove settings of a context')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<key...>', 'setting names (token and password name the stored secrets)')
     .addHelpText(
       'after',
@@ -107,7 +107,7 @@ Examples:
   context
     .command('rename')
     .description('rename a context (the current context follows)')
-    .argument('<old>', 'context name')
+    .argument('<context>', 'context name')
     .argument('<new>', 'new name')
     .addHelpText('after', '\nExamples:\n  ksctl context rename mock mock-old')
     .action(async (from: string, to: string) => (await actions()).rename(ctx, from, to));
@@ -115,27 +115,31 @@ Examples:
   context
     .command('use')
     .description('make a context the current one')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
+    .addHelpText('after', '\nExamples:\n  ksctl context use prod')
     .action(async (name: string) => (await actions()).use(ctx, name));
 
   context
     .command('list')
     .alias('ls')
     .description('list contexts; * marks the current one')
+    .addHelpText('after', '\nExamples:\n  ksctl context list\n  ksctl context list -o json')
     .action(async () => (await actions()).list(ctx));
 
   context
     .command('show')
     .description('show a context (the current one by default); secrets are never shown')
-    .argument('[name]', 'context name')
+    .argument('[context]', 'context name')
+    .addHelpText('after', '\nExamples:\n  ksctl context show\n  ksctl context show prod -o yaml')
     .action(async (name: string | undefined) => (await actions()).show(ctx, name));
 
   context
     .command('remove')
     .alias('rm')
     .description('remove a context and the credentials stored with it')
-    .argument('<name>', 'context name')
+    .argument('<context>', 'context name')
     .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', '\nExamples:\n  ksctl context remove staging --yes')
     .action(async (name: string, options: { yes?: boolean }) =>
       (await actions()).remove(ctx, name, options.yes),
     );

@@ -262,7 +262,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     out('the commands above in another; `ksctl --help` lists everything.');
   } finally {
     await server.close();
-    if (keep) ctx.say(`Kept the demo configuration in ${dir}.`);
+    if (keep) ctx.say(`kept the demo configuration in ${dir}`);
     else await rm(dir, { recursive: true, force: true });
   }
 }

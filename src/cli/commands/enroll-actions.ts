@@ -79,7 +79,7 @@ export async function enroll(
         bulk ? enrollMany(ctx, o, run, existing) : enrollOne(ctx, o, run, existing, deviceKeys),
       {
         timeoutMs: PROFILE_FILE_WAIT_MS,
-        onWait: (holder) => ctx.say(`Waiting for ${holder} to finish with ${persistor.path}…`),
+        onWait: (holder) => ctx.say(`waiting for ${holder} to finish with ${persistor.path}…`),
       },
     );
   } finally {
@@ -243,7 +243,7 @@ async function enrollOne(
   }
   const { row } = stored;
   ctx.say(
-    `Enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}.`,
+    `enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}`,
   );
   // Names need not be unique in a profile file; device ids are, and every command takes them.
   const namesakes = existing.profiles.filter((p) => p.name === row.name);
@@ -339,7 +339,7 @@ async function enrollMany(
     ],
   });
   ctx.say(
-    `Enrolled ${enrolled.length} of ${plural(count, 'device')} into keyspace ${run.endpoints.keyspace} in ${seconds} s (concurrency ${concurrency}); profiles in ${run.persistor.path}.${verify ? ` Verified ${enrolled.length}: each created a key and fetched it back.` : ''}`,
+    `enrolled ${enrolled.length} of ${plural(count, 'device')} into keyspace ${run.endpoints.keyspace} in ${seconds} s (concurrency ${concurrency}); profiles in ${run.persistor.path}${verify ? `; verified ${enrolled.length}: each created a key and fetched it back` : ''}`,
   );
   if (failed.length > 0) {
     // Failures always show, even with --quiet: they explain the exit code.

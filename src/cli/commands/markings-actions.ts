@@ -69,13 +69,18 @@ export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
     return;
   }
   const markings: Marking[] = [];
-  for await (const m of items) markings.push(m);
+  await ctx.waiting('listing markings', async () => {
+    for await (const m of items) markings.push(m);
+  });
   await ctx.render(markingsListView(markings));
 }
 
 export async function get(ctx: CommandContext, ref: string, o: GetOptions): Promise<void> {
   const api = await ctx.markings();
-  await ctx.render(markingView(await api.resolveMarking(ref, o.valueLimit)));
+  const marking = await ctx.waiting(`reading marking ${ref}`, () =>
+    api.resolveMarking(ref, o.valueLimit),
+  );
+  await ctx.render(markingView(marking));
 }
 
 export async function create(
@@ -101,7 +106,7 @@ export async function create(
     detail: { description: o.description, values },
   });
   ctx.say(
-    `Created marking ${created.name} (${created.id}) with ${created.detail.valueCount} values.`,
+    `created marking ${created.name} (${created.id}) with ${created.detail.valueCount} values`,
   );
   await ctx.render(markingView(created));
 }
@@ -385,7 +390,7 @@ export async function update(ctx: CommandContext, ref: string, o: UpdateOptions)
     final = await api.getMarking(marking.id, needValues ? undefined : 0);
     summary = describeSteps(steps, 'done');
   }
-  ctx.say(`Updated marking ${final.name}: ${summary}.`);
+  ctx.say(`updated marking ${final.name}: ${summary}`);
   await ctx.render(markingView(final));
 }
 
@@ -451,7 +456,7 @@ async function createFromFile(
   const api = await ctx.markings();
   const created = await api.createMarking(markingInput(marking));
   ctx.say(
-    `Created marking ${created.name} (${created.id}) with ${plural(created.detail.valueCount, 'value')}.`,
+    `created marking ${created.name} (${created.id}) with ${plural(created.detail.valueCount, 'value')}`,
   );
   await ctx.render(markingView(created));
 }
@@ -510,7 +515,7 @@ async function updateFromFile(
     wanted.values === undefined
       ? ''
       : `: ${describeSetResult(marking, updated, changedFields(scalar))}`;
-  ctx.say(`Updated marking ${updated.name}${renamed} from ${file}${changes}.`);
+  ctx.say(`updated marking ${updated.name}${renamed} from ${file}${changes}`);
   await ctx.render(markingView(updated));
 }
 
@@ -531,7 +536,7 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
       name: m.name,
       run: async () => {
         await api.deleteMarking(m.id, o.ifVersion);
-        ctx.say(`Deleted marking ${m.name} (${m.id}).`);
+        ctx.say(`deleted marking ${m.name} (${m.id})`);
       },
     })),
     'markings',
@@ -554,8 +559,8 @@ export async function deleteInTurn(
     (done, failed, rest) => {
       if (items.length === 1) return;
       ctx.warn(
-        `${done.length === 0 ? `No ${what} were deleted` : `Deleted ${names(done)}`}; failed: ${names([failed])}` +
-          (rest.length > 0 ? `; not sent: ${names(rest)}.` : '.'),
+        `${done.length === 0 ? `no ${what} were deleted` : `deleted ${names(done)}`}; failed: ${names([failed])}` +
+          (rest.length > 0 ? `; not sent: ${names(rest)}` : ''),
       );
     },
   );

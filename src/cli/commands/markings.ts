@@ -68,7 +68,11 @@ export function markingsCommand(ctx: CommandContext): Command {
       'values per marking in json/yaml output (0 leaves them out: fastest); tables never fetch values',
       wholeNumber,
     )
-    .option('--limit <n>', 'at most this many markings', positiveWholeNumber);
+    .option('--limit <n>', 'at most this many markings', positiveWholeNumber)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl markings list --starts-with geo-\n  ksctl markings list -o json --value-limit 0',
+    );
   withFilterOptions(list, MARKING_FILTER_FIELDS).action(async (options: ListOptions) =>
     (await actions()).list(ctx, options),
   );
@@ -78,6 +82,10 @@ export function markingsCommand(ctx: CommandContext): Command {
     .description('show one marking, named by id or name')
     .argument('<marking>', 'marking id or name')
     .option('--value-limit <n>', 'at most this many values (0 leaves them out)', wholeNumber)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl markings get classification\n  ksctl markings get classification -o yaml --value-limit 0',
+    )
     .action(async (marking: string, options: GetOptions) =>
       (await actions()).get(ctx, marking, options),
     );
@@ -136,6 +144,10 @@ export function markingsCommand(ctx: CommandContext): Command {
     .argument('<marking...>', 'marking ids or names')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--if-version <n>', 'only if the marking is still at this version', positiveWholeNumber)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl markings delete classification --yes\n  ksctl markings delete region --if-version 3 --yes',
+    )
     .action(async (names: string[], options: DeleteOptions) =>
       (await actions()).remove(ctx, names, options),
     );

@@ -219,9 +219,9 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    ctx.say('Stopping: finishing requests in flight…');
+    ctx.say('stopping: finishing requests in flight…');
     await server.close();
-    ctx.say('Stopped.');
+    ctx.say('stopped');
   } finally {
     stopKeepingAlive();
   }
@@ -285,8 +285,7 @@ export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<voi
     ctx.io.stdout.write(
       `export KSCTL_STOKEN='${body.stoken}'\nexport KSCTL_UIDAUTH='${body.uidauth}'\n`,
     );
-    if (ctx.io.stdoutIsTTY)
-      ctx.say('Single use. Export both (or eval this output) before `ksctl enroll`.');
+    if (ctx.io.stdoutIsTTY) ctx.say('single use: eval this output before `ksctl enroll`');
     return;
   }
   await ctx.render({ kind: 'text', data: body, text: '' });
@@ -308,8 +307,8 @@ export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<v
   });
   ctx.say(
     rules.length === 0
-      ? 'Cleared the fault rules.'
-      : `Set ${rules.length} fault rule${rules.length === 1 ? '' : 's'}.`,
+      ? 'cleared the fault rules'
+      : `set ${rules.length} fault rule${rules.length === 1 ? '' : 's'}`,
   );
   await renderFaults(ctx, body);
 }
@@ -319,6 +318,7 @@ async function renderFaults(ctx: CommandContext, rules: FaultRule[]): Promise<vo
     kind: 'table',
     data: rules,
     rows: rules,
+    empty: 'no fault rules',
     columns: [
       { header: 'METHOD', value: (r) => r.method ?? '*' },
       { header: 'PATH', value: (r) => r.path ?? '*' },
@@ -337,7 +337,7 @@ export async function reset(ctx: CommandContext, yes: boolean | undefined): Prom
     yes,
   );
   await client.request('POST', '/_mock/reset', { what: 'reset the mock' });
-  ctx.say('The mock is back to its start-up state.');
+  ctx.say('the mock is back to its start-up state');
 }
 
 export async function outbox(ctx: CommandContext, o: OutboxOptions): Promise<void> {

@@ -151,6 +151,21 @@ export function mockCommand(ctx: CommandContext): Command {
     .command('set')
     .description('replace the fault rules')
     .argument('<rule...>', 'rules as key=value lists or JSON objects')
+    .addHelpText(
+      'after',
+      `
+Rule keys (a request matches when every key given matches):
+  method       HTTP method, e.g. GET (any when left out)
+  path         an exact path, or a prefix ending in *, e.g. /v2/dev/markings*
+  status       answer with this HTTP status
+  code         answer with this enrollment cause code (e.g. 41701 on /v2.3/register/ABcd)
+  probability  0 to 1, the share of matching requests it answers (default 1)
+  times        how many times it fires before it is spent (default: unlimited)
+
+Examples:
+  ksctl mock faults set status=503,path=/v2/dev/markings*,times=2
+  ksctl mock faults set '{"code": 41701, "path": "/v2.3/register/ABcd"}'`,
+    )
     .action(async (rules: string[]) => (await actions()).faultsSet(ctx, rules));
   faults
     .command('clear')

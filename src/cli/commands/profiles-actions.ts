@@ -1,7 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { resolveWriteTarget } from '../../files/atomic-write.js';
-import { profileFields } from '../../output/profiles.js';
-import { plural } from '../../output/render.js';
+import { createdCell, profileFields } from '../../output/profiles.js';
+import { byName, plural } from '../../output/render.js';
 import {
   convertProfiles,
   deleteProfile,
@@ -19,19 +19,21 @@ import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
 
 export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {
   const spec = await resolvePersistor(ctx, persistorFlags(o));
-  const rows = await listProfiles(spec);
-  if (rows.length === 0 && ctx.io.stdoutIsTTY) ctx.say(`No profiles in ${spec.path}.`);
+  const rows = (await listProfiles(spec)).sort((a, b) =>
+    byName({ name: a.name ?? a.deviceId }, { name: b.name ?? b.deviceId }),
+  );
   await ctx.render({
     kind: 'table',
     data: rows,
     rows,
+    empty: `no profiles in ${spec.path}`,
     columns: [
       { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
       { header: 'NAME', value: (r) => r.name ?? r.deviceId },
       { header: 'DEVICE ID', value: (r) => r.deviceId },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
-      { header: 'SERVER', value: (r) => r.server },
-      { header: 'CREATED', value: (r) => r.created ?? '' },
+      { header: 'SERVER', value: (r) => r.server, wide: true },
+      { header: 'CREATED', value: createdCell },
     ],
   });
 }
@@ -57,7 +59,7 @@ export async function use(
 ): Promise<void> {
   const spec = await resolvePersistor(ctx, persistorFlags(o));
   const row = await useProfile(spec, ref);
-  ctx.say(`Profile ${profileLabel(row)} is now the active one in ${spec.path}.`);
+  ctx.say(`profile ${profileLabel(row)} is now the active one in ${spec.path}`);
 }
 
 export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions): Promise<void> {
@@ -70,7 +72,7 @@ export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions)
   );
   const { deleted, activeDeviceId } = await deleteProfile(spec, target.deviceId);
   ctx.say(
-    `Deleted profile ${profileLabel(deleted)}.${deleted.active && activeDeviceId === '' ? ' No profile is active now: pick one with `ksctl profiles use`.' : ''}`,
+    `deleted profile ${profileLabel(deleted)}${deleted.active && activeDeviceId === '' ? '; no profile is active now: pick one with `ksctl profiles use`' : ''}`,
   );
 }
 
@@ -96,7 +98,7 @@ export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<v
   );
   const result = await convertProfiles(from, to, { force: o.force });
   ctx.say(
-    `Wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind}).`,
+    `wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind})`,
   );
 }
 

@@ -60,13 +60,13 @@ export async function add(
     // Each value is its own request: say which ones went in before the failure.
     if (created.length > 0) {
       ctx.warn(
-        `Added ${created.map((v) => v.name).join(', ')} to marking ${marking.name} before the failure; the rest were not sent.`,
+        `added ${created.map((v) => v.name).join(', ')} to marking ${marking.name} before the failure; the rest were not sent`,
       );
     }
     throw error;
   }
   ctx.say(
-    `Added ${created.length} value${created.length === 1 ? '' : 's'} to marking ${marking.name}.`,
+    `added ${created.length} value${created.length === 1 ? '' : 's'} to marking ${marking.name}`,
   );
   if (created.length === 1) await ctx.render(valueView(created[0]!));
   else await ctx.render(valuesListView(created));
@@ -95,7 +95,7 @@ export async function update(
     name: o.rename,
     description: o.description,
   });
-  ctx.say(`Updated value ${updated.name} of marking ${marking.name}.`);
+  ctx.say(`updated value ${updated.name} of marking ${marking.name}`);
   await ctx.render(valueView(updated));
 }
 
@@ -120,6 +120,6 @@ export async function remove(
     `values of marking ${marking.name}`,
   );
   ctx.say(
-    `Deleted ${plural(targets.length, 'value')} from marking ${marking.name}: ${quotedNames(targets.map((v) => v.name))}.`,
+    `deleted ${plural(targets.length, 'value')} from marking ${marking.name}: ${quotedNames(targets.map((v) => v.name))}`,
   );
 }
