@@ -146,7 +146,8 @@ function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]
   const seen = new Set<string>();
   const specs: ValueSpec[] = [];
   raw.forEach((item, i) => {
-    const spec = parseValueSpec(item, `${path}[${i}]`, 'create', problems);
+    // The item's path is only spelt out for a problem: a bulk request holds 50,000 values.
+    const spec = parseValueSpec(item, () => `${path}[${i}]`, 'create', problems);
     if (!spec) return;
     if (seen.has(spec.name!)) {
       problems.push({ path: `${path}[${i}].name`, message: `duplicate value name "${spec.name}"` });
@@ -159,12 +160,13 @@ function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]
 
 function parseValueSpec(
   raw: unknown,
-  path: string,
+  at: string | (() => string),
   mode: 'create' | 'update',
   problems: ErrorDetailWire[],
 ): Partial<ValueSpec> | undefined {
+  const path = () => (typeof at === 'string' ? at : at());
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push({ path, message: 'must be an object with a name' });
+    problems.push({ path: path(), message: 'must be an object with a name' });
     return undefined;
   }
   const v = raw as Record<string, unknown>;
@@ -173,21 +175,21 @@ function parseValueSpec(
   if (v.id !== undefined) {
     if (typeof v.id === 'string') spec.id = v.id;
     else {
-      problems.push({ path: `${path}.id`, message: 'must be a string' });
+      problems.push({ path: `${path()}.id`, message: 'must be a string' });
       ok = false;
     }
   }
   if (v.name !== undefined || mode === 'create') {
     const problem = nameProblem(v.name);
     if (problem) {
-      problems.push({ path: `${path}.name`, message: problem });
+      problems.push({ path: `${path()}.name`, message: problem });
       ok = false;
     } else spec.name = v.name as string;
   }
   if (v.description !== undefined) {
     const problem = descriptionProblem(v.description);
     if (problem) {
-      problems.push({ path: `${path}.description`, message: problem });
+      problems.push({ path: `${path()}.description`, message: problem });
       ok = false;
     } else spec.description = v.description as string;
   }
@@ -513,10 +515,15 @@ export class MarkingsStore {
   ): void {
     // Each existing value may be matched once, by id or by name, or two entries would fight over it.
     const matchedBy = new Map<StoredValue, number>();
+    // A new marking has no values to match: nothing to check for its values.
+    if (m === undefined && !spec.values?.some((v) => v.id !== undefined)) return;
     spec.values?.forEach((v, i) => {
-      const path = `${prefix ? `${prefix}.` : ''}detail.values[${i}]`;
+      const path = () => `${prefix ? `${prefix}.` : ''}detail.values[${i}]`;
       if (v.id !== undefined && !m?.valuesById.has(v.id)) {
-        problems.push({ path: `${path}.id`, message: `no value with id ${v.id} in this marking` });
+        problems.push({
+          path: `${path()}.id`,
+          message: `no value with id ${v.id} in this marking`,
+        });
         return;
       }
       const existing = v.id !== undefined ? m?.valuesById.get(v.id) : m?.valuesByName.get(v.name);
@@ -524,7 +531,7 @@ export class MarkingsStore {
       const other = matchedBy.get(existing);
       if (other !== undefined) {
         problems.push({
-          path,
+          path: path(),
           message: `matches the same existing value ("${existing.name}") as detail.values[${other}]`,
         });
       }
