@@ -675,6 +675,7 @@ complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l prune -d 'also delet
 complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l yes -s y -d 'do not ask before removing values or deleting markings (needed off a terminal)'
 complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l concurrency -x -a '(__ksctl_value text)' -d 'requests in flight at once (default 4)'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l file -r -F -d 'write to this file instead of stdout'
+complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l force -d 'replace a --file that has content'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l name -x -a '(__ksctl_value text)' -d 'only the marking with exactly this name'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l contains -x -a '(__ksctl_value text)' -d 'only markings whose name contains the text'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l starts-with -x -a '(__ksctl_value text)' -d 'only markings whose name starts with the text'

@@ -288,6 +288,29 @@ describe('markings export --file', () => {
     expect(await readFile(file, 'utf8')).toContain('name: classification');
   });
 
+  it('keeps a file that has content unless --force, before reading anything (exit 6)', async () => {
+    const file = join(dir, 'kept.yaml');
+    await writeFile(file, 'mine\n');
+    const before = (await mock.journal()).length;
+    const refused = await ksctl(['markings', 'export', '--file', file]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain(`${file} already exists and is not empty`);
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(file, 'utf8')).toBe('mine\n');
+    expect((await mock.journal()).slice(before)).toEqual([]);
+
+    const forced = await ksctl(['markings', 'export', '--file', file, '--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
+  it('writes over an empty file without --force', async () => {
+    const file = join(dir, 'empty.yaml');
+    await writeFile(file, '');
+    expect((await ksctl(['markings', 'export', '--file', file])).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
   it.skipIf(!existsSync('/proc/self'))(
     'refuses a directory that cannot be created before reading anything (exit 3)',
     async () => {

@@ -19,6 +19,7 @@ import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
+import { refuseToReplace } from '../../files/replace-guard.js';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
@@ -154,7 +155,10 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
   const format = ctx.format();
   // The file's directory is made (or refused) before every marking is read for nothing.
-  if (o.file !== undefined) await ensureDirectory(dirname(resolve(o.file)), 0o755);
+  if (o.file !== undefined) {
+    await refuseToReplace(o.file, o.force);
+    await ensureDirectory(dirname(resolve(o.file)), 0o755);
+  }
   const api = await ctx.markings();
   const markings = await readMarkings(api, {
     query: {

@@ -18,6 +18,7 @@ export interface ApplyOptions {
 
 export interface ExportOptions extends FilterOptionValues {
   file?: string;
+  force?: boolean;
   name?: string;
   contains?: string;
   startsWith?: string;
@@ -64,6 +65,7 @@ export function exportCommand(ctx: CommandContext): Command {
   const command = new Command('export')
     .description('write markings with their values in the format apply reads (YAML unless -o json)')
     .option('--file <path>', 'write to this file instead of stdout')
+    .option('--force', 'replace a --file that has content')
     .option('--name <name>', 'only the marking with exactly this name')
     .option('--contains <text>', 'only markings whose name contains the text')
     .option('--starts-with <text>', 'only markings whose name starts with the text')
