@@ -159,7 +159,7 @@ describe('a configuration directory that cannot be created', () => {
       env: { KSCTL_CONFIG_DIR: '/proc/newdir/ksctl' },
     });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+    expect(result.stderr).toContain('cannot create the directory /proc/newdir');
   });
 });
 

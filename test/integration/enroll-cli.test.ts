@@ -96,6 +96,16 @@ describe('one device', () => {
     expect(paths.filter((path) => path.endsWith('/pubkey'))).toEqual([]);
   });
 
+  it('a wrong portal password is exit 4 with a hint at the password, never at a token file', async () => {
+    await writeFile(join(dir, 'pw'), 'not-her-password\n');
+    const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('the enrollment portal refused the sign-in as alice');
+    expect(result.stderr).toMatch(/hint: .*--password-file or KSCTL_PORTAL_PASSWORD/);
+    expect(result.stderr).not.toContain('--token-file');
+    expect(result.stderr).not.toContain('not-her-password');
+  });
+
   it('signs in by e-mail and asks for the registration code on a terminal, never echoing it', async () => {
     const asked: string[] = [];
     const prompter: Prompter = {

@@ -317,7 +317,7 @@ describe('markings export --file', () => {
       const before = (await mock.journal()).length;
       const result = await ksctl(['markings', 'export', '--file', '/proc/newdir/m.yaml']);
       expect(result.code).toBe(3);
-      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(result.stderr).toContain('cannot create the directory /proc/newdir');
       expect((await mock.journal()).slice(before)).toEqual([]);
     },
   );
