@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
@@ -72,7 +73,7 @@ export function exportCommand(ctx: CommandContext): Command {
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber);
-  return withFilterOptions(command, MARKING_FILTER_FIELDS)
+  withFilterOptions(command, MARKING_FILTER_FIELDS)
     .hook('preAction', () => {
       // A table is the global default; asked for by name, it is a format export cannot write.
       if (ctx.globals.output === 'table') {
@@ -84,6 +85,10 @@ export function exportCommand(ctx: CommandContext): Command {
     .addHelpText(
       'after',
       '\nMarkings and values are sorted by name and defaults are left out, so exports diff cleanly;\n`ksctl markings apply` of an export changes nothing.',
-    )
-    .action(async (options: ExportOptions) => (await actions()).exportFile(ctx, options));
+    );
+  return examples(
+    command,
+    'ksctl markings export > markings.yaml',
+    'ksctl markings export --starts-with project- -o json --file projects.json --force',
+  ).action(async (options: ExportOptions) => (await actions()).exportFile(ctx, options));
 }
