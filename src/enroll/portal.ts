@@ -64,7 +64,7 @@ export async function portalSignIn(
     const url = portalUrl(enrollmentUrl, keyspace);
     const came = describeAnswer(answer.body, header('content-type'));
     throw new ServiceError(
-      `The enrollment portal at ${url} sent no token pair (it answered ${came})`,
+      `the enrollment portal at ${url} sent no token pair (it answered ${came})`,
       {
         hint: 'check the enrollment URL: it should be the portal of your tenant',
         conversationId: answer.conversationId,
@@ -77,7 +77,7 @@ export async function portalSignIn(
     inlineKey === undefined ? undefined : decodeRsaSpkiBase64(inlineKey.replace(/\s+/g, ''));
   if (inlineKey !== undefined && serverPublicKey === undefined) {
     throw new ServiceError(
-      `The enrollment portal at ${portalUrl(enrollmentUrl, keyspace)} sent an X-Ionic-Reg-Pubkey that is not the Base64 DER of an RSA public key`,
+      `the enrollment portal at ${portalUrl(enrollmentUrl, keyspace)} sent an X-Ionic-Reg-Pubkey that is not the Base64 DER of an RSA public key`,
       {
         hint: 'the portal (or a proxy in front of it) is misbehaving; quote the conversation id to its operators',
         conversationId: answer.conversationId,

@@ -146,7 +146,7 @@ describe('context add --force', () => {
     const result = await ksctl(['context', 'add', 'mock', '--force', '--timeout', '60', '--quiet']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      `Replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
+      `replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
     );
     expect(result.stderr).not.toContain(mock.token);
     expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });

@@ -233,7 +233,7 @@ describe('one device', () => {
   it('rejects a malformed keyspace before sending anything (exit 3)', async () => {
     const result = await cli(['enroll', '--keyspace', 'AB-d'], { env: tokenEnv(await mint()) });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('Invalid keyspace "AB-d"');
+    expect(result.stderr).toContain('invalid keyspace "AB-d"');
     expect(await suite.mock.journal()).toEqual([]);
   });
 
@@ -549,7 +549,7 @@ describe('replay race', () => {
     expect(codes).toEqual([0, 6, 6, 6]);
     for (const loser of results.filter((r) => r.code === 6)) {
       expect(loser.stderr).toContain(
-        'has already enrolled a device; each pair enrolls once. (40902)',
+        'has already enrolled a device; each pair enrolls once (40902)',
       );
       expect(loser.stderr).toMatch(/^conversation id: [0-9a-f-]{36}$/m);
     }

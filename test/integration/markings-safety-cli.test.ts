@@ -221,7 +221,7 @@ describe('everything is checked before the first request', () => {
     ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain(
-      'Marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
+      'marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
     );
     await mock.setFaults([]);
     const after = await classification();
@@ -242,7 +242,7 @@ describe('everything is checked before the first request', () => {
     ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain(
-      'Marking "classification" was not changed. Failed: add value "newone". Not sent: change description.',
+      'marking "classification" was not changed. Failed: add value "newone". Not sent: change description.',
     );
   });
 });

@@ -249,7 +249,7 @@ async function enrollOne(
   const namesakes = existing.profiles.filter((p) => p.name === row.name);
   if (namesakes.length > 0) {
     ctx.say(
-      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands.`,
+      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands`,
     );
   }
   await ctx.render({
@@ -261,7 +261,7 @@ async function enrollOne(
     const { checkDevice } = await import('../../device/check.js');
     const checked = await checkDevice(stored.profile, run.http, ctx.signal);
     ctx.say(
-      `Verified: created key ${checked.keyId} with the new profile and fetched it back (${checked.ms} ms).`,
+      `verified: created key ${checked.keyId} with the new profile and fetched it back (${checked.ms} ms)`,
     );
   }
 }

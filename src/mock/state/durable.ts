@@ -70,7 +70,7 @@ export class DurableState {
     const dir = resolve(options.dir);
     const existing = await stat(dir).catch(() => undefined);
     if (existing !== undefined && !existing.isDirectory()) {
-      throw new InputError(`The state directory ${dir} is a file, not a directory`, {
+      throw new InputError(`the state directory ${dir} is a file, not a directory`, {
         hint: 'name a directory (it is created when missing)',
       });
     }
