@@ -236,7 +236,10 @@ async function enrollOne(
   const shared = prepareRun(run);
   let stored: StoredDevice;
   try {
-    stored = await enrollAndStore(run, shared, 0, o.name ?? hostname(), keys);
+    // A spinner on a terminal; the e-mailed code prompt, if it comes, takes it off the line.
+    stored = await ctx.waiting(`enrolling a device into keyspace ${run.endpoints.keyspace}…`, () =>
+      enrollAndStore(run, shared, 0, o.name ?? hostname(), keys),
+    );
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
     throw error;
