@@ -674,6 +674,7 @@ complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l exit-code -d 'with -
 complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l prune -d 'also delete markings that no file lists'
 complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l yes -s y -d 'do not ask before removing values or deleting markings (needed off a terminal)'
 complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l concurrency -x -a '(__ksctl_value text)' -d 'requests in flight at once (default 4)'
+complete -c ksctl -n '__ksctl_at '\''markings apply'\''' -l verbose -d 'list every change of a long plan (on a terminal it is summed up per kind)'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l file -r -F -d 'write to this file instead of stdout'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l force -d 'replace a --file that has content'
 complete -c ksctl -n '__ksctl_at '\''markings export'\''' -l name -x -a '(__ksctl_value text)' -d 'only the marking with exactly this name'

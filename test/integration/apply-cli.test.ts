@@ -191,6 +191,38 @@ describe('markings apply', () => {
     expect(piped.stderr).toBe('Applied: 5 created, 0 updated, 0 deleted.\n');
   });
 
+  it('folds a plan of more than 30 changes on a terminal; --verbose and pipes list every line', async () => {
+    await bulkCreate(
+      Array.from({ length: 3 }, (_, i) => ({
+        name: `old-${i}`,
+        detail: { values: [{ name: 'a' }, { name: 'b' }] },
+      })),
+    );
+    const yaml = [
+      'markings:',
+      ...Array.from({ length: 32 }, (_, i) => `  - name: new-${i}\n    values: [x, y]`),
+      '  - name: old-0\n    values: [a, c, d]',
+    ].join('\n');
+    const path = await file('many.yaml', `${yaml}\n`);
+    const args = ['markings', 'apply', '-f', path, '--dry-run', '--prune'];
+
+    const folded = await cli(args, { tty: true });
+    expect(folded.code).toBe(0);
+    expect(folded.stdout).toContain('+ 32 markings to create (64 values)');
+    expect(folded.stdout).toMatch(/^~ 1 marking to update with 2 value additions and 1 removal$/m);
+    expect(folded.stdout).toContain('- 2 markings to delete (4 values)');
+    expect(folded.stdout).toContain('--verbose');
+    expect(folded.stdout).not.toContain('+ create new-0');
+    expect(folded.stdout).toContain('Plan: 32 to create, 1 to update, 2 to delete');
+
+    for (const every of [await cli([...args, '--verbose'], { tty: true }), await cli(args)]) {
+      expect(every.stdout).toContain('+ create new-31');
+      expect(every.stdout).toContain('- value b');
+      expect(every.stdout).toContain('- delete old-2');
+      expect(every.stdout).not.toContain('to create (');
+    }
+  });
+
   it('-o json: stdout holds only the run report', async () => {
     const result = await cli(['markings', 'apply', '-f', EXAMPLE, '-o', 'json']);
     expect(result.code).toBe(0);

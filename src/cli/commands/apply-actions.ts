@@ -5,6 +5,7 @@ import { loadDesiredMarkings } from '../../apply/files.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
+  FOLD_PLAN_OVER,
   renderPlan,
   renderRunReport,
   runReportToJson,
@@ -60,7 +61,10 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
   const plan = computePlan(desired, current, { prune: o.prune === true });
 
   if (format === 'table') {
-    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style: await styler(ctx.io.color) })));
+    // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
+    const foldOver = ctx.io.stdoutIsTTY && o.verbose !== true ? FOLD_PLAN_OVER : undefined;
+    const style = await styler(ctx.io.color);
+    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver })));
   } else if (o.dryRun) {
     await writeData(ctx, format, planToJson(plan));
   }

@@ -15,6 +15,7 @@ export interface ApplyOptions {
   prune?: boolean;
   yes?: boolean;
   concurrency?: number;
+  verbose?: boolean;
 }
 
 export interface ExportOptions extends FilterOptionValues {
@@ -46,6 +47,10 @@ export function applyCommand(ctx: CommandContext): Command {
       'do not ask before removing values or deleting markings (needed off a terminal)',
     )
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .option(
+      '--verbose',
+      'list every change of a long plan (on a terminal it is summed up per kind)',
+    )
     .addHelpText(
       'after',
       `
