@@ -183,7 +183,7 @@ const PAST_TENSE: Record<StepAction, string> = {
 
 /**
  * What apply did: failures with their reason, one marking per line, then a summary such as
- * `Applied: 3 created, 1 updated, 0 deleted; 1 failed.`
+ * `applied: 3 created, 1 updated, 0 deleted; 1 failed`
  */
 export function renderRunReport(report: RunReport, options: RenderOptions = {}): string[] {
   const style = options.style ?? plainText;
@@ -205,18 +205,16 @@ export function renderRunReport(report: RunReport, options: RenderOptions = {}):
     const why = report.interrupted
       ? 'interrupted'
       : 'the service refused the credentials, so no further request was sent';
-    lines.push(style('muted', `Not attempted (${why}): ${listNames(report.skipped, limit)}`));
+    lines.push(style('muted', `not attempted (${why}): ${listNames(report.skipped, limit)}`));
   }
 
   const done = (action: StepAction) =>
     `${report.applied.filter((target) => target.action === action).length} ${PAST_TENSE[action]}`;
   const failed = report.failed.length > 0 ? `; ${report.failed.length} failed` : '';
   const skipped = report.skipped.length > 0 ? `; ${report.skipped.length} not attempted` : '';
-  lines.push(
-    `Applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}.`,
-  );
+  lines.push(`applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}`);
   if (report.failed.length > 0 || report.skipped.length > 0) {
-    lines.push(style('muted', 'Run apply again to retry: it only sends what is still different.'));
+    lines.push(style('muted', 'run apply again to retry: it only sends what is still different'));
   }
   return lines;
 }
