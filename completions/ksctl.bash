@@ -283,8 +283,8 @@ _ksctl_words() {
     'markings create') commands='' options='--value --description --public --admin-only --default-value --file --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings update') commands='' options='--rename --description --public --no-public --admin-only --no-admin-only --default-value --no-default-value --add-value --remove-value --set-values --file --yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings delete') commands='' options='--yes --if-version --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings apply') commands='' options='--file --dry-run --exit-code --prune --yes --concurrency --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings export') commands='' options='--file --name --contains --starts-with --public --no-public --concurrency --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'markings apply') commands='' options='--file --dry-run --exit-code --prune --yes --concurrency --verbose --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'markings export') commands='' options='--file --force --name --contains --starts-with --public --no-public --concurrency --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings values') commands='list get add update delete' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings values list') commands='' options='--name --contains --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'markings values get') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;

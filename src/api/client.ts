@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
-import { describeAnswer, errorFromAnswer } from './errors.js';
+import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 
 export type Auth =
@@ -57,6 +57,8 @@ export interface Answer<T> {
   bytes: number;
 }
 
+const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
+
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);
 const RETRY_STATUS_ANY = new Set([429, 503]);
@@ -101,21 +103,51 @@ function authHeader(auth: Auth): string | undefined {
   return undefined;
 }
 
+const TIMED_OUT = 'timed out';
+
+/** Network failures in plain words; never the errno or the runtime's own text. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'the host name could not be looked up (DNS)',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection was closed',
+  UND_ERR_SOCKET: 'the connection was closed',
+  UND_ERR_CLOSED: 'the connection was closed',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  EADDRNOTAVAIL: 'the address is not available',
+  ETIMEDOUT: TIMED_OUT,
+  UND_ERR_HEADERS_TIMEOUT: TIMED_OUT,
+  UND_ERR_BODY_TIMEOUT: TIMED_OUT,
+  UND_ERR_CONNECT_TIMEOUT: TIMED_OUT,
+};
+
 function networkMessage(error: unknown): string {
-  const e = error as { code?: string; message?: string; name?: string };
-  switch (e.code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ENOTFOUND':
-      return 'host not found';
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return 'timed out';
-    default:
-      return e.name === 'TimeoutError' ? 'timed out' : (e.code ?? e.message ?? String(error));
+  const e = error as { code?: string; name?: string; cause?: unknown };
+  if (e.name === 'TimeoutError') return TIMED_OUT;
+  const reason = e.code === undefined ? undefined : NETWORK_REASONS[e.code];
+  if (reason !== undefined) return reason;
+  if (typeof e.code === 'string' && /CERT|SSL|TLS|SELF_SIGNED/i.test(e.code)) {
+    return 'the TLS certificate was not accepted';
   }
+  // fetch-style errors wrap the system error in `cause`.
+  if (e.cause !== undefined && e.cause !== error) return networkMessage(e.cause);
+  return 'the connection failed';
 }
+
+/** What to do after no answer: a timeout names --timeout, and a write may have landed. */
+function unreachableHint(reason: string, method: string, timeoutMs: number): string {
+  if (reason !== TIMED_OUT) {
+    return 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running';
+  }
+  const raise = `no answer within ${timeoutMs / 1000} s; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
+  return IDEMPOTENT_READS.has(method)
+    ? raise
+    : `${raise}; the change may have been made even so: check before you retry`;
+}
+
+const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
@@ -149,7 +181,7 @@ export class ApiClient {
 
   /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
   url(path: string, query?: RequestOptions['query']): string {
-    const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(this.baseUrl + path);
+    const url = isAbsolute(path) ? new URL(path) : new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, item);
       else if (v !== undefined) url.searchParams.set(k, String(v));
@@ -227,7 +259,7 @@ export class ApiClient {
           reason,
           `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
           {
-            hint: 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running',
+            hint: unreachableHint(reason, method, this.options.timeoutMs),
             conversationId: cid,
             cause: error,
           },
@@ -261,11 +293,12 @@ export class ApiClient {
       }
       if (status >= 400 && !expected) {
         const received = { url: shownUrl, contentType };
-        throw (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
+        const error = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
           status,
           body,
           cid,
         );
+        throw status === 404 && !isAbsolute(path) ? withTenantHint(error, this.baseUrl) : error;
       }
       const problem = status < 300 ? options.expect?.(body) : undefined;
       if (problem !== undefined) {

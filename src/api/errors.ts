@@ -120,3 +120,25 @@ export function errorFromAnswer(
   }
   return new ServiceError(message, options);
 }
+
+/** The base URL names a tenant: `…/v2/TENANT`, where the markings API lives. */
+const TENANT_PATH = /\/v2\/[^/]+\/?$/;
+
+export function namesTenant(baseUrl: string): boolean {
+  return TENANT_PATH.test(new URL(baseUrl).pathname);
+}
+
+/**
+ * A 404 from a base URL without `/v2/TENANT` is most likely the URL, not the marking: the hint
+ * says so (the error keeps its class, message and conversation id).
+ */
+export function withTenantHint(error: KsctlError, baseUrl: string): KsctlError {
+  if (!(error instanceof NotFoundError) || namesTenant(baseUrl)) return error;
+  return new NotFoundError(error.message, {
+    conversationId: error.conversationId,
+    status: error.status,
+    serviceCode: error.serviceCode,
+    details: error.details,
+    hint: `the base URL ${baseUrl} does not end in /v2/TENANT, where the markings API lives`,
+  });
+}

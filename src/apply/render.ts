@@ -13,7 +13,12 @@ export interface RenderOptions {
   style?: Styler;
   /** Items of one list (values added, failures, ...) shown before "… and N more". */
   maxListed?: number;
+  /** A plan of more markings than this shows one line per kind of change instead of each. */
+  foldOver?: number;
 }
+
+/** The fold of a long plan on a terminal (`--verbose` shows every line). */
+export const FOLD_PLAN_OVER = 30;
 
 const DEFAULT_MAX_LISTED = 20;
 const INDENT = '    ';
@@ -32,7 +37,69 @@ export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
   const style = options.style ?? plainText;
   const limit = options.maxListed ?? DEFAULT_MAX_LISTED;
   const lines: string[] = [];
+  const changes = plan.create.length + plan.update.length + plan.delete.length;
+  if (options.foldOver !== undefined && changes > options.foldOver) {
+    lines.push(...foldedPlan(plan, style), style('muted', '(--verbose lists every change)'));
+  } else {
+    lines.push(...planLines(plan, style, limit));
+  }
 
+  if (planIsEmpty(plan)) {
+    const upToDate =
+      plan.unchanged === 1
+        ? '1 marking is up to date.'
+        : `${plan.unchanged} markings are up to date.`;
+    lines.push(`No changes. ${upToDate}`);
+    return lines;
+  }
+  lines.push(
+    '',
+    `Plan: ${plan.create.length} to create, ${plan.update.length} to update, ` +
+      `${plan.delete.length} to delete, ${plan.unchanged} unchanged.`,
+  );
+  return lines;
+}
+
+/** One line per kind of change, with the value counts: a long plan that fits on a screen. */
+function foldedPlan(plan: Plan, style: Styler): string[] {
+  const lines: string[] = [];
+  const sum = (numbers: number[]) => numbers.reduce((total, n) => total + n, 0);
+  if (plan.create.length > 0) {
+    const values = sum(plan.create.map((m) => m.values?.length ?? 0));
+    lines.push(
+      style('create', `+ ${count(plan.create.length, 'marking')} to create`) +
+        style('muted', ` (${count(values, 'value')})`),
+    );
+  }
+  if (plan.update.length > 0) {
+    const added = sum(plan.update.map((u) => u.valuesAdded.length));
+    const removed = sum(plan.update.map((u) => u.valuesRemoved.length));
+    const changed = sum(plan.update.map((u) => u.valuesChanged.length));
+    const fields = sum(plan.update.map((u) => u.fieldChanges.length));
+    const also = [
+      changed > 0 ? count(changed, 'value description') : '',
+      fields > 0 ? count(fields, 'marking field') : '',
+    ].filter((text) => text !== '');
+    lines.push(
+      style(
+        'update',
+        `~ ${count(plan.update.length, 'marking')} to update with ${count(added, 'value addition')} and ${count(removed, 'removal')}`,
+      ) + (also.length === 0 ? '' : style('muted', ` (${also.join(' and ')} changed)`)),
+    );
+  }
+  if (plan.delete.length > 0) {
+    const values = sum(plan.delete.map((m) => m.valueCount));
+    lines.push(
+      style('delete', `- ${count(plan.delete.length, 'marking')} to delete`) +
+        style('muted', ` (${count(values, 'value')})`),
+    );
+  }
+  return lines;
+}
+
+/** Every change, one line each (values cut to `limit` per list). */
+function planLines(plan: Plan, style: Styler, limit: number): string[] {
+  const lines: string[] = [];
   for (const marking of plan.create) {
     const line = style('create', `+ create ${marking.name}`);
     lines.push(
@@ -70,20 +137,6 @@ export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
         style('muted', ` (${count(marking.valueCount, 'value')})`),
     );
   }
-
-  if (planIsEmpty(plan)) {
-    const upToDate =
-      plan.unchanged === 1
-        ? '1 marking is up to date.'
-        : `${plan.unchanged} markings are up to date.`;
-    lines.push(`No changes. ${upToDate}`);
-    return lines;
-  }
-  lines.push(
-    '',
-    `Plan: ${plan.create.length} to create, ${plan.update.length} to update, ` +
-      `${plan.delete.length} to delete, ${plan.unchanged} unchanged.`,
-  );
   return lines;
 }
 
@@ -130,7 +183,7 @@ const PAST_TENSE: Record<StepAction, string> = {
 
 /**
  * What apply did: failures with their reason, one marking per line, then a summary such as
- * `Applied: 3 created, 1 updated, 0 deleted; 1 failed.`
+ * `applied: 3 created, 1 updated, 0 deleted; 1 failed`
  */
 export function renderRunReport(report: RunReport, options: RenderOptions = {}): string[] {
   const style = options.style ?? plainText;
@@ -152,18 +205,16 @@ export function renderRunReport(report: RunReport, options: RenderOptions = {}):
     const why = report.interrupted
       ? 'interrupted'
       : 'the service refused the credentials, so no further request was sent';
-    lines.push(style('muted', `Not attempted (${why}): ${listNames(report.skipped, limit)}`));
+    lines.push(style('muted', `not attempted (${why}): ${listNames(report.skipped, limit)}`));
   }
 
   const done = (action: StepAction) =>
     `${report.applied.filter((target) => target.action === action).length} ${PAST_TENSE[action]}`;
   const failed = report.failed.length > 0 ? `; ${report.failed.length} failed` : '';
   const skipped = report.skipped.length > 0 ? `; ${report.skipped.length} not attempted` : '';
-  lines.push(
-    `Applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}.`,
-  );
+  lines.push(`applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}`);
   if (report.failed.length > 0 || report.skipped.length > 0) {
-    lines.push(style('muted', 'Run apply again to retry: it only sends what is still different.'));
+    lines.push(style('muted', 'run apply again to retry: it only sends what is still different'));
   }
   return lines;
 }

@@ -5,6 +5,7 @@ import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
 import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
+import type { Spinner } from '../output/progress.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
 
@@ -22,11 +23,13 @@ export class CommandContext {
   exitCode = 0;
   private store: ConfigStore | undefined;
   private readonly clients: ApiClient[] = [];
+  /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
+  private spinner: Spinner | undefined;
 
   constructor(
     readonly io: IOStreams,
     readonly env: NodeJS.ProcessEnv,
-    readonly prompter: Prompter,
+    private readonly basePrompter: Prompter,
     /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
     readonly signal: AbortSignal,
     private readonly interrupts: InterruptPolicy = { graceful: false },
@@ -137,10 +140,42 @@ export class CommandContext {
     await renderView(this.io, format, view, { wide: this.globals.wide === true });
   }
 
-  /** `work` with a spinner on a terminal when it takes a while (not piped, not --quiet). */
+  /**
+   * `work` with a spinner on a terminal when it takes a while (not piped, not --quiet); a prompt
+   * during the work clears it and it comes back after the answer.
+   */
   async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
-    const { withSpinner } = await import('../output/progress.js');
-    return withSpinner(this.io, label, work, { quiet: this.quiet });
+    const { startSpinner } = await import('../output/progress.js');
+    const outer = this.spinner;
+    outer?.pause();
+    const spinner = startSpinner(this.io, label, { quiet: this.quiet });
+    this.spinner = spinner;
+    try {
+      return await work();
+    } finally {
+      spinner.stop();
+      this.spinner = outer;
+      outer?.resume();
+    }
+  }
+
+  /** The prompter; every question first takes a running spinner off the line. */
+  get prompter(): Prompter {
+    const base = this.basePrompter;
+    const asking = async <T>(ask: () => Promise<T>): Promise<T> => {
+      const spinner = this.spinner;
+      spinner?.pause();
+      try {
+        return await ask();
+      } finally {
+        spinner?.resume();
+      }
+    };
+    return {
+      confirm: (message, defaultAnswer) => asking(() => base.confirm(message, defaultAnswer)),
+      input: (message) => asking(() => base.input(message)),
+      secret: (message) => asking(() => base.secret(message)),
+    };
   }
 
   /** A message for people, on stderr; --quiet silences it. */

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { readAll } from '../output/io.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
+import { fileReason } from '../files/fs-errors.js';
 
 // The timeout's parser lives apart so that building the program does not load this module.
 export {
@@ -46,9 +47,7 @@ export async function readSecretFile(path: string, stdin: Readable, what: string
   try {
     text = path === '-' ? await readAll(stdin) : await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(
-      `cannot read the ${what} from ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new UsageError(`cannot read the ${what} from ${path}: ${fileReason(error)}`);
   }
   const value = text.trim();
   if (value === '')

@@ -21,18 +21,18 @@ const TOKEN_HINT =
 export function makeAuth(stoken: string, uidauth: string): string {
   const s = stoken.trim();
   if (!s.startsWith(STOKEN_PREFIX) || s.length === STOKEN_PREFIX.length) {
-    throw new InputError(`The STOKEN must begin with "${STOKEN_PREFIX}" and carry a value`, {
+    throw new InputError(`the STOKEN must begin with "${STOKEN_PREFIX}" and carry a value`, {
       hint: TOKEN_HINT,
     });
   }
   // The service splits AUTH at the first comma, so a comma inside STOKEN would corrupt both.
   if (s.includes(',')) {
-    throw new InputError('The STOKEN must not contain a comma', { hint: TOKEN_HINT });
+    throw new InputError('the STOKEN must not contain a comma', { hint: TOKEN_HINT });
   }
   const u = withLeadingComma(uidauth.trim());
   if (!u.startsWith(UIDAUTH_PREFIX) || u.length === UIDAUTH_PREFIX.length) {
     throw new InputError(
-      `The UIDAUTH must begin with "${UIDAUTH_PREFIX}" (or "I" without the comma) and carry a value`,
+      `the UIDAUTH must begin with "${UIDAUTH_PREFIX}" (or "I" without the comma) and carry a value`,
       { hint: TOKEN_HINT },
     );
   }

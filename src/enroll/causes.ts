@@ -121,212 +121,212 @@ export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
   cause(
     CauseCode.invalidJson,
     'Request body is invalid JSON',
-    'The enrollment service could not read the registration request as JSON.',
+    'the enrollment service could not read the registration request as JSON',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.publicKeyUnparsable,
     'Public key or device cannot be parsed',
-    'The enrollment service could not parse the device public key in the enrollment package.',
+    'the enrollment service could not parse the device public key in the enrollment package',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.internalRequestFailed,
     'Forming the request for internal services failed',
-    'The enrollment service failed to form its request to its internal services.',
+    'the enrollment service failed to form its request to its internal services',
     RETRY_LATER,
   ),
   cause(
     CauseCode.invalidKeyspace,
     'Invalid keyspace',
-    'The keyspace is malformed or does not match the enrollment endpoint.',
+    'the keyspace is malformed or does not match the enrollment endpoint',
     'check --keyspace: 4 letters or digits, as your enrollment portal or key naming lookup gives it',
   ),
   cause(
     CauseCode.replayDetected,
     'Replay detected',
-    'The enrollment service has seen this exact enrollment package before.',
+    'the enrollment service has seen this exact enrollment package before',
     'run the enrollment again: ksctl builds a fresh package every time',
   ),
   cause(
     CauseCode.tenantSettingsUnresolved,
     'Tenant enrollment settings could not be resolved',
-    "The enrollment service could not resolve the tenant's enrollment settings.",
+    "the enrollment service could not resolve the tenant's enrollment settings",
     ASK_ADMIN,
   ),
   cause(
     CauseCode.signatureMalformed,
     'Signature verification failed',
-    'The enrollment service rejected the signature of the package as malformed.',
+    'the enrollment service rejected the signature of the package as malformed',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.authTokenUndecodable,
     'Authorization token could not be decoded',
-    'The enrollment service could not decode the STOKEN and UIDAUTH pair.',
+    'the enrollment service could not decode the STOKEN and UIDAUTH pair',
     `check that both were copied whole, or ${FRESH_TOKENS}`,
   ),
   cause(
     CauseCode.conversationIdInvalid,
     'X-Conversation-ID missing or malformed',
-    'The request carried no valid X-Conversation-ID header.',
+    'the request carried no valid X-Conversation-ID header',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.userDisabled,
     'User is not enabled and cannot be enrolled',
-    'The user is disabled and cannot enroll devices.',
+    'the user is disabled and cannot enroll devices',
     'ask your tenant administrator to enable the user',
   ),
   cause(
     CauseCode.sessionKeyUndecryptable,
     'Session key failed to decrypt',
-    'The key server could not decrypt the session key: the key server public key used may be stale or belong to another keyspace.',
+    'the key server could not decrypt the session key: the key server public key used may be stale or belong to another keyspace',
     'check the keyspace and enrollment URL, then retry so ksctl fetches the key server public key again',
   ),
   cause(
     CauseCode.signatureInvalid,
     'Signature did not validate',
-    'The signature over the enrollment package did not validate.',
+    'the signature over the enrollment package did not validate',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.payloadUndecryptable,
     'Payload could not be decrypted',
-    'The enrollment service could not decrypt the enrollment package.',
+    'the enrollment service could not decrypt the enrollment package',
     'check the keyspace and enrollment URL, then retry so ksctl fetches the key server public key again',
   ),
   cause(
     CauseCode.tokenIncorrect,
     'Token is incorrect',
-    'The STOKEN and UIDAUTH pair is wrong, expired, or for another keyspace.',
+    'the STOKEN and UIDAUTH pair is wrong, expired, or for another keyspace',
     `${FRESH_TOKENS}, for this keyspace`,
   ),
   cause(
     CauseCode.keyspaceNotFound,
     'Keyspace or tenant not found',
-    'The enrollment service knows no such keyspace or tenant.',
+    'the enrollment service knows no such keyspace or tenant',
     'check --keyspace and the API URL; ksctl can find both from the key naming lookup',
   ),
   cause(
     CauseCode.userNotFound,
     'User not found',
-    'The user named in the UIDAUTH does not exist and cannot be enrolled just in time.',
+    'the user named in the UIDAUTH does not exist and cannot be enrolled just in time',
     `check the user name or ask your administrator to create the user, then ${FRESH_TOKENS}`,
     'Not Found',
   ),
   cause(
     CauseCode.replay,
     'Request is a replay',
-    'This STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once.',
+    'this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once',
     FRESH_TOKENS,
   ),
   cause(
     CauseCode.keyServerRoutingFailed,
     'Routing to the key server failed',
-    'The enrollment service could not reach a key server for this request.',
+    'the enrollment service could not reach a key server for this request',
     RETRY_LATER,
   ),
   cause(
     CauseCode.keyServerAnswerIncomplete,
     'Key server response is missing fields',
-    "The key server's answer to the enrollment service was incomplete.",
+    "the key server's answer to the enrollment service was incomplete",
     RETRY_LATER,
   ),
   cause(
     CauseCode.sessionKeyUndecodable,
     'Session key could not be decoded',
-    'The enrollment service could not decode the session key (s) of the request.',
+    'the enrollment service could not decode the session key (s) of the request',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.payloadUndecodable,
     'Payload could not be decoded',
-    'The enrollment service could not decode the enrollment package (p) of the request.',
+    'the enrollment service could not decode the enrollment package (p) of the request',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.keyPairUndecodable,
     'Key pair could not be decoded',
-    'The enrollment service could not decode a key pair it needs.',
+    'the enrollment service could not decode a key pair it needs',
     RETRY_LATER,
   ),
   cause(
     CauseCode.signatureUndecodable,
     'Signature could not be decoded',
-    'The enrollment service could not decode the signature (g) of the request.',
+    'the enrollment service could not decode the signature (g) of the request',
     LIKELY_BUG,
   ),
   cause(
     CauseCode.enrollmentTypeUnsupported,
     'Current configuration does not support this type of enrollment',
-    'Device enrollment of this kind is disabled for this keyspace.',
+    'device enrollment of this kind is disabled for this keyspace',
     'ask your tenant administrator to enable device enrollment for the keyspace',
   ),
   cause(
     CauseCode.attributesResignFailed,
     'Attributes failed to re-sign',
-    "The enrollment service failed to re-sign the user's attributes.",
+    "the enrollment service failed to re-sign the user's attributes",
     RETRY_LATER,
   ),
   cause(
     CauseCode.keyServerKeyUnresolved,
     'Key server public key could not be resolved, or its signature not verified',
-    "The enrollment service could not resolve or verify the key server's public key.",
+    "the enrollment service could not resolve or verify the key server's public key",
     RETRY_LATER,
   ),
   cause(
     CauseCode.tenantEnrollmentSettingsUnresolved,
     'Tenant settings related to enrollment could not be resolved',
-    "The enrollment service could not resolve the tenant's settings for enrollment.",
+    "the enrollment service could not resolve the tenant's settings for enrollment",
     ASK_ADMIN,
   ),
   cause(
     CauseCode.userAttributesMissing,
     'Needed user attribute fields for the user search were not found',
-    'The UIDAUTH carries no user identity the service can search for.',
+    'the UIDAUTH carries no user identity the service can search for',
     `${FRESH_TOKENS}, for a named user`,
   ),
   cause(
     CauseCode.justInTimeEnrollmentFailed,
     'User could not be enrolled just in time',
-    'The enrollment service failed to create the user just in time.',
+    'the enrollment service failed to create the user just in time',
     RETRY_LATER,
   ),
   cause(
     CauseCode.deviceNotStored,
     'Device could not be stored',
-    'The enrollment service could not store the device.',
+    'the enrollment service could not store the device',
     RETRY_LATER,
   ),
   cause(
     CauseCode.responseNotFormed,
     'Response message could not be formed',
-    'The enrollment service could not form its answer.',
+    'the enrollment service could not form its answer',
     RETRY_LATER,
   ),
   cause(
     CauseCode.enterpriseManagerUnreachable,
     'Enterprise manager could not be contacted',
-    'The enrollment service could not contact the enterprise manager.',
+    'the enrollment service could not contact the enterprise manager',
     RETRY_LATER,
   ),
   cause(
     CauseCode.internalError,
     'Other internal error',
-    'The enrollment service hit an internal error.',
+    'the enrollment service hit an internal error',
     RETRY_LATER,
   ),
   cause(
     CauseCode.upstreamUnreachable,
     'Request to an upstream service could not be made',
-    'The enrollment service could not reach one of its upstream services.',
+    'the enrollment service could not reach one of its upstream services',
     RETRY_LATER,
   ),
   cause(
     CauseCode.noKeyServerForKeyspace,
     'No connected key server can serve the requested keyspace',
-    'No key server for this keyspace is connected right now.',
+    'no key server for this keyspace is connected right now',
     RETRY_LATER,
   ),
 ];
@@ -356,7 +356,8 @@ export function errorClassForStatus(status: number): ErrorClass {
 
 /** At most one short line of service text, so a hostile or huge body cannot flood the terminal. */
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  // A final full stop goes: the quote ends ksctl's own line, which has none.
+  const line = text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
@@ -386,7 +387,7 @@ export function enrollmentErrorFromAnswer(
   const said = error.message === undefined ? '' : `: ${oneLine(error.message)}`;
   const code = error.code === undefined ? '' : ` (${error.code})`;
   return new (errorClassForStatus(status))(
-    `The enrollment service refused the registration with HTTP ${status}${reason === undefined ? '' : ` ${reason}`}${said}${code}`,
+    `the enrollment service refused the registration with HTTP ${status}${reason === undefined ? '' : ` ${reason}`}${said}${code}`,
     { hint: UNKNOWN_CAUSE, conversationId: cid, status, serviceCode: error.code },
   );
 }

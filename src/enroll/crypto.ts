@@ -57,7 +57,7 @@ export function rsaModulusBits(key: KeyObject): number {
 export function parseServerPublicKey(text: string): KeyObject {
   const key = decodeRsaSpkiBase64(text.replace(/\s+/g, ''));
   if (key === undefined) {
-    throw new ServiceError('The key server public key is not the Base64 of an RSA public key', {
+    throw new ServiceError('the key server public key is not the Base64 of an RSA public key', {
       hint: 'check the enrollment URL: it should serve the key as text/plain Base64',
     });
   }

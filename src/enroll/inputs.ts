@@ -180,7 +180,7 @@ export function readKnsAnswer(
   conversationId?: string,
 ): Discovered {
   const malformed = (what: string) =>
-    new ServiceError(`The key naming lookup for keyspace ${keyspace} answered oddly: ${what}`, {
+    new ServiceError(`the key naming lookup for keyspace ${keyspace} answered oddly: ${what}`, {
       hint: 'check --kns-url, or pass --api-url and --enrollment-url yourself',
       conversationId,
     });

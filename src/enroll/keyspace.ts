@@ -12,7 +12,7 @@ export function isKeyspace(text: unknown): text is string {
 export function assertKeyspace(text: string): string {
   if (!isKeyspace(text)) {
     throw new InputError(
-      `Invalid keyspace ${JSON.stringify(text)}: a keyspace is 4 letters or digits`,
+      `invalid keyspace ${JSON.stringify(text)}: a keyspace is 4 letters or digits`,
       {
         hint: 'use the keyspace your enrollment portal or key naming lookup gave, e.g. ABcd',
       },

@@ -8,7 +8,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { PORTAL_HEADERS } from '../api/wire.js';
 import { describeAnswer } from '../api/errors.js';
-import { ServiceError } from '../errors.js';
+import { AuthError, ServiceError } from '../errors.js';
 import { decodeRsaSpkiBase64 } from './crypto.js';
 
 export type PortalCredentials =
@@ -42,13 +42,17 @@ export async function portalSignIn(
       ? { username: credentials.username, password: credentials.password }
       : { email: credentials.email };
   const who = credentials.kind === 'password' ? credentials.username : credentials.email;
-  const answer = await http.request<unknown>('POST', portalUrl(enrollmentUrl, keyspace), {
-    // Form-encoded, as the portal expects; the trace shows it as a non-JSON body, never its text.
-    body: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    what: `enrollment portal sign-in as ${who}`,
-    signal,
-  });
+  const answer = await http
+    .request<unknown>('POST', portalUrl(enrollmentUrl, keyspace), {
+      // Form-encoded, as the portal expects; the trace shows it as a non-JSON body, never its text.
+      body: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      what: `enrollment portal sign-in as ${who}`,
+      signal,
+    })
+    .catch((error: unknown) => {
+      throw credentials.kind === 'password' ? passwordRefused(error, who) : error;
+    });
   const header = (name: string): string | undefined => {
     const value = answer.headers[name];
     const text = Array.isArray(value) ? value[0] : value;
@@ -60,7 +64,7 @@ export async function portalSignIn(
     const url = portalUrl(enrollmentUrl, keyspace);
     const came = describeAnswer(answer.body, header('content-type'));
     throw new ServiceError(
-      `The enrollment portal at ${url} sent no token pair (it answered ${came})`,
+      `the enrollment portal at ${url} sent no token pair (it answered ${came})`,
       {
         hint: 'check the enrollment URL: it should be the portal of your tenant',
         conversationId: answer.conversationId,
@@ -73,7 +77,7 @@ export async function portalSignIn(
     inlineKey === undefined ? undefined : decodeRsaSpkiBase64(inlineKey.replace(/\s+/g, ''));
   if (inlineKey !== undefined && serverPublicKey === undefined) {
     throw new ServiceError(
-      `The enrollment portal at ${portalUrl(enrollmentUrl, keyspace)} sent an X-Ionic-Reg-Pubkey that is not the Base64 DER of an RSA public key`,
+      `the enrollment portal at ${portalUrl(enrollmentUrl, keyspace)} sent an X-Ionic-Reg-Pubkey that is not the Base64 DER of an RSA public key`,
       {
         hint: 'the portal (or a proxy in front of it) is misbehaving; quote the conversation id to its operators',
         conversationId: answer.conversationId,
@@ -93,4 +97,15 @@ export async function portalSignIn(
     serverPublicKey,
     keyspace: header(PORTAL_HEADERS.keyspace),
   };
+}
+
+/** A 401 to a password sign-in is the user name or the password, not a token: the hint says so. */
+function passwordRefused(error: unknown, username: string): unknown {
+  if (!(error instanceof AuthError) || error.status !== 401) return error;
+  return new AuthError(`the enrollment portal refused the sign-in as ${username}`, {
+    hint: 'check the user name (--username) and the portal password (--password-file or KSCTL_PORTAL_PASSWORD)',
+    conversationId: error.conversationId,
+    status: error.status,
+    serviceCode: error.serviceCode,
+  });
 }

@@ -79,7 +79,7 @@ export function buildRegistration(
       : input.serverPublicKey;
   // The service rejects any other size (cause 40002); failing here names the real culprit.
   if (rsaModulusBits(deviceKeys.publicKey) !== RSA_MODULUS_BITS) {
-    throw new InternalError(`The device key pair is not RSA-${RSA_MODULUS_BITS}`);
+    throw new InternalError(`the device key pair is not RSA-${RSA_MODULUS_BITS}`);
   }
 
   const payload: EnrollmentPayload = {
@@ -107,7 +107,7 @@ export function recoverKeys(
   conversationId?: string,
 ): RecoveredKeys {
   const malformed = (what: string): ServiceError =>
-    new ServiceError(`The enrollment service's answer was malformed: ${what}`, {
+    new ServiceError(`the enrollment service's answer was malformed: ${what}`, {
       hint: 'the service (or a proxy in front of it) is misbehaving; quote the conversation ID to its operators',
       conversationId,
       status: 200,

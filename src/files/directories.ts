@@ -23,11 +23,11 @@ export async function ensureDirectory(dir: string, mode: number): Promise<void> 
     const kind = await kindOf(existing);
     if (kind === 'directory') break;
     if (kind === 'other') {
-      throw new InputError(`Cannot create the directory ${target}: ${existing} is not a directory`);
+      throw new InputError(`cannot create the directory ${target}: ${existing} is not a directory`);
     }
     const parent = path.dirname(existing);
     if (parent === existing) {
-      throw new InputError(`Cannot create the directory ${target}: ${existing} does not exist`);
+      throw new InputError(`cannot create the directory ${target}: ${existing} does not exist`);
     }
     missing.unshift(existing);
     existing = parent;
@@ -48,7 +48,7 @@ export async function ensureDirectory(dir: string, mode: number): Promise<void> 
       if (code === 'ENOENT') {
         // The parent is there, yet the file system will not create anything in it (/proc, /sys).
         throw new InputError(
-          `Cannot create the directory ${level}: the file system of ${path.dirname(level)} does not allow new directories`,
+          `cannot create the directory ${level}: the file system of ${path.dirname(level)} does not allow new directories`,
           { hint: 'choose a path on an ordinary file system', cause: error },
         );
       }

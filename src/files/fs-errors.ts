@@ -1,5 +1,5 @@
 /** Turns Node file-system errors into typed errors that name the file and say what went wrong. */
-import { InputError } from '../errors.js';
+import { InputError, isKsctlError } from '../errors.js';
 
 export function errnoCode(error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -14,10 +14,26 @@ const REASONS: Record<string, string> = {
   ENOENT: 'no such file or directory',
   ENOSPC: 'no space left on the device',
   EROFS: 'the file system is read-only',
+  EEXIST: 'it exists already',
+  ENOTEMPTY: 'the directory is not empty',
+  EBUSY: 'it is busy',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the name is too long',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EXDEV: 'it is on another file system',
+  EDQUOT: 'the disk quota is used up',
+  EIO: 'an input/output error',
 };
 
-export function fileError(action: string, path: string, error: unknown): InputError {
+/** Why a file operation failed, in plain words: never the errno or the runtime's own text. */
+export function fileReason(error: unknown): string {
+  // Already in words (a typed error from a lower layer, which names its file).
+  if (isKsctlError(error)) return error.message;
   const code = errnoCode(error);
-  const reason = (code && REASONS[code]) ?? `${code ?? 'unknown error'}`;
-  return new InputError(`Cannot ${action} ${path}: ${reason}`, { cause: error });
+  return (code && REASONS[code]) ?? 'an unexpected file-system error';
+}
+
+export function fileError(action: string, path: string, error: unknown): InputError {
+  return new InputError(`cannot ${action} ${path}: ${fileReason(error)}`, { cause: error });
 }

@@ -27,6 +27,7 @@ import { markingsRoutes } from './markings/routes.js';
 import { DurableState } from './state/durable.js';
 import { applySeed, type Seed } from './state/seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
+import { fileReason } from '../files/fs-errors.js';
 
 export interface MockServerOptions {
   host?: string;
@@ -181,7 +182,7 @@ export class MockServer {
     if (this.options.faults) this.state.faults.replace(this.options.faults);
     // The journal holds the reset already; a snapshot lets it drop the history before it.
     this.durable?.compact().catch((error: unknown) => {
-      this.options.onWarning?.(`compacting the state failed: ${(error as Error).message}`);
+      this.options.onWarning?.(`compacting the state failed: ${fileReason(error)}`);
     });
   }
 

@@ -70,6 +70,59 @@ export function progressBar(
 const SPINNER_DELAY_MS = 300;
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
+/** A spinner that a prompt can hold off the line while it asks. */
+export interface Spinner {
+  /** Clears the line and stops drawing until `resume`. */
+  pause(): void;
+  resume(): void;
+  /** Clears the line for good. */
+  stop(): void;
+}
+
+const NO_SPINNER: Spinner = { pause() {}, resume() {}, stop() {} };
+
+/**
+ * A spinner and `label` on stderr once 300 ms have passed, until `stop`. Only on a terminal and
+ * without --quiet, like the progress bar.
+ */
+export function startSpinner(io: IOStreams, label: string, options: ProgressOptions = {}): Spinner {
+  if (!io.stderrIsTTY || options.quiet === true) return NO_SPINNER;
+  let frame = 0;
+  let shown = false;
+  let ticker: NodeJS.Timeout | undefined;
+  let delay: NodeJS.Timeout | undefined;
+  const draw = () => {
+    const line = `${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} ${label}`;
+    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
+    shown = true;
+  };
+  const halt = () => {
+    clearTimeout(delay);
+    clearInterval(ticker);
+    delay = ticker = undefined;
+    if (shown) io.stderr.write('\r\x1b[2K');
+    shown = false;
+  };
+  const begin = () => {
+    delay = setTimeout(() => {
+      draw();
+      ticker = setInterval(draw, REDRAW_MS);
+    }, SPINNER_DELAY_MS);
+  };
+  let stopped = false;
+  begin();
+  return {
+    pause: halt,
+    resume() {
+      if (!stopped && delay === undefined && ticker === undefined) begin();
+    },
+    stop() {
+      stopped = true;
+      halt();
+    },
+  };
+}
+
 /**
  * Runs `work` with a spinner and `label` on stderr once it has taken over 300 ms, cleared when it
  * ends. Only on a terminal and without --quiet, like the progress bar.
@@ -80,24 +133,10 @@ export async function withSpinner<T>(
   work: () => Promise<T>,
   options: ProgressOptions = {},
 ): Promise<T> {
-  if (!io.stderrIsTTY || options.quiet === true) return work();
-  let frame = 0;
-  let shown = false;
-  let ticker: NodeJS.Timeout | undefined;
-  const draw = () => {
-    const line = `${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} ${label}`;
-    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
-    shown = true;
-  };
-  const delay = setTimeout(() => {
-    draw();
-    ticker = setInterval(draw, REDRAW_MS);
-  }, SPINNER_DELAY_MS);
+  const spinner = startSpinner(io, label, options);
   try {
     return await work();
   } finally {
-    clearTimeout(delay);
-    clearInterval(ticker);
-    if (shown) io.stderr.write('\r\x1b[2K');
+    spinner.stop();
   }
 }

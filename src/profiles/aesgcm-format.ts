@@ -17,7 +17,7 @@ export function parseAesGcmKeyHex(hex: string): Buffer {
   const trimmed = hex.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(trimmed)) {
     throw new InputError(
-      `The AES-GCM persistor key must be ${GCM_KEY_BYTES * 2} hex characters (${GCM_KEY_BYTES} bytes)`,
+      `the AES-GCM persistor key must be ${GCM_KEY_BYTES * 2} hex characters (${GCM_KEY_BYTES} bytes)`,
       { hint: 'Generate one with: openssl rand -hex 32' },
     );
   }
@@ -54,7 +54,7 @@ export function decodeAesGcmFile(
 function checkAesGcmKey(key: Buffer): void {
   if (key.length !== GCM_KEY_BYTES) {
     throw new InputError(
-      `The AES-GCM persistor key must be ${GCM_KEY_BYTES} bytes, not ${key.length}`,
+      `the AES-GCM persistor key must be ${GCM_KEY_BYTES} bytes, not ${key.length}`,
     );
   }
 }

@@ -1,11 +1,10 @@
 /** `profiles convert`: copy every profile (and the active choice) into another persistor. */
 
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
+import { refuseToReplace } from '../files/replace-guard.js';
 import { checkPersistorSecrets, encodeProfileFile } from './codec.js';
-import { errnoCode, fileError } from '../files/fs-errors.js';
 import { loadProfiles, withProfileFileLock } from './store.js';
 import type { PersistorSpec } from './types.js';
 
@@ -30,23 +29,8 @@ export async function convertProfiles(
   }
   const bytes = encodeProfileFile(to, set, to.passwordVersion);
   await withProfileFileLock(to.path, async () => {
-    if (options.force !== true && (await hasContent(to.path))) {
-      throw new ConflictError(`${to.path} already exists and is not empty`, {
-        hint: 'Pass --force to replace it, or choose another target path.',
-      });
-    }
+    await refuseToReplace(to.path, options.force);
     await writeFileAtomic(path.resolve(to.path), bytes);
   });
   return { count: set.profiles.length, activeDeviceId: set.activeDeviceId, target: to.path };
-}
-
-async function hasContent(filePath: string): Promise<boolean> {
-  try {
-    return (await stat(filePath)).size > 0;
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') {
-      return false;
-    }
-    throw fileError('check', filePath, error);
-  }
 }

@@ -25,7 +25,7 @@ export function notAuthentic(
       hint: 'Read it as a plaintext persistor.',
     });
   }
-  return new AuthError(`Cannot open ${source}: the ${secret} is wrong, or the file is damaged`, {
+  return new AuthError(`cannot open ${source}: the ${secret} is wrong, or the file is damaged`, {
     hint,
   });
 }

@@ -75,7 +75,7 @@ async function acquire(
     }
     if (Date.now() >= deadline) {
       throw new ConflictError(
-        `The profile file is locked by ${await holderOf(lockPath)} (${lockPath})`,
+        `the profile file is locked by ${await holderOf(lockPath)} (${lockPath})`,
         {
           hint: `Retry when the other ksctl has finished. If none is running, delete ${lockPath}.`,
         },

@@ -107,7 +107,7 @@ export async function addProfile(
   const nameProblem = typeof profile.name === 'string' && profileNameProblem(profile.name);
   if (nameProblem) problems.push({ path: 'profile.name', message: nameProblem });
   if (problems.length > 0) {
-    throw problemsError('Cannot store the profile', problems);
+    throw problemsError('cannot store the profile', problems);
   }
   const after = await updateProfiles(spec, (set) => {
     if (set.profiles.some((other) => other.deviceId === profile.deviceId)) {

@@ -30,7 +30,7 @@ export interface DecodedPasswordFile {
 export function checkProfilePassword(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH) {
     throw new InputError(
-      `The profile password is too short: it needs at least ${PASSWORD_MIN_LENGTH} characters`,
+      `the profile password is too short: it needs at least ${PASSWORD_MIN_LENGTH} characters`,
       { hint: 'Choose a longer password.' },
     );
   }

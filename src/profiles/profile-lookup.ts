@@ -11,7 +11,7 @@ export function findProfile(set: ProfileSet, deviceIdOrName: string, source: str
   const byName = set.profiles.filter((profile) => profile.name === deviceIdOrName);
   const [only, ...others] = byName;
   if (only === undefined) {
-    throw new NotFoundError(`No profile with device id or name "${deviceIdOrName}" in ${source}`, {
+    throw new NotFoundError(`no profile with device id or name "${deviceIdOrName}" in ${source}`, {
       hint: 'List the profiles to see their names and device ids.',
     });
   }

@@ -131,6 +131,6 @@ function assertStorable(set: ProfileSet, source: string): void {
     details.push({ path: 'activeDeviceId', message: 'must be a string' });
   }
   if (details.length > 0) {
-    throw problemsError(`Refusing to write ${source}`, details);
+    throw problemsError(`refusing to write ${source}`, details);
   }
 }

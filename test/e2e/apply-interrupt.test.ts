@@ -68,8 +68,8 @@ describe('Ctrl-C during markings apply', () => {
     child.kill('SIGINT');
     const code = await exited;
 
-    expect(stderr).toMatch(/Not attempted \(interrupted\): /);
-    const summary = /Applied: 0 created, 0 updated, (\d+) deleted; (\d+) not attempted\./.exec(
+    expect(stderr).toMatch(/not attempted \(interrupted\): /);
+    const summary = /applied: 0 created, 0 updated, (\d+) deleted; (\d+) not attempted/.exec(
       stderr,
     );
     expect(summary, stderr).not.toBeNull();
@@ -86,7 +86,7 @@ describe('Ctrl-C during markings apply', () => {
       timeoutMs: 60_000,
     });
     expect(rest.code).toBe(0);
-    expect(rest.stderr).toContain(`Applied: 0 created, 0 updated, ${MARKINGS - deleted} deleted.`);
+    expect(rest.stderr).toContain(`applied: 0 created, 0 updated, ${MARKINGS - deleted} deleted`);
     const again = await ksctl(['markings', 'apply', '-f', empty, '--prune', '--dry-run'], { env });
     expect(again.stdout).toBe('No changes. 0 markings are up to date.\n');
   });

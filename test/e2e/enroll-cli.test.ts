@@ -149,7 +149,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
     const again = await ksctl(['enroll', '--persistor-path', join(home, 'replay.pt')], env);
     expect(again.code).toBe(6);
     expect(again.stderr).toMatch(
-      /^error: This STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once\. \(40902\)\nhint: .+\nconversation id: [0-9a-f-]{36}\n$/,
+      /^error: this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once \(40902\)\nhint: .+\nconversation id: [0-9a-f-]{36}\n$/,
     );
   });
 });

@@ -65,7 +65,7 @@ describe('a device enrolled by ksctl', () => {
   it('enrolls with --verify, then creates, fetches and modifies keys with markings', async () => {
     const enrolled = await ksctl(['enroll', '--mock-user', 'alice', '--name', 'qa', '--verify']);
     expect(enrolled.code, enrolled.stderr).toBe(0);
-    expect(enrolled.stderr).toMatch(/Verified: created key ABcd\w+ with the new profile/);
+    expect(enrolled.stderr).toMatch(/verified: created key ABcd\w+ with the new profile/);
 
     const refused = await ksctl(['keys', 'create', '--attr', 'classification=secret']);
     expect(refused.code).toBe(3);
@@ -85,7 +85,7 @@ describe('a device enrolled by ksctl', () => {
 
     const checked = await ksctl(['profiles', 'check', 'qa']);
     expect(checked.code, checked.stderr).toBe(0);
-    expect(checked.stderr).toContain('Profile "qa" works');
+    expect(checked.stderr).toContain('profile "qa" works');
   }, 60_000);
 });
 

@@ -66,7 +66,7 @@ describe('markings apply', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('+ create classification (4 values)');
     expect(first.stdout).toContain('Plan: 5 to create, 0 to update, 0 to delete, 0 unchanged.');
-    expect(first.stderr).toContain('Applied: 5 created, 0 updated, 0 deleted.');
+    expect(first.stderr).toContain('applied: 5 created, 0 updated, 0 deleted');
     expect(valueNames(await marking('classification'))).toEqual([
       'confidential',
       'internal',
@@ -154,7 +154,7 @@ describe('markings apply', () => {
 
     const applied = await cli(['markings', 'apply', '-f', path, '--prune', '--yes']);
     expect(applied.code).toBe(0);
-    expect(applied.stderr).toContain('Applied: 1 created, 2 updated, 1 deleted.');
+    expect(applied.stderr).toContain('applied: 1 created, 2 updated, 1 deleted');
     const fields = await marking('fields');
     expect(fields).toMatchObject({ public: true, adminOnly: true, defaultValue: 'a' });
     expect(fields.detail.description).toBe('new');
@@ -184,11 +184,43 @@ describe('markings apply', () => {
   it('draws a progress bar on a terminal only, and clears it before the summary', async () => {
     const onTerminal = await cli(['markings', 'apply', '-f', EXAMPLE], { tty: true });
     expect(onTerminal.stderr).toMatch(
-      /^\r\x1b\[2KApplying 5 changes \[█{30}\] 5\/5\r\x1b\[2KApplied: 5 created/,
+      /^\r\x1b\[2KApplying 5 changes \[█{30}\] 5\/5\r\x1b\[2Kapplied: 5 created/,
     );
     await mock.reset();
     const piped = await cli(['markings', 'apply', '-f', EXAMPLE]);
-    expect(piped.stderr).toBe('Applied: 5 created, 0 updated, 0 deleted.\n');
+    expect(piped.stderr).toBe('applied: 5 created, 0 updated, 0 deleted\n');
+  });
+
+  it('folds a plan of more than 30 changes on a terminal; --verbose and pipes list every line', async () => {
+    await bulkCreate(
+      Array.from({ length: 3 }, (_, i) => ({
+        name: `old-${i}`,
+        detail: { values: [{ name: 'a' }, { name: 'b' }] },
+      })),
+    );
+    const yaml = [
+      'markings:',
+      ...Array.from({ length: 32 }, (_, i) => `  - name: new-${i}\n    values: [x, y]`),
+      '  - name: old-0\n    values: [a, c, d]',
+    ].join('\n');
+    const path = await file('many.yaml', `${yaml}\n`);
+    const args = ['markings', 'apply', '-f', path, '--dry-run', '--prune'];
+
+    const folded = await cli(args, { tty: true });
+    expect(folded.code).toBe(0);
+    expect(folded.stdout).toContain('+ 32 markings to create (64 values)');
+    expect(folded.stdout).toMatch(/^~ 1 marking to update with 2 value additions and 1 removal$/m);
+    expect(folded.stdout).toContain('- 2 markings to delete (4 values)');
+    expect(folded.stdout).toContain('--verbose');
+    expect(folded.stdout).not.toContain('+ create new-0');
+    expect(folded.stdout).toContain('Plan: 32 to create, 1 to update, 2 to delete');
+
+    for (const every of [await cli([...args, '--verbose'], { tty: true }), await cli(args)]) {
+      expect(every.stdout).toContain('+ create new-31');
+      expect(every.stdout).toContain('- value b');
+      expect(every.stdout).toContain('- delete old-2');
+      expect(every.stdout).not.toContain('to create (');
+    }
   });
 
   it('-o json: stdout holds only the run report', async () => {
@@ -332,7 +364,7 @@ describe('markings apply', () => {
     const failed = await cli(['markings', 'apply', '-f', path]);
     expect(failed.code).toBe(7);
     expect(failed.stderr).toMatch(/✗ update big: .*\[E_SERVICE, cid /);
-    expect(failed.stderr).toContain('Applied: 1 created, 1 updated, 0 deleted; 1 failed.');
+    expect(failed.stderr).toContain('applied: 1 created, 1 updated, 0 deleted; 1 failed');
     expect((await marking('doomed')).detail.description).toBe('changed');
     await marking('new-one');
     expect(doomed.id).toBe((await marking('doomed')).id);

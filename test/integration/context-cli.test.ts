@@ -83,7 +83,7 @@ describe('context add', () => {
     [
       ['context', 'add', 'x', '--token-file', '/nonexistent/token'],
       2,
-      /cannot read the token from \/nonexistent\/token: ENOENT/,
+      /cannot read the token from \/nonexistent\/token: no such file or directory/,
     ],
   ])('%j fails (exit %i)', async (argv, code, message) => {
     const result = await ksctl(argv);

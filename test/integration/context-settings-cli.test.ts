@@ -146,7 +146,7 @@ describe('context add --force', () => {
     const result = await ksctl(['context', 'add', 'mock', '--force', '--timeout', '60', '--quiet']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      `Replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
+      `replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
     );
     expect(result.stderr).not.toContain(mock.token);
     expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });
@@ -159,7 +159,7 @@ describe('a configuration directory that cannot be created', () => {
       env: { KSCTL_CONFIG_DIR: '/proc/newdir/ksctl' },
     });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+    expect(result.stderr).toContain('cannot create the directory /proc/newdir');
   });
 });
 

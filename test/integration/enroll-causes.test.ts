@@ -131,7 +131,7 @@ describe('causes that happen naturally', () => {
       env: { KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth },
     });
     expect(result.stderr).toContain(
-      'The enrollment service refused the registration with HTTP 502',
+      'the enrollment service refused the registration with HTTP 502',
     );
     expect(result.stderr).toMatch(/^conversation id: [0-9a-f-]{36}$/m);
     expect(result.code).toBe(7);

@@ -96,6 +96,16 @@ describe('one device', () => {
     expect(paths.filter((path) => path.endsWith('/pubkey'))).toEqual([]);
   });
 
+  it('a wrong portal password is exit 4 with a hint at the password, never at a token file', async () => {
+    await writeFile(join(dir, 'pw'), 'not-her-password\n');
+    const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('the enrollment portal refused the sign-in as alice');
+    expect(result.stderr).toMatch(/hint: .*--password-file or KSCTL_PORTAL_PASSWORD/);
+    expect(result.stderr).not.toContain('--token-file');
+    expect(result.stderr).not.toContain('not-her-password');
+  });
+
   it('signs in by e-mail and asks for the registration code on a terminal, never echoing it', async () => {
     const asked: string[] = [];
     const prompter: Prompter = {
@@ -223,7 +233,7 @@ describe('one device', () => {
   it('rejects a malformed keyspace before sending anything (exit 3)', async () => {
     const result = await cli(['enroll', '--keyspace', 'AB-d'], { env: tokenEnv(await mint()) });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('Invalid keyspace "AB-d"');
+    expect(result.stderr).toContain('invalid keyspace "AB-d"');
     expect(await suite.mock.journal()).toEqual([]);
   });
 
@@ -539,7 +549,7 @@ describe('replay race', () => {
     expect(codes).toEqual([0, 6, 6, 6]);
     for (const loser of results.filter((r) => r.code === 6)) {
       expect(loser.stderr).toContain(
-        'has already enrolled a device; each pair enrolls once. (40902)',
+        'has already enrolled a device; each pair enrolls once (40902)',
       );
       expect(loser.stderr).toMatch(/^conversation id: [0-9a-f-]{36}$/m);
     }

@@ -122,7 +122,7 @@ describe('a profile that could not be stored is never registered', () => {
         '/proc/newdir/p.pt',
       ]);
       expect(result.code).toBe(3);
-      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(result.stderr).toContain('cannot create the directory /proc/newdir');
       expect(await registered()).toBe(0);
     },
   );

@@ -165,7 +165,7 @@ describe('proving a profile', () => {
     const result = await ok(['profiles', 'check', 'box', '-o', 'json']);
     const shown = JSON.parse(result.stdout);
     expect(shown).toMatchObject({ name: 'box', ok: true, keyId: expect.stringMatching(/^ABcd/) });
-    expect(result.stderr).toContain('Profile "box" works');
+    expect(result.stderr).toContain('profile "box" works');
     const listed = (await suite.mock.call('GET', '/_mock/keys')).body as { id: string }[];
     expect(listed.map((k) => k.id)).toEqual([shown.keyId]);
   });
@@ -207,7 +207,7 @@ describe('proving a profile', () => {
 
   it('enroll --verify checks a single device; a failed check says the profile was stored', async () => {
     const result = await ok(['enroll', '--mock-user', 'alice', '--verify']);
-    expect(result.stderr).toMatch(/Verified: created key ABcd\w+ with the new profile/);
+    expect(result.stderr).toMatch(/verified: created key ABcd\w+ with the new profile/);
     await suite.mock.setFaults([{ path: '/v2.4/keys/create', status: 500 }]);
     const failed = await cli(['enroll', '--count', '1', '--mock-user', 'alice']);
     expect(failed.code).toBe(7);

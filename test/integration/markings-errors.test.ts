@@ -195,10 +195,37 @@ describe('errors from the service: exit code, message, conversation id', () => {
       });
       expect(result.code).toBe(7);
       expect(result.stderr).toMatch(/timed out/);
+      expect(result.stderr).toMatch(
+        /^hint: no answer within 0\.1 s; give it longer with --timeout/m,
+      );
+      expect(result.stderr).not.toContain('may have been made');
       expect(conversationIdOf(result.stderr)).toBeDefined();
+
+      // A write that timed out may have landed all the same: the hint says to look first.
+      const write = await runCli(['markings', 'create', 'late', '--timeout', '0.1'], {
+        env: mockEnv(slow, configDir),
+      });
+      expect(write.code).toBe(7);
+      expect(write.stderr).toMatch(/--timeout .*the change may have been made even so: check/);
     } finally {
       await slow.close();
     }
+  });
+
+  it('a 404 from a base URL without /v2/TENANT says the URL is the likely cause', async () => {
+    const origin = new URL(mock.baseUrl).origin;
+    for (const args of [
+      ['markings', 'list'],
+      ['markings', 'get', 'classification'],
+    ]) {
+      const result = await ksctl(args, { env: { KSCTL_BASE_URL: origin } });
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain(`hint: the base URL ${origin} does not end in /v2/TENANT`);
+    }
+    // With the tenant in it, an unknown marking is just that.
+    const unknown = await ksctl(['markings', 'get', 'nonesuch']);
+    expect(unknown.code).toBe(5);
+    expect(unknown.stderr).not.toContain('/v2/TENANT');
   });
 });
 

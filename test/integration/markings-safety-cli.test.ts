@@ -221,7 +221,7 @@ describe('everything is checked before the first request', () => {
     ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain(
-      'Marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
+      'marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
     );
     await mock.setFaults([]);
     const after = await classification();
@@ -242,7 +242,7 @@ describe('everything is checked before the first request', () => {
     ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain(
-      'Marking "classification" was not changed. Failed: add value "newone". Not sent: change description.',
+      'marking "classification" was not changed. Failed: add value "newone". Not sent: change description.',
     );
   });
 });
@@ -288,13 +288,36 @@ describe('markings export --file', () => {
     expect(await readFile(file, 'utf8')).toContain('name: classification');
   });
 
+  it('keeps a file that has content unless --force, before reading anything (exit 6)', async () => {
+    const file = join(dir, 'kept.yaml');
+    await writeFile(file, 'mine\n');
+    const before = (await mock.journal()).length;
+    const refused = await ksctl(['markings', 'export', '--file', file]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain(`${file} already exists and is not empty`);
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(file, 'utf8')).toBe('mine\n');
+    expect((await mock.journal()).slice(before)).toEqual([]);
+
+    const forced = await ksctl(['markings', 'export', '--file', file, '--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
+  it('writes over an empty file without --force', async () => {
+    const file = join(dir, 'empty.yaml');
+    await writeFile(file, '');
+    expect((await ksctl(['markings', 'export', '--file', file])).code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('name: classification');
+  });
+
   it.skipIf(!existsSync('/proc/self'))(
     'refuses a directory that cannot be created before reading anything (exit 3)',
     async () => {
       const before = (await mock.journal()).length;
       const result = await ksctl(['markings', 'export', '--file', '/proc/newdir/m.yaml']);
       expect(result.code).toBe(3);
-      expect(result.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(result.stderr).toContain('cannot create the directory /proc/newdir');
       expect((await mock.journal()).slice(before)).toEqual([]);
     },
   );

@@ -147,7 +147,7 @@ describe('mock serve --ready-file', () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `error: Cannot write the ready file ${directory}: it is a directory\n` +
+      `error: cannot write the ready file ${directory}: it is a directory\n` +
         'hint: name a file, for example ready.json inside that directory\n',
     );
     expect(await mockContext()).toEqual(before);

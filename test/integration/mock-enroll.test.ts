@@ -347,6 +347,6 @@ describe('key server key option', () => {
   it('refuses a key that is not a PEM private key, without quoting it', async () => {
     await expect(
       MockServer.start({ port: 0, keyServerKey: 'secret-but-not-a-key' }),
-    ).rejects.toThrow(/^The key server key is not a PEM private key$/);
+    ).rejects.toThrow(/^the key server key is not a PEM private key$/);
   });
 });

@@ -351,6 +351,6 @@ describe('the state directory', () => {
   it('must be a directory', async () => {
     const file = join(await dirs.make(), 'file');
     await writeFile(file, 'x');
-    await expect(restart(file)).rejects.toThrow(`The state directory ${file} is a file`);
+    await expect(restart(file)).rejects.toThrow(`the state directory ${file} is a file`);
   });
 });

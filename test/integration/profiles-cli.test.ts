@@ -103,7 +103,7 @@ describe('show', () => {
   it('an unknown profile is exit 5', async () => {
     const result = await cli(['profiles', 'show', 'nope', '--persistor-path', PT_FIXTURE]);
     expect(result.code).toBe(5);
-    expect(result.stderr).toContain('No profile with device id or name "nope"');
+    expect(result.stderr).toContain('no profile with device id or name "nope"');
   });
 });
 

@@ -122,8 +122,8 @@ describe('renderRunReport', () => {
     expect(renderRunReport(report)).toEqual([
       '✗ update region: update marking: stale version [E_CONFLICT, cid cid-7]',
       '    hint: read it again',
-      'Applied: 1 created, 1 updated, 1 deleted; 1 failed.',
-      'Run apply again to retry: it only sends what is still different.',
+      'applied: 1 created, 1 updated, 1 deleted; 1 failed',
+      'run apply again to retry: it only sends what is still different',
     ]);
   });
 
@@ -138,9 +138,9 @@ describe('renderRunReport', () => {
       interrupted: true,
     };
     expect(renderRunReport(report)).toEqual([
-      'Not attempted (interrupted): b, c',
-      'Applied: 1 created, 0 updated, 0 deleted; 2 not attempted.',
-      'Run apply again to retry: it only sends what is still different.',
+      'not attempted (interrupted): b, c',
+      'applied: 1 created, 0 updated, 0 deleted; 2 not attempted',
+      'run apply again to retry: it only sends what is still different',
     ]);
   });
 
@@ -151,6 +151,6 @@ describe('renderRunReport', () => {
       skipped: [],
       interrupted: false,
     };
-    expect(renderRunReport(report)).toEqual(['Applied: 1 created, 0 updated, 0 deleted.']);
+    expect(renderRunReport(report)).toEqual(['applied: 1 created, 0 updated, 0 deleted']);
   });
 });

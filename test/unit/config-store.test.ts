@@ -82,7 +82,7 @@ describe('a configuration that cannot be written', () => {
     const change = store.set('dev', { baseUrl: 'http://127.0.0.1:1/v2/t' });
     await expect(change).rejects.toThrow(InputError);
     await expect(change).rejects.toThrow(
-      `Cannot create the directory ${dir}: ${dir} is not a directory`,
+      `cannot create the directory ${dir}: ${dir} is not a directory`,
     );
     expect(await readFile(dir, 'utf8')).toBe('not a directory');
   });

@@ -55,7 +55,7 @@ describe('the cause table', () => {
       'Key server public key could not be resolved, or its signature not verified',
     );
     for (const entry of ENROLLMENT_CAUSES) {
-      expect(entry.explanation).toMatch(/^[A-Z].*\.$/);
+      expect(entry.explanation).toMatch(/^[a-z].*[^.]$/);
       expect(entry.explanation).not.toContain('\n');
       expect(entry.hint.length).toBeGreaterThan(10);
     }
@@ -75,7 +75,7 @@ describe('enrollmentErrorFromAnswer', () => {
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.exitCode).toBe(6);
     expect(error.message).toBe(
-      'This STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once. (40902)',
+      'this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once (40902)',
     );
     expect(error.hint).toContain('ksctl mock tokens --user NAME');
     expect(error.conversationId).toBe(CID);
@@ -107,7 +107,7 @@ describe('enrollmentErrorFromAnswer', () => {
     );
     expect(error).toBeInstanceOf(InputError);
     expect(error.message).toBe(
-      'The enrollment service refused the registration with HTTP 400 Bad Request: Something new (40999)',
+      'the enrollment service refused the registration with HTTP 400 Bad Request: Something new (40999)',
     );
     expect(error.conversationId).toBe(CID);
     expect(error.serviceCode).toBe(40999);

@@ -256,7 +256,7 @@ describe('recoverKeys', () => {
     }
     expect(caught).toBeInstanceOf(ServiceError);
     const error = caught as ServiceError;
-    expect(error.message).toMatch(/^The enrollment service's answer was malformed: /);
+    expect(error.message).toMatch(/^the enrollment service's answer was malformed: /);
     expect(error.message).toMatch(message);
     expect(error.conversationId).toBe(CID);
     expect(error.message).not.toContain(session.aesKey.toString('base64'));

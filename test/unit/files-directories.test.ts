@@ -37,7 +37,7 @@ describe('ensureDirectory', () => {
       const error = await ensureDirectory('/proc/newdir/deeper', 0o700).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InputError);
       expect((error as InputError).message).toBe(
-        'Cannot create the directory /proc/newdir: the file system of /proc does not allow new directories',
+        'cannot create the directory /proc/newdir: the file system of /proc does not allow new directories',
       );
     },
   );
@@ -52,13 +52,13 @@ describe('ensureDirectory', () => {
         { env },
       );
       expect(state.code).toBe(3);
-      expect(state.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(state.stderr).toContain('cannot create the directory /proc/newdir');
       const ready = await runCli(
         ['mock', 'serve', '--port', '0', '--ready-file', '/proc/newdir/ready.json'],
         { env },
       );
       expect(ready.code).toBe(3);
-      expect(ready.stderr).toContain('Cannot create the directory /proc/newdir');
+      expect(ready.stderr).toContain('cannot create the directory /proc/newdir');
     },
   );
 });

@@ -5,6 +5,7 @@ import { loadDesiredMarkings } from '../../apply/files.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
+  FOLD_PLAN_OVER,
   renderPlan,
   renderRunReport,
   runReportToJson,
@@ -19,6 +20,7 @@ import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
+import { refuseToReplace } from '../../files/replace-guard.js';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
@@ -59,7 +61,10 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
   const plan = computePlan(desired, current, { prune: o.prune === true });
 
   if (format === 'table') {
-    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style: await styler(ctx.io.color) })));
+    // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
+    const foldOver = ctx.io.stdoutIsTTY && o.verbose !== true ? FOLD_PLAN_OVER : undefined;
+    const style = await styler(ctx.io.color);
+    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver })));
   } else if (o.dryRun) {
     await writeData(ctx, format, planToJson(plan));
   }
@@ -154,7 +159,10 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
   const format = ctx.format();
   // The file's directory is made (or refused) before every marking is read for nothing.
-  if (o.file !== undefined) await ensureDirectory(dirname(resolve(o.file)), 0o755);
+  if (o.file !== undefined) {
+    await refuseToReplace(o.file, o.force);
+    await ensureDirectory(dirname(resolve(o.file)), 0o755);
+  }
   const api = await ctx.markings();
   const markings = await readMarkings(api, {
     query: {

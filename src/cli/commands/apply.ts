@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
@@ -14,10 +15,12 @@ export interface ApplyOptions {
   prune?: boolean;
   yes?: boolean;
   concurrency?: number;
+  verbose?: boolean;
 }
 
 export interface ExportOptions extends FilterOptionValues {
   file?: string;
+  force?: boolean;
   name?: string;
   contains?: string;
   startsWith?: string;
@@ -44,6 +47,10 @@ export function applyCommand(ctx: CommandContext): Command {
       'do not ask before removing values or deleting markings (needed off a terminal)',
     )
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber)
+    .option(
+      '--verbose',
+      'list every change of a long plan (on a terminal it is summed up per kind)',
+    )
     .addHelpText(
       'after',
       `
@@ -64,13 +71,14 @@ export function exportCommand(ctx: CommandContext): Command {
   const command = new Command('export')
     .description('write markings with their values in the format apply reads (YAML unless -o json)')
     .option('--file <path>', 'write to this file instead of stdout')
+    .option('--force', 'replace a --file that has content')
     .option('--name <name>', 'only the marking with exactly this name')
     .option('--contains <text>', 'only markings whose name contains the text')
     .option('--starts-with <text>', 'only markings whose name starts with the text')
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber);
-  return withFilterOptions(command, MARKING_FILTER_FIELDS)
+  withFilterOptions(command, MARKING_FILTER_FIELDS)
     .hook('preAction', () => {
       // A table is the global default; asked for by name, it is a format export cannot write.
       if (ctx.globals.output === 'table') {
@@ -82,6 +90,10 @@ export function exportCommand(ctx: CommandContext): Command {
     .addHelpText(
       'after',
       '\nMarkings and values are sorted by name and defaults are left out, so exports diff cleanly;\n`ksctl markings apply` of an export changes nothing.',
-    )
-    .action(async (options: ExportOptions) => (await actions()).exportFile(ctx, options));
+    );
+  return examples(
+    command,
+    'ksctl markings export > markings.yaml',
+    'ksctl markings export --starts-with project- -o json --file projects.json --force',
+  ).action(async (options: ExportOptions) => (await actions()).exportFile(ctx, options));
 }

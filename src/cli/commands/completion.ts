@@ -10,7 +10,7 @@ export function completionCommand(ctx: CommandContext): Command {
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELL_NAMES))
     .addHelpText(
       'after',
-      '\nLoad it:\n  bash: source <(ksctl completion bash)      (or save it in ~/.local/share/bash-completion/completions/ksctl)\n  zsh:  source <(ksctl completion zsh)\n  fish: ksctl completion fish > ~/.config/fish/completions/ksctl.fish',
+      '\nLoad it into this shell session with source <(ksctl completion bash) (zsh likewise), or save it\nwhere the shell loads completions from, for every session:\n\nExamples:\n  ksctl completion bash > ~/.local/share/bash-completion/completions/ksctl\n  ksctl completion zsh > "${fpath[1]}/_ksctl"\n  ksctl completion fish > ~/.config/fish/completions/ksctl.fish',
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish', _options: unknown, command: Command) => {
       const { completionScript } = await import('../completion.js');

@@ -59,7 +59,7 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
     (field) => replaced[field] !== undefined && replaced[field] !== stored[field],
   );
   ctx.warn(
-    `Replaced context ${name}${current}` +
+    `replaced context ${name}${current}` +
       (lost.length === 0
         ? '.'
         : `; its previous ${lost.map((f) => describeSetting(f, replaced[f])).join(', ')} ${lost.length === 1 ? 'is' : 'are'} gone (\`ksctl context set\` changes single settings).`),

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { wrapList } from '../filter-options.js';
 import { CONTEXT_SETTINGS } from './context-keys.js';
@@ -24,6 +25,7 @@ export function contextCommand(ctx: CommandContext): Command {
   const context = new Command('context').description(
     'named connections to a service (URL, credentials, enrollment and profile defaults)',
   );
+  examples(context, 'ksctl context list', 'ksctl context use prod');
 
   context
     .command('add')
@@ -52,7 +54,7 @@ export function contextCommand(ctx: CommandContext): Command {
     )
     .addHelpText(
       'after',
-      '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use',
+      '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout.\n\nExamples:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use\n  ksctl context add lab --base-url http://127.0.0.1:8443/v2/dev --kns-url http://127.0.0.1:8443 --keyspace ABcd',
     )
     .action(async (name: string, options: ContextAddOptions) =>
       (await actions()).add(ctx, name, options),

@@ -236,7 +236,10 @@ async function enrollOne(
   const shared = prepareRun(run);
   let stored: StoredDevice;
   try {
-    stored = await enrollAndStore(run, shared, 0, o.name ?? hostname(), keys);
+    // A spinner on a terminal; the e-mailed code prompt, if it comes, takes it off the line.
+    stored = await ctx.waiting(`enrolling a device into keyspace ${run.endpoints.keyspace}…`, () =>
+      enrollAndStore(run, shared, 0, o.name ?? hostname(), keys),
+    );
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
     throw error;
@@ -249,7 +252,7 @@ async function enrollOne(
   const namesakes = existing.profiles.filter((p) => p.name === row.name);
   if (namesakes.length > 0) {
     ctx.say(
-      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands.`,
+      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands`,
     );
   }
   await ctx.render({
@@ -261,7 +264,7 @@ async function enrollOne(
     const { checkDevice } = await import('../../device/check.js');
     const checked = await checkDevice(stored.profile, run.http, ctx.signal);
     ctx.say(
-      `Verified: created key ${checked.keyId} with the new profile and fetched it back (${checked.ms} ms).`,
+      `verified: created key ${checked.keyId} with the new profile and fetched it back (${checked.ms} ms)`,
     );
   }
 }

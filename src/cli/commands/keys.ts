@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { collect, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
@@ -24,6 +25,7 @@ export function keysCommand(ctx: CommandContext): Command {
   const keys = new Command('keys')
     .alias('key')
     .description('create, fetch and modify data keys as an enrolled device (its stored profile)');
+  examples(keys, 'ksctl keys create --count 2', 'ksctl keys fetch KEY_ID -o json');
 
   deviceOptions(
     keys

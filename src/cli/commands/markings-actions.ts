@@ -315,7 +315,7 @@ function runSteps(ctx: CommandContext, marking: Marking, steps: UpdateStep[]): P
     (step) => step.run(),
     (made, failed, rest) =>
       ctx.warn(
-        `Marking "${marking.name}" ${made.length === 0 ? 'was not changed' : `was changed in part: ${describeSteps(made, 'done')}`}. ` +
+        `marking "${marking.name}" ${made.length === 0 ? 'was not changed' : `was changed in part: ${describeSteps(made, 'done')}`}. ` +
           `Failed: ${describeSteps([failed], 'todo')}.` +
           (rest.length > 0 ? ` Not sent: ${describeSteps(rest, 'todo')}.` : ''),
       ),

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { examples } from '../help.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../context.js';
 import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
@@ -53,6 +54,12 @@ export function markingsCommand(ctx: CommandContext): Command {
     .alias('marking')
     .description('list, inspect, create, update and delete markings and their values')
     .hook('preAction', () => ctx.preloadMarkings());
+  examples(
+    markings,
+    'ksctl markings list',
+    'ksctl markings get classification',
+    'ksctl markings apply -f examples/markings.yaml --dry-run',
+  );
 
   const list = markings
     .command('list')

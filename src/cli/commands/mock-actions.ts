@@ -142,7 +142,7 @@ async function prepareReadyFile(path: string): Promise<void> {
     if (errnoCode(error) !== 'ENOENT') throw fileError('write', path, error);
   }
   if (isDirectory) {
-    throw new InputError(`Cannot write the ready file ${path}: it is a directory`, {
+    throw new InputError(`cannot write the ready file ${path}: it is a directory`, {
       hint: 'name a file, for example ready.json inside that directory',
     });
   }

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { collect } from '../options.js';
 
@@ -53,6 +54,11 @@ function portNumber(text: string): number {
 export function mockCommand(ctx: CommandContext): Command {
   const mock = new Command('mock').description(
     'the embedded mock of the whole service: markings API, enrollment, key server, portal, key naming',
+  );
+  examples(
+    mock,
+    'ksctl mock serve --port 8443',
+    'eval "$(ksctl mock tokens --user alice)" && ksctl enroll --name laptop',
   );
 
   mock
@@ -142,11 +148,16 @@ export function mockCommand(ctx: CommandContext): Command {
     .action(async () => (await actions()).devices(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
-  faults
-    .command('list')
-    .alias('ls')
-    .description('show the fault rules in force')
-    .action(async () => (await actions()).faultsList(ctx));
+  examples(
+    faults,
+    'ksctl mock faults set status=503,path=/v2/dev/markings*,times=2',
+    'ksctl mock faults clear',
+  );
+  examples(
+    faults.command('list').alias('ls').description('show the fault rules in force'),
+    'ksctl mock faults list',
+    'ksctl mock faults list -o json',
+  ).action(async () => (await actions()).faultsList(ctx));
   faults
     .command('set')
     .description('replace the fault rules')
@@ -167,16 +178,19 @@ Examples:
   ksctl mock faults set '{"code": 41701, "path": "/v2.3/register/ABcd"}'`,
     )
     .action(async (rules: string[]) => (await actions()).faultsSet(ctx, rules));
-  faults
-    .command('clear')
-    .description('remove every fault rule')
-    .action(async () => (await actions()).faultsSet(ctx, []));
+  examples(
+    faults.command('clear').description('remove every fault rule'),
+    'ksctl mock faults clear',
+  ).action(async () => (await actions()).faultsSet(ctx, []));
 
-  mock
-    .command('reset')
-    .description('put a running mock back to its start-up state (defaults and seed)')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
+  examples(
+    mock
+      .command('reset')
+      .description('put a running mock back to its start-up state (defaults and seed)')
+      .option('-y, --yes', 'do not ask for confirmation'),
+    'ksctl mock reset',
+    'ksctl mock reset --yes',
+  ).action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
 
   return mock;
 }

@@ -112,7 +112,7 @@ export async function check(
   const { checkDevice } = await import('../../device/check.js');
   const result = await withDeviceHttp(ctx, (http) => checkDevice(profile, http, ctx.signal));
   ctx.say(
-    `Profile "${profile.name}" works: ${result.server} knows device ${result.deviceId}, created key ${result.keyId} and gave it back (${result.ms} ms).`,
+    `profile "${profile.name}" works: ${result.server} knows device ${result.deviceId}, created key ${result.keyId} and gave it back (${result.ms} ms)`,
   );
   await ctx.render({
     kind: 'record',

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
 
@@ -26,59 +27,79 @@ export function profilesCommand(ctx: CommandContext): Command {
   const profiles = new Command('profiles')
     .alias('profile')
     .description('the enrolled device profiles in an Ionic SDK profile file');
+  examples(profiles, 'ksctl profiles list', 'ksctl profiles use laptop');
 
   addPersistorOptions(
-    profiles.command('list').alias('ls').description('list the profiles; the active one is marked'),
+    examples(
+      profiles
+        .command('list')
+        .alias('ls')
+        .description('list the profiles; the active one is marked'),
+      'ksctl profiles list',
+      'ksctl profiles list --persistor password --persistor-path ~/.ionicsecurity/profiles.pw -o json',
+    ),
   ).action(async (o: PersistorOptionValues) => (await actions()).list(ctx, o));
 
   addPersistorOptions(
-    profiles
-      .command('show')
-      .description('show one profile, by device id or name; keys only with --show-secrets')
-      .argument('<profile>', 'device id or name')
-      .option('--show-secrets', 'print the two SEP keys in hex'),
+    examples(
+      profiles
+        .command('show')
+        .description('show one profile, by device id or name; keys only with --show-secrets')
+        .argument('<profile>', 'device id or name')
+        .option('--show-secrets', 'print the two SEP keys in hex'),
+      'ksctl profiles show laptop',
+      'ksctl profiles show laptop -o json',
+    ),
   ).action(async (ref: string, o: ShowOptions) => (await actions()).show(ctx, ref, o));
 
   addPersistorOptions(
-    profiles
-      .command('use')
-      .description('make a profile the active one (the one SDK applications use)')
-      .argument('<profile>', 'device id or name'),
+    examples(
+      profiles
+        .command('use')
+        .description('make a profile the active one (the one SDK applications use)')
+        .argument('<profile>', 'device id or name'),
+      'ksctl profiles use laptop',
+      'ksctl profiles use ABcd.1.6f3e2a --persistor-path ./profiles.pt',
+    ),
   ).action(async (ref: string, o: PersistorOptionValues) => (await actions()).use(ctx, ref, o));
 
   addPersistorOptions(
-    profiles
-      .command('delete')
-      .alias('rm')
-      .description('delete a profile (its device stays enrolled on the service)')
-      .argument('<profile>', 'device id or name')
-      .option('-y, --yes', 'do not ask for confirmation'),
+    examples(
+      profiles
+        .command('delete')
+        .alias('rm')
+        .description('delete a profile (its device stays enrolled on the service)')
+        .argument('<profile>', 'device id or name')
+        .option('-y, --yes', 'do not ask for confirmation'),
+      'ksctl profiles delete old-laptop',
+      'ksctl profiles delete old-laptop --persistor-path ./profiles.pt --yes',
+    ),
   ).action(async (ref: string, o: DeleteOptions) => (await actions()).remove(ctx, ref, o));
 
-  addPersistorOptions(
-    profiles
-      .command('convert')
-      .description('copy every profile into a file of another persistor')
-      .addOption(
-        new Option('--to-persistor <kind>', 'format of the new file')
-          .choices(['plaintext', 'password', 'aesgcm'])
-          .makeOptionMandatory(),
-      )
-      .requiredOption('--to-path <path>', 'the new file')
-      .option('--to-password-file <path>', 'password of the new file, or - for stdin')
-      .addOption(
-        new Option('--to-persistor-version <version>', 'password format to write').choices([
-          '1.0',
-          '1.1',
-        ]),
-      )
-      .option('--to-aesgcm-key-file <path>', 'key of the new aesgcm file, or - for stdin')
-      .option('--to-aesgcm-adata <text>', 'additional authenticated data of the new aesgcm file')
-      .option('--force', 'replace a target file that has content')
-      .addHelpText(
-        'after',
-        '\nExample:\n  ksctl profiles convert --to-persistor password --to-path ~/.ionicsecurity/profiles.pw --to-password-file pw.txt',
-      ),
+  examples(
+    addPersistorOptions(
+      profiles
+        .command('convert')
+        .description('copy every profile into a file of another persistor')
+        .addOption(
+          new Option('--to-persistor <kind>', 'format of the new file')
+            .choices(['plaintext', 'password', 'aesgcm'])
+            .makeOptionMandatory(),
+        )
+        .requiredOption('--to-path <path>', 'the new file')
+        .option('--to-password-file <path>', 'password of the new file, or - for stdin')
+        .addOption(
+          new Option('--to-persistor-version <version>', 'password format to write').choices([
+            '1.0',
+            '1.1',
+          ]),
+        )
+        .option('--to-aesgcm-key-file <path>', 'key of the new aesgcm file, or - for stdin')
+        .option('--to-aesgcm-adata <text>', 'additional authenticated data of the new aesgcm file')
+        .option('--force', 'replace a target file that has content'),
+    ),
+    'ksctl profiles convert --to-persistor password --to-path ~/.ionicsecurity/profiles.pw --to-password-file pw.txt',
+    'ksctl profiles convert --persistor-path ./profiles.pt --to-persistor plaintext --to-path ./copy.pt --force',
   ).action(async (o: ConvertOptions) => (await actions()).convert(ctx, o));
 
   addPersistorOptions(

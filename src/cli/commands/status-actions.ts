@@ -1,10 +1,8 @@
 import type { Auth } from '../../api/client.js';
 import { checkService, type ServiceCheck } from '../../api/status.js';
-import { NotFoundError, UnreachableError } from '../../errors.js';
+import { namesTenant } from '../../api/errors.js';
+import { UnreachableError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
-
-/** The base URL names a tenant: `…/v2/TENANT`. */
-const TENANT_PATH = /\/v2\/[^/]+\/?$/;
 
 function authText(auth: Auth): string {
   if (auth.kind === 'bearer') return 'bearer token';
@@ -48,15 +46,8 @@ export async function status(ctx: CommandContext): Promise<void> {
     client,
     conn.auth.kind === 'bearer' ? conn.auth.token : undefined,
   );
-  let { problem } = check;
-  const tenantless = !TENANT_PATH.test(new URL(conn.baseUrl).pathname);
-  if (problem instanceof NotFoundError && tenantless) {
-    problem = new NotFoundError(problem.message, {
-      conversationId: problem.conversationId,
-      status: problem.status,
-      hint: `the base URL ${conn.baseUrl} does not end in /v2/TENANT, where the markings API lives`,
-    });
-  }
+  const { problem } = check;
+  const tenantless = !namesTenant(conn.baseUrl);
   const profile = await activeProfile(ctx);
   const context =
     conn.contextName === undefined

@@ -14,10 +14,10 @@ export async function loadKeyServerKey(given?: string | KeyObject): Promise<KeyO
     key = given instanceof KeyObject ? given : createPrivateKey(given);
   } catch {
     // The PEM is a secret: the message says what is wrong, never what was given.
-    throw new InputError('The key server key is not a PEM private key');
+    throw new InputError('the key server key is not a PEM private key');
   }
   if (key.type !== 'private' || key.asymmetricKeyType !== 'rsa') {
-    throw new InputError('The key server key must be an RSA private key');
+    throw new InputError('the key server key must be an RSA private key');
   }
   return key;
 }

@@ -18,6 +18,7 @@ import { lockStateDirectory, type StateLock } from './lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
 import type { MockState } from './state.js';
+import { fileReason } from '../../files/fs-errors.js';
 
 /**
  * A journal is compacted once it is larger than the snapshot (so a restart reads at most about
@@ -69,7 +70,7 @@ export class DurableState {
     const dir = resolve(options.dir);
     const existing = await stat(dir).catch(() => undefined);
     if (existing !== undefined && !existing.isDirectory()) {
-      throw new InputError(`The state directory ${dir} is a file, not a directory`, {
+      throw new InputError(`the state directory ${dir} is a file, not a directory`, {
         hint: 'name a directory (it is created when missing)',
       });
     }
@@ -175,7 +176,7 @@ export class DurableState {
       if (this.journal!.size >= this.compactAt && !this.compacting) {
         this.compact().catch((error: unknown) => {
           this.compactAt = this.journal!.size + this.compactionBound(0);
-          this.options.warn?.(`compacting the state failed: ${(error as Error).message}`);
+          this.options.warn?.(`compacting the state failed: ${fileReason(error)}`);
         });
       }
     });

@@ -3,6 +3,7 @@ import { type FaultRule, SCOPES, type Scope } from '../../api/wire.js';
 import { InputError } from '../../errors.js';
 import { faultRuleProblem } from '../admin/faults.js';
 import type { MockState } from './state.js';
+import { fileReason } from '../../files/fs-errors.js';
 
 /** A marking in a seed file: the same shape as `markings apply` files. */
 export interface SeedMarking {
@@ -48,7 +49,7 @@ export async function readSeedFile(path: string): Promise<Seed> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new InputError(`cannot read seed file ${path}: ${(error as Error).message}`);
+    throw new InputError(`cannot read seed file ${path}: ${fileReason(error)}`);
   }
   let raw: unknown;
   try {

@@ -1,0 +1,39 @@
+/** What ksctl says on stderr starts lower-case and has no final full stop. */
+import { describe, expect, it } from 'vitest';
+import { errorFromAnswer } from '../../src/api/errors.js';
+import { ENROLLMENT_CAUSES, enrollmentErrorFromAnswer } from '../../src/enroll/causes.js';
+import { fileError } from '../../src/files/fs-errors.js';
+import { refuseToReplace } from '../../src/files/replace-guard.js';
+
+/** Lower-case first letter (an upper-case word such as STOKEN may start it), no final full stop. */
+function expectStyle(text: string | undefined): void {
+  expect(text).toBeDefined();
+  expect(text).toMatch(/^([a-z0-9"`-]|[A-Z][A-Z0-9_-]+\b)/);
+  expect(text).not.toMatch(/\.$/);
+}
+
+describe('message style of the typed errors', () => {
+  it('every enrollment cause: message and hint', () => {
+    for (const cause of ENROLLMENT_CAUSES) {
+      const error = enrollmentErrorFromAnswer(cause.status, { error: { code: cause.code } });
+      expectStyle(error.message);
+      expectStyle(error.hint);
+    }
+    expectStyle(enrollmentErrorFromAnswer(502, { error: { message: 'Bad gateway.' } }).message);
+  });
+
+  it('HTTP error answers and file errors', async () => {
+    for (const status of [400, 401, 403, 404, 409, 412, 413, 415, 429, 500, 503]) {
+      const error = errorFromAnswer(status, undefined, 'cid', 'list markings');
+      expectStyle(error.message);
+      if (error.hint !== undefined) expectStyle(error.hint);
+    }
+    const enoent = Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+    expectStyle(fileError('read', 'x.yaml', enoent).message);
+    expect(fileError('read', 'x.yaml', enoent).message).not.toContain('ENOENT');
+    const refused = (await refuseToReplace('package.json', false).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expectStyle(refused.message);
+  });
+});
