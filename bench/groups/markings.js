@@ -13,6 +13,32 @@ function checkJson(out, check) {
   return check(data);
 }
 
+/** How often `needle` stands in `buffer`. */
+function occurrences(buffer, needle) {
+  let count = 0;
+  for (let at = buffer.indexOf(needle); at !== -1; at = buffer.indexOf(needle, at + needle.length))
+    count++;
+  return count;
+}
+
+/**
+ * The full listing is larger than the longest string V8 can make (with the public API's members
+ * it passes 512 MiB), so it is checked without parsing: an array with one `detail` member per
+ * marking and one `markingId` member per value.
+ */
+function checkFullListing(out) {
+  const text = (at) => String.fromCharCode(out[at]);
+  const first = out.subarray(0, 16).toString('utf8').trimStart()[0];
+  let end = out.length - 1;
+  while (end > 0 && /\s/.test(text(end))) end--;
+  if (first !== '[' || text(end) !== ']') return 'not a JSON array';
+  const markings = occurrences(out, '"detail":');
+  const values = occurrences(out, '"markingId":');
+  if (markings !== 10_000) return `${markings} markings, not 10,000`;
+  if (values !== 1_000_000) return `${values} values, not 1,000,000`;
+  return undefined;
+}
+
 const MANY = [{ count: 10_000, values: 100 }];
 const HUGE = [{ count: 1, values: 100_000, prefix: 'huge' }];
 
@@ -24,18 +50,17 @@ export const markingsList = {
   warmups: 1,
   async setup(h) {
     const mock = await h.mock(MANY);
-    const listed = (withValues) => (out) =>
-      checkJson(out, (data) => {
-        if (!Array.isArray(data) || data.length !== 10_000) return 'not 10,000 markings';
-        const values = data[0].detail.values;
-        if (withValues && values?.length !== 100) return 'values missing';
-        if (!withValues && values !== undefined) return 'values present';
-        return undefined;
-      });
-    const full = await h.ksctl(['markings', 'list', '-o', 'json'], { mock, verify: listed(true) });
+    const full = await h.ksctl(['markings', 'list', '-o', 'json'], {
+      mock,
+      verify: checkFullListing,
+    });
     const lean = await h.ksctl(['markings', 'list', '--value-limit', '0', '-o', 'json'], {
       mock,
-      verify: listed(false),
+      verify: (out) =>
+        checkJson(out, (data) => {
+          if (!Array.isArray(data) || data.length !== 10_000) return 'not 10,000 markings';
+          return data[0].detail.values === undefined ? undefined : 'values present';
+        }),
     });
     // Memory must not grow with the listing: pages are streamed out, one page fetched ahead.
     const empty = await h.ksctl(['markings', 'list', '-o', 'json'], { mock: await h.mock([]) });
