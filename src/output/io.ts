@@ -31,8 +31,18 @@ export function systemIO(env: NodeJS.ProcessEnv): IOStreams {
     stdoutIsTTY,
     stderrIsTTY: process.stderr.isTTY === true,
     color: stdoutIsTTY && colorAllowed(env),
-    columns: process.stdout.columns ?? 100,
+    columns: terminalColumns(process.stdout.columns, env),
   };
+}
+
+/**
+ * The width tables fit into. A terminal that reports no size (0 columns: `script`, some CI
+ * pseudo-terminals, serial consoles) is not a zero-width one: `COLUMNS` says, else 100.
+ */
+export function terminalColumns(reported: number | undefined, env: NodeJS.ProcessEnv): number {
+  if (reported !== undefined && reported > 0) return reported;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100;
 }
 
 export function colorAllowed(env: NodeJS.ProcessEnv): boolean {

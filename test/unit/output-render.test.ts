@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { IOStreams } from '../../src/output/io.js';
+import { type IOStreams, terminalColumns } from '../../src/output/io.js';
 import {
   type Column,
   fitWidths,
@@ -142,5 +142,16 @@ describe('relativeTime and fitWidths', () => {
     expect(fitWidths([10, 40, 10], [4, 4, 4], 50)).toEqual([10, 26, 10]);
     expect(fitWidths([10, 10], [8, 8], 5)).toEqual([8, 8]);
     expect(fitWidths([5, 5], [1, 1], 80)).toEqual([5, 5]);
+  });
+});
+
+describe('terminalColumns', () => {
+  // A pseudo-terminal that reports 0 columns (`script`, some CI shells) squeezed every cell to
+  // a few characters and an ellipsis.
+  it('a terminal reporting 0 columns is not zero wide: COLUMNS, else 100', () => {
+    expect(terminalColumns(0, {})).toBe(100);
+    expect(terminalColumns(0, { COLUMNS: '132' })).toBe(132);
+    expect(terminalColumns(undefined, { COLUMNS: 'wide' })).toBe(100);
+    expect(terminalColumns(80, { COLUMNS: '132' })).toBe(80);
   });
 });
