@@ -27,12 +27,7 @@ beforeEach(async () => {
 });
 
 const cli = cliFor(() => ({
-  KSCTL_CONFIG_DIR: dir,
-  KSCTL_HOME: dir,
-  KSCTL_KEYSPACE: 'ABcd',
-  KSCTL_API_URL: suite.mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
-  KSCTL_PERSISTOR_PATH: profilesPath,
+  ...suite.env(dir, profilesPath),
   KSCTL_BASE_URL: suite.mock.baseUrl,
   KSCTL_TOKEN: DEV_TOKEN,
 }));
