@@ -1,91 +1,39 @@
 /**
  * Where device key pairs come from. A module of its own, light to load, so `ksctl enroll` can
- * start the RSA-3072 generation (seconds) before it loads anything else. Tests swap in a
- * pre-generated pair; there is deliberately no flag for that.
+ * start the RSA-3072 generation before it loads anything else. Tests swap in a pre-generated
+ * pair; there is deliberately no flag for that.
  */
-import { spawn } from 'node:child_process';
-import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { RSA_MODULUS_BITS } from './crypto.js';
 import { type DeviceKeyPair, generateDeviceKeyPair } from './protocol.js';
 
 export interface GenerateOptions {
   /**
-   * One key pair wanted as soon as possible: with a second core, two generations race and the
-   * first one wins.
+   * Prime searches run at once for this key (default 1). One key wanted as soon as possible: 2,
+   * so both primes are searched on two cores and the key takes the longer of two searches
+   * instead of their sum (src/enroll/rsa-keygen.ts).
    */
-  race?: boolean;
+  searchesAtOnce?: number;
 }
 
 export const deviceKeySource: { generate: (options?: GenerateOptions) => Promise<DeviceKeyPair> } =
   {
-    generate: (options) =>
-      options?.race && availableParallelism() >= 2 ? firstOfTwo() : generateDeviceKeyPair(),
+    generate: (options) => generateDeviceKeyPair(options?.searchesAtOnce ?? 1),
   };
 
-/*
- * Finding the primes of an RSA key is a random search: one generation takes anywhere from a
- * fraction of the median to several times it, so the first of two is much faster than one in the
- * median. The racers run in child processes because only a process can be stopped in the middle
- * of a generation: a losing generation on Node's own thread pool would run to its end, and the
- * process waits for it before it exits.
+/**
+ * How many prime searches this process runs at once at most: one per core, but leaving a thread
+ * of Node's pool (UV_THREADPOOL_SIZE, 4 unless set) free for the file reads and name lookups of
+ * the enrollments going on meanwhile. A search cannot be stopped once started.
  */
-const CHILD_SCRIPT = `
-const { generateKeyPairSync } = require('node:crypto');
-const { privateKey } = generateKeyPairSync('rsa', {
-  modulusLength: ${RSA_MODULUS_BITS},
-  privateKeyEncoding: { type: 'pkcs8', format: 'der' },
-  publicKeyEncoding: { type: 'spki', format: 'der' },
-});
-process.stdout.end(privateKey);
-`;
-
-interface Racer {
-  keys: Promise<DeviceKeyPair>;
-  stop(): void;
-}
-
-function generateInChild(): Racer {
-  const child = spawn(process.execPath, ['-e', CHILD_SCRIPT], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const keys = new Promise<DeviceKeyPair>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code !== 0) return reject(new Error(`key generation process exited with ${code}`));
-      try {
-        const privateKey = createPrivateKey({
-          key: Buffer.concat(chunks),
-          format: 'der',
-          type: 'pkcs8',
-        });
-        resolve({ privateKey, publicKey: createPublicKey(privateKey) });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-  return { keys, stop: () => void (child.exitCode === null && child.kill('SIGKILL')) };
-}
-
-/** The first of two generations; the other is stopped unused. Falls back to one in-process. */
-async function firstOfTwo(): Promise<DeviceKeyPair> {
-  const racers = [generateInChild(), generateInChild()];
-  try {
-    return await Promise.any(racers.map((r) => r.keys));
-  } catch {
-    // Child processes unavailable (a process limit, a sandbox): the same generation in-process.
-    return generateDeviceKeyPair();
-  } finally {
-    for (const racer of racers) racer.stop();
-  }
+export function searchSlots(env: NodeJS.ProcessEnv = process.env): number {
+  const size = Number(env.UV_THREADPOOL_SIZE);
+  const pool = Number.isInteger(size) && size >= 1 && size <= 1024 ? size : 4;
+  return Math.max(1, Math.min(availableParallelism(), pool - 1));
 }
 
 /**
  * Key pairs for `total` devices, generated ahead of the devices that use them: up to `ahead`
- * generations at once, each holding its slot until its pair is both generated and taken. Device
+ * generations at once (each searching its primes one after the other, so `ahead` cores), each holding its slot until its pair is both generated and taken. Device
  * i registers over the network while the key of device i + `ahead` is being generated, so the
  * cores stay busy without piling up unused keys.
  */

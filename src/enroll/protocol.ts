@@ -2,8 +2,7 @@
  * The client side of enrollment (service interface 4.2): build the request `{k, p, s, g}` and
  * recover the two SEP keys from the answer. Pure apart from randomness; the caller does HTTP.
  */
-import { generateKeyPair, type KeyObject, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { type KeyObject, randomBytes } from 'node:crypto';
 import type { EnrollmentPayload, RegisterRequest } from '../api/wire.js';
 import { InternalError, ServiceError } from '../errors.js';
 import { makeAuth } from './auth.js';
@@ -23,6 +22,7 @@ import {
 } from './crypto.js';
 import { isJsonObject } from './json.js';
 import { assertKeyspace } from './keyspace.js';
+import { generateRsaKeyPair } from './rsa-keygen.js';
 
 export { makeAuth } from './auth.js';
 export { assertKeyspace, isKeyspace, keyspaceOfDeviceId } from './keyspace.js';
@@ -56,14 +56,12 @@ export interface RecoveredKeys {
   aesCdIdcKey: Buffer;
 }
 
-const generateRsaKeyPair = promisify(generateKeyPair);
-
-/** RSA-3072 on the thread pool, so bulk enrollment and spinners keep running meanwhile. */
-export async function generateDeviceKeyPair(): Promise<DeviceKeyPair> {
-  const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
-    modulusLength: RSA_MODULUS_BITS,
-  });
-  return { publicKey, privateKey };
+/**
+ * An RSA-3072 key pair, its primes searched on the thread pool (so bulk enrollment and spinners
+ * keep running meanwhile), `searchesAtOnce` of them at once (src/enroll/rsa-keygen.ts).
+ */
+export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair> {
+  return generateRsaKeyPair(RSA_MODULUS_BITS, searchesAtOnce);
 }
 
 /** Builds the register request body and the session needed to read its answer. */

@@ -1,18 +1,28 @@
 /**
- * Device key pairs, fast (issue 11): one enrollment takes the first of two generations, and bulk
+ * Device key pairs, fast (issue 11): one enrollment searches both primes at once, and bulk
  * enrollment generates keys ahead of the devices, a bounded number at once.
  */
 import { createSign, createVerify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deviceKeySource, KeyPairSupply } from '../../src/enroll/device-keys.js';
+import { deviceKeySource, KeyPairSupply, searchSlots } from '../../src/enroll/device-keys.js';
 import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
 
-describe('the first of two generations', () => {
-  it('is a complete RSA-3072 pair (public half matching the private one)', async () => {
-    const { publicKey, privateKey } = await deviceKeySource.generate({ race: true });
+describe('deviceKeySource', () => {
+  it('makes a complete RSA-3072 pair with both primes searched at once', async () => {
+    const { publicKey, privateKey } = await deviceKeySource.generate({ searchesAtOnce: 2 });
     expect(privateKey.asymmetricKeyDetails?.modulusLength).toBe(3072);
     const signature = createSign('sha256').update('device').sign(privateKey);
     expect(createVerify('sha256').update('device').verify(publicKey, signature)).toBe(true);
+  });
+});
+
+describe('searchSlots', () => {
+  it('leaves one thread of the pool free and honours UV_THREADPOOL_SIZE', () => {
+    expect(searchSlots({ UV_THREADPOOL_SIZE: '2' })).toBe(1);
+    expect(searchSlots({ UV_THREADPOOL_SIZE: '1' })).toBe(1);
+    expect(searchSlots({})).toBeLessThanOrEqual(3);
+    expect(searchSlots({ UV_THREADPOOL_SIZE: 'many' })).toBe(searchSlots({}));
+    expect(searchSlots({})).toBeGreaterThanOrEqual(1);
   });
 });
 

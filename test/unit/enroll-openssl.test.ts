@@ -65,6 +65,18 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
+describe('the device key ksctl generates', () => {
+  it("passes openssl's RSA key check (primes, modulus, exponents and CRT values agree)", async () => {
+    const checked = await run('openssl', ['pkey', '-in', 'device.pem', '-check', '-noout'], {
+      cwd: dir,
+    });
+    expect(`${checked.stdout}${checked.stderr}`).toMatch(/key is valid|key ok/i);
+    const text = await openssl('pkey', '-in', 'device.pem', '-text', '-noout');
+    expect(text).toContain('Private-Key: (3072 bit, 2 primes)');
+    expect(text).toContain('publicExponent: 65537 (0x10001)');
+  });
+});
+
 describe('a request built by ksctl, opened by openssl', () => {
   let request: RegisterRequest;
   let session: RegistrationSession;

@@ -2,7 +2,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { ApiClient } from '../../api/client.js';
 import { readSecretFile, resolveContext, resolveTimeoutMs } from '../../config/settings.js';
 import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
-import { KeyPairSupply } from '../../enroll/device-keys.js';
+import { KeyPairSupply, searchSlots } from '../../enroll/device-keys.js';
 import {
   type EnrollmentRun,
   enrollAndStore,
@@ -305,7 +305,7 @@ async function enrollMany(
     quiet: ctx.quiet,
   });
   // Key generation is the CPU-bound part: as many at once as the devices in flight can use cores.
-  const keys = new KeyPairSupply(count, Math.min(concurrency, availableParallelism()));
+  const keys = new KeyPairSupply(count, Math.min(concurrency, searchSlots()));
   const verify = o.verify !== false;
   const { checkDevice, storedButFailed } = await import('../../device/check.js');
   const outcomes = await runPool(

@@ -101,13 +101,12 @@ Examples:
 Bulk exit code: 0 when every device enrolled, else the most common exit code of the failures.`,
   );
   return enroll.action(async (options: EnrollOptions) => {
-    // The RSA-3072 key pair takes seconds: start it before loading the rest, which then
+    // The RSA-3072 key pair takes the longest: start it before loading the rest, which then
     // happens meanwhile, as do the lookups, the sign-in and the key server key.
     let deviceKeys: Promise<DeviceKeyPair> | undefined;
     if (!isBulk(options)) {
-      deviceKeys = (await import('../../enroll/device-keys.js')).deviceKeySource.generate({
-        race: true,
-      });
+      const { deviceKeySource, searchSlots } = await import('../../enroll/device-keys.js');
+      deviceKeys = deviceKeySource.generate({ searchesAtOnce: Math.min(2, searchSlots()) });
       deviceKeys.catch(() => undefined);
     }
     return (await actions()).enroll(ctx, options, deviceKeys);

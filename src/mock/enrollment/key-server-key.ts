@@ -4,11 +4,11 @@ import { InputError } from '../../errors.js';
 
 /**
  * The key server's private key: the one given (a PEM text or a KeyObject, so tests and
- * benchmarks skip the seconds RSA-3072 generation takes), else a fresh RSA-3072 key generated
- * off the main thread.
+ * benchmarks skip the RSA-3072 generation), else a fresh RSA-3072 key generated off the main
+ * thread, both primes searched at once.
  */
 export async function loadKeyServerKey(given?: string | KeyObject): Promise<KeyObject> {
-  if (given === undefined) return (await generateDeviceKeyPair()).privateKey;
+  if (given === undefined) return (await generateDeviceKeyPair(2)).privateKey;
   let key: KeyObject;
   try {
     key = given instanceof KeyObject ? given : createPrivateKey(given);
