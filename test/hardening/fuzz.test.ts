@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 import { errorOf, openSocket, type RawAnswer, rawRequest } from './raw.js';
+import { prng, type Random } from '../helpers/random.js';
 
 const SEED = Number(process.env.KSCTL_FUZZ_SEED) || Math.floor(Math.random() * 2 ** 31);
 const REQUESTS = 400;
@@ -21,22 +22,6 @@ const CONCURRENCY = 6;
 const MIB = 1024 * 1024;
 /** Generous: a leak of a few MB per request would pass 400 requests only below this. */
 const RSS_GROWTH_MAX = 400 * MIB;
-
-/** mulberry32: small, seeded, good enough to pick cases. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
-  return { next, int, pick };
-}
-type Random = ReturnType<typeof prng>;
 
 const dirs = tempDirs();
 let served: ServedMock;
