@@ -4,7 +4,9 @@
  * pair; there is deliberately no flag for that.
  */
 import { availableParallelism } from 'node:os';
+import { RSA_MODULUS_BITS } from './crypto.js';
 import { type DeviceKeyPair, generateDeviceKeyPair } from './protocol.js';
+import { RsaKeySupply } from './rsa-keygen.js';
 
 export interface GenerateOptions {
   /**
@@ -15,10 +17,24 @@ export interface GenerateOptions {
   searchesAtOnce?: number;
 }
 
-export const deviceKeySource: { generate: (options?: GenerateOptions) => Promise<DeviceKeyPair> } =
-  {
-    generate: (options) => generateDeviceKeyPair(options?.searchesAtOnce ?? 1),
-  };
+/** Hands out the key pairs of many devices, generated ahead of them. */
+export interface KeyPairSupply {
+  take(): Promise<DeviceKeyPair>;
+  /** Once no more keys are wanted (all taken, or interrupted): no new searches start. */
+  stop(): void;
+}
+
+export const deviceKeySource: {
+  generate: (options?: GenerateOptions) => Promise<DeviceKeyPair>;
+  /**
+   * Key pairs for `total` devices (bulk enrollment): `searchesAtOnce` prime searches keep going,
+   * ahead of the devices, until every device has its key (src/enroll/rsa-keygen.ts).
+   */
+  supply: (total: number, searchesAtOnce: number) => KeyPairSupply;
+} = {
+  generate: (options) => generateDeviceKeyPair(options?.searchesAtOnce ?? 1),
+  supply: (total, searchesAtOnce) => new RsaKeySupply(RSA_MODULUS_BITS, total, searchesAtOnce),
+};
 
 /**
  * How many prime searches this process runs at once at most: one per core, but leaving a thread
@@ -29,56 +45,4 @@ export function searchSlots(env: NodeJS.ProcessEnv = process.env): number {
   const size = Number(env.UV_THREADPOOL_SIZE);
   const pool = Number.isInteger(size) && size >= 1 && size <= 1024 ? size : 4;
   return Math.max(1, Math.min(availableParallelism(), pool - 1));
-}
-
-/**
- * Key pairs for `total` devices, generated ahead of the devices that use them: up to `ahead`
- * generations at once (each searching its primes one after the other, so `ahead` cores), each holding its slot until its pair is both generated and taken. Device
- * i registers over the network while the key of device i + `ahead` is being generated, so the
- * cores stay busy without piling up unused keys.
- */
-export class KeyPairSupply {
-  private readonly waiting: { keys: Promise<DeviceKeyPair>; taken: boolean; done: boolean }[] = [];
-  private started = 0;
-  private held = 0;
-
-  constructor(
-    private readonly total: number,
-    private readonly ahead: number,
-  ) {
-    this.fill();
-  }
-
-  /** The next key pair (generated or on its way). */
-  take(): Promise<DeviceKeyPair> {
-    if (this.waiting.length === 0) this.start();
-    const entry = this.waiting.shift()!;
-    entry.taken = true;
-    if (entry.done) this.release();
-    return entry.keys;
-  }
-
-  private fill(): void {
-    while (this.held < Math.max(1, this.ahead) && this.started < this.total) this.start();
-  }
-
-  private start(): void {
-    this.started++;
-    this.held++;
-    const entry = { keys: deviceKeySource.generate(), taken: false, done: false };
-    // Not taken after an interruption: not an unhandled error.
-    entry.keys.catch(() => undefined);
-    void entry.keys
-      .catch(() => undefined)
-      .then(() => {
-        entry.done = true;
-        if (entry.taken) this.release();
-      });
-    this.waiting.push(entry);
-  }
-
-  private release(): void {
-    this.held--;
-    this.fill();
-  }
 }

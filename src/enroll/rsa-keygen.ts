@@ -34,10 +34,10 @@ export interface RsaKeyPair {
 }
 
 /**
- * More searches than this for one key means the prime source is broken (each candidate fails the
- * checks below with a probability under 2^-16).
+ * Searches beyond the primes the keys need before the supply gives up: each candidate fails the
+ * checks below with a probability under 2^-16, so this many failures mean a broken prime source.
  */
-const MAX_SEARCHES_PER_KEY = 32;
+const SPARE_SEARCHES = 30;
 
 /** One random probable prime of `bits` bits (top two bits set), from OpenSSL. */
 export function searchPrime(bits: number): Promise<bigint> {
@@ -98,27 +98,111 @@ export function keyPairFromPrimes(
  * An RSA key pair of `modulusBits` bits, with up to `searchesAtOnce` prime searches running at
  * once (1: one after the other; 2: both primes at once, on two threads of the pool).
  */
-export async function generateRsaKeyPair(
+export function generateRsaKeyPair(
   modulusBits: number,
   searchesAtOnce: number,
   search: (bits: number) => Promise<bigint> = searchPrime,
 ): Promise<RsaKeyPair> {
-  const bits = modulusBits / 2;
-  const primes: bigint[] = [];
-  let searches = 0;
-  while (searches < MAX_SEARCHES_PER_KEY) {
-    const wanted = Math.max(1, Math.min(2 - primes.length, searchesAtOnce));
-    searches += wanted;
-    const found = await Promise.all(Array.from({ length: wanted }, () => search(bits)));
-    primes.push(...found.filter((p) => usablePrime(p, bits)));
-    while (primes.length >= 2) {
-      const pair = keyPairFromPrimes(primes[0]!, primes[1]!, modulusBits);
+  return new RsaKeySupply(modulusBits, 1, searchesAtOnce, search).take();
+}
+
+/**
+ * Key pairs for `total` keys from one pool of prime searches, `searchesAtOnce` of them running
+ * until every key has its primes: each prime goes to whichever key is waiting, so the searches
+ * (whose times vary widely) keep every core they may use busy to the end, and keys come out as
+ * fast as the cores can find primes. A search cannot be stopped: after an interruption, those
+ * running finish and their primes are dropped.
+ */
+export class RsaKeySupply {
+  private readonly found: bigint[] = [];
+  private readonly waiting: { resolve: (p: bigint) => void; reject: (e: unknown) => void }[] = [];
+  private readonly bits: number;
+  /** Usable primes the keys need, counting replacements for refused pairs. */
+  private needed: number;
+  private usable = 0;
+  private started = 0;
+  private running = 0;
+  private failure: unknown;
+  /** Takers claim their two primes one after another, so the first key is ready first. */
+  private claiming: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly modulusBits: number,
+    total: number,
+    private readonly searchesAtOnce: number,
+    private readonly search: (bits: number) => Promise<bigint> = searchPrime,
+  ) {
+    this.bits = modulusBits / 2;
+    this.needed = 2 * total;
+    this.fill();
+  }
+
+  /** No more searches start (those running finish); keys not yet taken will not come. */
+  stop(): void {
+    this.fail(new Error('the key supply was stopped'));
+  }
+
+  /** The next key pair, as soon as two primes are found for it (keys in the order taken). */
+  async take(): Promise<RsaKeyPair> {
+    const claim = this.claiming.then(async () => {
+      const first = await this.nextPrime();
+      return [first, await this.nextPrime()] as const;
+    });
+    this.claiming = claim.catch(() => undefined);
+    const [p, second] = await claim;
+    let q = second;
+    for (;;) {
+      const pair = keyPairFromPrimes(p, q, this.modulusBits);
       if (pair !== undefined) return pair;
-      // Keep the first prime; the second is replaced by the next one found.
-      primes.splice(1, 1);
+      // Keep p; q is replaced by the next prime found.
+      this.needed++;
+      this.fill();
+      q = await this.nextPrime();
     }
   }
-  throw new Error(`no RSA-${modulusBits} key after ${searches} prime searches`);
+
+  private nextPrime(): Promise<bigint> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const prime = this.found.shift();
+    if (prime !== undefined) return Promise.resolve(prime);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private fill(): void {
+    while (
+      this.failure === undefined &&
+      this.running < Math.max(1, this.searchesAtOnce) &&
+      this.usable + this.running < this.needed
+    ) {
+      if (this.started >= this.needed + SPARE_SEARCHES) {
+        this.fail(new Error(`no RSA-${this.modulusBits} key after ${this.started} prime searches`));
+        return;
+      }
+      this.started++;
+      this.running++;
+      this.search(this.bits).then(
+        (prime) => {
+          this.running--;
+          if (usablePrime(prime, this.bits)) {
+            this.usable++;
+            const waiter = this.waiting.shift();
+            if (waiter) waiter.resolve(prime);
+            else this.found.push(prime);
+          }
+          this.fill();
+        },
+        (error: unknown) => {
+          this.running--;
+          this.fail(error);
+        },
+      );
+    }
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
+  }
 }
 
 /** Signs and verifies once (FIPS 140 pairwise consistency test): the halves belong together. */

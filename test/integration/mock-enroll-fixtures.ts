@@ -41,15 +41,16 @@ export function enrollingSuite(): {
 } {
   let mock: TestMock | undefined;
   let device: DeviceKeyPair | undefined;
-  const originalGenerate = deviceKeySource.generate;
+  const original = { ...deviceKeySource };
   beforeAll(async () => {
     const keys = await testKeys();
     device = keys.device;
     deviceKeySource.generate = async () => keys.device;
+    deviceKeySource.supply = () => ({ take: async () => keys.device, stop: () => undefined });
     mock = await startTestMock({ keyServerKey: keys.server.privateKey });
   });
   afterAll(async () => {
-    deviceKeySource.generate = originalGenerate;
+    Object.assign(deviceKeySource, original);
     await mock?.close();
   });
   beforeEach(() => mock?.reset());

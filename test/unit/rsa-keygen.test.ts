@@ -10,6 +10,7 @@ import {
   inverse,
   keyPairFromPrimes,
   RSA_PUBLIC_EXPONENT as E,
+  RsaKeySupply,
   searchPrime,
   usablePrime,
 } from '../../src/enroll/rsa-keygen.js';
@@ -95,6 +96,84 @@ describe('generateRsaKeyPair', () => {
     const broken = () => Promise.resolve(BigInt(++searches) * 2n);
     await expect(generateRsaKeyPair(BITS, 2, broken)).rejects.toThrow(/no RSA-1024 key after 32/);
     expect(searches).toBe(32);
+  });
+});
+
+describe('RsaKeySupply', () => {
+  /** Real primes, found ahead; the test decides when each search finishes. */
+  async function controlledSearch(count: number) {
+    const primes = await Promise.all(Array.from({ length: count }, () => searchPrime(HALF)));
+    const pending: ((p: bigint) => void)[] = [];
+    let started = 0;
+    return {
+      search: () =>
+        new Promise<bigint>((resolve) => {
+          started++;
+          pending.push(resolve);
+        }),
+      get running() {
+        return pending.length;
+      },
+      get started() {
+        return started;
+      },
+      finishOldest: () => pending.shift()!(primes.shift()!),
+    };
+  }
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('keeps `searchesAtOnce` searches going, ahead of the takers, and no more than needed', async () => {
+    const source = await controlledSearch(6);
+    const supply = new RsaKeySupply(BITS, 3, 2, source.search);
+    expect(source.running).toBe(2);
+    // Nobody has taken a key yet: the searches go on regardless, two at a time.
+    for (let i = 0; i < 4; i++) {
+      source.finishOldest();
+      await tick();
+      expect(source.running).toBe(2);
+    }
+    source.finishOldest();
+    source.finishOldest();
+    await tick();
+    // Six primes for three keys: done, nothing more starts.
+    expect(source.started).toBe(6);
+    expect(source.running).toBe(0);
+    const keys = await Promise.all([supply.take(), supply.take(), supply.take()]);
+    const moduli = new Set(keys.map((k) => k.publicKey.export({ format: 'jwk' }).n));
+    expect(moduli.size).toBe(3);
+  });
+
+  it('gives the first two primes found to the first key taken', async () => {
+    const source = await controlledSearch(4);
+    const supply = new RsaKeySupply(BITS, 2, 1, source.search);
+    let firstDone = false;
+    const first = supply.take().then((pair) => ((firstDone = true), pair));
+    const second = supply.take();
+    source.finishOldest();
+    await tick();
+    source.finishOldest();
+    await tick();
+    await tick();
+    // The first two primes make the first key, not one prime for each.
+    expect(firstDone).toBe(true);
+    await first;
+    source.finishOldest();
+    await tick();
+    source.finishOldest();
+    expect((await second).privateKey.asymmetricKeyDetails?.modulusLength).toBe(BITS);
+  });
+
+  it('starts nothing more once stopped, and a search that fails fails the keys waiting', async () => {
+    const source = await controlledSearch(2);
+    const supply = new RsaKeySupply(BITS, 5, 1, source.search);
+    supply.stop();
+    source.finishOldest();
+    await tick();
+    expect(source.started).toBe(1);
+    await expect(supply.take()).rejects.toThrow(/stopped/);
+
+    const failing = new RsaKeySupply(BITS, 1, 2, () => Promise.reject(new Error('no entropy')));
+    await expect(failing.take()).rejects.toThrow('no entropy');
   });
 });
 

@@ -2,7 +2,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { ApiClient } from '../../api/client.js';
 import { readSecretFile, resolveContext, resolveTimeoutMs } from '../../config/settings.js';
 import { bulkExitCode, runPool, type TaskOutcome } from '../../enroll/bulk.js';
-import { KeyPairSupply, searchSlots } from '../../enroll/device-keys.js';
+import { deviceKeySource, searchSlots } from '../../enroll/device-keys.js';
 import {
   type EnrollmentRun,
   enrollAndStore,
@@ -304,8 +304,9 @@ async function enrollMany(
   const progress = progressBar(ctx.io, count, `Enrolling ${plural(count, 'device')}`, {
     quiet: ctx.quiet,
   });
-  // Key generation is the CPU-bound part: as many at once as the devices in flight can use cores.
-  const keys = new KeyPairSupply(count, Math.min(concurrency, searchSlots()));
+  // Key generation is the CPU-bound part: as many prime searches at once as the devices in flight
+  // can use cores, shared by all devices.
+  const keys = deviceKeySource.supply(count, Math.min(concurrency, searchSlots()));
   const verify = o.verify !== false;
   const { checkDevice, storedButFailed } = await import('../../device/check.js');
   const outcomes = await runPool(
@@ -324,7 +325,7 @@ async function enrollMany(
       signal: ctx.signal,
       onSettled: (outcome) => progress.tick(!outcome.ok),
     },
-  );
+  ).finally(() => keys.stop());
   progress.done();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
