@@ -4,8 +4,7 @@
  * pair; there is deliberately no flag for that.
  */
 import { availableParallelism } from 'node:os';
-import { RSA_MODULUS_BITS } from './crypto.js';
-import { type DeviceKeyPair, generateDeviceKeyPair } from './protocol.js';
+import { DEVICE_KEY_SHAPE, type DeviceKeyPair, generateDeviceKeyPair } from './protocol.js';
 import { RsaKeySupply } from './rsa-keygen.js';
 
 export interface GenerateOptions {
@@ -33,7 +32,7 @@ export const deviceKeySource: {
   supply: (total: number, searchesAtOnce: number) => KeyPairSupply;
 } = {
   generate: (options) => generateDeviceKeyPair(options?.searchesAtOnce ?? 1),
-  supply: (total, searchesAtOnce) => new RsaKeySupply(RSA_MODULUS_BITS, total, searchesAtOnce),
+  supply: (total, searchesAtOnce) => new RsaKeySupply(DEVICE_KEY_SHAPE, total, searchesAtOnce),
 };
 
 /**

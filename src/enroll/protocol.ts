@@ -22,7 +22,7 @@ import {
 } from './crypto.js';
 import { isJsonObject } from './json.js';
 import { assertKeyspace } from './keyspace.js';
-import { generateRsaKeyPair } from './rsa-keygen.js';
+import { generateRsaKeyPair, type RsaShape } from './rsa-keygen.js';
 
 export { makeAuth } from './auth.js';
 export { assertKeyspace, isKeyspace, keyspaceOfDeviceId } from './keyspace.js';
@@ -61,8 +61,11 @@ export interface RecoveredKeys {
  * keep running meanwhile), `searchesAtOnce` of them at once (src/enroll/rsa-keygen.ts).
  */
 export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair> {
-  return generateRsaKeyPair(RSA_MODULUS_BITS, searchesAtOnce);
+  return generateRsaKeyPair(DEVICE_KEY_SHAPE, searchesAtOnce);
 }
+
+/** A device key: RSA-3072 of two primes, the usual form, which any SDK's persistor can store. */
+export const DEVICE_KEY_SHAPE: RsaShape = { modulusBits: RSA_MODULUS_BITS, primes: 2 };
 
 /** Builds the register request body and the session needed to read its answer. */
 export function buildRegistration(

@@ -12,6 +12,10 @@
  * the two primes at once, one per core, also makes one key take about the longer of two searches
  * instead of their sum.
  *
+ * A key may also have three primes (RFC 8017 multi-prime RSA, which OpenSSL allows up to three
+ * for 3072 bits): its public key is an ordinary RSA-3072 key, and its private operations take
+ * about half as long. The mock's key server key is made so; device keys keep two primes.
+ *
  * The private exponent and the CRT values are computed with BigInt arithmetic, which does not run
  * in constant time; it runs once per key, in the process that keeps the key.
  */
@@ -26,6 +30,12 @@ import {
 } from 'node:crypto';
 
 export const RSA_PUBLIC_EXPONENT = 65537n;
+
+/** What a key is made of: its modulus size and how many primes it has (2 or 3). */
+export interface RsaShape {
+  modulusBits: number;
+  primes: number;
+}
 
 /** A key pair, as the enrollment protocol uses it. */
 export interface RsaKeyPair {
@@ -54,38 +64,27 @@ export function usablePrime(p: bigint, bits: number): boolean {
 }
 
 /**
- * The key pair of the primes p and q (each of `modulusBits / 2` bits and usable), or undefined
- * when the pair is refused: p and q too close (FIPS 186-4 B.3.1: |p − q| ≤ 2^(nlen/2 − 100)), or
- * a private exponent too small (d ≤ 2^(nlen/2)). A pair that is refused is never used; both
- * refusals happen with a probability far below 2^-90 for random primes.
+ * The key pair of `primes` (each of `modulusBits / primes.length` bits and usable), or undefined
+ * when they are refused: a modulus a bit short (only possible with three primes), two primes too
+ * close (FIPS 186-4 B.3.1: |p − q| ≤ 2^(prime bits − 100)), or a private exponent too small
+ * (d ≤ 2^(nlen/2)). Primes that are refused are never used; for random primes the last two
+ * refusals happen with a probability far below 2^-90.
  */
-export function keyPairFromPrimes(
-  p: bigint,
-  q: bigint,
-  modulusBits: number,
-): RsaKeyPair | undefined {
-  const half = BigInt(modulusBits / 2);
-  const distance = p > q ? p - q : q - p;
-  if (distance <= 1n << (half - 100n)) return undefined;
+export function keyPairFromPrimes(primes: bigint[], modulusBits: number): RsaKeyPair | undefined {
+  const n = primes.reduce((product, p) => product * p, 1n);
+  if (n >> BigInt(modulusBits - 1) !== 1n) return undefined;
+  const close = 1n << BigInt(modulusBits / primes.length - 100);
+  for (const [i, p] of primes.entries()) {
+    if (primes.slice(i + 1).some((q) => (p > q ? p - q : q - p) <= close)) return undefined;
+  }
   const e = RSA_PUBLIC_EXPONENT;
-  const lambda = ((p - 1n) * (q - 1n)) / gcd(p - 1n, q - 1n);
+  const lambda = primes.reduce((l, p) => lcm(l, p - 1n), 1n);
   const d = inverse(e, lambda);
-  if (d <= 1n << half) return undefined;
-  const n = p * q;
-  const bytes = modulusBits / 8;
+  if (d <= 1n << BigInt(modulusBits / 2)) return undefined;
   const privateKey = createPrivateKey({
-    format: 'jwk',
-    key: {
-      kty: 'RSA',
-      n: base64Url(n, bytes),
-      e: base64Url(e),
-      d: base64Url(d),
-      p: base64Url(p),
-      q: base64Url(q),
-      dp: base64Url(d % (p - 1n)),
-      dq: base64Url(d % (q - 1n)),
-      qi: base64Url(inverse(q, p)),
-    },
+    key: rsaPrivateKeyDer(n, e, d, primes),
+    format: 'der',
+    type: 'pkcs1',
   });
   const publicKey = createPublicKey(privateKey);
   if (!pairwiseConsistent(privateKey, publicKey)) {
@@ -95,15 +94,45 @@ export function keyPairFromPrimes(
 }
 
 /**
- * An RSA key pair of `modulusBits` bits, with up to `searchesAtOnce` prime searches running at
- * once (1: one after the other; 2: both primes at once, on two threads of the pool).
+ * The DER RSAPrivateKey of RFC 8017 A.1.2: version 0 with two primes, 1 with more, each further
+ * prime with its exponent and its coefficient (the inverse of the product of the primes before).
+ */
+function rsaPrivateKeyDer(n: bigint, e: bigint, d: bigint, primes: bigint[]): Buffer {
+  const [p, q, ...others] = primes as [bigint, bigint, ...bigint[]];
+  let before = p * q;
+  const otherPrimeInfos = others.map((r) => {
+    const info = derSequence([
+      derInteger(r),
+      derInteger(d % (r - 1n)),
+      derInteger(inverse(before, r)),
+    ]);
+    before *= r;
+    return info;
+  });
+  return derSequence([
+    derInteger(others.length === 0 ? 0n : 1n),
+    derInteger(n),
+    derInteger(e),
+    derInteger(d),
+    derInteger(p),
+    derInteger(q),
+    derInteger(d % (p - 1n)),
+    derInteger(d % (q - 1n)),
+    derInteger(inverse(q, p)),
+    ...(others.length === 0 ? [] : [derSequence(otherPrimeInfos)]),
+  ]);
+}
+
+/**
+ * An RSA key pair of `shape`, with up to `searchesAtOnce` prime searches running at once (1: one
+ * after the other; 2: two primes at once, on two threads of the pool).
  */
 export function generateRsaKeyPair(
-  modulusBits: number,
+  shape: RsaShape,
   searchesAtOnce: number,
   search: (bits: number) => Promise<bigint> = searchPrime,
 ): Promise<RsaKeyPair> {
-  return new RsaKeySupply(modulusBits, 1, searchesAtOnce, search).take();
+  return new RsaKeySupply(shape, 1, searchesAtOnce, search).take();
 }
 
 /**
@@ -117,7 +146,9 @@ export class RsaKeySupply {
   private readonly found: bigint[] = [];
   private readonly waiting: { resolve: (p: bigint) => void; reject: (e: unknown) => void }[] = [];
   private readonly bits: number;
-  /** Usable primes the keys need, counting replacements for refused pairs. */
+  private readonly modulusBits: number;
+  private readonly primes: number;
+  /** Usable primes the keys need, counting replacements for refused ones. */
   private needed: number;
   private usable = 0;
   private started = 0;
@@ -127,13 +158,15 @@ export class RsaKeySupply {
   private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly modulusBits: number,
+    shape: RsaShape,
     total: number,
     private readonly searchesAtOnce: number,
     private readonly search: (bits: number) => Promise<bigint> = searchPrime,
   ) {
-    this.bits = modulusBits / 2;
-    this.needed = 2 * total;
+    this.modulusBits = shape.modulusBits;
+    this.primes = shape.primes;
+    this.bits = shape.modulusBits / shape.primes;
+    this.needed = shape.primes * total;
     this.fill();
   }
 
@@ -142,22 +175,22 @@ export class RsaKeySupply {
     this.fail(new Error('the key supply was stopped'));
   }
 
-  /** The next key pair, as soon as two primes are found for it (keys in the order taken). */
+  /** The next key pair, as soon as its primes are found (keys in the order taken). */
   async take(): Promise<RsaKeyPair> {
     const claim = this.claiming.then(async () => {
-      const first = await this.nextPrime();
-      return [first, await this.nextPrime()] as const;
+      const primes: bigint[] = [];
+      while (primes.length < this.primes) primes.push(await this.nextPrime());
+      return primes;
     });
     this.claiming = claim.catch(() => undefined);
-    const [p, second] = await claim;
-    let q = second;
+    const primes = await claim;
     for (;;) {
-      const pair = keyPairFromPrimes(p, q, this.modulusBits);
+      const pair = keyPairFromPrimes(primes, this.modulusBits);
       if (pair !== undefined) return pair;
-      // Keep p; q is replaced by the next prime found.
+      // The others are kept; the last one is replaced by the next prime found.
       this.needed++;
       this.fill();
-      q = await this.nextPrime();
+      primes[primes.length - 1] = await this.nextPrime();
     }
   }
 
@@ -218,6 +251,10 @@ function gcd(a: bigint, b: bigint): bigint {
   return a;
 }
 
+function lcm(a: bigint, b: bigint): bigint {
+  return (a / gcd(a, b)) * b;
+}
+
 /** a⁻¹ mod m, for a coprime to m (extended Euclid). */
 export function inverse(a: bigint, m: bigint): bigint {
   let [r0, r1] = [a % m, m];
@@ -231,9 +268,24 @@ export function inverse(a: bigint, m: bigint): bigint {
   return ((s0 % m) + m) % m;
 }
 
-/** Base64url of the big-endian bytes of n, left-padded with zeros to `length` bytes if given. */
-function base64Url(n: bigint, length = 0): string {
+function derInteger(n: bigint): Buffer {
   const hex = n.toString(16);
-  const digits = Math.max(length * 2, hex.length + (hex.length % 2));
-  return Buffer.from(hex.padStart(digits, '0'), 'hex').toString('base64url');
+  const bytes = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
+  // A positive INTEGER whose first byte has its top bit set gets a zero byte in front.
+  return derElement(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.of(0), bytes]) : bytes);
+}
+
+function derSequence(elements: Buffer[]): Buffer {
+  return derElement(0x30, Buffer.concat(elements));
+}
+
+function derElement(tag: number, body: Buffer): Buffer {
+  const length = body.length;
+  const head =
+    length < 0x80
+      ? Buffer.of(tag, length)
+      : length < 0x100
+        ? Buffer.of(tag, 0x81, length)
+        : Buffer.of(tag, 0x82, length >> 8, length & 0xff);
+  return Buffer.concat([head, body]);
 }

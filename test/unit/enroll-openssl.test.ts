@@ -3,7 +3,7 @@
  * implementation: what ksctl sends, openssl can open; what openssl seals, ksctl can open.
  */
 import { execFile } from 'node:child_process';
-import { createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
+import { createPrivateKey, type KeyObject, privateDecrypt, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
   recoverKeys,
 } from '../../src/enroll/protocol.js';
 import { openRegistration, sealResponse } from '../../src/enroll/server.js';
+import { loadKeyServerKey } from '../../src/mock/enrollment/key-server-key.js';
 
 const run = promisify(execFile);
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';
@@ -74,6 +75,36 @@ describe('the device key ksctl generates', () => {
     const text = await openssl('pkey', '-in', 'device.pem', '-text', '-noout');
     expect(text).toContain('Private-Key: (3072 bit, 2 primes)');
     expect(text).toContain('publicExponent: 65537 (0x10001)');
+  });
+
+  it("and the mock's key server key, of three primes, pass openssl's checks too", async () => {
+    const key = await loadKeyServerKey();
+    await write('ks.pem', key.export({ type: 'pkcs8', format: 'pem' }));
+    const checked = await run('openssl', ['pkey', '-in', 'ks.pem', '-check', '-noout'], {
+      cwd: dir,
+    });
+    expect(`${checked.stdout}${checked.stderr}`).toMatch(/key is valid|key ok/i);
+    expect(await openssl('pkey', '-in', 'ks.pem', '-text', '-noout')).toContain(
+      'Private-Key: (3072 bit, 3 primes)',
+    );
+    // What openssl seals with the public half, ksctl opens with the private one.
+    await openssl('pkey', '-in', 'ks.pem', '-pubout', '-out', 'ks-pub.pem');
+    await write('k.bin', Buffer.alloc(32, 7));
+    await openssl(
+      'pkeyutl',
+      '-encrypt',
+      '-pubin',
+      '-inkey',
+      'ks-pub.pem',
+      ...OAEP_SHA1,
+      '-in',
+      'k.bin',
+      '-out',
+      'k.ct',
+    );
+    expect(privateDecrypt({ key, oaepHash: 'sha1' }, await read('k.ct'))).toEqual(
+      Buffer.alloc(32, 7),
+    );
   });
 });
 

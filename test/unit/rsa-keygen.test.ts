@@ -3,7 +3,7 @@
  * the checks that depend on both primes, the retry when a prime is unusable, and the searches
  * running at once. openssl's own key check of a generated key is in enroll-openssl.test.ts.
  */
-import { constants, createHash, privateDecrypt, publicEncrypt } from 'node:crypto';
+import { createHash, privateDecrypt, publicEncrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   generateRsaKeyPair,
@@ -11,6 +11,7 @@ import {
   keyPairFromPrimes,
   RSA_PUBLIC_EXPONENT as E,
   RsaKeySupply,
+  type RsaShape,
   searchPrime,
   usablePrime,
 } from '../../src/enroll/rsa-keygen.js';
@@ -18,6 +19,7 @@ import {
 /** Small but real: RSA-1024 from two 512-bit primes keeps these tests quick. */
 const BITS = 1024;
 const HALF = BITS / 2;
+const TWO: RsaShape = { modulusBits: BITS, primes: 2 };
 
 describe('usablePrime', () => {
   const top = 3n << BigInt(HALF - 2);
@@ -36,29 +38,44 @@ describe('usablePrime', () => {
 });
 
 describe('keyPairFromPrimes', () => {
-  it('makes a working key pair whose modulus is the product of the primes', async () => {
-    const [p, q] = await Promise.all([searchPrime(HALF), searchPrime(HALF)]);
-    const pair = keyPairFromPrimes(p, q, BITS)!;
-    expect(pair.privateKey.asymmetricKeyDetails).toMatchObject({
-      modulusLength: BITS,
-      publicExponent: E,
-    });
-    const jwk = pair.publicKey.export({ format: 'jwk' });
-    expect(BigInt(`0x${Buffer.from(jwk.n!, 'base64url').toString('hex')}`)).toBe(p * q);
-    const secret = createHash('sha256').update('x').digest();
-    const sealed = publicEncrypt({ key: pair.publicKey, oaepHash: 'sha1' }, secret);
-    expect(privateDecrypt({ key: pair.privateKey, oaepHash: 'sha1' }, sealed)).toEqual(secret);
-    const raw = publicEncrypt(
-      { key: pair.publicKey, padding: constants.RSA_NO_PADDING },
-      Buffer.alloc(BITS / 8, 1),
-    );
-    expect(raw).toHaveLength(BITS / 8);
+  it.each([2, 3])(
+    'makes a working key pair of %i primes whose modulus is their product',
+    async (count) => {
+      const bits = 1536;
+      const primes = await Promise.all(
+        Array.from({ length: count }, () => searchPrime(bits / count)),
+      );
+      const product = () => primes.reduce((a, b) => a * b);
+      // Three primes with their top two bits set make a modulus a bit short now and then.
+      for (let i = 0; i < 20 && product() >> BigInt(bits - 1) !== 1n; i++) {
+        primes[count - 1] = await searchPrime(bits / count);
+      }
+      const n = product();
+      const pair = keyPairFromPrimes(primes, bits);
+      expect(pair!.privateKey.asymmetricKeyDetails).toMatchObject({
+        modulusLength: bits,
+        publicExponent: E,
+      });
+      const jwk = pair!.publicKey.export({ format: 'jwk' });
+      expect(BigInt(`0x${Buffer.from(jwk.n!, 'base64url').toString('hex')}`)).toBe(n);
+      const secret = createHash('sha256').update('x').digest();
+      const sealed = publicEncrypt({ key: pair!.publicKey, oaepHash: 'sha1' }, secret);
+      expect(privateDecrypt({ key: pair!.privateKey, oaepHash: 'sha1' }, sealed)).toEqual(secret);
+      // The private key round-trips through PKCS #8, as the mock's state stores it.
+      const pem = pair!.privateKey.export({ type: 'pkcs8', format: 'pem' });
+      expect(privateDecrypt({ key: pem, oaepHash: 'sha1' }, sealed)).toEqual(secret);
+    },
+  );
+
+  it('refuses primes closer than 2^(prime bits − 100) (FIPS 186-4 B.3.1)', async () => {
+    const p = await searchPrime(HALF);
+    expect(keyPairFromPrimes([p, p + (1n << BigInt(HALF - 100))], BITS)).toBeUndefined();
+    expect(keyPairFromPrimes([p, p], BITS)).toBeUndefined();
   });
 
-  it('refuses primes closer than 2^(half − 100) (FIPS 186-4 B.3.1)', async () => {
-    const p = await searchPrime(HALF);
-    expect(keyPairFromPrimes(p, p + (1n << BigInt(HALF - 100)), BITS)).toBeUndefined();
-    expect(keyPairFromPrimes(p, p, BITS)).toBeUndefined();
+  it('refuses three primes whose product is a bit short', () => {
+    const low = (3n << 510n) + 1n; // 1.5 × 2^511, and 1.5³ < 4: a product of 1535 bits
+    expect(keyPairFromPrimes([low, low + 2n ** 200n, low + 2n ** 201n], 1536)).toBeUndefined();
   });
 });
 
@@ -68,7 +85,7 @@ describe('generateRsaKeyPair', () => {
     let searches = 0;
     const search = (bits: number) =>
       ++searches === 1 ? Promise.resolve(unusable) : searchPrime(bits);
-    const pair = await generateRsaKeyPair(BITS, 1, search);
+    const pair = await generateRsaKeyPair(TWO, 1, search);
     expect(pair.privateKey.asymmetricKeyDetails?.modulusLength).toBe(BITS);
     expect(searches).toBe(3);
   });
@@ -86,7 +103,7 @@ describe('generateRsaKeyPair', () => {
         running--;
         return p;
       };
-      await generateRsaKeyPair(BITS, atOnce!, search);
+      await generateRsaKeyPair(TWO, atOnce!, search);
       expect(highest).toBe(most);
     }
   });
@@ -94,7 +111,7 @@ describe('generateRsaKeyPair', () => {
   it('gives up with an error when the prime source only gives unusable numbers', async () => {
     let searches = 0;
     const broken = () => Promise.resolve(BigInt(++searches) * 2n);
-    await expect(generateRsaKeyPair(BITS, 2, broken)).rejects.toThrow(/no RSA-1024 key after 32/);
+    await expect(generateRsaKeyPair(TWO, 2, broken)).rejects.toThrow(/no RSA-1024 key after 32/);
     expect(searches).toBe(32);
   });
 });
@@ -124,7 +141,7 @@ describe('RsaKeySupply', () => {
 
   it('keeps `searchesAtOnce` searches going, ahead of the takers, and no more than needed', async () => {
     const source = await controlledSearch(6);
-    const supply = new RsaKeySupply(BITS, 3, 2, source.search);
+    const supply = new RsaKeySupply(TWO, 3, 2, source.search);
     expect(source.running).toBe(2);
     // Nobody has taken a key yet: the searches go on regardless, two at a time.
     for (let i = 0; i < 4; i++) {
@@ -145,7 +162,7 @@ describe('RsaKeySupply', () => {
 
   it('gives the first two primes found to the first key taken', async () => {
     const source = await controlledSearch(4);
-    const supply = new RsaKeySupply(BITS, 2, 1, source.search);
+    const supply = new RsaKeySupply(TWO, 2, 1, source.search);
     let firstDone = false;
     const first = supply.take().then((pair) => ((firstDone = true), pair));
     const second = supply.take();
@@ -165,14 +182,14 @@ describe('RsaKeySupply', () => {
 
   it('starts nothing more once stopped, and a search that fails fails the keys waiting', async () => {
     const source = await controlledSearch(2);
-    const supply = new RsaKeySupply(BITS, 5, 1, source.search);
+    const supply = new RsaKeySupply(TWO, 5, 1, source.search);
     supply.stop();
     source.finishOldest();
     await tick();
     expect(source.started).toBe(1);
     await expect(supply.take()).rejects.toThrow(/stopped/);
 
-    const failing = new RsaKeySupply(BITS, 1, 2, () => Promise.reject(new Error('no entropy')));
+    const failing = new RsaKeySupply(TWO, 1, 2, () => Promise.reject(new Error('no entropy')));
     await expect(failing.take()).rejects.toThrow('no entropy');
   });
 });
