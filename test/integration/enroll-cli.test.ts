@@ -7,8 +7,9 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
+import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { OutboxMessage } from '../../src/mock/enrollment/state.js';
@@ -228,6 +229,21 @@ describe('one device', () => {
     expect(result.stderr).toMatch(message);
     expect(result.code).toBe(2);
     expect((await suite.mock.journal()).filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
+  it('refuses flags that do not go together before a key generation starts', async () => {
+    const generate = vi.spyOn(deviceKeySource, 'generate');
+    try {
+      const clash = ['enroll', '--username', 'alice', '--mock-user', 'alice'];
+      expect((await cli(clash, { env: tokenlessEnv() })).code).toBe(2);
+      expect(generate).not.toHaveBeenCalled();
+      // A problem found later (here: no keyspace) comes after the generation began.
+      const late = await cli(['enroll'], { env: { ...tokenlessEnv(), KSCTL_KEYSPACE: undefined } });
+      expect(late.code).toBe(2);
+      expect(generate).toHaveBeenCalledTimes(1);
+    } finally {
+      generate.mockRestore();
+    }
   });
 
   it('rejects a malformed keyspace before sending anything (exit 3)', async () => {

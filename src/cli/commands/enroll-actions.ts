@@ -47,7 +47,6 @@ export async function enroll(
   deviceKeys?: Promise<DeviceKeyPair>,
 ): Promise<void> {
   const bulk = isBulk(o);
-  checkCombinations(o, bulk);
   // Before any prompt or request: a name that cannot be stored must not spend a token pair.
   if (o.name !== undefined) checkProfileName(o.name, '--name');
   else if (!bulk) checkProfileName(hostname(), 'the host name (the default profile name)');
@@ -97,45 +96,6 @@ function client(ctx: CommandContext, timeoutMs: number, retries: number): ApiCli
     userAgent: `ksctl/${VERSION}`,
     trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
   });
-}
-
-function checkCombinations(o: EnrollOptions, bulk: boolean): void {
-  const methods = [
-    o.stokenFile !== undefined || o.uidauthFile !== undefined ? '--stoken-file/--uidauth-file' : '',
-    o.username !== undefined ? '--username' : '',
-    o.email !== undefined ? '--email' : '',
-    o.mockUser !== undefined ? '--mock-user' : '',
-    o.tokensFile !== undefined ? '--tokens-file' : '',
-  ].filter((m) => m !== '');
-  if (methods.length > 1) {
-    throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
-  }
-  if (o.passwordFile !== undefined && o.username === undefined) {
-    throw new UsageError('--password-file goes with --username');
-  }
-  if (o.registrationCodeFile !== undefined && o.email === undefined) {
-    throw new UsageError('--registration-code-file goes with --email');
-  }
-  const fromStdin = [
-    o.stokenFile,
-    o.uidauthFile,
-    o.passwordFile,
-    o.registrationCodeFile,
-    o.tokensFile,
-    o.persistorPasswordFile,
-    o.persistorAesgcmKeyFile,
-  ].filter((path) => path === '-');
-  if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
-  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || o.email !== undefined)) {
-    throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
-      hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
-    });
-  }
-  if (bulk && methods.length === 0) {
-    throw new UsageError('--count needs a token pair for each device', {
-      hint: 'pass --tokens-file, --username with --password-file, or --mock-user NAME (for a ksctl mock)',
-    });
-  }
 }
 
 function checkProfileName(name: string, what: string): void {

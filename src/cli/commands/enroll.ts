@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { UsageError } from '../../errors.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { CommandContext } from '../context.js';
 import { positiveWholeNumber, wholeNumberFrom } from '../options.js';
@@ -103,6 +104,8 @@ Bulk exit code: 0 when every device enrolled, else the most common exit code of 
   return enroll.action(async (options: EnrollOptions) => {
     // The RSA-3072 key pair takes the longest: start it before loading the rest, which then
     // happens meanwhile, as do the lookups, the sign-in and the key server key.
+    // A usage error answers at once, without waiting for a prime search to end.
+    checkCombinations(options, isBulk(options));
     let deviceKeys: Promise<DeviceKeyPair> | undefined;
     if (!isBulk(options)) {
       const { deviceKeySource, searchSlots } = await import('../../enroll/device-keys.js');
@@ -116,4 +119,44 @@ Bulk exit code: 0 when every device enrolled, else the most common exit code of 
 /** --count or --tokens-file: test devices in bulk. */
 export function isBulk(o: EnrollOptions): boolean {
   return o.count !== undefined || o.tokensFile !== undefined;
+}
+
+/** Flags that cannot go together, or that need another: checked before anything starts. */
+export function checkCombinations(o: EnrollOptions, bulk: boolean): void {
+  const methods = [
+    o.stokenFile !== undefined || o.uidauthFile !== undefined ? '--stoken-file/--uidauth-file' : '',
+    o.username !== undefined ? '--username' : '',
+    o.email !== undefined ? '--email' : '',
+    o.mockUser !== undefined ? '--mock-user' : '',
+    o.tokensFile !== undefined ? '--tokens-file' : '',
+  ].filter((m) => m !== '');
+  if (methods.length > 1) {
+    throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
+  }
+  if (o.passwordFile !== undefined && o.username === undefined) {
+    throw new UsageError('--password-file goes with --username');
+  }
+  if (o.registrationCodeFile !== undefined && o.email === undefined) {
+    throw new UsageError('--registration-code-file goes with --email');
+  }
+  const fromStdin = [
+    o.stokenFile,
+    o.uidauthFile,
+    o.passwordFile,
+    o.registrationCodeFile,
+    o.tokensFile,
+    o.persistorPasswordFile,
+    o.persistorAesgcmKeyFile,
+  ].filter((path) => path === '-');
+  if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
+  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || o.email !== undefined)) {
+    throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
+      hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
+    });
+  }
+  if (bulk && methods.length === 0) {
+    throw new UsageError('--count needs a token pair for each device', {
+      hint: 'pass --tokens-file, --username with --password-file, or --mock-user NAME (for a ksctl mock)',
+    });
+  }
 }
