@@ -1,5 +1,6 @@
 import type { Marking } from '../api/wire.js';
-import { InternalError } from '../errors.js';
+import { InternalError, ServiceError } from '../errors.js';
+import { chunked } from '../output/render.js';
 import { compareNames } from './types.js';
 
 /** A value as written in a file: a plain name when it has no description. */
@@ -20,17 +21,82 @@ export interface MarkingsDocument {
 }
 
 /**
- * The file that `apply` turns back into this state: markings and values sorted by name, defaults
- * (public false, adminOnly false, defaultValue null, empty descriptions) left out. `values` is
- * always written, even empty, because a listed set is complete: applying the export restores
- * exactly these values. The markings must have been read with all their values.
+ * The file that `apply` turns back into this state, as text in chunks while the markings arrive
+ * (memory stays that of a marking or two, however many): markings and values sorted by name,
+ * defaults (public false, adminOnly false, defaultValue null, empty descriptions) left out.
+ * `values` is always written, even empty, because a listed set is complete: applying the export
+ * restores exactly these values. The markings must come in name order, as the service lists them,
+ * each with all its values; one that comes again (a page that shifted as a marking was added
+ * meanwhile) is written once. `counted` hears of each marking written.
  */
-export function exportMarkings(markings: readonly Marking[]): MarkingsDocument {
-  const sorted = [...markings].sort((a, b) => compareNames(a.name, b.name));
-  return { markings: sorted.map(exportMarking) };
+export function exportDocument(
+  markings: AsyncIterable<Marking>,
+  format: 'json' | 'yaml',
+  counted: (marking: Marking) => void = () => undefined,
+): AsyncIterable<string> {
+  return (async function* () {
+    const { empty, item } = format === 'json' ? JSON_PARTS : await yamlParts();
+    yield* chunked(
+      inNameOrder(markings, counted),
+      (marking, index) => item(exportMarking(marking), index),
+      {
+        empty,
+        end: format === 'json' ? '\n  ]\n}\n' : '',
+      },
+    );
+  })();
 }
 
-function exportMarking(marking: Marking): FileMarking {
+/** The document without markings, and one marking's text as it sits in the whole document. */
+interface Parts {
+  empty: string;
+  item: (marking: FileMarking, index: number) => string;
+}
+
+/** As JSON.stringify(document, null, 2) writes it, a marking two levels in. */
+const JSON_PARTS: Parts = {
+  empty: `${JSON.stringify({ markings: [] }, null, 2)}\n`,
+  item: (marking, index) =>
+    `${index === 0 ? '{\n  "markings": [\n' : ',\n'}${JSON.stringify([[marking]], null, 2).slice(6, -6)}`,
+};
+
+const YAML_KEY = 'markings:\n';
+
+/**
+ * YAML, one line per scalar (no folding): long descriptions stay greppable and diff line by line.
+ * Names that YAML would read as numbers, booleans or null are quoted by the library. A marking is
+ * the document of itself alone, its first line (`markings:`) written only once.
+ */
+async function yamlParts(): Promise<Parts> {
+  const { stringify } = await import('yaml');
+  const yaml = (markings: FileMarking[]) => stringify({ markings }, { lineWidth: 0 });
+  return {
+    empty: yaml([]),
+    item: (marking, index) =>
+      `${index === 0 ? YAML_KEY : ''}${yaml([marking]).slice(YAML_KEY.length)}`,
+  };
+}
+
+/** The markings in strictly rising name order: a repeat is dropped, a step back is an error. */
+async function* inNameOrder(
+  markings: AsyncIterable<Marking>,
+  counted: (marking: Marking) => void,
+): AsyncIterable<Marking> {
+  let last: string | undefined;
+  for await (const marking of markings) {
+    if (last !== undefined && compareNames(marking.name, last) <= 0) {
+      if (marking.name === last) continue;
+      throw new ServiceError(
+        `the service listed marking "${marking.name}" after "${last}", out of name order; the export is incomplete`,
+      );
+    }
+    last = marking.name;
+    counted(marking);
+    yield marking;
+  }
+}
+
+export function exportMarking(marking: Marking): FileMarking {
   const values = marking.detail.values;
   if (values === undefined || values.length !== marking.detail.valueCount) {
     throw new InternalError(`marking "${marking.name}" was read without all its values`);
@@ -50,17 +116,4 @@ function exportMarking(marking: Marking): FileMarking {
           : { name: value.name, description: value.description },
       ),
   };
-}
-
-/**
- * YAML, one line per scalar (no folding): long descriptions stay greppable and diff line by line.
- * Names that YAML would read as numbers, booleans or null are quoted by the library.
- */
-export async function toYaml(doc: MarkingsDocument): Promise<string> {
-  const { stringify } = await import('yaml');
-  return stringify(doc, { lineWidth: 0 });
-}
-
-export function toJson(doc: MarkingsDocument): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -245,29 +245,50 @@ export function say(io: IOStreams, quiet: boolean, text: string): void {
 const WRITE_CHUNK = 1 << 16;
 
 /**
- * Items written one by one as they arrive (`text` gives each one's text), gathered into chunks of
- * about WRITE_CHUNK, each written when the stream has taken the one before: a listing of any
- * length never has to fit in one string, and a slow reader holds the listing back instead of the
- * output piling up in memory. `empty` is written when there are no items, `end` after the last.
+ * The texts of items (`text` gives each one's), gathered as the items arrive into chunks of about
+ * WRITE_CHUNK: a listing of any length never has to fit in one string. `empty` is the text when
+ * there are no items, `end` comes after the last.
  */
-async function writeItems<T>(
-  stream: Writable,
+export async function* chunked<T>(
   items: AsyncIterable<T>,
   text: (item: T, index: number) => string,
   { empty, end }: { empty: string; end: string },
-): Promise<number> {
+): AsyncIterable<string> {
   let count = 0;
   let pending = '';
   for await (const item of items) {
     pending += text(item, count);
     count++;
     if (pending.length > WRITE_CHUNK) {
-      await write(stream, pending);
+      yield pending;
       pending = '';
     }
   }
   const last = count === 0 ? empty : `${pending}${end}`;
-  if (last.length > 0) await write(stream, last);
+  if (last.length > 0) yield last;
+}
+
+/**
+ * Writes each chunk when the stream has taken the one before, so a slow reader holds the source
+ * back instead of the output piling up in memory.
+ */
+export async function writeChunks(stream: Writable, chunks: AsyncIterable<string>): Promise<void> {
+  for await (const chunk of chunks) await write(stream, chunk);
+}
+
+/** Items written one by one as they arrive (see `chunked`); returns how many. */
+async function writeItems<T>(
+  stream: Writable,
+  items: AsyncIterable<T>,
+  text: (item: T, index: number) => string,
+  ends: { empty: string; end: string },
+): Promise<number> {
+  let count = 0;
+  const counted = (item: T, index: number) => {
+    count++;
+    return text(item, index);
+  };
+  await writeChunks(stream, chunked(items, counted, ends));
   return count;
 }
 
