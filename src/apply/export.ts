@@ -16,10 +16,6 @@ export interface FileMarking {
   values: FileValue[];
 }
 
-export interface MarkingsDocument {
-  markings: FileMarking[];
-}
-
 /**
  * The file that `apply` turns back into this state, as text in chunks while the markings arrive
  * (memory stays that of a marking or two, however many): markings and values sorted by name,
@@ -35,29 +31,31 @@ export function exportDocument(
   counted: (marking: Marking) => void = () => undefined,
 ): AsyncIterable<string> {
   return (async function* () {
-    const { empty, item } = format === 'json' ? JSON_PARTS : await yamlParts();
+    const { item, ...ends } = format === 'json' ? JSON_PARTS : await yamlParts();
     yield* chunked(
       inNameOrder(markings, counted),
       (marking, index) => item(exportMarking(marking), index),
-      {
-        empty,
-        end: format === 'json' ? '\n  ]\n}\n' : '',
-      },
+      ends,
     );
   })();
 }
 
-/** The document without markings, and one marking's text as it sits in the whole document. */
+/**
+ * The document in parts: one marking's text as it sits in the whole (the first one opens the
+ * document), what closes it, and the document without markings.
+ */
 interface Parts {
-  empty: string;
   item: (marking: FileMarking, index: number) => string;
+  end: string;
+  empty: string;
 }
 
 /** As JSON.stringify(document, null, 2) writes it, a marking two levels in. */
 const JSON_PARTS: Parts = {
-  empty: `${JSON.stringify({ markings: [] }, null, 2)}\n`,
   item: (marking, index) =>
     `${index === 0 ? '{\n  "markings": [\n' : ',\n'}${JSON.stringify([[marking]], null, 2).slice(6, -6)}`,
+  end: '\n  ]\n}\n',
+  empty: `${JSON.stringify({ markings: [] }, null, 2)}\n`,
 };
 
 const YAML_KEY = 'markings:\n';
@@ -71,9 +69,10 @@ async function yamlParts(): Promise<Parts> {
   const { stringify } = await import('yaml');
   const yaml = (markings: FileMarking[]) => stringify({ markings }, { lineWidth: 0 });
   return {
-    empty: yaml([]),
     item: (marking, index) =>
       `${index === 0 ? YAML_KEY : ''}${yaml([marking]).slice(YAML_KEY.length)}`,
+    end: '',
+    empty: yaml([]),
   };
 }
 
@@ -96,7 +95,7 @@ async function* inNameOrder(
   }
 }
 
-export function exportMarking(marking: Marking): FileMarking {
+function exportMarking(marking: Marking): FileMarking {
   const values = marking.detail.values;
   if (values === undefined || values.length !== marking.detail.valueCount) {
     throw new InternalError(`marking "${marking.name}" was read without all its values`);

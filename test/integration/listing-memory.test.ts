@@ -3,6 +3,8 @@
  * their bytes, one page fetched ahead and no more, output written as the markings arrive and
  * held back by a slow reader. Checked by what is requested and written when, never by timing.
  */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type RequestOptions } from '../../src/api/client.js';
@@ -125,5 +127,30 @@ describe('output written while the markings are still being read', () => {
     expect(written).toBe(Buffer.byteLength(result.stdout));
     const lines = result.stdout.split('\n');
     expect(lines.filter((line) => /big-0199|small-2399/.test(line))).toHaveLength(2);
+  });
+});
+
+describe('export --file, written while the markings are read', () => {
+  it('leaves the previous file whole when reading fails half-way, and says why', async () => {
+    const dir = await dirs.make();
+    const file = join(dir, 'markings.json');
+    await writeFile(file, 'previous export\n');
+    let answers = 0;
+    // The first batch of markings has been read (and written to the temp file) by then.
+    mock.onRequest = () => {
+      if (++answers === 6)
+        mock.server.state.faults.replace([
+          { method: 'GET', path: `${new URL(mock.baseUrl).pathname}/markings`, status: 500 },
+        ]);
+    };
+    const result = await cli(['markings', 'export', '-o', 'json', '--file', file, '--force']);
+    mock.onRequest = undefined;
+    mock.server.state.faults.replace([]);
+    expect(answers).toBeGreaterThan(6);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toMatch(/list markings/);
+    expect(result.stderr).not.toMatch(/cannot write/);
+    expect(await readFile(file, 'utf8')).toBe('previous export\n');
+    expect(await readdir(dir)).toEqual(['markings.json']);
   });
 });
