@@ -1,5 +1,5 @@
 import { peakRss } from '../lib/measure.js';
-import { bytes } from '../lib/report.js';
+import { bytes, targetText } from '../lib/report.js';
 import { seedValues } from '../lib/seed.js';
 
 /** Parses the JSON a command printed, or explains why it is not what was expected. */
@@ -40,6 +40,24 @@ function checkFullListing(out) {
 }
 
 const MANY = [{ count: 10_000, values: 100 }];
+/** A fifth of MANY: memory must not grow with the number of markings. */
+const FEWER = [{ count: 2_000, values: 100 }];
+/** Peak RSS at MANY over peak RSS at FEWER: flat is 1×. */
+const FLAT_TARGET = { atMost: 1.25 };
+
+/**
+ * Peak RSS of the same command against FEWER and MANY markings, and what the ratio says: one
+ * note per command.
+ */
+async function flatness(h, label, args, fewer, many) {
+  const small = await peakRss(await h.ksctl(args, { mock: fewer }));
+  const large = await peakRss(await h.ksctl(args, { mock: many }));
+  const ratio = large / small;
+  return (
+    `peak RSS of \`ksctl ${args.join(' ')}\` (${label}): ${bytes(small)} for 2,000 markings of ` +
+    `100 values, ${bytes(large)} for 10,000: ${ratio.toFixed(2)}× (target ${targetText(FLAT_TARGET, ratio)})`
+  );
+}
 const HUGE = [{ count: 1, values: 100_000, prefix: 'huge' }];
 
 /** (b) Listing 10,000 markings of 100 values each, with and without their values. */
@@ -69,10 +87,16 @@ export const markingsList = {
       await peakRss(lean),
       await peakRss(empty),
     ];
+    const fewer = await h.mock(FEWER);
+    const flat = [
+      await flatness(h, 'the full listing', ['markings', 'list', '-o', 'json'], fewer, mock),
+      await flatness(h, 'export to stdout', ['markings', 'export'], fewer, mock),
+    ];
     return {
       notes: [
         `mock built with ${seedValues(MANY).toLocaleString('en')} values in ${(mock.seedMs / 1000).toFixed(1)} s`,
         `peak RSS: full listing ${bytes(fullRss)}, --value-limit 0 ${bytes(leanRss)}, an empty tenant ${bytes(emptyRss)}`,
+        ...flat,
       ],
       benchmarks: [{ name: 'list', a: full, b: lean, target: { atLeast: 10 } }],
     };

@@ -29,22 +29,47 @@ function ifMatch(version: number | undefined): Record<string, string> | undefine
 
 const seg = encodeURIComponent;
 
-type Page<T> = { totalResults: number; items: T[] };
+type Page<T> = { totalResults: number; items: T[]; bytes?: number };
 
 /**
- * Follows skip/limit paging; bounded by the service's totalResults and by `max`. The request for
- * the next page goes out as soon as a page arrives, while the caller works through its items (one
- * page ahead, no more, so memory stays that of two pages however long the listing).
+ * About what one page of a listing may weigh on the wire. A page of 1,000 markings of 100 values
+ * each is some 60 MiB of JSON, and its text, its parsed objects and the page fetched ahead are all
+ * in memory at once; pages sized to a few megabytes keep a listing's memory that of a few pages
+ * of this size, whatever the markings carry.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Markings asked for in the first page when they come with their values, before the size of one
+ * is known (a marking may have 100,000 values). Values, and markings without theirs, are small.
+ */
+const FIRST_PAGE_WITH_VALUES = 100;
+
+interface Paging {
+  /** Items per page the caller asked for: the first page's size and the largest one. */
+  pageLimit: number | undefined;
+  /** The first page's size when the caller gave none. */
+  firstPage: number;
+  /** Stop after this many items. */
+  max: number | undefined;
+  /** The weight a page aims at, in bytes (see PAGE_BYTES). */
+  pageBytes: number;
+}
+
+/**
+ * Follows skip/limit paging; bounded by the service's totalResults and by `max`. Each page asks
+ * for as many items as the previous page's items, by their size on the wire, say fit into
+ * `pageBytes`. The request for the next page goes out as soon as a page arrives, while the caller
+ * works through its items (one page ahead, no more), so memory stays that of two pages however
+ * long the listing.
  */
 async function* pages<T>(
   fetchPage: (skip: number, limit: number) => Promise<Page<T>>,
-  pageLimit: number | undefined,
-  max: number | undefined,
+  { pageLimit, firstPage, max, pageBytes }: Paging,
 ): AsyncIterable<T> {
-  const request = (skip: number, received: number): Promise<Page<T>> => {
-    const wanted = max === undefined ? PAGE_LIMIT_MAX : Math.min(PAGE_LIMIT_MAX, max - received);
-    return fetchPage(skip, Math.min(pageLimit ?? PAGE_LIMIT_MAX, wanted));
-  };
+  const largest = Math.min(pageLimit ?? PAGE_LIMIT_MAX, PAGE_LIMIT_MAX);
+  let size = pageLimit === undefined ? Math.min(firstPage, largest) : largest;
+  const request = (skip: number, received: number): Promise<Page<T>> =>
+    fetchPage(skip, max === undefined ? size : Math.min(size, max - received));
   let skip = 0;
   let received = 0;
   let next: Promise<Page<T>> | undefined = request(0, 0);
@@ -53,6 +78,10 @@ async function* pages<T>(
     const items = max === undefined ? page.items : page.items.slice(0, max - received);
     skip += page.items.length;
     received += items.length;
+    if (page.bytes !== undefined && page.items.length > 0) {
+      const fit = Math.floor((pageBytes * page.items.length) / Math.max(1, page.bytes));
+      size = Math.max(1, Math.min(largest, fit));
+    }
     const more =
       page.items.length > 0 && skip < page.totalResults && (max === undefined || received < max);
     next = more ? request(skip, received) : undefined;
@@ -78,18 +107,26 @@ function listQuery({
   return query;
 }
 
-function toPage<T>(body: ListEnvelope<T>) {
+function toPage<T>(body: ListEnvelope<T>, bytes: number) {
   return {
     totalResults: body.totalResults,
     skip: body.skip,
     limit: body.limit,
     items: body.Resources,
+    bytes,
   };
 }
 
 /** The markings interface over HTTP (DESIGN.md 1.2). */
 export class HttpMarkingsApi implements MarkingsApi {
-  constructor(private readonly client: ApiClient) {}
+  private readonly pageBytes: number;
+
+  constructor(
+    private readonly client: ApiClient,
+    options: { pageBytes?: number } = {},
+  ) {
+    this.pageBytes = options.pageBytes ?? PAGE_BYTES;
+  }
 
   async listMarkingsPage(query: MarkingListQuery) {
     return (await this.markingsPage(query)).page;
@@ -102,15 +139,16 @@ export class HttpMarkingsApi implements MarkingsApi {
       what: 'list markings',
       expect: listProblem(markingProblem),
     });
-    return { page: toPage(answer.body), conversationId: answer.conversationId };
+    return { page: toPage(answer.body, answer.bytes), conversationId: answer.conversationId };
   }
 
   listMarkings(query: Omit<MarkingListQuery, 'skip'> = {}, max?: number): AsyncIterable<Marking> {
-    return pages(
-      (skip, limit) => this.listMarkingsPage({ ...query, skip, limit }),
-      query.limit,
+    return pages((skip, limit) => this.listMarkingsPage({ ...query, skip, limit }), {
+      pageLimit: query.limit,
+      firstPage: query.valueLimit === 0 ? PAGE_LIMIT_MAX : FIRST_PAGE_WITH_VALUES,
       max,
-    );
+      pageBytes: this.pageBytes,
+    });
   }
 
   async getMarking(id: string, valueLimit?: number): Promise<Marking> {
@@ -197,7 +235,7 @@ export class HttpMarkingsApi implements MarkingsApi {
       `/markings/${seg(markingId)}/values`,
       { query: listQuery(query), what: 'list values', expect: listProblem(valueProblem) },
     );
-    return { page: toPage(answer.body), conversationId: answer.conversationId };
+    return { page: toPage(answer.body, answer.bytes), conversationId: answer.conversationId };
   }
 
   listValues(
@@ -205,11 +243,12 @@ export class HttpMarkingsApi implements MarkingsApi {
     query: Omit<ValueListQuery, 'skip'> = {},
     max?: number,
   ): AsyncIterable<MarkingValue> {
-    return pages(
-      (skip, limit) => this.listValuesPage(markingId, { ...query, skip, limit }),
-      query.limit,
+    return pages((skip, limit) => this.listValuesPage(markingId, { ...query, skip, limit }), {
+      pageLimit: query.limit,
+      firstPage: PAGE_LIMIT_MAX,
       max,
-    );
+      pageBytes: this.pageBytes,
+    });
   }
 
   async getValue(markingId: string, valueId: string): Promise<MarkingValue> {

@@ -17,8 +17,24 @@ export interface ReadMarkingsOptions {
 
 /** A marking with more values than this is fetched on its own (Get Marking). */
 const ALONE_ABOVE_VALUES = 2_000;
-/** Values one listing request may carry. */
+/** Values one listing request may carry, as apply reads them. */
 const WINDOW_VALUES_MAX = 100_000;
+
+/** How much is read before markings are handed on; `readMarkings` reads everything at once. */
+export interface Batching {
+  /** Values one listing request may carry (a marking with more is still read, alone). */
+  windowValues: number;
+  /** Values of the markings held until they are handed on. */
+  batchValues: number;
+}
+
+/**
+ * Batches for a reader whose memory must not grow with the number of markings (export): a few
+ * megabytes of values per request, a few requests' worth held at once.
+ */
+export const STREAMING: Batching = { windowValues: 5_000, batchValues: 20_000 };
+
+const WHOLE: Batching = { windowValues: WINDOW_VALUES_MAX, batchValues: Infinity };
 
 /**
  * What the service has, read with as little work as possible:
@@ -34,18 +50,57 @@ export async function readMarkings(
   api: MarkingsApi,
   options: ReadMarkingsOptions,
 ): Promise<Marking[]> {
+  const all: Marking[] = [];
+  for await (const marking of streamMarkings(api, options, WHOLE)) all.push(marking);
+  return all;
+}
+
+/**
+ * The markings of `readMarkings`, in the listing's order, handed on a batch at a time: the
+ * markings listed until their values reach `batchValues` are read (as `readMarkings` says) and
+ * handed on before the listing goes further, so with `STREAMING` memory stays that of a batch
+ * whatever the number of markings.
+ */
+export async function* streamMarkings(
+  api: MarkingsApi,
+  options: ReadMarkingsOptions,
+  batching: Batching = STREAMING,
+): AsyncIterable<Marking> {
   const { signal } = options;
-  const query = options.query ?? {};
-  const listed: Marking[] = [];
+  let batch: Marking[] = [];
+  let batchStart = 0;
+  let batchValues = 0;
   for await (const marking of api.listMarkings({
-    ...query,
+    ...options.query,
     valueLimit: 0,
     limit: PAGE_LIMIT_MAX,
   })) {
     stopIfAborted(signal);
-    listed.push(marking);
+    batch.push(marking);
+    if (options.withValues(marking)) batchValues += marking.detail.valueCount;
+    if (batchValues >= batching.batchValues) {
+      yield* await readBatch(api, options, batching, batch, batchStart);
+      batchStart += batch.length;
+      batch = [];
+      batchValues = 0;
+    }
   }
+  if (batch.length > 0) yield* await readBatch(api, options, batching, batch, batchStart);
+}
 
+/**
+ * The values of the markings of `listed` that need them; `offset` is where the batch starts in
+ * the listing (the `skip` of its pages). Markings deleted meanwhile are left out.
+ */
+async function readBatch(
+  api: MarkingsApi,
+  options: ReadMarkingsOptions,
+  batching: Batching,
+  listed: Marking[],
+  offset: number,
+): Promise<Marking[]> {
+  const { signal } = options;
+  const query = options.query ?? {};
   const needed: number[] = [];
   for (const [index, marking] of listed.entries()) {
     if (!options.withValues(marking)) continue;
@@ -63,10 +118,14 @@ export async function readMarkings(
       else throw error;
     }
   };
-  const jobs = readWindows(listed, needed).map((window) => async () => {
+  const jobs = readWindows(listed, needed, batching.windowValues).map((window) => async () => {
     const first = listed[window.start] as Marking;
     if (window.count === 1) return getAlone(first);
-    const page = await api.listMarkingsPage({ ...query, skip: window.start, limit: window.count });
+    const page = await api.listMarkingsPage({
+      ...query,
+      skip: offset + window.start,
+      limit: window.count,
+    });
     for (const marking of page.items) read.set(marking.id, marking);
     // Markings added or removed meanwhile shift the page: whatever it missed is read alone.
     const missed = window.needed
@@ -98,13 +157,17 @@ interface ReadWindow {
  * page each. A range grows over markings not needed while the values they add stay below those
  * of one alone-sized marking; big markings always stand alone.
  */
-function readWindows(listed: readonly Marking[], needed: readonly number[]): ReadWindow[] {
+function readWindows(
+  listed: readonly Marking[],
+  needed: readonly number[],
+  windowValues: number,
+): ReadWindow[] {
   const windows: ReadWindow[] = [];
   let open: (ReadWindow & { values: number }) | undefined;
   const valuesOf = (index: number) => (listed[index] as Marking).detail.valueCount;
   for (const index of needed) {
     const values = valuesOf(index);
-    if (values > ALONE_ABOVE_VALUES) {
+    if (values > Math.min(ALONE_ABOVE_VALUES, windowValues)) {
       windows.push({ start: index, count: 1, needed: [index] });
       continue;
     }
@@ -113,7 +176,7 @@ function readWindows(listed: readonly Marking[], needed: readonly number[]): Rea
       for (let i = open.start + open.count; i < index; i += 1) between += valuesOf(i);
       const fits =
         between <= ALONE_ABOVE_VALUES &&
-        open.values + between + values <= WINDOW_VALUES_MAX &&
+        open.values + between + values <= windowValues &&
         index - open.start + 1 <= PAGE_LIMIT_MAX;
       if (fits) {
         open.count = index - open.start + 1;

@@ -4,7 +4,17 @@ import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
-import { OUTPUT_FORMATS, type OutputFormat, renderView, say, type View } from '../output/render.js';
+import {
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  renderView,
+  say,
+  type TableView,
+  type View,
+  writeJsonArray,
+  writeTsvRows,
+  writeYamlSequence,
+} from '../output/render.js';
 import type { Spinner } from '../output/progress.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
@@ -138,6 +148,29 @@ export class CommandContext {
       return;
     }
     await renderView(this.io, format, view, { wide: this.globals.wide === true });
+  }
+
+  /**
+   * A listing whose JSON and YAML are its rows, written as the rows arrive (memory stays that of
+   * a page however long the listing), and so is a piped table. A table on a terminal sizes its
+   * columns to every row: it is rendered once all are in, with a spinner saying `label` meanwhile.
+   */
+  async renderList<T>(
+    label: string,
+    rows: AsyncIterable<T>,
+    view: (rows: T[]) => TableView<T>,
+  ): Promise<void> {
+    const format = this.format();
+    if (format === 'json') await writeJsonArray(this.io, rows);
+    else if (format === 'yaml') await writeYamlSequence(this.io, rows);
+    else if (!this.io.stdoutIsTTY) await writeTsvRows(this.io, rows, view([]).columns);
+    else {
+      const all: T[] = [];
+      await this.waiting(label, async () => {
+        for await (const row of rows) all.push(row);
+      });
+      await this.render(view(all));
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from './directories.js';
+import { isKsctlError } from '../errors.js';
 import { errnoCode, fileError } from './fs-errors.js';
 
 export const PRIVATE_FILE_MODE = 0o600;
@@ -44,10 +45,14 @@ export async function resolveWriteTarget(filePath: string): Promise<string> {
   return resolveWriteTarget(next);
 }
 
-/** Temp file beside the real target (rename is only atomic within one file system). */
+/**
+ * Temp file beside the real target (rename is only atomic within one file system). `data` may
+ * come in chunks as it is made (an export); an error of its making is rethrown as it is, after
+ * the temp file is removed and the target left untouched.
+ */
 export async function writeFileAtomic(
   filePath: string,
-  data: Buffer | string,
+  data: Buffer | string | AsyncIterable<string>,
   mode = PRIVATE_FILE_MODE,
 ): Promise<void> {
   const target = await resolveWriteTarget(filePath);
@@ -59,7 +64,9 @@ export async function writeFileAtomic(
   try {
     const handle = await open(temp, 'wx', mode);
     try {
-      await handle.writeFile(data);
+      // writeFile on an open handle writes on from where the previous one ended.
+      if (typeof data === 'string' || Buffer.isBuffer(data)) await handle.writeFile(data);
+      else for await (const chunk of data) await handle.writeFile(chunk);
       await handle.chmod(mode);
       await handle.sync();
     } finally {
@@ -68,6 +75,7 @@ export async function writeFileAtomic(
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
+    if (isKsctlError(error)) throw error;
     const named = target === path.resolve(filePath) ? filePath : `${filePath} (${target})`;
     throw fileError('write', named, error);
   }

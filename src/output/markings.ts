@@ -1,5 +1,5 @@
 import type { Marking, MarkingValue } from '../api/wire.js';
-import { byName, type Cell, type Column, type View } from './render.js';
+import { byName, type Cell, type Column, type TableView, type View } from './render.js';
 
 const MARKING_COLUMNS: Column<Marking>[] = [
   { header: 'NAME', value: (m) => m.name },
@@ -18,7 +18,7 @@ const VALUE_COLUMNS: Column<MarkingValue>[] = [
 ];
 
 /** Markings as the service ordered them (by name). */
-export function markingsListView(markings: Marking[]): View<Marking> {
+export function markingsListView(markings: Marking[]): TableView<Marking> {
   return {
     kind: 'table',
     data: markings,

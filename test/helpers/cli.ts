@@ -19,6 +19,8 @@ export interface CliOptions {
   stdin?: string;
   /** Terminal width (default 200). */
   columns?: number;
+  /** Sees standard output as it is written (to tell output streamed from output held back). */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface CliResult {
@@ -29,10 +31,13 @@ export interface CliResult {
   questions: string[];
 }
 
-function capture(): { stream: PassThrough; text: () => string } {
+function capture(watch?: (chunk: Buffer) => void): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
   const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    watch?.(chunk);
+  });
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
@@ -50,7 +55,7 @@ function scriptedPrompter(answers: (boolean | string)[], questions: string[]): P
 }
 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
-  const stdout = capture();
+  const stdout = capture(options.onStdout);
   const stderr = capture();
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? '');

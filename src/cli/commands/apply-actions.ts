@@ -1,6 +1,6 @@
-import { readMarkings } from '../../apply/current.js';
+import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
-import { exportMarkings, toJson, toYaml } from '../../apply/export.js';
+import { exportDocument } from '../../apply/export.js';
 import { loadDesiredMarkings } from '../../apply/files.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
@@ -17,7 +17,7 @@ import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import { progressBar } from '../../output/progress.js';
-import { plural, quotedNames, writeOut } from '../../output/render.js';
+import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
@@ -164,7 +164,7 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
     await ensureDirectory(dirname(resolve(o.file)), 0o755);
   }
   const api = await ctx.markings();
-  const markings = await readMarkings(api, {
+  const markings = streamMarkings(api, {
     query: {
       name: o.name,
       name__contains: o.contains,
@@ -176,18 +176,19 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
     concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
     signal: ctx.signal,
   });
-  const document = exportMarkings(markings);
-  const text = format === 'json' ? toJson(document) : await toYaml(document);
+  let count = 0;
+  let values = 0;
+  const text = exportDocument(markings, format === 'json' ? 'json' : 'yaml', (marking) => {
+    count += 1;
+    values += marking.detail.valueCount;
+  });
   if (o.file === undefined) {
-    writeOut(ctx.io.stdout, text);
+    await writeChunks(ctx.io.stdout, text);
     return;
   }
   // A failed write leaves the previous export whole; an export is an ordinary file, not a secret.
   await writeFileAtomic(o.file, text, 0o644);
-  const values = markings.reduce((sum, marking) => sum + marking.detail.valueCount, 0);
-  ctx.say(
-    `exported ${plural(markings.length, 'marking')} with ${plural(values, 'value')} to ${o.file}`,
-  );
+  ctx.say(`exported ${plural(count, 'marking')} with ${plural(values, 'value')} to ${o.file}`);
 }
 
 function lines(text: string[]): string {

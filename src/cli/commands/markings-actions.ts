@@ -5,7 +5,7 @@ import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../../errors.js';
 import { readAll } from '../../output/io.js';
 import { markingsListView, markingView } from '../../output/markings.js';
-import { plural, quotedNames, writeJsonArray } from '../../output/render.js';
+import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
 import { type NameAndDescription, nameAndDescription } from '../options.js';
@@ -64,15 +64,7 @@ export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
     },
     o.limit,
   );
-  if (format === 'json') {
-    await writeJsonArray(ctx.io, items);
-    return;
-  }
-  const markings: Marking[] = [];
-  await ctx.waiting('listing markings', async () => {
-    for await (const m of items) markings.push(m);
-  });
-  await ctx.render(markingsListView(markings));
+  await ctx.renderList('listing markings', items, markingsListView);
 }
 
 export async function get(ctx: CommandContext, ref: string, o: GetOptions): Promise<void> {
