@@ -26,7 +26,7 @@ const NETWORK_PATH =
 
 /**
  * Node built-ins that dependencies load as they are imported but use only on paths ksctl never
- * takes. The importing file gets a stand-in that
+ * or rarely takes; each costs 1-30 ms of every command. The importing file gets a stand-in that
  * loads the real module when it is first used. Keyed by the importing file; test/e2e/startup.test.ts
  * checks the built CLI does not load them.
  */
@@ -41,6 +41,23 @@ const LAZY_BUILTINS = [
   constants: ${JSON.stringify(http2Constants)},
   connect: (...args) => require('node:http2').connect(...args),
 };`,
+  },
+  {
+    // commander spawns executable subcommands with it; ksctl has none.
+    builtin: 'node:child_process',
+    importer: /commander[\\/]lib[\\/]command\.js$/,
+    contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });`,
+  },
+  {
+    // undici checks its invariants with assert(value) on every request; node:assert (and its
+    // error formatting) is needed only when one fails.
+    builtin: 'node:assert',
+    importer: /undici[\\/]lib[\\/]/,
+    contents: `const load = () => require('node:assert');
+const assert = (value, message) => {
+  if (!value) load()(value, message);
+};
+module.exports = new Proxy(assert, { get: (target, key) => (key in target ? target[key] : load()[key]) });`,
   },
 ];
 
