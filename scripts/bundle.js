@@ -14,7 +14,7 @@
 //
 // esbuild (used before) and rolldown's automatic splitting both give each set of lazy imports
 // that reach a module its own chunk: about 30 files for `markings list`, most under 2 KB.
-import { constants as http2Constants } from 'node:http2';
+import { createRequire } from 'node:module';
 import { rm } from 'node:fs/promises';
 import { rolldown } from 'rolldown';
 
@@ -22,36 +22,35 @@ const OUT_DIR = 'dist/bundle';
 
 /** The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|files|output)[\\/]|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0lazy:/;
+  /[\\/]src[\\/](api|config|files|output)[\\/]|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+
+const nodeModules = createRequire(import.meta.url);
 
 /**
- * Node built-ins that dependencies load as they are imported but use only on paths ksctl never
- * or rarely takes; each costs 1-30 ms of every command. The importing file gets a stand-in that
- * loads the real module when it is first used. Keyed by the importing file; test/e2e/startup.test.ts
- * checks the built CLI does not load them.
+ * What dependencies load as they are imported but use only on paths ksctl never or rarely takes:
+ * each costs a millisecond or more of every command. The importing file gets a stand-in that
+ * loads the real module when it is first used. test/e2e/startup.test.ts checks that markings list
+ * loads none of these built-ins.
  */
-const LAZY_BUILTINS = [
+const STAND_INS = [
   {
-    // undici's HTTP/2 client loads node:http2 (and with it node:tls) for its constants, for a
-    // protocol ksctl never negotiates (undici speaks HTTP/1.1 unless allowH2 is set). Its copy
-    // gets the constants' values, taken here.
-    builtin: 'node:http2',
-    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
-    contents: `module.exports = {
-  constants: ${JSON.stringify(http2Constants)},
-  connect: (...args) => require('node:http2').connect(...args),
-};`,
+    // undici's HTTP/2 client: used only on a connection that negotiates h2, which undici offers
+    // only with allowH2 (ksctl speaks HTTP/1.1). As it is imported it compiles 20 KB and loads
+    // node:http2 and node:tls for their constants, 10-30 ms.
+    source: './client-h2.js',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    contents: `module.exports = (...args) => require(${JSON.stringify(nodeModules.resolve('undici/lib/dispatcher/client-h2.js'))})(...args);`,
   },
   {
     // commander spawns executable subcommands with it; ksctl has none.
-    builtin: 'node:child_process',
+    source: 'node:child_process',
     importer: /commander[\\/]lib[\\/]command\.js$/,
     contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });`,
   },
   {
     // undici checks its invariants with assert(value) on every request; node:assert (and its
     // error formatting) is needed only when one fails.
-    builtin: 'node:assert',
+    source: 'node:assert',
     importer: /undici[\\/]lib[\\/]/,
     contents: `const load = () => require('node:assert');
 const assert = (value, message) => {
@@ -61,15 +60,32 @@ module.exports = new Proxy(assert, { get: (target, key) => (key in target ? targ
   },
 ];
 
-const lazyBuiltins = {
-  name: 'lazy-builtins',
+/**
+ * undici's llhttp compiled without SIMD, a 72 KB string, for processors without WebAssembly SIMD:
+ * required from node_modules then, not compiled into every command's chunk.
+ */
+const LEFT_IN_NODE_MODULES = [
+  {
+    source: '../llhttp/llhttp-wasm.js',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
+    id: 'undici/lib/llhttp/llhttp-wasm.js',
+  },
+];
+
+const matches = (source, importer) => (entry) =>
+  entry.source === source && entry.importer.test(importer);
+
+const standIns = {
+  name: 'stand-ins',
   resolveId(source, importer) {
-    if (importer === undefined || importer.startsWith('\0lazy:')) return null;
-    const lazy = LAZY_BUILTINS.find((l) => l.builtin === source && l.importer.test(importer));
-    return lazy ? `\0lazy:${lazy.builtin}` : null;
+    if (importer === undefined || importer.startsWith('\0stand-in:')) return null;
+    const left = LEFT_IN_NODE_MODULES.find(matches(source, importer));
+    if (left) return { id: left.id, external: true };
+    const standIn = STAND_INS.find(matches(source, importer));
+    return standIn ? `\0stand-in:${standIn.source}` : null;
   },
   load(id) {
-    return LAZY_BUILTINS.find((l) => id === `\0lazy:${l.builtin}`)?.contents ?? null;
+    return STAND_INS.find((s) => id === `\0stand-in:${s.source}`)?.contents ?? null;
   },
 };
 
@@ -79,7 +95,7 @@ const input = {
   external: ['yaml'],
   // The sources import each other as './x.js' (NodeNext); the files are x.ts.
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
-  plugins: [lazyBuiltins],
+  plugins: [standIns],
   // A bundler warning is a build failure: the layout above is only as good as its assumptions.
   onLog(level, log, defaultHandler) {
     // A lazy import of a module another lazily loaded chunk imports statically (store.ts's
