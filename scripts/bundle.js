@@ -1,16 +1,16 @@
 // Bundles the CLI into dist/bundle with rolldown. A short command's time is mostly Node loading
-// code, and every file costs on top of its size (resolving, reading, compiling and linking an ES
-// module: about a millisecond each on a small machine), so the chunks are laid out by hand:
+// code, and every file costs on top of its size (resolving, reading, compiling and linking: about
+// a millisecond each on a small machine), so the chunks are laid out by hand:
 //
-//   main.js          everything `ksctl` loads before it runs a command: commander, the program
-//                    with every command's definition, the output module. Enough for --help.
-//   net-*.js         what a markings command adds: configuration, the HTTP client (undici), the
-//                    markings API and the markings/values actions. `markings list` is these two
-//                    files (and rolldown's small runtime of CommonJS helpers, kept apart by it).
-//   everything else  one chunk per lazily loaded command or heavy module (mock server, enrollment,
-//                    apply, profiles, prompts), split by rolldown as it sees fit.
-//   crypto-worker.js the mock's crypto threads, built on their own (crypto-pool.ts finds the file
-//                    next to the chunks at run time).
+//   main.cjs          everything `ksctl` loads before it runs a command: commander, the program
+//                     with every command's definition, the output module. Enough for --help.
+//   net-*.cjs         what a markings command adds: configuration, the HTTP client (undici), the
+//                     markings API and the markings/values actions. `markings list` is these two
+//                     files (and rolldown's small runtime of CommonJS helpers, kept apart by it).
+//   everything else   one chunk per lazily loaded command or heavy module (mock server, enrollment,
+//                     apply, profiles, prompts), split by rolldown as it sees fit.
+//   crypto-worker.js  the mock's crypto threads, built on their own as an ES module
+//                     (crypto-pool.ts finds the file next to the chunks at run time).
 //
 // esbuild (used before) and rolldown's automatic splitting both give each set of lazy imports
 // that reach a module its own chunk: about 30 files for `markings list`, most under 2 KB.
@@ -115,8 +115,12 @@ const cli = await rolldown({
 });
 await cli.write({
   dir: OUT_DIR,
-  format: 'es',
-  chunkFileNames: '[name]-[hash].js',
+  // CommonJS: loading ES modules costs Node more (its ES module loader, and per file), and the
+  // bundle needs nothing of theirs; the .cjs names keep them CommonJS in this "type": "module"
+  // package. import() of a chunk becomes require() in a promise.
+  format: 'cjs',
+  entryFileNames: '[name].cjs',
+  chunkFileNames: '[name]-[hash].cjs',
   codeSplitting: {
     groups: [
       // Every module the entry imports statically; the entry itself becomes this chunk.
