@@ -68,6 +68,8 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('tls');
     expect(builtins).not.toContain('child_process');
     expect(builtins).not.toContain('assert');
+    // The client times requests with process.hrtime: the global performance loads perf_hooks.
+    expect(builtins).not.toContain('perf_hooks');
     // The CLI is CommonJS: Node's ES module loader (a few ms to start) stays unloaded.
     expect(builtins).not.toContain('internal/modules/esm/translators');
   });
