@@ -27,21 +27,29 @@ afterAll(async () => {
  * Runs ksctl with a preload that writes, at exit, the built-in modules the process loaded and the
  * files of the bundle it loaded (the bundle is CommonJS: they are in require's cache).
  */
-async function loadedBy(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; builtins: string[]; chunks: string[] }> {
+async function loadedBy(args: string[]): Promise<{
+  code: number | null;
+  stdout: string;
+  builtins: string[];
+  chunks: string[];
+  stdin: boolean;
+}> {
   const dir = await temp.make();
   const preload = join(dir, 'record-modules.cjs');
   const record = join(dir, 'modules.json');
   await writeFile(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));\n`,
+    `let stdin = false;
+const { get } = Object.getOwnPropertyDescriptor(process, 'stdin');
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { stdin = true; return get.call(this); } });
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), stdin })));\n`,
   );
   const env = cleanEnv({ ...mockEnv(mock, dir), NODE_OPTIONS: `--require ${preload}` });
   const exit = await ksctl(args, { env });
   const loaded = JSON.parse(await readFile(record, 'utf8')) as {
     builtins: string[];
     files: string[];
+    stdin: boolean;
   };
   const builtins = loaded.builtins
     .filter((m) => m.startsWith('NativeModule '))
@@ -49,12 +57,12 @@ async function loadedBy(
   const chunks = loaded.files
     .filter((file) => /[\\/]dist[\\/]bundle[\\/]/.test(file))
     .map((file) => basename(file));
-  return { code: exit.code, stdout: exit.stdout, builtins, chunks };
+  return { code: exit.code, stdout: exit.stdout, builtins, chunks, stdin: loaded.stdin };
 }
 
 describe('start-up of a network command', () => {
   it('markings list loads the HTTP client without fetch, WebSocket, workers, zlib or HTTP/2', async () => {
-    const { code, stdout, builtins } = await loadedBy(['markings', 'list', '-o', 'json']);
+    const { code, stdout, builtins, stdin } = await loadedBy(['markings', 'list', '-o', 'json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([]);
     expect(builtins).toContain('net');
@@ -72,6 +80,8 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('perf_hooks');
     // The CLI is CommonJS: Node's ES module loader (a few ms to start) stays unloaded.
     expect(builtins).not.toContain('internal/modules/esm/translators');
+    // Standard input is a stream set up on first use; only --token-file - and prompts read it.
+    expect(stdin).toBe(false);
   });
 
   // Each file of the bundle costs about a millisecond to resolve, read, compile and link; the
