@@ -37,7 +37,7 @@ export default {
         { name: 'get', a: get, b: node, target: { atMost: 2 } },
       ],
       notes: [
-        'where the rest of a network command goes (node --cpu-prof, see bench/README.md): compiling the 3 files of the bundle (~20%), Node running its built-ins (streams, net, the socket; ~20%), undici, commander and the request (~30%), loading built-ins (node:http, node:crypto, net; ~7%), garbage collection (~6%)',
+        'where the rest of a network command goes (node --cpu-prof, see bench/README.md): undici, commander and the request (~28%), compiling the 3 files of the bundle (~22%), Node running its built-ins (streams, net, the socket; ~22%), loading built-ins (net, http, crypto; ~7%)',
       ],
     };
   },
