@@ -31,7 +31,7 @@ if (!reset.ok) throw new Error(`resetting the mock answered ${reset.status}`);
 
 // Each side loads only what it runs: ksctl's bundle as bin/ksctl.js loads it, or the client.
 if (mode === 'ksctl') {
-  const { run } = await import('../dist/bundle/main.js');
+  const { run } = await import('../dist/bundle/main.cjs');
   process.exitCode = await run(['markings', 'apply', '-f', file]);
 } else {
   const { ApiClient } = await import('../dist/api/client.js');

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `ksctl --version` is what scripts call to probe for ksctl: answer it without loading the CLI.
+// CommonJS (bin/package.json), as is the bundle: Node starts its ES module loader only for a
+// program that needs it, and a short command spends more on it than on its own work.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
-  const { VERSION } = await import('../dist/package-root.js');
-  process.stdout.write(`${VERSION}\n`);
+  // `ksctl --version` is what scripts call to probe for ksctl: answer it without loading the CLI.
+  process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  const { main } = await import('../dist/bundle/main.js');
-  await main();
+  require('../dist/bundle/main.cjs').main();
 }

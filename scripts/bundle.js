@@ -1,52 +1,148 @@
-// Bundles the CLI into dist/bundle: one file for start-up, with every lazily loaded command in
-// its own chunk. Loading ksctl's ~100 modules and its dependencies' (undici and conf are many
-// small CommonJS files) one by one costs more than the work of most commands.
-import { constants as http2Constants } from 'node:http2';
-import { build } from 'esbuild';
+// Bundles the CLI into dist/bundle with rolldown. A short command's time is mostly Node loading
+// code, and every file costs on top of its size (resolving, reading, compiling and linking: about
+// a millisecond each on a small machine), so the chunks are laid out by hand:
+//
+//   main.cjs          everything `ksctl` loads before it runs a command: commander, the program
+//                     with every command's definition, the output module. Enough for --help.
+//   net-*.cjs         what a markings command adds: configuration, the HTTP client (undici), the
+//                     markings API and the markings/values actions. `markings list` is these two
+//                     files (and rolldown's small runtime of CommonJS helpers, kept apart by it).
+//   everything else   one chunk per lazily loaded command or heavy module (mock server, enrollment,
+//                     apply, profiles, prompts), split by rolldown as it sees fit.
+//   crypto-worker.js  the mock's crypto threads, built on their own as an ES module
+//                     (crypto-pool.ts finds the file next to the chunks at run time).
+//
+// esbuild (used before) and rolldown's automatic splitting both give each set of lazy imports
+// that reach a module its own chunk: about 30 files for `markings list`, most under 2 KB.
+import { createRequire } from 'node:module';
+import { rm } from 'node:fs/promises';
+import { rolldown } from 'rolldown';
+
+const OUT_DIR = 'dist/bundle';
+
+/** The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). */
+const NETWORK_PATH =
+  /[\\/]src[\\/](api|config|files|output)[\\/]|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+
+const nodeModules = createRequire(import.meta.url);
 
 /**
- * undici's HTTP/2 client loads node:http2 (and with it node:tls) as it is imported, for its
- * constants: 10-30 ms of every command, for a protocol ksctl never negotiates (undici speaks
- * HTTP/1.1 unless allowH2 is set). Its copy gets the constants' values, taken here, and the real
- * module only if a session is ever opened.
+ * What dependencies load as they are imported but use only on paths ksctl never or rarely takes:
+ * each costs a millisecond or more of every command. The importing file gets a stand-in that
+ * loads the real module when it is first used. test/e2e/startup.test.ts checks that markings list
+ * loads none of these built-ins.
  */
-const lazyHttp2 = {
-  name: 'lazy-http2',
-  setup(bundle) {
-    bundle.onResolve({ filter: /^node:http2$/ }, (args) =>
-      /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer)
-        ? { path: 'node:http2', namespace: 'lazy-http2' }
-        : undefined,
-    );
-    bundle.onLoad({ filter: /.*/, namespace: 'lazy-http2' }, () => ({
-      contents: `module.exports = {
-  constants: ${JSON.stringify(http2Constants)},
-  connect: (...args) => require('node:http2').connect(...args),
-};`,
-      loader: 'js',
-    }));
+const STAND_INS = [
+  {
+    // undici's HTTP/2 client: used only on a connection that negotiates h2, which undici offers
+    // only with allowH2 (ksctl speaks HTTP/1.1). As it is imported it compiles 20 KB and loads
+    // node:http2 and node:tls for their constants, 10-30 ms.
+    source: './client-h2.js',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    contents: `module.exports = (...args) => require(${JSON.stringify(nodeModules.resolve('undici/lib/dispatcher/client-h2.js'))})(...args);`,
+  },
+  {
+    // commander spawns executable subcommands with it; ksctl has none.
+    source: 'node:child_process',
+    importer: /commander[\\/]lib[\\/]command\.js$/,
+    contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });`,
+  },
+  {
+    // undici checks its invariants with assert(value) on every request; node:assert (and its
+    // error formatting) is needed only when one fails.
+    source: 'node:assert',
+    importer: /undici[\\/]lib[\\/]/,
+    contents: `const load = () => require('node:assert');
+const assert = (value, message) => {
+  if (!value) load()(value, message);
+};
+module.exports = new Proxy(assert, { get: (target, key) => (key in target ? target[key] : load()[key]) });`,
+  },
+];
+
+/**
+ * Modules of undici a request of ksctl's never runs, required from node_modules if one ever does,
+ * not compiled into every command's chunk (V8 pre-parses all of a file's code as it loads it).
+ * Each is self-contained data or takes nothing of the bundled client's state.
+ */
+const LEFT_IN_NODE_MODULES = [
+  {
+    // llhttp compiled without SIMD, a 72 KB string, for processors without WebAssembly SIMD.
+    source: '../llhttp/llhttp-wasm.js',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client-h1\.js$/,
+    id: 'undici/lib/llhttp/llhttp-wasm.js',
+  },
+  {
+    // fetch's body extraction, for FormData request bodies (ksctl sends strings), and with it
+    // 100 KB of fetch, WebIDL and multipart code.
+    source: '../web/fetch/body.js',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client-h[12]\.js$/,
+    id: 'undici/lib/web/fetch/body.js',
+  },
+];
+
+const matches = (source, importer) => (entry) =>
+  entry.source === source && entry.importer.test(importer);
+
+const standIns = {
+  name: 'stand-ins',
+  resolveId(source, importer) {
+    if (importer === undefined || importer.startsWith('\0stand-in:')) return null;
+    const left = LEFT_IN_NODE_MODULES.find(matches(source, importer));
+    if (left) return { id: left.id, external: true };
+    const standIn = STAND_INS.find(matches(source, importer));
+    return standIn ? `\0stand-in:${standIn.source}` : null;
+  },
+  load(id) {
+    return STAND_INS.find((s) => id === `\0stand-in:${s.source}`)?.contents ?? null;
   },
 };
 
-await build({
-  // The mock's crypto threads load their own entry (found next to the chunks at run time).
-  entryPoints: {
-    main: 'src/cli/main.ts',
-    'crypto-worker': 'src/mock/enrollment/crypto-worker.ts',
-  },
-  outdir: 'dist/bundle',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
+const input = {
   platform: 'node',
-  target: 'node20',
-  // CommonJS dependencies call require(); give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __ksctlRequire } from 'node:module'; const require = __ksctlRequire(import.meta.url);",
-  },
-  // Dynamically imported CommonJS packages whose named exports we use: in a split bundle esbuild
-  // gives them a default export only, Node's own loader gives the names.
+  // Loaded from node_modules at run time (an ES module import gives its named exports).
   external: ['yaml'],
-  plugins: [lazyHttp2],
-  logLevel: 'warning',
+  // The sources import each other as './x.js' (NodeNext); the files are x.ts.
+  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+  plugins: [standIns],
+  // A bundler warning is a build failure: the layout above is only as good as its assumptions.
+  onLog(level, log, defaultHandler) {
+    // A lazy import of a module another lazily loaded chunk imports statically (store.ts's
+    // import of directories.ts): it still loads late, from its chunk.
+    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+    defaultHandler(level === 'warn' ? 'error' : level, log);
+  },
+};
+
+await rm(OUT_DIR, { recursive: true, force: true });
+
+const cli = await rolldown({
+  ...input,
+  input: { main: 'src/cli/main.ts' },
+  // Lets the entry's chunk be the `main` group below (it exports run and main all the same).
+  preserveEntrySignatures: 'allow-extension',
 });
+await cli.write({
+  dir: OUT_DIR,
+  // CommonJS: loading ES modules costs Node more (its ES module loader, and per file), and the
+  // bundle needs nothing of theirs; the .cjs names keep them CommonJS in this "type": "module"
+  // package. import() of a chunk becomes require() in a promise.
+  format: 'cjs',
+  entryFileNames: '[name].cjs',
+  chunkFileNames: '[name]-[hash].cjs',
+  codeSplitting: {
+    groups: [
+      // Every module the entry imports statically; the entry itself becomes this chunk.
+      { name: 'main', tags: ['$initial'], priority: 2 },
+      { name: 'net', test: NETWORK_PATH, priority: 1 },
+    ],
+  },
+});
+await cli.close();
+
+const worker = await rolldown({
+  ...input,
+  input: { 'crypto-worker': 'src/mock/enrollment/crypto-worker.ts' },
+});
+await worker.write({ dir: OUT_DIR, format: 'es', codeSplitting: false });
+await worker.close();

@@ -60,6 +60,14 @@ export interface Answer<T> {
 const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/**
+ * Milliseconds on a monotonic clock. Not `performance.now()`: the first use of that global loads
+ * node:perf_hooks, a millisecond of every command's start-up for a duration in a trace line.
+ */
+function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);
 const RETRY_STATUS_ANY = new Set([429, 503]);
 
@@ -211,7 +219,7 @@ export class ApiClient {
     const idempotent = IDEMPOTENT.has(method);
 
     for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
+      const started = nowMs();
       this.trace(`> ${method} ${shownUrl}`);
       for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
       if (payload !== undefined) this.traceBody('>', payload);
@@ -235,7 +243,7 @@ export class ApiClient {
       } catch (error) {
         if (options.signal?.aborted) throw error;
         const reason = networkMessage(error);
-        this.trace(`< ${reason} after ${Math.round(performance.now() - started)} ms`);
+        this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
         if (idempotent && attempt < this.options.retries) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
           this.options.onRetry?.(retryMessage(wait, reason));
@@ -265,7 +273,7 @@ export class ApiClient {
           },
         );
       }
-      const ms = Math.round(performance.now() - started);
+      const ms = Math.round(nowMs() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
       for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
         this.trace(`< ${k}: ${v}`);

@@ -69,7 +69,7 @@ export class CommandContext {
       import('../config/settings.js'),
       this.config(),
     ]);
-    return resolveConnection(this.globals, this.env, store, this.io.stdin);
+    return resolveConnection(this.globals, this.env, store, this.io);
   }
 
   /** A client for the service; closed when the command ends. `retries: 0` for a one-shot probe. */

@@ -24,7 +24,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     options.interrupts,
   );
   try {
-    await buildProgram(ctx).parseAsync(argv, { from: 'user' });
+    await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {

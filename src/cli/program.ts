@@ -35,8 +35,56 @@ function configureTree(cmd: Command, ctx: CommandContext): void {
   for (const sub of cmd.commands) configureTree(sub, ctx);
 }
 
-/** A fresh program each time (never commander's global), so tests can build as many as they like. */
-export function buildProgram(ctx: CommandContext): Command {
+/**
+ * The top-level commands in the order of the help, with the names and aliases that select them on
+ * a command line (test/unit/cli-program.test.ts checks these against the commands).
+ */
+export const COMMANDS: readonly {
+  names: readonly string[];
+  build: (ctx: CommandContext) => Command;
+  hidden?: boolean;
+  /** Reads the whole program (completion scripts and live completions): built with every command. */
+  readsProgram?: boolean;
+}[] = [
+  { names: ['markings', 'marking'], build: markingsCommand },
+  { names: ['enroll'], build: enrollCommand },
+  { names: ['profiles', 'profile'], build: profilesCommand },
+  { names: ['keys', 'key'], build: keysCommand },
+  { names: ['context'], build: contextCommand },
+  { names: ['status'], build: statusCommand },
+  { names: ['mock'], build: mockCommand },
+  { names: ['api'], build: apiCommand },
+  { names: ['completion'], build: completionCommand, readsProgram: true },
+  { names: ['demo'], build: demoCommand },
+  { names: ['__complete'], build: completeCommand, hidden: true, readsProgram: true },
+];
+
+/**
+ * The command word of a command line (`markings` in `ksctl -o json markings list`), skipping the
+ * program's own options; undefined past an option the program does not know (commander then
+ * reports it, with every command in place).
+ */
+function commandWord(program: Command, argv: readonly string[] | undefined): string | undefined {
+  if (argv === undefined) return undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return argv[i + 1];
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    const [flag] = arg.split('=', 1);
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    if (option === undefined || option.optional) return undefined;
+    if (option.required && !arg.includes('=')) i++;
+  }
+  return undefined;
+}
+
+/**
+ * A fresh program each time (never commander's global), so tests can build as many as they like.
+ * Given the command line, it builds only the command it names: building every command's options is
+ * a few ms of each command's start-up. Without one (the program's help, `help`, an unknown
+ * command), all of them.
+ */
+export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Command {
   const program = new Command('ksctl')
     .description(
       'Markings and Enrollment Service from the command line: markings, device enrollment, and a local mock of the service.',
@@ -70,17 +118,14 @@ export function buildProgram(ctx: CommandContext): Command {
   program.hook('preAction', (_root, action) => {
     ctx.globals = action.optsWithGlobals();
   });
-  program.addCommand(markingsCommand(ctx));
-  program.addCommand(enrollCommand(ctx));
-  program.addCommand(profilesCommand(ctx));
-  program.addCommand(keysCommand(ctx));
-  program.addCommand(contextCommand(ctx));
-  program.addCommand(statusCommand(ctx));
-  program.addCommand(mockCommand(ctx));
-  program.addCommand(apiCommand(ctx));
-  program.addCommand(completionCommand(ctx));
-  program.addCommand(demoCommand(ctx));
-  program.addCommand(completeCommand(ctx), { hidden: true });
+  const word = commandWord(program, argv);
+  const named = COMMANDS.find((command) => word !== undefined && command.names.includes(word));
+  const only = named?.readsProgram === true ? undefined : named;
+  for (const command of COMMANDS) {
+    if (only === undefined || command === only) {
+      program.addCommand(command.build(ctx), { hidden: command.hidden === true });
+    }
+  }
   helpCommand(program);
   configureTree(program, ctx);
   return program;

@@ -26,14 +26,16 @@ async function ask<T>(question: () => Promise<T>): Promise<T> {
 
 /** @inquirer/prompts on the real terminal, writing to stderr so stdout stays data only. */
 export function terminalPrompter(io: IOStreams): Prompter {
-  const context = { input: io.stdin, output: io.stderr };
+  // Taken when a question is asked: the first use of process.stdin sets up a stream on descriptor
+  // 0, a few ms of every command's start-up.
+  const context = () => ({ input: io.stdin, output: io.stderr });
   const prompts = () => import('@inquirer/prompts');
   return {
     confirm: (message, defaultAnswer = false) =>
-      ask(async () => (await prompts()).confirm({ message, default: defaultAnswer }, context)),
+      ask(async () => (await prompts()).confirm({ message, default: defaultAnswer }, context())),
     input: (message) =>
-      ask(async () => (await prompts()).input({ message, required: true }, context)),
+      ask(async () => (await prompts()).input({ message, required: true }, context())),
     secret: (message) =>
-      ask(async () => (await prompts()).password({ message, mask: false }, context)),
+      ask(async () => (await prompts()).password({ message, mask: false }, context())),
   };
 }

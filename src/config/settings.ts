@@ -102,12 +102,15 @@ export async function readTokenFile(path: string, stdin: Readable): Promise<stri
   );
 }
 
-/** Where the service is and how to authenticate: flag > environment > context > default. */
+/**
+ * Where the service is and how to authenticate: flag > environment > context > default. `io.stdin`
+ * is read only for `--token-file -` (opening process.stdin costs every command a few ms).
+ */
 export async function resolveConnection(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
   store: ConfigStore,
-  stdin: Readable,
+  io: { readonly stdin: Readable },
 ): Promise<Connection> {
   const { name, context } = resolveContext(globals, env, store);
   const baseUrl = globals.baseUrl ?? (env.KSCTL_BASE_URL || undefined) ?? context.baseUrl;
@@ -124,7 +127,7 @@ export async function resolveConnection(
   }
   let auth: Auth = { kind: 'none' };
   if (globals.tokenFile !== undefined) {
-    auth = { kind: 'bearer', token: await readTokenFile(globals.tokenFile, stdin) };
+    auth = { kind: 'bearer', token: await readTokenFile(globals.tokenFile, io.stdin) };
   } else if (env.KSCTL_TOKEN) {
     auth = { kind: 'bearer', token: bearerToken(env.KSCTL_TOKEN.trim(), 'KSCTL_TOKEN') };
   } else if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) {

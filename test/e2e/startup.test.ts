@@ -4,7 +4,7 @@
  * compression with it. Checked on the built CLI, through the list of modules Node loaded.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
@@ -23,29 +23,46 @@ afterAll(async () => {
   await temp.removeAll();
 });
 
-/** Runs ksctl with a preload that writes, at exit, the built-in modules the process loaded. */
-async function loadedBy(
-  args: string[],
-): Promise<{ code: number | null; stdout: string; builtins: string[] }> {
+/**
+ * Runs ksctl with a preload that writes, at exit, the built-in modules the process loaded and the
+ * files of the bundle it loaded (the bundle is CommonJS: they are in require's cache).
+ */
+async function loadedBy(args: string[]): Promise<{
+  code: number | null;
+  stdout: string;
+  builtins: string[];
+  chunks: string[];
+  stdin: boolean;
+}> {
   const dir = await temp.make();
   const preload = join(dir, 'record-modules.cjs');
   const record = join(dir, 'modules.json');
   await writeFile(
     preload,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));\n`,
+    `let stdin = false;
+const { get } = Object.getOwnPropertyDescriptor(process, 'stdin');
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { stdin = true; return get.call(this); } });
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), stdin })));\n`,
   );
   const env = cleanEnv({ ...mockEnv(mock, dir), NODE_OPTIONS: `--require ${preload}` });
   const exit = await ksctl(args, { env });
-  const loaded = JSON.parse(await readFile(record, 'utf8')) as string[];
-  const builtins = loaded
+  const loaded = JSON.parse(await readFile(record, 'utf8')) as {
+    builtins: string[];
+    files: string[];
+    stdin: boolean;
+  };
+  const builtins = loaded.builtins
     .filter((m) => m.startsWith('NativeModule '))
     .map((m) => m.slice('NativeModule '.length));
-  return { code: exit.code, stdout: exit.stdout, builtins };
+  const chunks = loaded.files
+    .filter((file) => /[\\/]dist[\\/]bundle[\\/]/.test(file))
+    .map((file) => basename(file));
+  return { code: exit.code, stdout: exit.stdout, builtins, chunks, stdin: loaded.stdin };
 }
 
 describe('start-up of a network command', () => {
   it('markings list loads the HTTP client without fetch, WebSocket, workers, zlib or HTTP/2', async () => {
-    const { code, stdout, builtins } = await loadedBy(['markings', 'list', '-o', 'json']);
+    const { code, stdout, builtins, stdin } = await loadedBy(['markings', 'list', '-o', 'json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual([]);
     expect(builtins).toContain('net');
@@ -53,8 +70,36 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('internal/deps/undici/undici');
     expect(builtins).not.toContain('worker_threads');
     expect(builtins).not.toContain('zlib');
-    // Nor HTTP/2 and TLS, for a plain http:// service (scripts/bundle.js keeps them lazy).
+    // Nor HTTP/2 and TLS, for a plain http:// service, nor what commander and undici load for
+    // paths ksctl does not take (scripts/bundle.js gives them stand-ins).
     expect(builtins).not.toContain('http2');
     expect(builtins).not.toContain('tls');
+    expect(builtins).not.toContain('child_process');
+    expect(builtins).not.toContain('assert');
+    // The client times requests with process.hrtime: the global performance loads perf_hooks.
+    expect(builtins).not.toContain('perf_hooks');
+    // The CLI is CommonJS: Node's ES module loader (a few ms to start) stays unloaded.
+    expect(builtins).not.toContain('internal/modules/esm/translators');
+    // Standard input is a stream set up on first use; only --token-file - and prompts read it.
+    expect(stdin).toBe(false);
+  });
+
+  // Each file of the bundle costs about a millisecond to resolve, read, compile and link; the
+  // chunks are laid out by hand for the shortest commands (scripts/bundle.js).
+  it('markings list loads three files of the bundle: the program, the network chunk, helpers', async () => {
+    const { code, chunks } = await loadedBy(['markings', 'list', '-o', 'json']);
+    expect(code).toBe(0);
+    expect(chunks[0]).toBe('main.cjs');
+    expect(chunks.some((file) => file.startsWith('net-'))).toBe(true);
+    expect(chunks.length).toBeLessThanOrEqual(3);
+  });
+
+  it('markings list --help loads neither the network chunk nor more than two files', async () => {
+    const { code, stdout, chunks } = await loadedBy(['markings', 'list', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: ksctl markings list/);
+    expect(chunks[0]).toBe('main.cjs');
+    expect(chunks.filter((file) => file.startsWith('net-'))).toEqual([]);
+    expect(chunks.length).toBeLessThanOrEqual(2);
   });
 });

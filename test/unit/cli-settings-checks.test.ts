@@ -25,10 +25,11 @@ import { tempDirs } from '../helpers/temp.js';
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
 
-function stdin(text = ''): PassThrough {
+/** What resolveConnection reads `--token-file -` from. */
+function stdin(text = ''): { stdin: PassThrough } {
   const s = new PassThrough();
   s.end(text);
-  return s;
+  return { stdin: s };
 }
 
 const globals = (extra: Partial<GlobalOptions> = {}): GlobalOptions => ({

@@ -25,10 +25,11 @@ beforeEach(async () => {
   await store.use('ctx');
 });
 
-function stdin(text = ''): PassThrough {
+/** What resolveConnection reads `--token-file -` from. */
+function stdin(text = ''): { stdin: PassThrough } {
   const s = new PassThrough();
   s.end(text);
-  return s;
+  return { stdin: s };
 }
 
 const globals = (extra: Partial<GlobalOptions> = {}): GlobalOptions => ({ input: true, ...extra });
