@@ -1,6 +1,6 @@
 /**
- * RSA-3072 key pairs from two 1536-bit probable primes found by OpenSSL's prime search
- * (`crypto.generatePrime`, on Node's thread pool), put together here.
+ * RSA key pairs put together here from probable primes found by OpenSSL's prime search
+ * (`crypto.generatePrime`, on Node's thread pool): device keys of two 1536-bit primes.
  *
  * Why not `crypto.generateKeyPair('rsa')`: OpenSSL 3.0, which Node 20 links, makes two-prime keys
  * of 2048 bits and more by the SP 800-56B method with auxiliary primes, which takes about four
@@ -154,7 +154,7 @@ export class RsaKeySupply {
   private started = 0;
   private running = 0;
   private failure: unknown;
-  /** Takers claim their two primes one after another, so the first key is ready first. */
+  /** Takers claim their primes one after another, so the first key taken is ready first. */
   private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
