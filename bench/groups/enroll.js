@@ -177,6 +177,7 @@ export const enrollRegister = {
     });
     const notes = [
       `both sides mint ${REGISTRATIONS} token pairs and build ${REGISTRATIONS} packages first; A then registers them (16 in flight), B idles ${IDLE_MS} ms`,
+      "the mock decrypts on one worker thread per core, with a key server key of three primes (RFC 8017; half the cost of a two-prime key's decryption), and reads each device key's PKCS #1 part itself rather than through OpenSSL 3.0's slow SPKI decoder",
     ];
     const sender = load(`register ${REGISTRATIONS} packages`, ['--send', String(REGISTRATIONS)]);
     sender.verify = (out) => {
