@@ -102,10 +102,10 @@ Examples:
 Bulk exit code: 0 when every device enrolled, else the most common exit code of the failures.`,
   );
   return enroll.action(async (options: EnrollOptions) => {
-    // The RSA-3072 key pair takes the longest: start it before loading the rest, which then
-    // happens meanwhile, as do the lookups, the sign-in and the key server key.
     // A usage error answers at once, without waiting for a prime search to end.
     checkCombinations(options, isBulk(options));
+    // The RSA-3072 key pair takes the longest: start it before loading the rest, which then
+    // happens meanwhile, as do the lookups, the sign-in and the key server key.
     let deviceKeys: Promise<DeviceKeyPair> | undefined;
     if (!isBulk(options)) {
       const { deviceKeySource, searchSlots } = await import('../../enroll/device-keys.js');
