@@ -7,7 +7,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { run } from '../../src/cli/main.js';
@@ -17,23 +17,12 @@ import type { IOStreams } from '../../src/output/io.js';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { DEV_TOKEN } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 
 const suite = enrollingSuite();
-const dirs = tempDirs();
-let dir: string;
-let profilesPath: string;
-
-afterAll(() => dirs.removeAll());
-
-beforeEach(async () => {
-  dir = await dirs.make();
-  profilesPath = join(dir, 'profiles.pt');
-});
 
 /** The mock's URLs, a throwaway config dir and home; nothing from the test process leaks in. */
-const baseEnv = (): Record<string, string> => suite.env(dir, profilesPath);
+const baseEnv = (): Record<string, string> => suite.env();
 const cli = cliFor(baseEnv);
 
 async function mint(user = 'alice', extra: Record<string, unknown> = {}): Promise<TokenPair> {
@@ -58,10 +47,10 @@ describe('one device', () => {
       server: suite.mock.info.apiUrl,
       active: true,
       persistor: 'plaintext',
-      path: profilesPath,
+      path: suite.profilesPath,
     });
 
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     expect(set.activeDeviceId).toBe(shown.deviceId);
     const [profile] = set.profiles;
     const sealed = suite.mock.server.state.enrollment.keysOf(shown.deviceId)!;
@@ -69,16 +58,16 @@ describe('one device', () => {
     expect(profile!.aesCdIdcKey.equals(sealed.cdIdc)).toBe(true);
     expect(profile!.server).toBe(suite.mock.info.apiUrl);
     expect(Math.abs(profile!.creationTimestamp! - Date.now() / 1000)).toBeLessThan(60);
-    expect((await stat(profilesPath)).mode & 0o777).toBe(0o600);
-    expect((await stat(dir)).mode & 0o077).toBe(0);
+    expect((await stat(suite.profilesPath)).mode & 0o777).toBe(0o600);
+    expect((await stat(suite.dir)).mode & 0o077).toBe(0);
   });
 
   it('reads STOKEN and UIDAUTH from files, a UIDAUTH without its comma included', async () => {
     const pair = await mint();
-    await writeFile(join(dir, 'stoken'), `${pair.stoken}\n`);
-    await writeFile(join(dir, 'uidauth'), pair.uidauth.slice(1));
+    await writeFile(join(suite.dir, 'stoken'), `${pair.stoken}\n`);
+    await writeFile(join(suite.dir, 'uidauth'), pair.uidauth.slice(1));
     const result = await cli(
-      ['enroll', '--stoken-file', join(dir, 'stoken'), '--uidauth-file', '-'],
+      ['enroll', '--stoken-file', join(suite.dir, 'stoken'), '--uidauth-file', '-'],
       { stdin: pair.uidauth.slice(1) },
     );
     expect(result.stderr).toContain('enrolled');
@@ -86,8 +75,14 @@ describe('one device', () => {
   });
 
   it('signs in to the portal with --username and --password-file', async () => {
-    await writeFile(join(dir, 'pw'), 'alice-password\n');
-    const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
+    await writeFile(join(suite.dir, 'pw'), 'alice-password\n');
+    const result = await cli([
+      'enroll',
+      '--username',
+      'alice',
+      '--password-file',
+      join(suite.dir, 'pw'),
+    ]);
     expect(result.code).toBe(0);
     const devices = (await suite.mock.call('GET', '/_mock/devices')).body as { user: string }[];
     expect(devices.map((d) => d.user)).toEqual(['alice']);
@@ -98,8 +93,14 @@ describe('one device', () => {
   });
 
   it('a wrong portal password is exit 4 with a hint at the password, never at a token file', async () => {
-    await writeFile(join(dir, 'pw'), 'not-her-password\n');
-    const result = await cli(['enroll', '--username', 'alice', '--password-file', join(dir, 'pw')]);
+    await writeFile(join(suite.dir, 'pw'), 'not-her-password\n');
+    const result = await cli([
+      'enroll',
+      '--username',
+      'alice',
+      '--password-file',
+      join(suite.dir, 'pw'),
+    ]);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('the enrollment portal refused the sign-in as alice');
     expect(result.stderr).toMatch(/hint: .*--password-file or KSCTL_PORTAL_PASSWORD/);
@@ -154,8 +155,8 @@ describe('one device', () => {
 
   it('takes the keyspace and URLs from the context, flags winning over it', async () => {
     const env = {
-      KSCTL_CONFIG_DIR: dir,
-      KSCTL_HOME: dir,
+      KSCTL_CONFIG_DIR: suite.dir,
+      KSCTL_HOME: suite.dir,
       KSCTL_BASE_URL: suite.mock.baseUrl,
       KSCTL_TOKEN: DEV_TOKEN,
     };
@@ -189,7 +190,7 @@ describe('one device', () => {
     // The default profile file under KSCTL_HOME, never the real home.
     const set = await loadProfiles({
       kind: 'plaintext',
-      path: join(dir, '.ionicsecurity', 'profiles.pt'),
+      path: join(suite.dir, '.ionicsecurity', 'profiles.pt'),
     });
     expect(set.profiles).toHaveLength(1);
   });
@@ -255,7 +256,7 @@ describe('one device', () => {
 
   it('never prints a secret, even with --debug', async () => {
     const pair = await mint();
-    await writeFile(join(dir, 'pw'), 'alice-password');
+    await writeFile(join(suite.dir, 'pw'), 'alice-password');
     const debugged = await cli(
       [
         '--debug',
@@ -263,7 +264,7 @@ describe('one device', () => {
         '--username',
         'alice',
         '--password-file',
-        join(dir, 'pw'),
+        join(suite.dir, 'pw'),
         '-o',
         'json',
       ],
@@ -272,7 +273,7 @@ describe('one device', () => {
     const direct = await cli(['--debug', 'enroll'], { env: tokenEnv(pair) });
     expect(debugged.code).toBe(0);
     expect(direct.code).toBe(0);
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     const secrets = [
       pair.stoken,
       pair.uidauth,
@@ -321,7 +322,7 @@ async function runWith(
 
 describe('profile files', () => {
   it('a wrong profile password is exit 4, leaves the file untouched and spends no token pair', async () => {
-    const pwPath = join(dir, 'profiles.pw');
+    const pwPath = join(suite.dir, 'profiles.pw');
     const env = { KSCTL_PERSISTOR_PATH: pwPath, KSCTL_PERSISTOR: 'password' };
     const first = await cli(['enroll', '--mock-user', 'alice'], {
       env: { ...env, ...adminEnv(), KSCTL_PERSISTOR_PASSWORD: 'right password' },
@@ -352,7 +353,7 @@ describe('profile files', () => {
       [[], true],
       [['--persistor-version', '1.0'], false],
     ] as const) {
-      const path = join(dir, `v${header}.pw`);
+      const path = join(suite.dir, `v${header}.pw`);
       const result = await cli(
         ['enroll', '--mock-user', 'alice', '--persistor-path', path, ...version],
         { env: { ...adminEnv(), KSCTL_PERSISTOR_PASSWORD: 'secret!' } },
@@ -365,8 +366,8 @@ describe('profile files', () => {
 
   it('writes aesgcm files with the key from a file and the adata', async () => {
     const keyHex = 'ab'.repeat(32);
-    await writeFile(join(dir, 'key'), keyHex);
-    const path = join(dir, 'profiles.aesgcm');
+    await writeFile(join(suite.dir, 'key'), keyHex);
+    const path = join(suite.dir, 'profiles.aesgcm');
     const result = await cli(
       [
         'enroll',
@@ -375,7 +376,7 @@ describe('profile files', () => {
         '--persistor-path',
         path,
         '--persistor-aesgcm-key-file',
-        join(dir, 'key'),
+        join(suite.dir, 'key'),
         '--persistor-aesgcm-adata',
         'my app',
       ],
@@ -402,7 +403,7 @@ describe('profile files', () => {
       },
     );
     expect(second.code).toBe(0);
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     const active = set.profiles.find((p) => p.deviceId === set.activeDeviceId);
     expect(active?.name).toBe('one');
   });
@@ -445,7 +446,7 @@ describe('test devices in bulk', () => {
       'qa-7',
       'qa-8',
     ]);
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     expect(set.profiles.map((p) => p.name).sort()).toEqual(
       enrolled.map((r: { name: string }) => r.name),
     );
@@ -455,9 +456,9 @@ describe('test devices in bulk', () => {
   });
 
   it('signs in to the portal once per device', async () => {
-    await writeFile(join(dir, 'pw'), 'alice-password');
+    await writeFile(join(suite.dir, 'pw'), 'alice-password');
     const result = await cli(
-      ['enroll', '--count', '3', '--username', 'alice', '--password-file', join(dir, 'pw')],
+      ['enroll', '--count', '3', '--username', 'alice', '--password-file', join(suite.dir, 'pw')],
       {},
     );
     expect(result.code).toBe(0);
@@ -481,20 +482,26 @@ describe('test devices in bulk', () => {
       `${pairs[1]!.stoken},${pairs[1]!.uidauth}`,
       `${pairs[2]!.stoken}\t${pairs[2]!.uidauth.slice(1)}`,
     ].join('\n');
-    await writeFile(join(dir, 'tokens'), text);
-    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    await writeFile(join(suite.dir, 'tokens'), text);
+    const result = await cli(['enroll', '--tokens-file', join(suite.dir, 'tokens')]);
     expect(result.stderr).toContain('enrolled 3 of 3 devices');
     expect(result.code).toBe(0);
 
-    const tooMany = await cli(['enroll', '--tokens-file', join(dir, 'tokens'), '--count', '4']);
+    const tooMany = await cli([
+      'enroll',
+      '--tokens-file',
+      join(suite.dir, 'tokens'),
+      '--count',
+      '4',
+    ]);
     expect(tooMany.code).toBe(2);
   });
 
   it('reports a malformed tokens file by line, without its text (exit 3)', async () => {
-    await writeFile(join(dir, 'tokens'), 'I.one ,Itwo\nnot-a-token-line\n');
-    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    await writeFile(join(suite.dir, 'tokens'), 'I.one ,Itwo\nnot-a-token-line\n');
+    const result = await cli(['enroll', '--tokens-file', join(suite.dir, 'tokens')]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain(`${join(dir, 'tokens')}:2: expected "STOKEN UIDAUTH"`);
+    expect(result.stderr).toContain(`${join(suite.dir, 'tokens')}:2: expected "STOKEN UIDAUTH"`);
     expect(result.stderr).not.toContain('not-a-token-line');
   });
 
@@ -522,7 +529,7 @@ describe('test devices in bulk', () => {
     }
     expect(result.stderr).toContain('hint: get a fresh token pair');
     expect(result.code).toBe(4);
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     expect(set.profiles).toHaveLength(3);
   });
 });
@@ -546,7 +553,7 @@ describe('interrupted', () => {
     );
     expect(code).toBe(130);
     const registered = (await suite.mock.journal()).filter((r) => r.path === '/v2.3/register/ABcd');
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     expect(registered.length).toBeLessThan(10);
     expect(set.profiles).toHaveLength(registered.filter((r) => r.status === 200).length);
     expect(stderr).toMatch(/^\d devices not started: interrupted$/m);
@@ -569,7 +576,7 @@ describe('replay race', () => {
       );
       expect(loser.stderr).toMatch(/^conversation id: [0-9a-f-]{36}$/m);
     }
-    const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
     expect(set.profiles).toHaveLength(1);
   });
 });

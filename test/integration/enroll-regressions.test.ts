@@ -6,29 +6,15 @@
  */
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor } from '../helpers/cli.js';
-import { DEV_TOKEN } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 
 const suite = enrollingSuite();
-const dirs = tempDirs();
-let dir: string;
-
-afterAll(() => dirs.removeAll());
-
-beforeEach(async () => {
-  dir = await dirs.make();
-});
 
 /** The mock's URLs and dev token (for --mock-user), a throwaway config dir and home. */
-const cli = cliFor(() => ({
-  ...suite.env(dir, join(dir, 'profiles.pt')),
-  KSCTL_BASE_URL: suite.mock.baseUrl,
-  KSCTL_TOKEN: DEV_TOKEN,
-}));
+const cli = cliFor(() => suite.markingsEnv());
 
 /** A port nothing listens on (the discard port on loopback). */
 const NOWHERE = 'http://127.0.0.1:9';
@@ -38,9 +24,9 @@ const enrolledDevices = async () =>
 
 describe('a profile file behind a symbolic link', () => {
   it('is written through: the link stays and the real file gets the profile', async () => {
-    await mkdir(join(dir, 'pf'));
-    await mkdir(join(dir, 'dot'));
-    await symlink('../dot/real.pt', join(dir, 'pf', 'sym.pt'));
+    await mkdir(join(suite.dir, 'pf'));
+    await mkdir(join(suite.dir, 'dot'));
+    await symlink('../dot/real.pt', join(suite.dir, 'pf', 'sym.pt'));
     for (const name of ['first', 'second']) {
       const result = await cli([
         'enroll',
@@ -49,37 +35,37 @@ describe('a profile file behind a symbolic link', () => {
         '--name',
         name,
         '--persistor-path',
-        join(dir, 'pf', 'sym.pt'),
+        join(suite.dir, 'pf', 'sym.pt'),
       ]);
       expect(result.code).toBe(0);
     }
-    expect((await lstat(join(dir, 'pf', 'sym.pt'))).isSymbolicLink()).toBe(true);
-    expect(await readlink(join(dir, 'pf', 'sym.pt'))).toBe('../dot/real.pt');
-    const real = await loadProfiles({ kind: 'plaintext', path: join(dir, 'dot', 'real.pt') });
+    expect((await lstat(join(suite.dir, 'pf', 'sym.pt'))).isSymbolicLink()).toBe(true);
+    expect(await readlink(join(suite.dir, 'pf', 'sym.pt'))).toBe('../dot/real.pt');
+    const real = await loadProfiles({ kind: 'plaintext', path: join(suite.dir, 'dot', 'real.pt') });
     expect(real.profiles.map((p) => p.name)).toEqual(['first', 'second']);
   });
 
   it('profiles convert refuses a --to-path that links to the file being converted', async () => {
-    const source = join(dir, 'profiles.pt');
+    const source = join(suite.dir, 'profiles.pt');
     expect((await cli(['enroll', '--mock-user', 'alice', '--name', 'one'])).code).toBe(0);
     const before = await readFile(source);
-    await symlink(source, join(dir, 'link.pt'));
-    await writeFile(join(dir, 'pw'), 'a long password\n');
+    await symlink(source, join(suite.dir, 'link.pt'));
+    await writeFile(join(suite.dir, 'pw'), 'a long password\n');
     const result = await cli([
       'profiles',
       'convert',
       '--to-persistor',
       'password',
       '--to-path',
-      join(dir, 'link.pt'),
+      join(suite.dir, 'link.pt'),
       '--to-password-file',
-      join(dir, 'pw'),
+      join(suite.dir, 'pw'),
       '--force',
     ]);
     expect(result.stderr).toContain('error: --to-path is the file being converted');
     expect(result.code).toBe(2);
     expect(await readFile(source)).toEqual(before);
-    expect((await lstat(join(dir, 'link.pt'))).isSymbolicLink()).toBe(true);
+    expect((await lstat(join(suite.dir, 'link.pt'))).isSymbolicLink()).toBe(true);
   });
 });
 
@@ -138,7 +124,7 @@ describe('profile names', () => {
 
     const third = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop']);
     expect(third.stderr).toContain(
-      `note: ${join(dir, 'profiles.pt')} already had 2 profiles named "laptop" (${ids.join(', ')}); name them by device id`,
+      `note: ${join(suite.dir, 'profiles.pt')} already had 2 profiles named "laptop" (${ids.join(', ')}); name them by device id`,
     );
 
     const byName = await cli(['profiles', 'use', 'laptop']);
@@ -148,7 +134,7 @@ describe('profile names', () => {
     expect(byId.code).toBe(0);
     const removed = await cli(['profiles', 'delete', ids[0]!, '--yes']);
     expect(removed.code).toBe(0);
-    const left = await loadProfiles({ kind: 'plaintext', path: join(dir, 'profiles.pt') });
+    const left = await loadProfiles({ kind: 'plaintext', path: join(suite.dir, 'profiles.pt') });
     expect(left.profiles.map((p) => p.deviceId)).not.toContain(ids[0]);
     expect(left.activeDeviceId).toBe(ids[1]);
   });
@@ -217,12 +203,12 @@ describe('an unreachable URL is named, with the setting it came from', () => {
 describe('a tokens file that is not one', () => {
   it('lists the first 50 problems, counts the rest, and never prints the text', async () => {
     const lines = Array.from({ length: 4000 }, (_, i) => `garbage${i}`);
-    await writeFile(join(dir, 'tokens'), lines.join('\n'));
-    const result = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    await writeFile(join(suite.dir, 'tokens'), lines.join('\n'));
+    const result = await cli(['enroll', '--tokens-file', join(suite.dir, 'tokens')]);
     expect(result.code).toBe(3);
     const stderr = result.stderr.split('\n');
     expect(stderr[0]).toBe(
-      `error: ${join(dir, 'tokens')} has 4000 lines that are not token pairs; nothing was sent`,
+      `error: ${join(suite.dir, 'tokens')} has 4000 lines that are not token pairs; nothing was sent`,
     );
     expect(stderr.filter((l) => l.includes('expected "STOKEN UIDAUTH"'))).toHaveLength(50);
     expect(result.stderr).toContain('  … and 3950 more problems\n');
@@ -232,15 +218,15 @@ describe('a tokens file that is not one', () => {
   });
 
   it('says so in one sentence when one line is wrong, or the file is empty', async () => {
-    await writeFile(join(dir, 'tokens'), 'I.one ,Itwo\nnot-a-pair\n');
-    const one = await cli(['enroll', '--tokens-file', join(dir, 'tokens')]);
+    await writeFile(join(suite.dir, 'tokens'), 'I.one ,Itwo\nnot-a-pair\n');
+    const one = await cli(['enroll', '--tokens-file', join(suite.dir, 'tokens')]);
     expect(one.stderr).toContain(
-      `error: ${join(dir, 'tokens')} has a line that is not a token pair; nothing was sent`,
+      `error: ${join(suite.dir, 'tokens')} has a line that is not a token pair; nothing was sent`,
     );
-    await writeFile(join(dir, 'empty'), '\n');
-    const empty = await cli(['enroll', '--tokens-file', join(dir, 'empty')]);
+    await writeFile(join(suite.dir, 'empty'), '\n');
+    const empty = await cli(['enroll', '--tokens-file', join(suite.dir, 'empty')]);
     expect(empty.stderr).toContain(
-      `error: the list of token pairs in ${join(dir, 'empty')} is empty`,
+      `error: the list of token pairs in ${join(suite.dir, 'empty')} is empty`,
     );
     expect(empty.code).toBe(2);
   });

@@ -8,34 +8,19 @@ import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { rm, writeFile } from 'node:fs/promises';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor } from '../helpers/cli.js';
-import { DEV_TOKEN } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 
 const suite = enrollingSuite();
-const dirs = tempDirs();
-let dir: string;
-let profilesPath: string;
 
-afterAll(() => dirs.removeAll());
-beforeEach(async () => {
-  dir = await dirs.make();
-  profilesPath = join(dir, 'profiles.pt');
-});
-
-const cli = cliFor(() => ({
-  ...suite.env(dir, profilesPath),
-  KSCTL_BASE_URL: suite.mock.baseUrl,
-  KSCTL_TOKEN: DEV_TOKEN,
-}));
+const cli = cliFor(() => suite.markingsEnv());
 
 const registered = async () =>
   ((await suite.mock.call('GET', '/_mock/devices')).body as unknown[]).length;
 const profileNames = async () =>
-  (await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles.map((p) => p.name);
+  (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath })).profiles.map((p) => p.name);
 
 /** The pid of a process that has ended. */
 async function deadPid(): Promise<number> {
@@ -66,7 +51,7 @@ describe('bulk names', () => {
 
 describe('the profile file lock', () => {
   it('a lock left by a killed ksctl is taken over at once', async () => {
-    await writeFile(`${profilesPath}.lock`, `${await deadPid()} dead-run ${hostname()}\n`);
+    await writeFile(`${suite.profilesPath}.lock`, `${await deadPid()} dead-run ${hostname()}\n`);
     const result = await cli(['enroll', '--mock-user', 'alice', '--name', 'after-crash']);
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('waiting for');
@@ -74,7 +59,7 @@ describe('the profile file lock', () => {
   });
 
   it('a live holder is waited for, and nothing is registered until the lock is free', async () => {
-    const lock = `${profilesPath}.lock`;
+    const lock = `${suite.profilesPath}.lock`;
     // Process 1 always exists.
     await writeFile(lock, `1 live-run ${hostname()}\n`);
     const running = cli(['enroll', '--mock-user', 'alice', '--name', 'patient']);
@@ -88,7 +73,7 @@ describe('the profile file lock', () => {
     await rm(lock);
     const result = await running;
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`waiting for process 1 to finish with ${profilesPath}…`);
+    expect(result.stderr).toContain(`waiting for process 1 to finish with ${suite.profilesPath}…`);
     expect(await registered()).toBe(1);
   });
 });
@@ -98,9 +83,9 @@ describe('a profile that could not be stored is never registered', () => {
     ['a file that is not a profile file', 'garbage', 3],
     ['a directory in place of the file', 'dir', 3],
   ])('%s: fails before registering', async (_, kind, code) => {
-    if (kind === 'dir') await writeFile(join(dir, 'placeholder'), '');
-    const path = kind === 'dir' ? dir : profilesPath;
-    if (kind === 'garbage') await writeFile(profilesPath, 'not a profile file\n');
+    if (kind === 'dir') await writeFile(join(suite.dir, 'placeholder'), '');
+    const path = kind === 'dir' ? suite.dir : suite.profilesPath;
+    if (kind === 'garbage') await writeFile(suite.profilesPath, 'not a profile file\n');
     const result = await cli(['enroll', '--mock-user', 'alice', '--persistor-path', path]);
     expect(result.code).toBe(code);
     expect(await registered()).toBe(0);
@@ -123,8 +108,8 @@ describe('a profile that could not be stored is never registered', () => {
   );
 
   it('a wrong persistor password fails before registering (exit 4)', async () => {
-    await writeFile(join(dir, 'right'), 'the right password\n');
-    await writeFile(join(dir, 'wrong'), 'the wrong password\n');
+    await writeFile(join(suite.dir, 'right'), 'the right password\n');
+    await writeFile(join(suite.dir, 'wrong'), 'the wrong password\n');
     const enrollWith = (passwordFile: string) =>
       cli([
         'enroll',
@@ -133,9 +118,9 @@ describe('a profile that could not be stored is never registered', () => {
         '--persistor',
         'password',
         '--persistor-path',
-        join(dir, 'profiles.pw'),
+        join(suite.dir, 'profiles.pw'),
         '--persistor-password-file',
-        join(dir, passwordFile),
+        join(suite.dir, passwordFile),
       ]);
     expect((await enrollWith('right')).code).toBe(0);
     expect((await enrollWith('wrong')).code).toBe(4);

@@ -4,31 +4,14 @@
  * RSA-3072 generation). What a user sees: the keys and their attributes, a refused marking value
  * explained with the allowed values, and a profile with wrong keys failing with exit 4.
  */
-import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
-import { DEV_TOKEN } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 
 const suite = enrollingSuite();
-const dirs = tempDirs();
-let dir: string;
-let profilesPath: string;
 
-afterAll(() => dirs.removeAll());
-
-beforeEach(async () => {
-  dir = await dirs.make();
-  profilesPath = join(dir, 'profiles.pt');
-});
-
-const cli = cliFor(() => ({
-  ...suite.env(dir, profilesPath),
-  KSCTL_BASE_URL: suite.mock.baseUrl,
-  KSCTL_TOKEN: DEV_TOKEN,
-}));
+const cli = cliFor(() => suite.markingsEnv());
 
 async function enrollOne(name = 'qa'): Promise<void> {
   const result = await cli(['enroll', '--mock-user', 'alice', '--name', name]);
@@ -120,7 +103,8 @@ describe('ksctl keys', () => {
 
   it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
     await enrollOne();
-    const [profile] = (await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles;
+    const [profile] = (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath }))
+      .profiles;
     const created = await ok(['--debug', 'keys', 'create', '-o', 'json']);
     expect(created.stderr).toContain('[debug] > POST ');
     const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
@@ -149,7 +133,7 @@ describe('ksctl keys', () => {
   it('without any profile says how to get one (exit 5)', async () => {
     const result = await cli(['keys', 'create']);
     expect(result.code).toBe(5);
-    expect(result.stderr).toContain(`No profiles in ${profilesPath}`);
+    expect(result.stderr).toContain(`No profiles in ${suite.profilesPath}`);
     expect(result.stderr).toContain('ksctl enroll');
   });
 });
@@ -172,9 +156,9 @@ describe('proving a profile', () => {
     'a profile with a wrong %s key fails with exit 4 and says so',
     async (_k, field, message) => {
       await enrollOne('box');
-      const set = await loadProfiles({ kind: 'plaintext', path: profilesPath });
+      const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
       set.profiles[0]![field] = Buffer.alloc(32, 1);
-      await saveProfiles({ kind: 'plaintext', path: profilesPath }, set);
+      await saveProfiles({ kind: 'plaintext', path: suite.profilesPath }, set);
       const result = await cli(['profiles', 'check']);
       expect(result.code).toBe(4);
       expect(result.stderr).toMatch(message);
@@ -207,8 +191,8 @@ describe('proving a profile', () => {
     const failed = await cli(['enroll', '--count', '1', '--mock-user', 'alice']);
     expect(failed.code).toBe(7);
     expect(failed.stderr).toContain('the profile was stored, but the check failed');
-    expect((await loadProfiles({ kind: 'plaintext', path: profilesPath })).profiles).toHaveLength(
-      2,
-    );
+    expect(
+      (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath })).profiles,
+    ).toHaveLength(2);
   });
 });

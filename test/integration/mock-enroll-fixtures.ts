@@ -4,6 +4,7 @@
  * request-crafting helpers.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { RegisterRequest, TokenPair } from '../../src/api/wire.js';
 import { makeAuth } from '../../src/enroll/auth.js';
 import {
@@ -16,7 +17,8 @@ import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/prot
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { startMock as startTestMock, type TestMock } from '../helpers/mock.js';
+import { DEV_TOKEN, startMock as startTestMock, type TestMock } from '../helpers/mock.js';
+import { tempDirs } from '../helpers/temp.js';
 
 let keys: Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> | undefined;
 
@@ -31,16 +33,25 @@ export function testKeys(): Promise<{ server: DeviceKeyPair; device: DeviceKeyPa
 /**
  * The hooks of a suite that enrolls through the CLI: every device gets the one test device key
  * (no RSA-3072 generation per enrollment), a test mock runs with the matching key server key,
- * and it is reset before each test. The returned object's fields are set once the suite starts.
+ * and it is reset before each test, which also gets a fresh directory. The returned object's
+ * fields are set once the suite starts.
  */
 export function enrollingSuite(): {
   readonly mock: TestMock;
   readonly device: DeviceKeyPair;
+  /** This test's own directory (config dir and home), removed after the suite. */
+  readonly dir: string;
+  /** This test's profile file: profiles.pt in its directory. */
+  readonly profilesPath: string;
   /** The environment of `ksctl enroll` against this mock: a throwaway config dir and home. */
-  env(dir: string, persistorPath: string): Record<string, string>;
+  env(dir?: string, persistorPath?: string): Record<string, string>;
+  /** The same, with the mock's markings API and dev token, for the commands beyond enroll. */
+  markingsEnv(): Record<string, string>;
 } {
   let mock: TestMock | undefined;
   let device: DeviceKeyPair | undefined;
+  let dir: string | undefined;
+  const dirs = tempDirs();
   const original = { ...deviceKeySource };
   beforeAll(async () => {
     const keys = await testKeys();
@@ -52,26 +63,41 @@ export function enrollingSuite(): {
   afterAll(async () => {
     Object.assign(deviceKeySource, original);
     await mock?.close();
+    await dirs.removeAll();
   });
-  beforeEach(() => mock?.reset());
+  beforeEach(async () => {
+    await mock?.reset();
+    dir = await dirs.make();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started');
+    return value;
+  };
   return {
     get mock() {
-      if (!mock) throw new Error('the suite has not started');
-      return mock;
+      return started(mock);
     },
     get device() {
-      if (!device) throw new Error('the suite has not started');
-      return device;
+      return started(device);
     },
-    env(dir, persistorPath) {
+    get dir() {
+      return started(dir);
+    },
+    get profilesPath() {
+      return join(started(dir), 'profiles.pt');
+    },
+    env(envDir?: string, persistorPath?: string) {
       return {
-        KSCTL_CONFIG_DIR: dir,
-        KSCTL_HOME: dir,
+        KSCTL_CONFIG_DIR: envDir ?? this.dir,
+        KSCTL_HOME: envDir ?? this.dir,
         KSCTL_KEYSPACE: 'ABcd',
         KSCTL_API_URL: this.mock.info.apiUrl,
         KSCTL_ENROLLMENT_URL: this.mock.info.enrollmentUrl,
-        KSCTL_PERSISTOR_PATH: persistorPath,
+        KSCTL_PERSISTOR_PATH: persistorPath ?? this.profilesPath,
       };
+    },
+    markingsEnv() {
+      return { ...this.env(), KSCTL_BASE_URL: this.mock.baseUrl, KSCTL_TOKEN: DEV_TOKEN };
     },
   };
 }

@@ -6,26 +6,16 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/api/wire.js';
 import { decodeProfileFile, encodeProfileFile } from '../../src/profiles/index.js';
 import type { PersistorSpec } from '../../src/profiles/types.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
-import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 
 const suite = enrollingSuite();
-const dirs = tempDirs();
-let dir: string;
-let path: string;
 
-afterAll(() => dirs.removeAll());
-beforeEach(async () => {
-  dir = await dirs.make();
-  path = join(dir, 'profiles.pt');
-});
-
-const cli = cliFor(() => suite.env(dir, path));
+const cli = cliFor(() => suite.env());
 
 const UNNAMED = 'ABcd.1.7d0c7c64-0f43-4b8e-9d43-6c2f1b0a9e01';
 const NAMED = 'EfGh.1.0b6e2a53-8c1d-4f7e-a2b9-5e4d3c2b1a00';
@@ -68,11 +58,11 @@ const EXTENDED = {
 };
 
 async function fileDocument(): Promise<{ profiles: Record<string, unknown>[] } & object> {
-  return JSON.parse(await readFile(path, 'utf8'));
+  return JSON.parse(await readFile(suite.profilesPath, 'utf8'));
 }
 
 describe("the vendor's sample persistor file", () => {
-  beforeEach(() => writeFile(path, VENDOR_FILE));
+  beforeEach(() => writeFile(suite.profilesPath, VENDOR_FILE));
 
   it('is listed; a profile without a name goes by its device id', async () => {
     const result = await cli(['profiles', 'list']);
@@ -132,7 +122,7 @@ describe("the vendor's sample persistor file", () => {
 
 describe('members ksctl does not know', () => {
   it('survive enroll, use and delete in a plaintext file', async () => {
-    await writeFile(path, JSON.stringify(EXTENDED, null, 2));
+    await writeFile(suite.profilesPath, JSON.stringify(EXTENDED, null, 2));
     const pair = (await suite.mock.call('POST', '/_mock/tokens', { user: 'alice' }))
       .body as TokenPair;
     const enrolled = await cli(['enroll', '--name', 'added'], {
@@ -147,9 +137,9 @@ describe('members ksctl does not know', () => {
   });
 
   it('survive a convert to another format', async () => {
-    await writeFile(path, JSON.stringify(EXTENDED));
-    await writeFile(join(dir, 'pw'), 'convert-password\n');
-    const target = join(dir, 'converted.pw');
+    await writeFile(suite.profilesPath, JSON.stringify(EXTENDED));
+    await writeFile(join(suite.dir, 'pw'), 'convert-password\n');
+    const target = join(suite.dir, 'converted.pw');
     const converted = await cli([
       'profiles',
       'convert',
@@ -158,7 +148,7 @@ describe('members ksctl does not know', () => {
       '--to-path',
       target,
       '--to-password-file',
-      join(dir, 'pw'),
+      join(suite.dir, 'pw'),
     ]);
     expect(converted.code).toBe(0);
     const spec: PersistorSpec = { kind: 'password', path: target, password: 'convert-password' };
@@ -182,9 +172,9 @@ describe('members ksctl does not know', () => {
       ['--persistor-aesgcm-key-file', 'KEY', '--persistor-aesgcm-adata', 'ad'],
     ],
   ])('survive use and delete in a %s file', async (_kind, template, env, flags) => {
-    const spec = { ...template, path: join(dir, `profiles.${template.kind}`) };
-    await writeFile(join(dir, 'key'), Buffer.alloc(32, 7).toString('hex'));
-    const args = flags.map((f) => (f === 'KEY' ? join(dir, 'key') : f));
+    const spec = { ...template, path: join(suite.dir, `profiles.${template.kind}`) };
+    await writeFile(join(suite.dir, 'key'), Buffer.alloc(32, 7).toString('hex'));
+    const args = flags.map((f) => (f === 'KEY' ? join(suite.dir, 'key') : f));
     const original = decodeProfileFile(
       { kind: 'plaintext', path: 'extended' },
       Buffer.from(JSON.stringify(EXTENDED)),
