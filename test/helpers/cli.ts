@@ -6,7 +6,10 @@ import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';
-import type { TestMock } from './mock.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { MockServerOptions } from '../../src/mock/server.js';
+import { startMock, type TestMock } from './mock.js';
+import { tempDirs } from './temp.js';
 
 export interface CliOptions {
   /** Both stdin and stdout are terminals (default false: piped, as in scripts and CI). */
@@ -92,6 +95,42 @@ export function mockEnv(mock: TestMock, configDir: string): Record<string, strin
 export function cliFor(env: () => Record<string, string | undefined>) {
   return (argv: string[], options: Omit<CliOptions, 'env'> & { env?: CliOptions['env'] } = {}) =>
     runCli(argv, { ...options, env: { ...env(), ...options.env } });
+}
+
+/**
+ * The hooks of a suite of markings commands: one in-process mock (with `options`) and one config
+ * directory for the file, the mock reset before each test. `ksctl` runs the CLI against it.
+ */
+export function mockCliSuite(options: MockServerOptions = {}): {
+  readonly mock: TestMock;
+  readonly configDir: string;
+  ksctl: ReturnType<typeof cliFor>;
+} {
+  const dirs = tempDirs();
+  let mock: TestMock | undefined;
+  let configDir: string | undefined;
+  beforeAll(async () => {
+    mock = await startMock(options);
+    configDir = await dirs.make();
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await dirs.removeAll();
+  });
+  beforeEach(() => mock?.reset());
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started');
+    return value;
+  };
+  return {
+    get mock() {
+      return started(mock);
+    },
+    get configDir() {
+      return started(configDir);
+    },
+    ksctl: cliFor(() => mockEnv(started(mock), started(configDir))),
+  };
 }
 
 /** The conversation id line an error message ends with, if any. */

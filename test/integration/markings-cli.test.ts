@@ -2,13 +2,10 @@
  * Every markings and values command through the CLI's `run()` against the in-process mock:
  * what a user sees on stdout (piped and on a terminal), stderr and the exit code.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Marking, MarkingValue } from '../../src/api/wire.js';
-import { cliFor, mockEnv, tsvRows } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockCliSuite, tsvRows } from '../helpers/cli.js';
 
-const dirs = tempDirs();
 /** The detail members the public Ionic API adds, for a marking without a default value. */
 const PUBLIC_API = {
   dataType: 'string',
@@ -16,19 +13,8 @@ const PUBLIC_API = {
   defaultVersion: 0,
   policies: { referenced: 0 },
 };
-let mock: TestMock;
-let configDir: string;
-const ksctl = cliFor(() => mockEnv(mock, configDir));
-
-beforeAll(async () => {
-  mock = await startMock();
-  configDir = await dirs.make();
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
-beforeEach(() => mock.reset());
+const suite = mockCliSuite();
+const { ksctl } = suite;
 
 /** Runs a command that must succeed and returns its stdout. */
 async function ok(argv: string[]): Promise<string> {
@@ -139,7 +125,7 @@ describe('markings list', () => {
 
   it('a table never asks the service for values', async () => {
     await ok(['markings', 'list']);
-    const [request] = await mock.journal().then((j) => j.filter((r) => r.method === 'GET'));
+    const [request] = await suite.mock.journal().then((j) => j.filter((r) => r.method === 'GET'));
     expect(request!.path).toContain('valueLimit=0');
   });
 
@@ -210,7 +196,8 @@ describe('markings list over more than 1,000 markings', () => {
     }));
     for (let i = 0; i < items.length; i += 1000) {
       expect(
-        (await mock.call('POST', '/v2/dev/markings?valueLimit=0', items.slice(i, i + 1000))).status,
+        (await suite.mock.call('POST', '/v2/dev/markings?valueLimit=0', items.slice(i, i + 1000)))
+          .status,
       ).toBe(200);
     }
     const rows = tsvRows(await ok(['markings', 'list']));
@@ -381,7 +368,7 @@ describe('markings update', () => {
     const result = await ksctl(['markings', 'update', 'classification', ...flags]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    const writes = (await mock.journal()).filter((r) => r.method !== 'GET');
+    const writes = (await suite.mock.journal()).filter((r) => r.method !== 'GET');
     expect(writes.map((r) => r.method)).toEqual(['POST']);
   });
 });

@@ -3,34 +3,25 @@
  * conversation id of the failing request, nothing sent when the input is invalid, retries.
  */
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliFor, conversationIdOf, mockEnv, runCli } from '../helpers/cli.js';
-import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { conversationIdOf, mockCliSuite, mockEnv, runCli } from '../helpers/cli.js';
+import { DEV_TOKEN, startMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const READER_TOKEN = 'reader-token-with-markings-read-only';
 
 const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
-const ksctl = cliFor(() => mockEnv(mock, configDir));
+const suite = mockCliSuite({
+  seed: {
+    markings: [
+      { name: 'classification', values: ['public', 'internal'], defaultValue: 'internal' },
+    ],
+    tokens: [{ token: READER_TOKEN, name: 'reader', scopes: ['markings:read'] }],
+  },
+});
+const { ksctl } = suite;
 
-beforeAll(async () => {
-  mock = await startMock({
-    seed: {
-      markings: [
-        { name: 'classification', values: ['public', 'internal'], defaultValue: 'internal' },
-      ],
-      tokens: [{ token: READER_TOKEN, name: 'reader', scopes: ['markings:read'] }],
-    },
-  });
-  configDir = await dirs.make();
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
-beforeEach(() => mock.reset());
+afterAll(() => dirs.removeAll());
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -124,7 +115,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
       /validation failed[\s\S]*description: must be at most 4096 characters/,
     ],
   ])('%s', async (_what, argv, env, code, message) => {
-    const baseUrl = env.KSCTL_BASE_URL?.replace('BASE/..', `${mock.info.url}/v2`);
+    const baseUrl = env.KSCTL_BASE_URL?.replace('BASE/..', `${suite.mock.info.url}/v2`);
     const result = await ksctl(argv, {
       env: { ...env, ...(baseUrl ? { KSCTL_BASE_URL: baseUrl } : {}) },
     });
@@ -132,7 +123,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^error: /);
     expect(result.stderr).toMatch(message);
-    const journal = await mock.journal();
+    const journal = await suite.mock.journal();
     expect(conversationIdOf(result.stderr)).toBe(journal.at(-1)!.cid);
   });
 
@@ -142,11 +133,11 @@ describe('errors from the service: exit code, message, conversation id', () => {
     ['500', { status: 500 }, ['markings', 'list'], 7],
     ['500 on a write', { status: 500, method: 'POST' }, ['markings', 'create', 'x'], 7],
   ])('an injected %s', async (_what, rule, argv, code) => {
-    await mock.setFaults([{ path: '/v2/dev/markings*', ...rule }]);
+    await suite.mock.setFaults([{ path: '/v2/dev/markings*', ...rule }]);
     const result = await ksctl(argv);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(/injected fault/);
-    const journal = await mock.journal();
+    const journal = await suite.mock.journal();
     expect(journal).toHaveLength(1);
     expect(conversationIdOf(result.stderr)).toBe(journal[0]!.cid);
   });
@@ -164,18 +155,20 @@ describe('errors from the service: exit code, message, conversation id', () => {
   });
 
   it('a 429 with Retry-After is retried, then succeeds', async () => {
-    await mock.setFaults([{ status: 429, method: 'POST', path: '/v2/dev/markings', times: 1 }]);
+    await suite.mock.setFaults([
+      { status: 429, method: 'POST', path: '/v2/dev/markings', times: 1 },
+    ]);
     const result = await ksctl(['markings', 'create', 'retried', '-o', 'json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).name).toBe('retried');
-    const posts = (await mock.journal()).filter((r) => r.method === 'POST');
+    const posts = (await suite.mock.journal()).filter((r) => r.method === 'POST');
     expect(posts.map((r) => r.status)).toEqual([429, 201]);
     // The same request, sent again: one conversation.
     expect(posts[0]!.cid).toBe(posts[1]!.cid);
   });
 
   it('a 503 on a read is retried, then succeeds', async () => {
-    await mock.setFaults([{ status: 503, method: 'GET', times: 1 }]);
+    await suite.mock.setFaults([{ status: 503, method: 'GET', times: 1 }]);
     const result = await ksctl(['markings', 'list']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^classification\t/);
@@ -191,7 +184,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
     const slow = await startMock({ latency: { minMs: 400, maxMs: 400 } });
     try {
       const result = await runCli(['markings', 'list', '--timeout', '0.1'], {
-        env: mockEnv(slow, configDir),
+        env: mockEnv(slow, suite.configDir),
       });
       expect(result.code).toBe(7);
       expect(result.stderr).toMatch(/timed out/);
@@ -203,7 +196,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
 
       // A write that timed out may have landed all the same: the hint says to look first.
       const write = await runCli(['markings', 'create', 'late', '--timeout', '0.1'], {
-        env: mockEnv(slow, configDir),
+        env: mockEnv(slow, suite.configDir),
       });
       expect(write.code).toBe(7);
       expect(write.stderr).toMatch(/--timeout .*the change may have been made even so: check/);
@@ -213,7 +206,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
   });
 
   it('a 404 from a base URL without /v2/TENANT says the URL is the likely cause', async () => {
-    const origin = new URL(mock.baseUrl).origin;
+    const origin = new URL(suite.mock.baseUrl).origin;
     for (const args of [
       ['markings', 'list'],
       ['markings', 'get', 'classification'],
@@ -264,7 +257,7 @@ describe('invalid input is caught before anything is sent (exit 3)', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(message);
     expect(conversationIdOf(result.stderr)).toBeUndefined();
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 });
 
@@ -282,7 +275,7 @@ describe('usage errors (exit 2), nothing sent', () => {
     const result = await ksctl(argv);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('KSCTL_OUTPUT that is not a format', async () => {

@@ -6,27 +6,14 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { JournalEntry, Marking } from '../../src/api/wire.js';
-import { cliFor, mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockCliSuite } from '../helpers/cli.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let dir: string;
-const ksctl = cliFor(() => mockEnv(mock, dir));
+const suite = mockCliSuite();
+const { ksctl } = suite;
 
-beforeAll(async () => {
-  mock = await startMock();
-  dir = await dirs.make();
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
 beforeEach(async () => {
-  await mock.reset();
   const created = await ksctl([
     'markings',
     'create',
@@ -45,13 +32,13 @@ beforeEach(async () => {
     'internal',
   ]);
   expect(created.code).toBe(0);
-  writesBefore = (await mock.journal()).length;
+  writesBefore = (await suite.mock.journal()).length;
 });
 
 let writesBefore = 0;
 /** Requests that change something, sent since the test's marking was created. */
 async function writesSince(): Promise<JournalEntry[]> {
-  return (await mock.journal()).slice(writesBefore).filter((r) => r.method !== 'GET');
+  return (await suite.mock.journal()).slice(writesBefore).filter((r) => r.method !== 'GET');
 }
 
 async function classification(): Promise<Marking> {
@@ -131,7 +118,7 @@ describe('removing values asks first, or needs --yes', () => {
   });
 
   it('markings apply whose plan removes values: asks, needs --yes, and reports what went', async () => {
-    const file = join(dir, 'remove.yaml');
+    const file = join(suite.configDir, 'remove.yaml');
     await writeFile(
       file,
       'markings:\n  - name: classification\n    defaultValue: internal\n    values: [a, internal]\n',
@@ -195,8 +182,8 @@ describe('everything is checked before the first request', () => {
     [['--add-value', 'x', '--description', 'd'.repeat(4097)], 3, 'at most 4096 characters'],
     [['--set-values', 'a', '--yes'], 6, 'is the default value'],
   ])('%j: exit %i and nothing sent', async (flags, code, message) => {
-    await mock.call('POST', '/v2/dev/markings', { name: 'taken' });
-    writesBefore = (await mock.journal()).length;
+    await suite.mock.call('POST', '/v2/dev/markings', { name: 'taken' });
+    writesBefore = (await suite.mock.journal()).length;
     const result = await ksctl(['markings', 'update', 'classification', ...flags]);
     expect(result.code).toBe(code);
     expect(result.stderr).toContain(message);
@@ -205,7 +192,7 @@ describe('everything is checked before the first request', () => {
   });
 
   it('a request failing midway: says what was changed, what failed and what was not sent', async () => {
-    await mock.setFaults([{ method: 'PUT', path: '/v2/dev/markings/*', status: 500 }]);
+    await suite.mock.setFaults([{ method: 'PUT', path: '/v2/dev/markings/*', status: 500 }]);
     const result = await ksctl([
       'markings',
       'update',
@@ -223,14 +210,14 @@ describe('everything is checked before the first request', () => {
     expect(result.stderr).toContain(
       'marking "classification" was changed in part: added value "newone". Failed: change description. Not sent: remove value "a".',
     );
-    await mock.setFaults([]);
+    await suite.mock.setFaults([]);
     const after = await classification();
     expect(valueNames(after)).toEqual(['a', 'b', 'c', 'internal', 'newone']);
     expect(after.detail.description).toBe('Data classification level');
   });
 
   it('the first request failing: says the marking was not changed', async () => {
-    await mock.setFaults([{ method: 'POST', path: '/v2/dev/markings/*', status: 500 }]);
+    await suite.mock.setFaults([{ method: 'POST', path: '/v2/dev/markings/*', status: 500 }]);
     const result = await ksctl([
       'markings',
       'update',
@@ -251,7 +238,9 @@ describe('deleting several, one request each', () => {
   it('markings delete: a failure midway says what was deleted and what was not sent', async () => {
     for (const name of ['x', 'y', 'z']) await ksctl(['markings', 'create', name]);
     const y = JSON.parse((await ksctl(['markings', 'get', 'y', '-o', 'json'])).stdout) as Marking;
-    await mock.setFaults([{ method: 'DELETE', path: `/v2/dev/markings/${y.id}`, status: 500 }]);
+    await suite.mock.setFaults([
+      { method: 'DELETE', path: `/v2/dev/markings/${y.id}`, status: 500 },
+    ]);
     const result = await ksctl(['markings', 'delete', 'x', 'y', 'z', '--yes', '--quiet']);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain('deleted "x"; failed: "y"; not sent: "z"');
@@ -260,7 +249,7 @@ describe('deleting several, one request each', () => {
   it('values delete: the same', async () => {
     const marking = await classification();
     const b = marking.detail.values!.find((v) => v.name === 'b')!;
-    await mock.setFaults([
+    await suite.mock.setFaults([
       { method: 'DELETE', path: `/v2/dev/markings/${marking.id}/values/${b.id}`, status: 500 },
     ]);
     const result = await ksctl([
@@ -275,29 +264,29 @@ describe('deleting several, one request each', () => {
     ]);
     expect(result.code).toBe(7);
     expect(result.stderr).toContain('deleted "a"; failed: "b"; not sent: "c"');
-    await mock.setFaults([]);
+    await suite.mock.setFaults([]);
     expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
   });
 });
 
 describe('markings export --file', () => {
   it('creates missing parent directories', async () => {
-    const file = join(dir, 'exports', 'today', 'markings.yaml');
+    const file = join(suite.configDir, 'exports', 'today', 'markings.yaml');
     const result = await ksctl(['markings', 'export', '--file', file]);
     expect(result.code).toBe(0);
     expect(await readFile(file, 'utf8')).toContain('name: classification');
   });
 
   it('keeps a file that has content unless --force, before reading anything (exit 6)', async () => {
-    const file = join(dir, 'kept.yaml');
+    const file = join(suite.configDir, 'kept.yaml');
     await writeFile(file, 'mine\n');
-    const before = (await mock.journal()).length;
+    const before = (await suite.mock.journal()).length;
     const refused = await ksctl(['markings', 'export', '--file', file]);
     expect(refused.code).toBe(6);
     expect(refused.stderr).toContain(`${file} already exists and is not empty`);
     expect(refused.stderr).toContain('--force');
     expect(await readFile(file, 'utf8')).toBe('mine\n');
-    expect((await mock.journal()).slice(before)).toEqual([]);
+    expect((await suite.mock.journal()).slice(before)).toEqual([]);
 
     const forced = await ksctl(['markings', 'export', '--file', file, '--force']);
     expect(forced.code).toBe(0);
@@ -305,7 +294,7 @@ describe('markings export --file', () => {
   });
 
   it('writes over an empty file without --force', async () => {
-    const file = join(dir, 'empty.yaml');
+    const file = join(suite.configDir, 'empty.yaml');
     await writeFile(file, '');
     expect((await ksctl(['markings', 'export', '--file', file])).code).toBe(0);
     expect(await readFile(file, 'utf8')).toContain('name: classification');
@@ -314,11 +303,11 @@ describe('markings export --file', () => {
   it.skipIf(!existsSync('/proc/self'))(
     'refuses a directory that cannot be created before reading anything (exit 3)',
     async () => {
-      const before = (await mock.journal()).length;
+      const before = (await suite.mock.journal()).length;
       const result = await ksctl(['markings', 'export', '--file', '/proc/newdir/m.yaml']);
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('cannot create the directory /proc/newdir');
-      expect((await mock.journal()).slice(before)).toEqual([]);
+      expect((await suite.mock.journal()).slice(before)).toEqual([]);
     },
   );
 });

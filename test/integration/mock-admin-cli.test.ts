@@ -2,25 +2,12 @@
  * `ksctl mock faults|reset` against a running (in-process) mock, found through the `mock` context
  * or KSCTL_BASE_URL, and the mock's admin endpoints they use.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliFor, mockEnv, tsvRows } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { describe, expect, it } from 'vitest';
+import { mockCliSuite, mockEnv, tsvRows } from '../helpers/cli.js';
+import { startMock } from '../helpers/mock.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
-const ksctl = cliFor(() => mockEnv(mock, configDir));
-
-beforeAll(async () => {
-  mock = await startMock({ seed: { markings: [{ name: 'seeded' }] } });
-  configDir = await dirs.make();
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
-beforeEach(() => mock.reset());
+const suite = mockCliSuite({ seed: { markings: [{ name: 'seeded' }] } });
+const { ksctl } = suite;
 
 describe('ksctl mock faults', () => {
   it('set, list, fire, spend, clear', async () => {
@@ -37,7 +24,9 @@ describe('ksctl mock faults', () => {
       ['GET', '/v2/dev/markings*', '503', '', '1', '2'],
       ['*', '*', '429', '', '0.5', 'unlimited'],
     ]);
-    await mock.setFaults([{ status: 500, method: 'GET', path: '/v2/dev/markings', times: 1 }]);
+    await suite.mock.setFaults([
+      { status: 500, method: 'GET', path: '/v2/dev/markings', times: 1 },
+    ]);
     expect((await ksctl(['markings', 'list'])).code).toBe(7);
     expect((await ksctl(['markings', 'list'])).code).toBe(0);
     expect(JSON.parse((await ksctl(['mock', 'faults', 'list', '-o', 'json'])).stdout)).toEqual([]);
@@ -53,13 +42,13 @@ describe('ksctl mock faults', () => {
     expect(result.stderr).toMatch(
       /status must be an HTTP error status \(400-599\); nothing was sent/,
     );
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('the admin endpoints need the dev token (403 for another principal, 401 without one)', async () => {
     const other = await startMock({ seed: { tokens: [{ token: 'all-scopes', scopes: ['*'] }] } });
     try {
-      const env = { ...mockEnv(other, configDir), KSCTL_TOKEN: 'all-scopes' };
+      const env = { ...mockEnv(other, suite.configDir), KSCTL_TOKEN: 'all-scopes' };
       expect((await ksctl(['mock', 'faults', 'list'], { env })).code).toBe(4);
       expect(
         (await ksctl(['mock', 'faults', 'list'], { env: { ...env, KSCTL_TOKEN: undefined } })).code,
