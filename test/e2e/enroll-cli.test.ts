@@ -7,43 +7,12 @@
 import { createDecipheriv, pbkdf2Sync } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tsvRows } from '../helpers/cli.js';
-import {
-  assertBuilt,
-  cleanEnv,
-  type ServedMock,
-  serveMock,
-  ksctl as spawnKsctl,
-} from '../helpers/spawn.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockServeSuite } from '../helpers/spawn.js';
 
-const dirs = tempDirs();
-let configDir: string;
-let home: string;
-let served: ServedMock;
-
-const ksctl = (args: string[], extra: Record<string, string> = {}, input?: string) =>
-  spawnKsctl(args, {
-    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir, KSCTL_HOME: home, ...extra }),
-    input,
-    timeoutMs: 60_000,
-  });
-
-beforeAll(async () => {
-  assertBuilt();
-  configDir = await dirs.make();
-  home = await dirs.make();
-  served = await serveMock(['--json'], {
-    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
-    readyFile: join(configDir, 'run', 'ready.json'),
-  });
-});
-
-afterAll(async () => {
-  if (served.child.exitCode === null) await served.stop();
-  await dirs.removeAll();
-});
+const suite = mockServeSuite();
+const { ksctl } = suite;
 
 describe('ksctl enroll against ksctl mock serve', () => {
   it('signs in to the portal, enrolls, and stores a profile the Ionic SDK readers accept', async () => {
@@ -57,7 +26,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
     expect(result.stderr).not.toContain('alice-password');
 
     // Plaintext persistor: exactly the SDK's JSON shape, keys as 64 hex characters.
-    const file = join(home, '.ionicsecurity', 'profiles.pt');
+    const file = join(suite.home, '.ionicsecurity', 'profiles.pt');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(await readFile(file, 'utf8'));
     expect(Object.keys(stored).sort()).toEqual(['activeDeviceId', 'profiles']);
@@ -72,7 +41,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
     ]);
     expect(profile).toMatchObject({
       name: 'qa-box',
-      server: served.info.apiUrl,
+      server: suite.served.info.apiUrl,
       deviceId: stored.activeDeviceId,
       aesCdEiKey: expect.stringMatching(/^[0-9A-Fa-f]{64}$/),
       aesCdIdcKey: expect.stringMatching(/^[0-9A-Fa-f]{64}$/),
@@ -89,7 +58,7 @@ describe('ksctl enroll against ksctl mock serve', () => {
   });
 
   it('enrolls test devices in bulk into a password file that decrypts as the SDKs decrypt it', async () => {
-    const path = join(home, 'bulk.pw');
+    const path = join(suite.home, 'bulk.pw');
     const result = await ksctl(
       [
         'enroll',
@@ -143,10 +112,10 @@ describe('ksctl enroll against ksctl mock serve', () => {
     const minted = await ksctl(['mock', 'tokens', '--user', 'alice', '-o', 'json']);
     const pair = JSON.parse(minted.stdout) as { stoken: string; uidauth: string };
     const env = { KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth };
-    expect((await ksctl(['enroll', '--persistor-path', join(home, 'replay.pt')], env)).code).toBe(
-      0,
-    );
-    const again = await ksctl(['enroll', '--persistor-path', join(home, 'replay.pt')], env);
+    expect(
+      (await ksctl(['enroll', '--persistor-path', join(suite.home, 'replay.pt')], env)).code,
+    ).toBe(0);
+    const again = await ksctl(['enroll', '--persistor-path', join(suite.home, 'replay.pt')], env);
     expect(again.code).toBe(6);
     expect(again.stderr).toMatch(
       /^error: this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once \(40902\)\nhint: .+\nconversation id: [0-9a-f-]{36}\n$/,

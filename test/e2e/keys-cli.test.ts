@@ -11,36 +11,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tsvRows } from '../helpers/cli.js';
-import {
-  assertBuilt,
-  cleanEnv,
-  type ServedMock,
-  serveMock,
-  ksctl as spawnKsctl,
-} from '../helpers/spawn.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockServeSuite } from '../helpers/spawn.js';
 
-const dirs = tempDirs();
-let configDir: string;
-let home: string;
-let served: ServedMock;
-
-const ksctl = (args: string[]) =>
-  spawnKsctl(args, {
-    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir, KSCTL_HOME: home }),
-    timeoutMs: 60_000,
-  });
+const suite = mockServeSuite();
+const { ksctl } = suite;
 
 beforeAll(async () => {
-  assertBuilt();
-  configDir = await dirs.make();
-  home = await dirs.make();
-  served = await serveMock(['--json'], {
-    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
-    readyFile: join(configDir, 'run', 'ready.json'),
-  });
   // The mock context it wrote makes markings commands and --mock-user work straight away.
   const marking = await ksctl([
     'markings',
@@ -55,11 +33,6 @@ beforeAll(async () => {
   ]);
   expect(marking.code, marking.stderr).toBe(0);
 }, 60_000);
-
-afterAll(async () => {
-  if (served?.child.exitCode === null) await served.stop();
-  await dirs.removeAll();
-});
 
 describe('a device enrolled by ksctl', () => {
   it('enrolls with --verify, then creates, fetches and modifies keys with markings', async () => {
@@ -148,25 +121,25 @@ print(json.dumps({
 describe.skipIf(skipVendor !== undefined)('a device enrolled by the vendor Python client', () => {
   it('enrolls, creates and fetches keys with the vendor code; ksctl modifies them with its profile', async () => {
     const tokens = (await (
-      await fetch(`${served.info.url}/_mock/tokens`, {
+      await fetch(`${suite.served.info.url}/_mock/tokens`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${served.info.token}`,
+          authorization: `Bearer ${suite.served.info.token}`,
           'content-type': 'application/json',
         },
         body: JSON.stringify({ user: 'alice' }),
       })
     ).json()) as { stoken: string; uidauth: string };
-    const profilesPath = join(home, 'vendor-profiles.pt');
+    const profilesPath = join(suite.home, 'vendor-profiles.pt');
     const run = spawnSync(
       'python3',
       [
         '-c',
         DRIVER,
         VENDOR!,
-        served.info.apiUrl,
-        served.info.enrollmentUrl,
-        served.info.keyspace,
+        suite.served.info.apiUrl,
+        suite.served.info.enrollmentUrl,
+        suite.served.info.keyspace,
         tokens.stoken,
         tokens.uidauth,
         profilesPath,

@@ -4,47 +4,18 @@
  * `--follow`), `mock devices`. Needs a build (`npm test` builds first).
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/api/wire.js';
 import { tsvRows } from '../helpers/cli.js';
-import {
-  assertBuilt,
-  BIN,
-  cleanEnv,
-  type ServedMock,
-  serveMock,
-  ksctl as spawnKsctl,
-} from '../helpers/spawn.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockServeSuite, BIN } from '../helpers/spawn.js';
 
-const dirs = tempDirs();
-let configDir: string;
-let home: string;
-let served: ServedMock;
-
-const env = () => cleanEnv({ KSCTL_CONFIG_DIR: configDir, KSCTL_HOME: home });
-const ksctl = (args: string[]) => spawnKsctl(args, { env: env(), timeoutMs: 60_000 });
-
-beforeAll(async () => {
-  assertBuilt();
-  configDir = await dirs.make();
-  home = await dirs.make();
-  served = await serveMock(['--json'], {
-    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
-    readyFile: join(configDir, 'ready.json'),
-  });
-});
-
-afterAll(async () => {
-  if (served.child.exitCode === null) await served.stop();
-  await dirs.removeAll();
-});
+const suite = mockServeSuite();
+const { ksctl } = suite;
 
 describe('mock serve names its users', () => {
   it('--json lists the seeded users with their development passwords', () => {
-    expect(served.info.users).toEqual([
+    expect(suite.served.info.users).toEqual([
       {
         name: 'alice',
         tenant: 'dev',
@@ -66,7 +37,7 @@ describe('mock serve names its users', () => {
 describe('mock tokens', () => {
   it('prints export lines: after eval, a child process sees both tokens', async () => {
     const script = `eval "$("${process.execPath}" "${BIN}" mock tokens --user alice)" && "${process.execPath}" -e 'process.stdout.write(process.env.KSCTL_STOKEN + " " + process.env.KSCTL_UIDAUTH)'`;
-    const child = spawn('sh', ['-c', script], { env: env() });
+    const child = spawn('sh', ['-c', script], { env: suite.env() });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
     const code = await new Promise((resolve) => child.on('close', resolve));
@@ -77,7 +48,7 @@ describe('mock tokens', () => {
 
 describe('mock outbox', () => {
   it('shows the code the portal e-mailed, filtered by address, as TSV and JSON', async () => {
-    const response = await fetch(`${served.info.enrollmentUrl}/keyspace/ABcd/register`, {
+    const response = await fetch(`${suite.served.info.enrollmentUrl}/keyspace/ABcd/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'email=alice%40example.com',
@@ -99,7 +70,7 @@ describe('mock outbox', () => {
 
 describe('mock requests', () => {
   it('lists the journal, newest last, leaving out the admin endpoints unless asked', async () => {
-    await fetch(`${served.info.url}/nowhere?token=secret-value`);
+    await fetch(`${suite.served.info.url}/nowhere?token=secret-value`);
     const result = await ksctl(['mock', 'requests', '-o', 'json']);
     expect(result.code).toBe(0);
     const entries = JSON.parse(result.stdout) as JournalEntry[];
@@ -117,7 +88,7 @@ describe('mock requests', () => {
     const child = spawn(
       process.execPath,
       [BIN, 'mock', 'requests', '--follow', '--tail', '0', '--interval', '100', '-o', 'json'],
-      { env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: suite.env(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
@@ -125,7 +96,7 @@ describe('mock requests', () => {
     try {
       // Until the follower has read the journal once, a request may count as already there.
       for (let i = 0; i < 200 && !out.includes('/followed'); i++) {
-        await (await fetch(`${served.info.url}/followed`)).body?.cancel();
+        await (await fetch(`${suite.served.info.url}/followed`)).body?.cancel();
         await sleep(100);
       }
       expect(out).toContain('"path":"/followed"');

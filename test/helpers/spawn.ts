@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import type { MockInfo } from '../../src/api/wire.js';
+import { tempDirs } from './temp.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'ksctl.js');
@@ -125,5 +127,55 @@ export async function serveMock(
         clearTimeout(timer);
       }
     },
+  };
+}
+
+/**
+ * The hooks of an end-to-end suite: one `ksctl mock serve --json` for the file, started with its
+ * own config dir (where the mock writes its "mock" context) and a home for profiles, stopped and
+ * removed after the file. `ksctl` runs the built CLI with both.
+ */
+export function mockServeSuite(): {
+  readonly served: ServedMock;
+  readonly configDir: string;
+  readonly home: string;
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  ksctl(args: string[], extra?: Record<string, string>, input?: string): Promise<Exit>;
+} {
+  const dirs = tempDirs();
+  let served: ServedMock | undefined;
+  let configDir: string | undefined;
+  let home: string | undefined;
+  beforeAll(async () => {
+    assertBuilt();
+    configDir = await dirs.make();
+    home = await dirs.make();
+    served = await serveMock(['--json'], {
+      env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
+      readyFile: join(configDir, 'run', 'ready.json'),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    if (served?.child.exitCode === null) await served.stop();
+    await dirs.removeAll();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started');
+    return value;
+  };
+  const env = (extra: Record<string, string> = {}) =>
+    cleanEnv({ KSCTL_CONFIG_DIR: started(configDir), KSCTL_HOME: started(home), ...extra });
+  return {
+    get served() {
+      return started(served);
+    },
+    get configDir() {
+      return started(configDir);
+    },
+    get home() {
+      return started(home);
+    },
+    env,
+    ksctl: (args, extra = {}, input) => ksctl(args, { env: env(extra), input, timeoutMs: 60_000 }),
   };
 }
