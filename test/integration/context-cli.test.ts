@@ -4,35 +4,24 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tsvRows } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { tsvRows } from '../helpers/cli.js';
+import { contextSuite } from './context-fixtures.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
-let tokenFile: string;
-
-/** The CLI with configuration in `configDir` and nothing else from the environment. */
-const ksctl = (argv: string[], options: Parameters<typeof runCli>[1] = {}) =>
-  runCli(argv, { ...options, env: { KSCTL_CONFIG_DIR: configDir, ...options.env } });
-
-beforeAll(async () => {
-  mock = await startMock({ seed: { markings: [{ name: 'from-mock' }] } });
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
-beforeEach(async () => {
-  configDir = await dirs.make();
-  tokenFile = join(configDir, 'token.txt');
-  await writeFile(tokenFile, `${mock.token}\n`);
-});
+const suite = contextSuite();
+const { ksctl } = suite;
 
 const addMock = (name: string, ...extra: string[]) =>
-  ksctl(['context', 'add', name, '--base-url', mock.baseUrl, '--token-file', tokenFile, ...extra]);
+  ksctl([
+    'context',
+    'add',
+    name,
+    '--base-url',
+    suite.mock.baseUrl,
+    '--token-file',
+    suite.tokenFile,
+    ...extra,
+  ]);
 
 describe('context add', () => {
   it('the first context becomes current and is used at once', async () => {
@@ -45,21 +34,21 @@ describe('context add', () => {
 
   it('stores the token in a file only its owner can read, in a directory only its owner can enter', async () => {
     await addMock('dev');
-    const file = join(configDir, 'config.json');
+    const file = join(suite.configDir, 'config.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await stat(configDir)).mode & 0o777).toBe(0o700);
+    expect((await stat(suite.configDir)).mode & 0o777).toBe(0o700);
     const stored = JSON.parse(await readFile(file, 'utf8'));
     expect(stored).toMatchObject({
       currentContext: 'dev',
-      contexts: { dev: { baseUrl: mock.baseUrl, token: mock.token } },
+      contexts: { dev: { baseUrl: suite.mock.baseUrl, token: suite.mock.token } },
     });
   });
 
   it('the token may come from standard input', async () => {
     const added = await ksctl(
-      ['context', 'add', 'piped', '--base-url', mock.baseUrl, '--token-file', '-'],
+      ['context', 'add', 'piped', '--base-url', suite.mock.baseUrl, '--token-file', '-'],
       {
-        stdin: `${mock.token}\n`,
+        stdin: `${suite.mock.token}\n`,
       },
     );
     expect(added.code).toBe(0);
@@ -103,7 +92,7 @@ describe('context add', () => {
 describe('context list and show never print secrets', () => {
   beforeEach(async () => {
     await addMock('dev');
-    await writeFile(join(configDir, 'pw'), 'basic-secret-password\n');
+    await writeFile(join(suite.configDir, 'pw'), 'basic-secret-password\n');
     await ksctl([
       'context',
       'add',
@@ -113,7 +102,7 @@ describe('context list and show never print secrets', () => {
       '--username',
       'ann',
       '--password-file',
-      join(configDir, 'pw'),
+      join(suite.configDir, 'pw'),
     ]);
   });
 
@@ -121,12 +110,12 @@ describe('context list and show never print secrets', () => {
     const piped = await ksctl(['context', 'list']);
     expect(tsvRows(piped.stdout)).toEqual([
       ['', 'basic', 'https://other.example/v2/t', 'basic (ann)'],
-      ['*', 'dev', mock.baseUrl, 'bearer token'],
+      ['*', 'dev', suite.mock.baseUrl, 'bearer token'],
     ]);
     const asJson = await ksctl(['context', 'ls', '-o', 'json']);
     expect(JSON.parse(asJson.stdout)).toEqual([
       { name: 'basic', current: false, baseUrl: 'https://other.example/v2/t', auth: 'basic (ann)' },
-      { name: 'dev', current: true, baseUrl: mock.baseUrl, auth: 'bearer token' },
+      { name: 'dev', current: true, baseUrl: suite.mock.baseUrl, auth: 'bearer token' },
     ]);
   });
 
@@ -138,7 +127,7 @@ describe('context list and show never print secrets', () => {
     ]) {
       const result = await ksctl([...argv, '-o', format], { tty: format === 'table' });
       expect(result.code).toBe(0);
-      expect(result.stdout + result.stderr).not.toContain(mock.token);
+      expect(result.stdout + result.stderr).not.toContain(suite.mock.token);
       expect(result.stdout + result.stderr).not.toContain('basic-secret-password');
     }
   });
@@ -149,8 +138,8 @@ describe('context list and show never print secrets', () => {
       name: 'dev',
       current: true,
       auth: 'bearer token',
-      baseUrl: mock.baseUrl,
-      configFile: join(configDir, 'config.json'),
+      baseUrl: suite.mock.baseUrl,
+      configFile: join(suite.configDir, 'config.json'),
     });
     const rows = tsvRows((await ksctl(['context', 'show', 'basic'])).stdout);
     expect(rows).toContainEqual(['Auth', 'basic (ann)']);
@@ -162,7 +151,7 @@ describe('context list and show never print secrets', () => {
 describe('choosing and overriding a context', () => {
   beforeEach(async () => {
     await addMock('dev');
-    await ksctl(['context', 'add', 'broken', '--base-url', mock.baseUrl]);
+    await ksctl(['context', 'add', 'broken', '--base-url', suite.mock.baseUrl]);
   });
 
   it('use switches the current context; an unknown one is not found (exit 5)', async () => {
@@ -188,17 +177,19 @@ describe('choosing and overriding a context', () => {
 
   it('KSCTL_TOKEN and KSCTL_BASE_URL override the context; flags override those', async () => {
     await ksctl(['context', 'use', 'broken']);
-    expect((await ksctl(['markings', 'list'], { env: { KSCTL_TOKEN: mock.token } })).code).toBe(0);
-    const elsewhere = `${mock.info.url}/v2/elsewhere`;
+    expect(
+      (await ksctl(['markings', 'list'], { env: { KSCTL_TOKEN: suite.mock.token } })).code,
+    ).toBe(0);
+    const elsewhere = `${suite.mock.info.url}/v2/elsewhere`;
     expect(
       (
         await ksctl(['markings', 'list'], {
-          env: { KSCTL_TOKEN: mock.token, KSCTL_BASE_URL: elsewhere },
+          env: { KSCTL_TOKEN: suite.mock.token, KSCTL_BASE_URL: elsewhere },
         })
       ).code,
     ).toBe(5);
     const flagged = await ksctl(
-      ['markings', 'list', '--base-url', mock.baseUrl, '--token-file', tokenFile],
+      ['markings', 'list', '--base-url', suite.mock.baseUrl, '--token-file', suite.tokenFile],
       {
         env: { KSCTL_TOKEN: 'wrong', KSCTL_BASE_URL: elsewhere },
       },
@@ -224,8 +215,8 @@ describe('context remove', () => {
 
   it('removing the current context leaves none current, and its token is gone from the file', async () => {
     expect((await ksctl(['context', 'remove', 'dev', '--yes'])).code).toBe(0);
-    const stored = await readFile(join(configDir, 'config.json'), 'utf8');
-    expect(stored).not.toContain(mock.token);
+    const stored = await readFile(join(suite.configDir, 'config.json'), 'utf8');
+    expect(stored).not.toContain(suite.mock.token);
     expect(JSON.parse(stored).currentContext).toBeUndefined();
     const show = await ksctl(['context', 'show']);
     expect(show.code).toBe(2);

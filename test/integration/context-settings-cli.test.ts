@@ -3,41 +3,25 @@
  * rename`, and `context add --force` saying what it replaces.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ContextConfig } from '../../src/config/store.js';
 import { runCli, tsvRows } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { contextSuite } from './context-fixtures.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
-let tokenFile: string;
+const suite = contextSuite();
+const { ksctl } = suite;
 
-const ksctl = (argv: string[], options: Parameters<typeof runCli>[1] = {}) =>
-  runCli(argv, { ...options, env: { KSCTL_CONFIG_DIR: configDir, ...options.env } });
-
-beforeAll(async () => {
-  mock = await startMock({ seed: { markings: [{ name: 'from-mock' }] } });
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
 beforeEach(async () => {
-  configDir = await dirs.make();
-  tokenFile = join(configDir, 'token.txt');
-  await writeFile(tokenFile, `${mock.token}\n`);
   const added = await ksctl([
     'context',
     'add',
     'mock',
     '--base-url',
-    mock.baseUrl,
+    suite.mock.baseUrl,
     '--token-file',
-    tokenFile,
+    suite.tokenFile,
     '--keyspace',
     'ABcd',
   ]);
@@ -48,7 +32,7 @@ async function stored(): Promise<{
   currentContext?: string;
   contexts: Record<string, ContextConfig>;
 }> {
-  return JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8'));
+  return JSON.parse(await readFile(join(suite.configDir, 'config.json'), 'utf8'));
 }
 
 describe('context set', () => {
@@ -56,8 +40,8 @@ describe('context set', () => {
     const result = await ksctl(['context', 'set', 'mock', 'timeout', '60']);
     expect(result).toMatchObject({ code: 0, stderr: 'updated context mock: set timeout 60 s\n' });
     expect((await stored()).contexts.mock).toEqual({
-      baseUrl: mock.baseUrl,
-      token: mock.token,
+      baseUrl: suite.mock.baseUrl,
+      token: suite.mock.token,
       keyspace: 'ABcd',
       timeoutMs: 60_000,
     });
@@ -75,15 +59,15 @@ describe('context set', () => {
       password: 'pass-word-1',
     });
     const bearer = await ksctl(['context', 'set', 'mock', 'token-file', '-', 'keyspace', 'XYz9'], {
-      stdin: `${mock.token}\n`,
+      stdin: `${suite.mock.token}\n`,
     });
     expect(bearer.code).toBe(0);
     expect(bearer.stderr).toBe(
       'updated context mock: set token, keyspace XYz9; removed username dev, password\n',
     );
-    expect(bearer.stderr + bearer.stdout).not.toContain(mock.token);
+    expect(bearer.stderr + bearer.stdout).not.toContain(suite.mock.token);
     const context = (await stored()).contexts.mock!;
-    expect(context).toMatchObject({ token: mock.token, keyspace: 'XYz9' });
+    expect(context).toMatchObject({ token: suite.mock.token, keyspace: 'XYz9' });
     expect(context.username).toBeUndefined();
   });
 
@@ -120,7 +104,10 @@ describe('context unset', () => {
       code: 0,
       stderr: 'updated context mock: removed keyspace ABcd\n',
     });
-    expect((await stored()).contexts.mock).toEqual({ baseUrl: mock.baseUrl, token: mock.token });
+    expect((await stored()).contexts.mock).toEqual({
+      baseUrl: suite.mock.baseUrl,
+      token: suite.mock.token,
+    });
     const again = await ksctl(['context', 'unset', 'mock', 'keyspace']);
     expect(again.stderr).toBe('context mock has none of these settings; nothing changed\n');
   });
@@ -139,23 +126,23 @@ describe('context add --force', () => {
   it('without --force: exit 6 and the context is kept', async () => {
     const result = await ksctl(['context', 'add', 'mock', '--timeout', '60']);
     expect(result.code).toBe(6);
-    expect((await stored()).contexts.mock).toHaveProperty('token', mock.token);
+    expect((await stored()).contexts.mock).toHaveProperty('token', suite.mock.token);
   });
 
   it('says what the replaced context had that is gone, even with --quiet', async () => {
     const result = await ksctl(['context', 'add', 'mock', '--force', '--timeout', '60', '--quiet']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
-      `replaced context mock (current); its previous base-url ${mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
+      `replaced context mock (current); its previous base-url ${suite.mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
     );
-    expect(result.stderr).not.toContain(mock.token);
+    expect(result.stderr).not.toContain(suite.mock.token);
     expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });
   });
 });
 
 describe('a configuration directory that cannot be created', () => {
   it.skipIf(!existsSync('/proc/self'))('is refused at once with exit 3', async () => {
-    const result = await runCli(['context', 'add', 'x', '--base-url', mock.baseUrl], {
+    const result = await runCli(['context', 'add', 'x', '--base-url', suite.mock.baseUrl], {
       env: { KSCTL_CONFIG_DIR: '/proc/newdir/ksctl' },
     });
     expect(result.code).toBe(3);
@@ -173,7 +160,10 @@ describe('context rename', () => {
     const config = await stored();
     expect(config.currentContext).toBe('old-mock');
     expect(Object.keys(config.contexts)).toEqual(['old-mock']);
-    expect(config.contexts['old-mock']).toMatchObject({ token: mock.token, keyspace: 'ABcd' });
+    expect(config.contexts['old-mock']).toMatchObject({
+      token: suite.mock.token,
+      keyspace: 'ABcd',
+    });
     const listed = await ksctl(['markings', 'list']);
     expect(listed.code).toBe(0);
   });
@@ -183,7 +173,7 @@ describe('context rename', () => {
     [['nope', 'other'], 5, 'context "nope" not found'],
     [['mock', 'bad name'], 2, 'invalid context name "bad name"'],
   ])('%j: exit %i, nothing changed', async (args, code, message) => {
-    await ksctl(['context', 'add', 'other', '--base-url', mock.baseUrl]);
+    await ksctl(['context', 'add', 'other', '--base-url', suite.mock.baseUrl]);
     const before = await stored();
     const result = await ksctl(['context', 'rename', ...args]);
     expect(result.code).toBe(code);
