@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { MockServerOptions } from '../../src/mock/server.js';
 import { startMock, type TestMock } from './mock.js';
 import { tempDirs } from './temp.js';
+import { started } from './suite.js';
 
 export interface CliOptions {
   /** Both stdin and stdout are terminals (default false: piped, as in scripts and CI). */
@@ -118,10 +119,6 @@ export function mockCliSuite(options: MockServerOptions = {}): {
     await dirs.removeAll();
   });
   beforeEach(() => mock?.reset());
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite has not started');
-    return value;
-  };
   return {
     get mock() {
       return started(mock);

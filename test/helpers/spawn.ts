@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { MockInfo } from '../../src/api/wire.js';
 import { tempDirs } from './temp.js';
+import { started } from './suite.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'ksctl.js');
@@ -159,10 +160,6 @@ export function mockServeSuite(): {
     if (served?.child.exitCode === null) await served.stop();
     await dirs.removeAll();
   });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite has not started');
-    return value;
-  };
   const env = (extra: Record<string, string> = {}) =>
     cleanEnv({ KSCTL_CONFIG_DIR: started(configDir), KSCTL_HOME: started(home), ...extra });
   return {

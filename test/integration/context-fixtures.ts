@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
+import { started } from '../helpers/suite.js';
 
 export function contextSuite(): {
   readonly mock: TestMock;
@@ -30,10 +31,6 @@ export function contextSuite(): {
     configDir = await dirs.make();
     await writeFile(join(configDir, 'token.txt'), `${started(mock).token}\n`);
   });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite has not started');
-    return value;
-  };
   return {
     get mock() {
       return started(mock);

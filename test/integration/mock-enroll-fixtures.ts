@@ -19,6 +19,7 @@ import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { DEV_TOKEN, startMock as startTestMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
+import { started } from '../helpers/suite.js';
 
 let keys: Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> | undefined;
 
@@ -69,10 +70,6 @@ export function enrollingSuite(): {
     await mock?.reset();
     dir = await dirs.make();
   });
-  const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite has not started');
-    return value;
-  };
   return {
     get mock() {
       return started(mock);
