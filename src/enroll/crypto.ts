@@ -16,7 +16,7 @@ import {
   verify,
 } from 'node:crypto';
 import { ServiceError } from '../errors.js';
-import { decodeBase64Strict } from './base64.js';
+import { decodeBase64Strict } from '../encoding/base64.js';
 
 /** Sizes fixed by the enrollment contract (service interface 8). */
 export const RSA_MODULUS_BITS = 3072;

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RegisterResponse } from '../../src/api/wire.js';
-import { decodeBase64Strict } from '../../src/enroll/base64.js';
+import { decodeBase64Strict } from '../../src/encoding/base64.js';
 import {
   aesCtrEncrypt,
   encodeSpkiBase64,

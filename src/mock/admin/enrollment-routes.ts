@@ -9,7 +9,7 @@
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
 import { type ErrorDetailWire, MarkingsErrorCode, type TokenPair } from '../../api/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace } from '../../enroll/keyspace.js';
 import { requireAdmin } from '../auth.js';
 import { mintTokenPair } from '../enrollment/tokens.js';

@@ -13,7 +13,7 @@ import {
   wrapDataKey,
 } from '../../device/crypto.js';
 import type { CreatedKeyWire, FetchedKeyWire, ItemErrorWire } from '../../device/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import {
   type Attributes,
   enforceMarkings,

@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import type { RegisterRequest } from '../../api/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
 import { sealResponse, validateConversationId } from '../../enroll/server.js';
 import type { CryptoPool } from './crypto-pool.js';
