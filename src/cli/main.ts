@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { asKsctlError } from '../errors.js';
 import { type IOStreams, systemIO } from '../output/io.js';
 import { CommandContext, type InterruptPolicy } from './context.js';
 import { buildProgram } from './program.js';
@@ -31,7 +32,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const { asKsctlError, formatError } = await import('../output/errors.js');
+    const { formatError } = await import('../output/errors.js');
     const typed = asKsctlError(error);
     io.stderr.write(formatError(typed, ctx.debugEnabled()));
     return typed.exitCode;
