@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { readAll } from '../../files/streams.js';
 import type { CommandContext } from '../context.js';
 import type { ApiOptions } from './api.js';
 

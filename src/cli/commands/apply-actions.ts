@@ -15,7 +15,7 @@ import {
 import { type RunReport, runExitCode } from '../../apply/report.js';
 import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { readAll } from '../../files/streams.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';

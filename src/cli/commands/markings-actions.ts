@@ -3,7 +3,7 @@ import { descriptionProblem, nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { readAll } from '../../files/streams.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
