@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type FieldReader,
-  type ListFilter,
-  type MarkingFilterField,
-  matchesFilter,
-  type ValueFilterField,
-} from '../../api/filters.js';
+import type { ListFilter, MarkingFilterField, ValueFilterField } from '../../api/filters.js';
+import { type FieldReader, matchesFilter } from './filter-match.js';
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import {
   BULK_MAX_ITEMS,
