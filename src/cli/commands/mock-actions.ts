@@ -14,6 +14,7 @@ import { InputError, KsctlError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
+import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../context.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
 import type { Column } from '../../output/render.js';
@@ -410,7 +411,7 @@ export async function requests(ctx: CommandContext, o: RequestsOptions): Promise
   print(tail);
   let seen = first.total;
   while (!ctx.signal.aborted) {
-    await abortableSleep(o.interval, ctx.signal);
+    await sleepUntilAborted(o.interval, ctx.signal);
     if (ctx.signal.aborted) break;
     const journal = await read();
     // A reset starts the count again: everything it holds is new.
@@ -451,16 +452,4 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
   return (entries) => {
     for (const entry of entries) write(line(REQUEST_COLUMNS.map((c) => String(c.value(entry)))));
   };
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
