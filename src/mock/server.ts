@@ -22,11 +22,11 @@ import {
   requestTarget,
   writableHeaders,
 } from './request.js';
-import { redactQuery } from './state/request-journal.js';
+import { redactQuery } from './request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
-import { DurableState } from './state/durable.js';
-import { applySeed, type Seed } from './state/seed.js';
-import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
+import { DurableState } from './persistence/durable.js';
+import { applySeed, type Seed } from './seed.js';
+import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
 import { sleep } from '../sleep.js';
 

@@ -158,7 +158,7 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
   const [{ MockServer }, { parseLatency }, { readSeedFile }] = await Promise.all([
     import('../../mock/server.js'),
     import('../../mock/admin/faults.js'),
-    import('../../mock/state/seed.js'),
+    import('../../mock/seed.js'),
   ]);
   const latency = o.latency === undefined ? undefined : parseLatency(o.latency);
   if (o.latency !== undefined && !latency) {

@@ -14,7 +14,7 @@ import { isKeyspace } from '../../enroll/keyspace.js';
 import { requireAdmin } from '../auth.js';
 import { mintTokenPair } from '../enrollment/tokens.js';
 import { json, MockHttpError, type MockRequest, type Route, route } from '../http.js';
-import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
+import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
 type FieldType = 'string' | 'boolean' | 'seconds';
 

@@ -17,7 +17,7 @@ import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
 
 /** A failure answered as an HTTP error with the JSON body of DESIGN.md 1.4. */

@@ -37,7 +37,7 @@ import {
   type Route,
   route,
 } from '../http.js';
-import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
+import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
 export function registerRoute(state: MockState, crypto: CryptoPool): Route {
   return route('POST', '/v2.3/register/:keyspace', async (req) => {

@@ -12,7 +12,7 @@ import {
   VALUES_MAX_PER_MARKING,
 } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
-import type { IdGenerator } from '../state/ids.js';
+import type { IdGenerator } from '../ids.js';
 
 export interface StoredValue {
   id: string;
@@ -204,7 +204,7 @@ export interface Actor {
 
 /**
  * Where the store reports each change, in the form it holds the data: a marking without its
- * values, or one value (the durable state journals them; see state/records.ts).
+ * values, or one value (the durable state journals them; see persistence/records.ts).
  */
 export interface MarkingChanges {
   marking(record: MarkingRecord): void;

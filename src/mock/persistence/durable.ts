@@ -17,7 +17,7 @@ import { JournalFile, parseStateFile, recordLine, type StateFile } from './journ
 import { lockStateDirectory, type StateLock } from './lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
-import type { MockState } from './state.js';
+import type { MockState } from '../state.js';
 import { fileReason } from '../../files/fs-errors.js';
 
 /**
