@@ -1,17 +1,9 @@
 import { CommanderError } from 'commander';
 import { asKsctlError } from '../errors.js';
-import { type IOStreams, systemIO } from '../output/io.js';
-import { CommandContext, type InterruptPolicy } from './context.js';
+import { systemIO } from '../output/io.js';
+import { CommandContext, type InterruptPolicy, type RunOptions } from './context.js';
 import { buildProgram } from './program.js';
-import { type Prompter, terminalPrompter } from './prompter.js';
-
-export interface RunOptions {
-  io?: IOStreams;
-  env?: NodeJS.ProcessEnv;
-  prompter?: Prompter;
-  signal?: AbortSignal;
-  interrupts?: InterruptPolicy;
-}
+import { terminalPrompter } from './prompter.js';
 
 /** Runs one command line and returns its exit code; never exits the process itself. */
 export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
@@ -24,6 +16,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     options.signal ?? new AbortController().signal,
     options.interrupts,
   );
+  ctx.runCommandLine = run;
   try {
     await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
     return ctx.exitCode;

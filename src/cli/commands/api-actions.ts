@@ -4,7 +4,13 @@ import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
 import { readAll } from '../../files/streams.js';
 import type { CommandContext } from '../context.js';
-import type { ApiOptions } from './api.js';
+
+export interface ApiOptions {
+  query?: string[];
+  header?: string[];
+  input?: string;
+  include?: boolean;
+}
 
 function pairs(texts: string[] | undefined, separator: string, flag: string): [string, string][] {
   return (texts ?? []).map((text, index) => {

@@ -24,7 +24,27 @@ import { refuseToReplace } from '../../files/replace-guard.js';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
-import type { ApplyOptions, ExportOptions } from './apply.js';
+import type { FilterOptionValues } from '../filter-options.js';
+
+export interface ApplyOptions {
+  file?: string[];
+  dryRun?: boolean;
+  exitCode?: boolean;
+  prune?: boolean;
+  yes?: boolean;
+  concurrency?: number;
+  verbose?: boolean;
+}
+
+export interface ExportOptions extends FilterOptionValues {
+  file?: string;
+  force?: boolean;
+  name?: string;
+  contains?: string;
+  startsWith?: string;
+  public?: boolean;
+  concurrency?: number;
+}
 
 /**
  * `markings apply`: files → plan → requests. stdout carries the data (the plan, or with -o json

@@ -2,8 +2,22 @@ import { readSecretFile, readTokenFile, secondsToMs } from '../../config/setting
 import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
-import type { ContextAddOptions } from './context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
+
+export interface ContextAddOptions {
+  baseUrl?: string;
+  tokenFile?: string;
+  username?: string;
+  passwordFile?: string;
+  apiUrl?: string;
+  enrollmentUrl?: string;
+  knsUrl?: string;
+  keyspace?: string;
+  persistor?: 'plaintext' | 'password' | 'aesgcm';
+  persistorPath?: string;
+  use?: boolean;
+  force?: boolean;
+}
 
 export async function add(ctx: CommandContext, name: string, o: ContextAddOptions): Promise<void> {
   const store = await ctx.config();

@@ -34,7 +34,7 @@ import type { CommandContext } from '../context.js';
 import { persistorFlags } from '../persistor-flags.js';
 import { resolvePersistor, secret } from '../persistor-options.js';
 import { VERSION } from '../../package-root.js';
-import { type EnrollOptions, isBulk } from './enroll.js';
+import { type EnrollOptions, isBulk } from './enroll-options.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
 /** How long an enrollment waits for another ksctl to finish with the profile file. */

@@ -8,33 +8,52 @@ import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { type NameAndDescription, nameAndDescription } from '../options.js';
-import type {
-  CreateOptions,
-  DeleteOptions,
-  GetOptions,
-  ListOptions,
-  UpdateOptions,
-} from './markings.js';
+import {
+  deleteInTurn,
+  type NameAndDescription,
+  parseValueOptions,
+  runInOrder,
+} from '../../markings/changes.js';
+import type { FilterOptionValues } from '../filter-options.js';
 
-/** Values from NAME[=DESCRIPTION] options, checked before anything is sent. */
-export function parseValueOptions(texts: string[] | undefined, flag: string): NameAndDescription[] {
-  const values = (texts ?? []).map(nameAndDescription);
-  const problems = values.flatMap((v) => {
-    const problem = nameProblem(v.name);
-    return problem
-      ? [{ path: `${flag} ${JSON.stringify(v.name)}`, message: `value name ${problem}` }]
-      : [];
-  });
-  const seen = new Set<string>();
-  for (const v of values) {
-    if (seen.has(v.name))
-      problems.push({ path: `${flag} ${JSON.stringify(v.name)}`, message: 'given twice' });
-    seen.add(v.name);
-  }
-  if (problems.length > 0)
-    throw new InputError('invalid values; nothing was sent', { details: problems });
-  return values;
+export interface ListOptions extends FilterOptionValues {
+  name?: string;
+  contains?: string;
+  startsWith?: string;
+  public?: boolean;
+  valueLimit?: number;
+  limit?: number;
+}
+
+export interface GetOptions {
+  valueLimit?: number;
+}
+
+export interface CreateOptions {
+  value?: string[];
+  description?: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string;
+  file?: string;
+}
+
+export interface UpdateOptions {
+  rename?: string;
+  description?: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string | false;
+  addValue?: string[];
+  removeValue?: string[];
+  setValues?: string[];
+  file?: string;
+  yes?: boolean;
+}
+
+export interface DeleteOptions {
+  yes?: boolean;
+  ifVersion?: number;
 }
 
 function checkName(name: string, what: string): void {
@@ -279,27 +298,6 @@ function describeSteps(steps: readonly Change[], tense: 'done' | 'todo'): string
   return phrases.join('; ');
 }
 
-/**
- * Runs one request per item, in order. When one fails, `report` hears what was done, which item
- * failed and what was never sent; then the error goes on.
- */
-async function runInOrder<T>(
-  items: readonly T[],
-  run: (item: T) => Promise<unknown>,
-  report: (done: T[], failed: T, notSent: T[]) => void,
-): Promise<void> {
-  let done = 0;
-  try {
-    for (const item of items) {
-      await run(item);
-      done++;
-    }
-  } catch (error) {
-    report(items.slice(0, done), items[done]!, items.slice(done + 1));
-    throw error;
-  }
-}
-
 /** Runs an update's requests in order; when one fails, says what was changed and what was not. */
 function runSteps(ctx: CommandContext, marking: Marking, steps: UpdateStep[]): Promise<void> {
   return runInOrder(
@@ -523,7 +521,7 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
     o.yes,
   );
   await deleteInTurn(
-    ctx,
+    (text) => ctx.warn(text),
     targets.map((m) => ({
       name: m.name,
       run: async () => {
@@ -532,28 +530,5 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
       },
     })),
     'markings',
-  );
-}
-
-/**
- * Deletions sent one request each, in order. When one fails, says which were deleted and which
- * were not sent (even with --quiet), then rethrows its error.
- */
-export async function deleteInTurn(
-  ctx: CommandContext,
-  items: { name: string; run: () => Promise<void> }[],
-  what: string,
-): Promise<void> {
-  const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
-  await runInOrder(
-    items,
-    (item) => item.run(),
-    (done, failed, rest) => {
-      if (items.length === 1) return;
-      ctx.warn(
-        `${done.length === 0 ? `no ${what} were deleted` : `deleted ${names(done)}`}; failed: ${names([failed])}` +
-          (rest.length > 0 ? `; not sent: ${names(rest)}` : ''),
-      );
-    },
   );
 }

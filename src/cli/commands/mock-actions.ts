@@ -18,7 +18,36 @@ import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../context.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
 import type { Column } from '../../output/render.js';
-import type { OutboxOptions, RequestsOptions, ServeOptions, TokensOptions } from './mock.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  seed?: string;
+  state?: string;
+  devToken?: string;
+  latency?: string;
+  fault?: string[];
+  json?: boolean;
+  readyFile?: string;
+  context: boolean;
+  log: boolean;
+}
+
+export interface TokensOptions {
+  user: string;
+  keyspace?: string;
+}
+
+export interface RequestsOptions {
+  follow?: boolean;
+  tail: number;
+  admin?: boolean;
+  interval: number;
+}
+
+export interface OutboxOptions {
+  to?: string;
+}
 
 export const MOCK_CONTEXT = 'mock';
 

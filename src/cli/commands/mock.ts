@@ -2,38 +2,14 @@ import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { collect } from '../options.js';
+import type {
+  ServeOptions,
+  TokensOptions,
+  RequestsOptions,
+  OutboxOptions,
+} from './mock-actions.js';
 
 const actions = () => import('./mock-actions.js');
-
-export interface ServeOptions {
-  host: string;
-  port: number;
-  seed?: string;
-  state?: string;
-  devToken?: string;
-  latency?: string;
-  fault?: string[];
-  json?: boolean;
-  readyFile?: string;
-  context: boolean;
-  log: boolean;
-}
-
-export interface TokensOptions {
-  user: string;
-  keyspace?: string;
-}
-
-export interface RequestsOptions {
-  follow?: boolean;
-  tail: number;
-  admin?: boolean;
-  interval: number;
-}
-
-export interface OutboxOptions {
-  to?: string;
-}
 
 /** A whole number of at least `min` (commander reports the error, exit 2). */
 function atLeast(min: number, what: string) {

@@ -15,7 +15,24 @@ import type { CommandContext } from '../context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
 import { resolvePersistor } from '../persistor-options.js';
-import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
+
+export interface ShowOptions extends PersistorOptionValues {
+  showSecrets?: boolean;
+}
+
+export interface DeleteOptions extends PersistorOptionValues {
+  yes?: boolean;
+}
+
+export interface ConvertOptions extends PersistorOptionValues {
+  toPersistor: 'plaintext' | 'password' | 'aesgcm';
+  toPath: string;
+  toPasswordFile?: string;
+  toPersistorVersion?: '1.0' | '1.1';
+  toAesgcmKeyFile?: string;
+  toAesgcmAdata?: string;
+  force?: boolean;
+}
 
 export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {
   const spec = await resolvePersistor(ctx, persistorFlags(o));

@@ -2,26 +2,9 @@ import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
+import type { ShowOptions, DeleteOptions, ConvertOptions } from './profiles-actions.js';
 
 const actions = () => import('./profiles-actions.js');
-
-export interface ShowOptions extends PersistorOptionValues {
-  showSecrets?: boolean;
-}
-
-export interface DeleteOptions extends PersistorOptionValues {
-  yes?: boolean;
-}
-
-export interface ConvertOptions extends PersistorOptionValues {
-  toPersistor: 'plaintext' | 'password' | 'aesgcm';
-  toPath: string;
-  toPasswordFile?: string;
-  toPersistorVersion?: '1.0' | '1.1';
-  toAesgcmKeyFile?: string;
-  toAesgcmAdata?: string;
-  force?: boolean;
-}
 
 export function profilesCommand(ctx: CommandContext): Command {
   const profiles = new Command('profiles')

@@ -5,13 +5,27 @@ import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { deleteInTurn, parseValueOptions } from './markings-actions.js';
-import type {
-  ValuesAddOptions,
-  ValuesDeleteOptions,
-  ValuesListOptions,
-  ValuesUpdateOptions,
-} from './values.js';
+import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
+import type { FilterOptionValues } from '../filter-options.js';
+
+export interface ValuesListOptions extends FilterOptionValues {
+  name?: string;
+  contains?: string;
+  limit?: number;
+}
+
+export interface ValuesAddOptions {
+  description?: string;
+}
+
+export interface ValuesUpdateOptions {
+  rename?: string;
+  description?: string;
+}
+
+export interface ValuesDeleteOptions {
+  yes?: boolean;
+}
 
 export async function list(
   ctx: CommandContext,
@@ -115,7 +129,7 @@ export async function remove(
     o.yes,
   );
   await deleteInTurn(
-    ctx,
+    (text) => ctx.warn(text),
     targets.map((v) => ({ name: v.name, run: () => api.deleteValue(marking.id, v.id) })),
     `values of marking ${marking.name}`,
   );
