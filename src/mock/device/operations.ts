@@ -22,8 +22,19 @@ import {
   resealProtected,
   withMarkingDefaults,
 } from './attributes.js';
-import type { DeviceRequest } from './routes.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { MockState } from '../state.js';
 import type { StoredKey } from './store.js';
+
+/** A device request whose envelope the route has opened and checked: what an operation acts on. */
+export interface DeviceRequest {
+  state: MockState;
+  cid: string;
+  device: DeviceRecord;
+  keys: DeviceKeys;
+  data: Record<string, unknown>;
+  now: number;
+}
 
 export type Operation = (
   req: DeviceRequest,

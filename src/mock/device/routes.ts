@@ -15,7 +15,6 @@ import { KEY_PATHS, type EnvelopeMeta } from '../../device/wire.js';
 import { decodeUtf8Strict } from '../../encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';
 import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
@@ -29,15 +28,6 @@ class DeviceHttpError extends Error {
     super(cause.message);
     this.status = cause.status;
   }
-}
-
-export interface DeviceRequest {
-  state: MockState;
-  cid: string;
-  device: DeviceRecord;
-  keys: DeviceKeys;
-  data: Record<string, unknown>;
-  now: number;
 }
 
 export function deviceRoutes(state: MockState): Route[] {
