@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { asKsctlError } from '../errors.js';
 import { systemIO } from '../output/io.js';
-import { CommandContext, type InterruptPolicy, type RunOptions } from './context.js';
+import { CommandContext, type InterruptPolicy, type RunOptions } from './command-context.js';
 import { buildProgram } from './program.js';
 import { terminalPrompter } from './prompter.js';
 

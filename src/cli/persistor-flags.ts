@@ -1,6 +1,6 @@
 /**
  * The profile-file flags shared by `enroll` and `profiles`: their definitions only, so building the
- * program at start-up loads nothing else. Resolving them is persistor-options.ts, loaded by the
+ * program at start-up loads nothing else. Resolving them is resolve-persistor.ts, loaded by the
  * actions.
  */
 import { type Command, Option } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * The cryptographic steps of the enrollment protocol (service interface 4.2), each written once
- * and used by both the client (protocol.ts) and the mock's server side (server.ts).
+ * and used by both the client (protocol.ts) and the mock's service side (service-side.ts).
  * `node:crypto` only.
  */
 import {

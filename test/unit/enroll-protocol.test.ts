@@ -18,7 +18,7 @@ import {
   type RegistrationSession,
   recoverKeys,
 } from '../../src/enroll/protocol.js';
-import { openRegistration, sealResponse } from '../../src/enroll/server.js';
+import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
 import { InputError, InternalError, ServiceError } from '../../src/errors.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';

@@ -164,7 +164,7 @@ describe('the import structure of src/', () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(graph.get('cli/main.ts')).toContain('cli/program.ts');
     expect(graph.get('cli/commands/api.ts')).toContain('cli/commands/api-actions.ts');
-    expect(graph.get('cli/commands/api.ts')).toContain('cli/context.ts');
+    expect(graph.get('cli/commands/api.ts')).toContain('cli/command-context.ts');
   });
 
   it('every import names a file that exists', () => {

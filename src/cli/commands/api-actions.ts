@@ -3,7 +3,7 @@ import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
 import { readAll } from '../../files/streams.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 export interface ApiOptions {
   query?: string[];

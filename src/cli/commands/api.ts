@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
 import type { ApiOptions } from './api-actions.js';
 

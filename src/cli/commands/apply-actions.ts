@@ -1,7 +1,7 @@
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
-import { loadDesiredMarkings } from '../../apply/files.js';
+import { loadDesiredMarkings } from '../../apply/sources.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
@@ -22,7 +22,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import { dirname, resolve } from 'node:path';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
 import type { FilterOptionValues } from '../filter-options.js';
 

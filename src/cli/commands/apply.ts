@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber } from '../options.js';
 import type { ApplyOptions, ExportOptions } from './apply-actions.js';

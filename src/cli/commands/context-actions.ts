@@ -1,7 +1,7 @@
 import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
 import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
 
 export interface ContextAddOptions {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { wrapList } from '../filter-options.js';
 import { CONTEXT_SETTINGS } from './context-keys.js';
 import type { ContextAddOptions } from './context-actions.js';

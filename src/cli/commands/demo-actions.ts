@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { InternalError, ServiceError } from '../../errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 export interface TourStep {
   /** What the step shows, in one line. */

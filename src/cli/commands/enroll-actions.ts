@@ -9,7 +9,7 @@ import {
   prepareRun,
   type StoredDevice,
 } from '../../enroll/enroll.js';
-import { EnrollmentEndpoints, endpointSettings } from '../../enroll/inputs.js';
+import { EnrollmentEndpoints, endpointSettings } from '../../enroll/endpoints.js';
 import { assertKeyspace } from '../../enroll/keyspace.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import {
@@ -30,9 +30,9 @@ import {
   withProfilesHeld,
 } from '../../profiles/index.js';
 import type { ProfileRow } from '../../profiles/operations.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { persistorFlags } from '../persistor-flags.js';
-import { resolvePersistor, secret } from '../persistor-options.js';
+import { resolvePersistor, secret } from '../resolve-persistor.js';
 import { VERSION } from '../../package-root.js';
 import { type EnrollOptions, isBulk } from './enroll-options.js';
 

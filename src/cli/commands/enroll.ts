@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { positiveWholeNumber, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
 import { checkCombinations, type EnrollOptions, isBulk } from './enroll-options.js';

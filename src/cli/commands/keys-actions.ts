@@ -1,7 +1,7 @@
 import type { Column } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
 /** The ref of keys created without --ref. */

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
 import type { CreateOptions, FetchOptions, ModifyOptions } from './keys-actions.js';

@@ -6,7 +6,7 @@ import { ConflictError, InputError, NotFoundError, UsageError } from '../../erro
 import { readAll } from '../../files/streams.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
 import {
   deleteInTurn,
@@ -412,7 +412,7 @@ function refuseWithFile(o: object, flags: Record<string, string>): void {
 }
 
 async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
-  const { loadMarkingDocument } = await import('../../apply/files.js');
+  const { loadMarkingDocument } = await import('../../apply/sources.js');
   const stdin = file === '-' ? await readAll(ctx.io.stdin) : undefined;
   return loadMarkingDocument(file, { stdin });
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';
 import { applyCommand, exportCommand } from './apply.js';

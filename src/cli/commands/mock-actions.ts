@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
 import type { Column } from '../../output/render.js';
 

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
 import type {
   ServeOptions,

@@ -11,10 +11,10 @@ import {
   showProfile,
   useProfile,
 } from '../../profiles/index.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
-import { resolvePersistor } from '../persistor-options.js';
+import { resolvePersistor } from '../resolve-persistor.js';
 
 export interface ShowOptions extends PersistorOptionValues {
   showSecrets?: boolean;

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
 import type { ShowOptions, DeleteOptions, ConvertOptions } from './profiles-actions.js';
 

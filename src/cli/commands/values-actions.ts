@@ -3,7 +3,7 @@ import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
 import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
 import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { withFilterOptions } from '../filter-options.js';
 import { positiveWholeNumber } from '../options.js';
 import type {

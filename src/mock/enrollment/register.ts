@@ -25,7 +25,7 @@ import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
 import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
-import { sealResponse, validateConversationId } from '../../enroll/server.js';
+import { sealResponse, validateConversationId } from '../../enroll/service-side.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { causeError } from './errors.js';
 import { verifyTokenPair } from './tokens.js';

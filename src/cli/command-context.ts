@@ -114,7 +114,7 @@ export class CommandContext {
 
   async markings(): Promise<MarkingsApi> {
     const [{ HttpMarkingsApi }, client] = await Promise.all([
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
       this.client(),
     ]);
     return new HttpMarkingsApi(client);
@@ -129,7 +129,7 @@ export class CommandContext {
       import('../config/store.js'),
       import('../config/settings.js'),
       import('../api/client.js'),
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
     ]).catch(() => undefined);
   }
 
