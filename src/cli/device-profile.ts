@@ -20,10 +20,10 @@ export interface DeviceOptions extends PersistorOptionValues {
 
 export async function loadDeviceProfile(
   ctx: CommandContext,
-  o: DeviceOptions,
-  ref = o.profile,
+  options: DeviceOptions,
+  ref = options.profile,
 ): Promise<Profile> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
   return profileOrActive(await loadProfiles(spec), ref, spec.path);
 }
 

@@ -27,39 +27,41 @@ export interface EnrollOptions extends PersistorOptionValues {
 }
 
 /** --count or --tokens-file: test devices in bulk. */
-export function isBulk(o: EnrollOptions): boolean {
-  return o.count !== undefined || o.tokensFile !== undefined;
+export function isBulk(options: EnrollOptions): boolean {
+  return options.count !== undefined || options.tokensFile !== undefined;
 }
 
 /** Flags that cannot go together, or that need another: checked before anything starts. */
-export function checkCombinations(o: EnrollOptions, bulk: boolean): void {
+export function checkCombinations(options: EnrollOptions, bulk: boolean): void {
   const methods = [
-    o.stokenFile !== undefined || o.uidauthFile !== undefined ? '--stoken-file/--uidauth-file' : '',
-    o.username !== undefined ? '--username' : '',
-    o.email !== undefined ? '--email' : '',
-    o.mockUser !== undefined ? '--mock-user' : '',
-    o.tokensFile !== undefined ? '--tokens-file' : '',
+    options.stokenFile !== undefined || options.uidauthFile !== undefined
+      ? '--stoken-file/--uidauth-file'
+      : '',
+    options.username !== undefined ? '--username' : '',
+    options.email !== undefined ? '--email' : '',
+    options.mockUser !== undefined ? '--mock-user' : '',
+    options.tokensFile !== undefined ? '--tokens-file' : '',
   ].filter((m) => m !== '');
   if (methods.length > 1) {
     throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
   }
-  if (o.passwordFile !== undefined && o.username === undefined) {
+  if (options.passwordFile !== undefined && options.username === undefined) {
     throw new UsageError('--password-file goes with --username');
   }
-  if (o.registrationCodeFile !== undefined && o.email === undefined) {
+  if (options.registrationCodeFile !== undefined && options.email === undefined) {
     throw new UsageError('--registration-code-file goes with --email');
   }
   const fromStdin = [
-    o.stokenFile,
-    o.uidauthFile,
-    o.passwordFile,
-    o.registrationCodeFile,
-    o.tokensFile,
-    o.persistorPasswordFile,
-    o.persistorAesgcmKeyFile,
+    options.stokenFile,
+    options.uidauthFile,
+    options.passwordFile,
+    options.registrationCodeFile,
+    options.tokensFile,
+    options.persistorPasswordFile,
+    options.persistorAesgcmKeyFile,
   ].filter((path) => path === '-');
   if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
-  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || o.email !== undefined)) {
+  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || options.email !== undefined)) {
     throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
       hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
     });

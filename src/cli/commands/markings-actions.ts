@@ -67,29 +67,29 @@ function checkDescription(description: string, what: string): void {
   if (problem) throw new InputError(`${what}: description ${problem}; nothing was sent`);
 }
 
-export async function list(ctx: CommandContext, o: ListOptions): Promise<void> {
+export async function list(ctx: CommandContext, options: ListOptions): Promise<void> {
   const format = ctx.format();
   const api = await ctx.markings();
   // A table shows value counts only, so it never asks for values.
-  const valueLimit = format === 'table' ? 0 : o.valueLimit;
+  const valueLimit = format === 'table' ? 0 : options.valueLimit;
   const items = api.listMarkings(
     {
-      name: o.name,
-      name__contains: o.contains,
-      name__startswith: o.startsWith,
-      public: o.public,
-      filter: filterFromOptions(o),
+      name: options.name,
+      name__contains: options.contains,
+      name__startswith: options.startsWith,
+      public: options.public,
+      filter: filterFromOptions(options),
       valueLimit,
     },
-    o.limit,
+    options.limit,
   );
   await ctx.renderList('listing markings', items, markingsListView);
 }
 
-export async function get(ctx: CommandContext, ref: string, o: GetOptions): Promise<void> {
+export async function get(ctx: CommandContext, ref: string, options: GetOptions): Promise<void> {
   const api = await ctx.markings();
   const marking = await ctx.waiting(`reading marking ${ref}`, () =>
-    api.resolveMarking(ref, o.valueLimit),
+    api.resolveMarking(ref, options.valueLimit),
   );
   await ctx.render(markingView(marking));
 }
@@ -97,24 +97,24 @@ export async function get(ctx: CommandContext, ref: string, o: GetOptions): Prom
 export async function create(
   ctx: CommandContext,
   name: string | undefined,
-  o: CreateOptions,
+  options: CreateOptions,
 ): Promise<void> {
-  if (o.file !== undefined) return createFromFile(ctx, name, o.file, o);
+  if (options.file !== undefined) return createFromFile(ctx, name, options.file, options);
   if (name === undefined) throw new UsageError('a name is needed: ksctl markings create NAME');
   checkName(name, 'marking name');
-  const values = parseValueOptions(o.value, '--value');
-  if (o.defaultValue !== undefined && !values.some((v) => v.name === o.defaultValue)) {
+  const values = parseValueOptions(options.value, '--value');
+  if (options.defaultValue !== undefined && !values.some((v) => v.name === options.defaultValue)) {
     throw new InputError(
-      `--default-value "${o.defaultValue}" is not one of the --value options; nothing was sent`,
+      `--default-value "${options.defaultValue}" is not one of the --value options; nothing was sent`,
     );
   }
   const api = await ctx.markings();
   const created = await api.createMarking({
     name,
-    public: o.public,
-    adminOnly: o.adminOnly,
-    defaultValue: o.defaultValue,
-    detail: { description: o.description, values },
+    public: options.public,
+    adminOnly: options.adminOnly,
+    defaultValue: options.defaultValue,
+    detail: { description: options.description, values },
   });
   ctx.say(
     `created marking ${created.name} (${created.id}) with ${created.detail.valueCount} values`,
@@ -312,28 +312,32 @@ function runSteps(ctx: CommandContext, marking: Marking, steps: UpdateStep[]): P
   );
 }
 
-export async function update(ctx: CommandContext, ref: string, o: UpdateOptions): Promise<void> {
-  if (o.file !== undefined) return updateFromFile(ctx, ref, o.file, o);
-  if (o.setValues && (o.addValue || o.removeValue)) {
+export async function update(
+  ctx: CommandContext,
+  ref: string,
+  options: UpdateOptions,
+): Promise<void> {
+  if (options.file !== undefined) return updateFromFile(ctx, ref, options.file, options);
+  if (options.setValues && (options.addValue || options.removeValue)) {
     throw new UsageError(
       '--set-values gives the complete set; it cannot be combined with --add-value or --remove-value',
     );
   }
-  if (o.rename !== undefined) checkName(o.rename, 'new name');
-  if (o.description !== undefined) checkDescription(o.description, '--description');
-  const adds = parseValueOptions(o.addValue, '--add-value');
-  const removes = parseValueOptions(o.removeValue, '--remove-value').map((v) => v.name);
-  const set = o.setValues ? parseValueOptions(o.setValues, '--set-values') : undefined;
+  if (options.rename !== undefined) checkName(options.rename, 'new name');
+  if (options.description !== undefined) checkDescription(options.description, '--description');
+  const adds = parseValueOptions(options.addValue, '--add-value');
+  const removes = parseValueOptions(options.removeValue, '--remove-value').map((v) => v.name);
+  const set = options.setValues ? parseValueOptions(options.setValues, '--set-values') : undefined;
   for (const v of [...adds, ...(set ?? [])]) {
     if (v.description !== undefined) checkDescription(v.description, `value "${v.name}"`);
   }
   const scalar: MarkingUpdate = {};
-  if (o.rename !== undefined) scalar.name = o.rename;
-  if (o.description !== undefined) scalar.detail = { description: o.description };
-  if (o.public !== undefined) scalar.public = o.public;
-  if (o.adminOnly !== undefined) scalar.adminOnly = o.adminOnly;
-  if (o.defaultValue !== undefined)
-    scalar.defaultValue = o.defaultValue === false ? null : o.defaultValue;
+  if (options.rename !== undefined) scalar.name = options.rename;
+  if (options.description !== undefined) scalar.detail = { description: options.description };
+  if (options.public !== undefined) scalar.public = options.public;
+  if (options.adminOnly !== undefined) scalar.adminOnly = options.adminOnly;
+  if (options.defaultValue !== undefined)
+    scalar.defaultValue = options.defaultValue === false ? null : options.defaultValue;
   if (Object.keys(scalar).length === 0 && !adds.length && !removes.length && !set) {
     throw new UsageError('nothing to change', { hint: 'see `ksctl markings update --help`' });
   }
@@ -345,7 +349,7 @@ export async function update(ctx: CommandContext, ref: string, o: UpdateOptions)
   const marking = await api.resolveMarking(ref, needValues || checksDefault ? undefined : 0);
   const removed = checkValuesChange(marking, { adds, removes, set }, scalar);
   if (scalar.name !== undefined) await checkNameFree(api, marking, scalar.name);
-  await confirmRemoval(ctx, marking, removed, o.yes);
+  await confirmRemoval(ctx, marking, removed, options.yes);
 
   const fields = changedFields(scalar);
   let final: Marking;
@@ -400,9 +404,9 @@ function describeSetResult(before: Marking, after: Marking, fields: string[]): s
 }
 
 /** `--file` gives the whole marking, so the flags that give parts of it cannot come with it. */
-function refuseWithFile(o: object, flags: Record<string, string>): void {
+function refuseWithFile(options: object, flags: Record<string, string>): void {
   const given = Object.entries(flags)
-    .filter(([key]) => (o as Record<string, unknown>)[key] !== undefined)
+    .filter(([key]) => (options as Record<string, unknown>)[key] !== undefined)
     .map(([, flag]) => flag);
   if (given.length > 0) {
     throw new UsageError(
@@ -422,9 +426,9 @@ async function createFromFile(
   ctx: CommandContext,
   name: string | undefined,
   file: string,
-  o: CreateOptions,
+  options: CreateOptions,
 ): Promise<void> {
-  refuseWithFile(o, {
+  refuseWithFile(options, {
     value: '--value',
     description: '--description',
     public: '--public',
@@ -460,9 +464,9 @@ async function updateFromFile(
   ctx: CommandContext,
   ref: string,
   file: string,
-  o: UpdateOptions,
+  options: UpdateOptions,
 ): Promise<void> {
-  refuseWithFile(o, {
+  refuseWithFile(options, {
     rename: '--rename',
     description: '--description',
     public: '--public/--no-public',
@@ -489,7 +493,7 @@ async function updateFromFile(
       { adds: [], removes: [], set: wanted.values },
       scalar,
     );
-    await confirmRemoval(ctx, marking, removed, o.yes);
+    await confirmRemoval(ctx, marking, removed, options.yes);
     updated = await putCompleteSet(
       api,
       marking,
@@ -509,7 +513,11 @@ async function updateFromFile(
   await ctx.render(markingView(updated));
 }
 
-export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptions): Promise<void> {
+export async function remove(
+  ctx: CommandContext,
+  refs: string[],
+  options: DeleteOptions,
+): Promise<void> {
   const api = await ctx.markings();
   const targets: Marking[] = [];
   for (const ref of refs) targets.push(await api.resolveMarking(ref, 0));
@@ -518,14 +526,14 @@ export async function remove(ctx: CommandContext, refs: string[], o: DeleteOptio
     targets.length === 1
       ? `Delete marking ${describe(targets[0]!)}?`
       : `Delete ${targets.length} markings: ${targets.map(describe).join(', ')}?`,
-    o.yes,
+    options.yes,
   );
   await deleteInTurn(
     (text) => ctx.warn(text),
     targets.map((m) => ({
       name: m.name,
       run: async () => {
-        await api.deleteMarking(m.id, o.ifVersion);
+        await api.deleteMarking(m.id, options.ifVersion);
         ctx.say(`deleted marking ${m.name} (${m.id})`);
       },
     })),

@@ -90,15 +90,15 @@ function usersSection(users: MockUserInfo[]): string {
 }
 
 /** Where the state lives, for the banner's first lines. */
-function stateNote(o: ServeOptions, restored: boolean): string {
-  if (o.state === undefined) return 'its state lives in memory.';
+function stateNote(options: ServeOptions, restored: boolean): string {
+  if (options.state === undefined) return 'its state lives in memory.';
   if (!restored) {
-    return `its state is kept in ${o.state}\n(a new state${o.seed ? ', seeded from ' + o.seed : ''}: restarts with --state ${o.state} continue from here).`;
+    return `its state is kept in ${options.state}\n(a new state${options.seed ? ', seeded from ' + options.seed : ''}: restarts with --state ${options.state} continue from here).`;
   }
-  const seedNote = o.seed
+  const seedNote = options.seed
     ? `; --seed applies only to a new state, or after \`ksctl mock reset\``
     : '';
-  return `its state is kept in ${o.state}\n(restored${seedNote}).`;
+  return `its state is kept in ${options.state}\n(restored${seedNote}).`;
 }
 
 function banner(info: MockInfo, contextNote: string, state: string): string {
@@ -183,60 +183,61 @@ async function prepareReadyFile(path: string): Promise<void> {
   }
 }
 
-export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void> {
+export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
   const [{ MockServer }, { parseLatency }, { readSeedFile }] = await Promise.all([
     import('../../mock/server.js'),
     import('../../mock/admin/faults.js'),
     import('../../mock/seed.js'),
   ]);
-  const latency = o.latency === undefined ? undefined : parseLatency(o.latency);
-  if (o.latency !== undefined && !latency) {
-    throw new UsageError(`--latency "${o.latency}" is not MS or MIN-MAX`);
+  const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
+  if (options.latency !== undefined && !latency) {
+    throw new UsageError(`--latency "${options.latency}" is not MS or MIN-MAX`);
   }
   const faults = await faultRulesFromArguments(
-    o.fault ?? [],
+    options.fault ?? [],
     (text, problem) => `--fault "${text}": ${problem}`,
   );
-  const seed = o.seed === undefined ? undefined : await readSeedFile(o.seed);
-  if (o.readyFile) await prepareReadyFile(o.readyFile);
+  const seed = options.seed === undefined ? undefined : await readSeedFile(options.seed);
+  if (options.readyFile) await prepareReadyFile(options.readyFile);
   let server: Awaited<ReturnType<typeof MockServer.start>>;
   try {
     server = await MockServer.start({
-      host: o.host,
-      port: o.port,
-      devToken: o.devToken,
-      stateDir: o.state,
+      host: options.host,
+      port: options.port,
+      devToken: options.devToken,
+      stateDir: options.state,
       // Not silenced by --quiet: it tells of something skipped in the user's data.
       onWarning: (message) => ctx.io.stderr.write(`warning: ${message}\n`),
       seed,
       latency,
       faults: faults.length > 0 ? faults : undefined,
-      onRequest: o.log
+      onRequest: options.log
         ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
         : undefined,
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new UsageError(`port ${o.port} on ${o.host} is already in use`, {
+      throw new UsageError(`port ${options.port} on ${options.host} is already in use`, {
         hint: 'pick another with --port, or --port 0 for any free port',
       });
     }
     if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      throw new UsageError(`cannot listen on ${o.host}:${o.port} (${code})`);
+      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`);
     }
-    if (o.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {
-      throw fileError('use the state directory', o.state, error);
+    if (options.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {
+      throw fileError('use the state directory', options.state, error);
     }
     throw error;
   }
   try {
     const info = server.info;
-    const note = o.context ? await refreshContext(ctx, info) : '';
-    if (o.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-    else ctx.say(banner(info, note, stateNote(o, server.durable?.fresh === false)));
+    const note = options.context ? await refreshContext(ctx, info) : '';
+    if (options.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+    else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
     // The ready file comes last: whoever waits for it may rely on everything above having happened.
-    if (o.readyFile) await writeFileAtomic(o.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+    if (options.readyFile)
+      await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);
   } catch (error) {
     await server.close();
     throw error;
@@ -302,10 +303,10 @@ async function adminGet<T>(ctx: CommandContext, path: string, what: string): Pro
   return (await client.request<T>('GET', path, { what })).body;
 }
 
-export async function tokens(ctx: CommandContext, o: TokensOptions): Promise<void> {
+export async function tokens(ctx: CommandContext, options: TokensOptions): Promise<void> {
   const client = await adminClient(ctx);
   const { body } = await client.request<TokenPair>('POST', '/_mock/tokens', {
-    body: { user: o.user, keyspace: o.keyspace },
+    body: { user: options.user, keyspace: options.keyspace },
     what: 'mint tokens',
   });
   const format = ctx.format();
@@ -370,9 +371,9 @@ export async function reset(ctx: CommandContext, yes: boolean | undefined): Prom
   ctx.say('the mock is back to its start-up state');
 }
 
-export async function outbox(ctx: CommandContext, o: OutboxOptions): Promise<void> {
+export async function outbox(ctx: CommandContext, options: OutboxOptions): Promise<void> {
   const body = await adminGet<OutboxMessage[]>(ctx, '/_mock/outbox', 'read the outbox');
-  const wanted = o.to?.trim().toLowerCase();
+  const wanted = options.to?.trim().toLowerCase();
   const messages = wanted === undefined ? body : body.filter((m) => m.to.toLowerCase() === wanted);
   await ctx.render({
     kind: 'table',
@@ -423,15 +424,15 @@ function newEntries(journal: RequestJournal, seen: number, admin: boolean): Jour
   return admin ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
 }
 
-export async function requests(ctx: CommandContext, o: RequestsOptions): Promise<void> {
+export async function requests(ctx: CommandContext, options: RequestsOptions): Promise<void> {
   const client = await adminClient(ctx);
   const read = async () =>
     (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
       .body;
   const first = await read();
-  const shown = newEntries(first, 0, o.admin === true);
-  const tail = o.tail === 0 ? [] : shown.slice(-o.tail);
-  if (!o.follow) {
+  const shown = newEntries(first, 0, options.admin === true);
+  const tail = options.tail === 0 ? [] : shown.slice(-options.tail);
+  if (!options.follow) {
     await ctx.render({ kind: 'table', data: tail, rows: tail, columns: REQUEST_COLUMNS });
     return;
   }
@@ -440,12 +441,12 @@ export async function requests(ctx: CommandContext, o: RequestsOptions): Promise
   print(tail);
   let seen = first.total;
   while (!ctx.signal.aborted) {
-    await sleepUntilAborted(o.interval, ctx.signal);
+    await sleepUntilAborted(options.interval, ctx.signal);
     if (ctx.signal.aborted) break;
     const journal = await read();
     // A reset starts the count again: everything it holds is new.
     if (journal.total < seen) seen = 0;
-    print(newEntries(journal, seen, o.admin === true));
+    print(newEntries(journal, seen, options.admin === true));
     seen = journal.total;
   }
 }

@@ -21,7 +21,7 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles list',
       'ksctl profiles list --persistor password --persistor-path ~/.ionicsecurity/profiles.pw -o json',
     ),
-  ).action(async (o: PersistorOptionValues) => (await actions()).list(ctx, o));
+  ).action(async (options: PersistorOptionValues) => (await actions()).list(ctx, options));
 
   addPersistorOptions(
     examples(
@@ -33,7 +33,7 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles show laptop',
       'ksctl profiles show laptop -o json',
     ),
-  ).action(async (ref: string, o: ShowOptions) => (await actions()).show(ctx, ref, o));
+  ).action(async (ref: string, options: ShowOptions) => (await actions()).show(ctx, ref, options));
 
   addPersistorOptions(
     examples(
@@ -44,7 +44,9 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles use laptop',
       'ksctl profiles use ABcd.1.6f3e2a --persistor-path ./profiles.pt',
     ),
-  ).action(async (ref: string, o: PersistorOptionValues) => (await actions()).use(ctx, ref, o));
+  ).action(async (ref: string, options: PersistorOptionValues) =>
+    (await actions()).use(ctx, ref, options),
+  );
 
   addPersistorOptions(
     examples(
@@ -57,7 +59,9 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles delete old-laptop',
       'ksctl profiles delete old-laptop --persistor-path ./profiles.pt --yes',
     ),
-  ).action(async (ref: string, o: DeleteOptions) => (await actions()).remove(ctx, ref, o));
+  ).action(async (ref: string, options: DeleteOptions) =>
+    (await actions()).remove(ctx, ref, options),
+  );
 
   examples(
     addPersistorOptions(
@@ -83,7 +87,7 @@ export function profilesCommand(ctx: CommandContext): Command {
     ),
     'ksctl profiles convert --to-persistor password --to-path ~/.ionicsecurity/profiles.pw --to-password-file pw.txt',
     'ksctl profiles convert --persistor-path ./profiles.pt --to-persistor plaintext --to-path ./copy.pt --force',
-  ).action(async (o: ConvertOptions) => (await actions()).convert(ctx, o));
+  ).action(async (options: ConvertOptions) => (await actions()).convert(ctx, options));
 
   addPersistorOptions(
     profiles
@@ -96,8 +100,8 @@ export function profilesCommand(ctx: CommandContext): Command {
         'after',
         '\nExamples:\n  ksctl profiles check\n  ksctl profiles check laptop --persistor-path ./profiles.pt',
       ),
-  ).action(async (ref: string | undefined, o: PersistorOptionValues) =>
-    (await actions()).check(ctx, ref, o),
+  ).action(async (ref: string | undefined, options: PersistorOptionValues) =>
+    (await actions()).check(ctx, ref, options),
   );
 
   return profiles;
