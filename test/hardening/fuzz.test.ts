@@ -16,7 +16,7 @@ import { tempDirs } from '../helpers/temp.js';
 import { errorOf, openSocket, type RawAnswer, rawRequest } from './raw.js';
 import { prng, type Random } from '../helpers/random.js';
 
-const SEED = Number(process.env.KSCTL_FUZZ_SEED) || Math.floor(Math.random() * 2 ** 31);
+const SEED = Number(process.env.KSCTL_FUZZ_SEED) || 20_261_125;
 const REQUESTS = 400;
 const CONCURRENCY = 6;
 const MIB = 1024 * 1024;
