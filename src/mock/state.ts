@@ -7,7 +7,8 @@ import { FaultSet } from './admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
 import { IdGenerator } from './ids.js';
 import { Journal } from './request-journal.js';
-import { type MarkingChanges, MarkingsStore } from './markings/store.js';
+import { MarkingsStore } from './markings/store.js';
+import type { MarkingChanges } from './markings/stored.js';
 
 export interface Principal {
   name: string;

@@ -10,7 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { FaultRule } from '../../api/wire.js';
 import type { StoredKey } from '../device/store.js';
 import type { DeviceEntry, OutboxMessage } from '../enrollment/state.js';
-import type { MarkingRecord, StoredValue } from '../markings/store.js';
+import type { MarkingRecord, StoredValue } from '../markings/stored.js';
 import {
   type MockKeyspace,
   type MockState,
