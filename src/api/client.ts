@@ -1,3 +1,7 @@
+/**
+ * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
+ * request, a timeout per attempt, retries with backoff and jitter, redacted traces, typed errors.
+ */
 import { randomUUID } from 'node:crypto';
 import { Agent, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';

@@ -1,3 +1,7 @@
+/**
+ * MarkingsApi over HTTP: every markings and values endpoint of the service, typed, with the
+ * listings paged one page ahead and sized by bytes.
+ */
 import { NotFoundError } from '../errors.js';
 import type { ApiClient, RequestOptions } from './client.js';
 import { filterQuery, NO_FILTER } from './filters.js';

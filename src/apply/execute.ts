@@ -1,3 +1,7 @@
+/**
+ * Runs the steps of a plan against the service and reports per marking what was applied, what
+ * failed and what was skipped.
+ */
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { BulkMarkingItem } from '../api/wire.js';
 import {

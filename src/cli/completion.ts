@@ -1,3 +1,8 @@
+/**
+ * Shell completion generated from the program itself: the command tree as completion sees it, and
+ * the bash, zsh and fish scripts built from it, with names looked up live through
+ * `ksctl __complete`.
+ */
 import type { Command, Option } from 'commander';
 
 /** Names that `ksctl __complete KIND` looks up at the moment the user presses Tab. */

@@ -1,3 +1,7 @@
+/**
+ * Stored contexts: the configuration file, where it lives, how it is read (a plain JSON read) and
+ * changed (read again, then replaced atomically).
+ */
 import { chmod, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';

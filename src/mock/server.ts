@@ -1,3 +1,8 @@
+/**
+ * MockServer, the embedded mock of the whole service side: a factory that wires the state, the
+ * routes of each side, faults, latency and the durable state to an HTTP server. The `mock serve`
+ * command and the tests only choose where it listens.
+ */
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,9 @@
+/**
+ * The whole mock's model: tenants with their markings stores, users, keyspaces, the principals of
+ * bearer tokens and basic credentials, the enrollment and device stores, fault rules and the
+ * request journal. The sides' routes work on it; mock/persistence/ stores it (it never imports
+ * persistence).
+ */
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';

@@ -1,3 +1,7 @@
+/**
+ * The one place output is shaped: a command hands a view (a table, a record, text) and the
+ * renderer writes a table, tab-separated rows, JSON or YAML, with terminal-aware times and widths.
+ */
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
 

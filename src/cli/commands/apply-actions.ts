@@ -1,3 +1,8 @@
+/**
+ * The actions of `markings apply` (files, plan, confirmation, requests, report) and
+ * `markings export` (every marking, or the filtered ones, in the file format), with their option
+ * types.
+ */
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';

@@ -1,3 +1,7 @@
+/**
+ * `ksctl context`: the commander definitions of add, set, unset, rename, use, list, show and
+ * remove, one function each; the work is in context-actions.ts, loaded when a command runs.
+ */
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';

@@ -1,3 +1,8 @@
+/**
+ * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, faults and
+ * reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
+ * mock from mock-admin-actions.ts, each loaded when its command runs.
+ */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';

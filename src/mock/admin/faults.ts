@@ -1,3 +1,8 @@
+/**
+ * Fault injection for the mock: `--latency`, and fault rules (method, path, status or cause code,
+ * probability, times) from the command line, a seed file or `PUT /_mock/faults`, checked in one
+ * place; FaultSet holds the rules in force and picks the one that fires for a request.
+ */
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
 import { causeByCode } from '../../enroll/causes.js';
 import { UsageError } from '../../errors.js';
