@@ -41,7 +41,7 @@ export interface RequestOptions {
   conversationId?: string;
   /** What the request was for, used in error messages ("get marking classification"). */
   what?: string;
-  /** Turns an error answer into a typed error; the default reads DESIGN.md 1.4. */
+  /** Turns an error answer into a typed error; the default reads docs/design.md 1.4. */
   mapError?: (status: number, body: unknown, cid: string) => KsctlError;
   /** Statuses that are answers, not errors (for example 404 while resolving a name). */
   okStatuses?: number[];

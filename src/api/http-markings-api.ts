@@ -121,7 +121,7 @@ function toPage<T>(body: ListEnvelope<T>, bytes: number) {
   };
 }
 
-/** The markings interface over HTTP (DESIGN.md 1.2). */
+/** The markings interface over HTTP (docs/design.md 1.2). */
 export class HttpMarkingsApi implements MarkingsApi {
   private readonly pageBytes: number;
 

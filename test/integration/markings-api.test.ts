@@ -157,7 +157,7 @@ describe('valueLimit', () => {
     expect(listed!.detail).toEqual({
       description: 'Data classification level',
       valueCount: 3,
-      // The members of the public Ionic API (DESIGN.md 1.1); the default was set at version 1.
+      // The members of the public Ionic API (docs/design.md 1.1); the default was set at version 1.
       dataType: 'string',
       default: false,
       defaultVersion: 1,

@@ -127,7 +127,7 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
 }
 
 /**
- * Removing values and deleting markings are destructive (DESIGN 5): the question lists what goes.
+ * Removing values and deleting markings are destructive (docs/design.md 5): the question lists what goes.
  * Undefined when the plan removes nothing.
  */
 function destructiveQuestion(plan: Plan): string | undefined {

@@ -130,7 +130,7 @@ export async function create(
   await ctx.render(markingView(created));
 }
 
-/** Removing values is destructive (DESIGN 5): list what goes and ask, or need --yes. */
+/** Removing values is destructive (docs/design.md 5): list what goes and ask, or need --yes. */
 async function confirmRemoval(
   ctx: CommandContext,
   marking: Marking,

@@ -36,7 +36,7 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
     ctx.globals.context = MOCK_CONTEXT;
   const connection = await ctx.connection();
-  // A URL from the flag or the environment outranks everything in the context (DESIGN.md 5).
+  // A URL from the flag or the environment outranks everything in the context (docs/design.md 5).
   const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
   return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }

@@ -36,7 +36,7 @@ const MARKINGS_CODES = new Set<number>(Object.values(MarkingsErrorCode));
 
 /**
  * A rule's `code` must be one the service answers with: a markings error code or an enrollment
- * cause code (DESIGN.md 2.3). Which `status` goes with it is the rule's business (3.3).
+ * cause code (docs/design.md 2.3). Which `status` goes with it is the rule's business (3.3).
  */
 function isKnownCode(code: number): boolean {
   return MARKINGS_CODES.has(code) || causeByCode(code) !== undefined;

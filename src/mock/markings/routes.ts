@@ -45,7 +45,7 @@ function listEnvelope<T>(query: ListQuery, total: number, items: T[]): ListEnvel
   return { totalResults: total, skip, limit, ...scim, Resources: items };
 }
 
-/** The markings resources of DESIGN.md 1.2, under /v2/{tenant}. */
+/** The markings resources of docs/design.md 1.2, under /v2/{tenant}. */
 export function markingsRoutes(state: MockState): Route[] {
   const base = '/v2/:tenant/markings';
   return [

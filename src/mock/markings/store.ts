@@ -128,7 +128,7 @@ export class MarkingsStore {
 
   /**
    * The marking named `name` as device requests see it: markings are the attributes of keys
-   * (DESIGN.md 2.4), so a key attribute of this name may only carry these values.
+   * (docs/design.md 2.4), so a key attribute of this name may only carry these values.
    */
   attributeRule(name: string): MarkingAttributeRule | undefined {
     const m = this.byName.get(name);
