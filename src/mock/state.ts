@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';
 import { KeyStore, RecentCids } from './device/store.js';
-import { EnrollmentState } from './enrollment/state.js';
+import { EnrollmentState } from './enrollment/store.js';
 import { FaultSet } from './admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
 import { IdGenerator } from './ids.js';

@@ -43,7 +43,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/markings/filter-match.ts',
     'mock/markings/wire-form.ts',
     'mock/device/store.ts',
-    'mock/enrollment/state.ts',
+    'mock/enrollment/store.ts',
     'mock/admin/faults.ts',
   ],
   // The whole mock's model.

@@ -7,7 +7,7 @@ import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../a
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
-import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 import type { Column } from '../../output/render.js';
 
 export interface TokensOptions {

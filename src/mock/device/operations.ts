@@ -22,7 +22,7 @@ import {
   resealProtected,
   withMarkingDefaults,
 } from './attributes.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import type { MockState } from '../state.js';
 import type { StoredKey } from './store.js';
 
