@@ -25,6 +25,12 @@ export interface InterruptPolicy {
 }
 
 /**
+ * Synchronous work that must happen however the process ends (Ctrl-C, a closed stdout): the entry
+ * runs each before it exits early.
+ */
+export type ExitCleanups = Set<() => void>;
+
+/**
  * What every command gets: streams, environment, configuration, the service client and a prompter.
  * Heavy pieces load on first use so `--help` stays fast; tests construct it with fakes.
  */
@@ -43,7 +49,17 @@ export class CommandContext {
     /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
     readonly signal: AbortSignal,
     private readonly interrupts: InterruptPolicy = { graceful: false },
+    private readonly cleanups: ExitCleanups = new Set(),
   ) {}
+
+  /**
+   * Runs `cleanup` if the process ends before the command does (a second Ctrl-C, a reader that
+   * went away); the returned function withdraws it once the command has cleaned up itself.
+   */
+  onEarlyExit(cleanup: () => void): () => void {
+    this.cleanups.add(cleanup);
+    return () => this.cleanups.delete(cleanup);
+  }
 
   /**
    * Says that this command watches `signal` and stops by itself (finishing what is in flight);

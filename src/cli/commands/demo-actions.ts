@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,6 +188,9 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
   // Ctrl-C ends the current step and skips the rest, but the mock and the files are cleaned up.
   ctx.stopsGracefully();
   const dir = await mkdtemp(join(tmpdir(), 'ksctl-demo-'));
+  const withdraw = keep
+    ? () => undefined
+    : ctx.onEarlyExit(() => rmSync(dir, { recursive: true, force: true }));
   const server = await MockServer.start({ port: 0 });
   try {
     const env: NodeJS.ProcessEnv = { ...ctx.env, KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir };
@@ -238,7 +242,8 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       const stdout = new Writable({
         write(chunk: Buffer, _encoding, done) {
           printed.push(Buffer.from(chunk));
-          ctx.io.stdout.write(chunk, done);
+          // A reader gone (`ksctl demo | head`) is the real stdout's error, handled where it ends.
+          ctx.io.stdout.write(chunk, () => done());
         },
       });
       const code = await run(argv, {
@@ -264,5 +269,6 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     await server.close();
     if (keep) ctx.say(`kept the demo configuration in ${dir}`);
     else await rm(dir, { recursive: true, force: true });
+    withdraw();
   }
 }
