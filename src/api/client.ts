@@ -22,9 +22,18 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** Receives one line per traced event; secrets are already redacted. */
   trace?: (line: string) => void;
-  /** Told before each wait to retry ("retrying in 2 s after 503"), for people watching. */
-  onRetry?: (message: string) => void;
+  /**
+   * Told when a request starts (with what it is for, "get marking classification"); the handle
+   * hears of each wait to retry ("retrying in 2 s after 503") and of the end. A terminal shows
+   * a spinner with it, so no wait on the service is silent.
+   */
+  activity?: (what: string) => RequestActivity;
   userAgent?: string;
+}
+
+export interface RequestActivity {
+  retrying(message: string): void;
+  done(): void;
 }
 
 export interface RequestOptions {
@@ -145,9 +154,17 @@ function networkMessage(error: unknown): string {
 }
 
 /** What to do after no answer: a timeout names --timeout, and a write may have landed. */
-function unreachableHint(reason: string, method: string, timeoutMs: number): string {
+function unreachableHint(
+  reason: string,
+  method: string,
+  timeoutMs: number,
+  underBase: boolean,
+): string {
   if (reason !== TIMED_OUT) {
-    return 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running';
+    // A URL of its own (a profile's server, an enrollment URL) is not the base URL's to fix.
+    return underBase
+      ? 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running'
+      : 'check that the service is running at that address';
   }
   const raise = `no answer within ${timeoutMs / 1000} s; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
   return IDEMPOTENT_READS.has(method)
@@ -164,8 +181,8 @@ const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
-  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>> &
-    Pick<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>;
+  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent' | 'activity'>> &
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity'>;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -198,6 +215,20 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
+    const activity = this.options.activity?.(options.what ?? `${method} ${redactUrl(path)}`);
+    try {
+      return await this.attempts<T>(method, path, options, activity);
+    } finally {
+      activity?.done();
+    }
+  }
+
+  private async attempts<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    activity: RequestActivity | undefined,
+  ): Promise<Answer<T>> {
     const url = this.url(path, options.query);
     const cid = options.conversationId ?? randomUUID();
     const headers: Record<string, string> = {
@@ -246,7 +277,7 @@ export class ApiClient {
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
         if (idempotent && attempt < this.options.retries) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
-          this.options.onRetry?.(retryMessage(wait, reason));
+          activity?.retrying(retryMessage(wait, reason));
           await sleep(wait, options.signal);
           continue;
         }
@@ -265,9 +296,9 @@ export class ApiClient {
         throw new UnreachableError(
           what,
           reason,
-          `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
+          `${what}: cannot reach the service at ${new URL(url).origin}: ${reason}`,
           {
-            hint: unreachableHint(reason, method, this.options.timeoutMs),
+            hint: unreachableHint(reason, method, this.options.timeoutMs, !isAbsolute(path)),
             conversationId: cid,
             cause: error,
           },
@@ -290,7 +321,7 @@ export class ApiClient {
         this.trace(
           `  retrying in ${wait} ms (attempt ${attempt + 2} of ${this.options.retries + 1})`,
         );
-        this.options.onRetry?.(retryMessage(wait, String(status)));
+        activity?.retrying(retryMessage(wait, String(status)));
         await sleep(wait, options.signal);
         continue;
       }
@@ -364,10 +395,6 @@ export class ApiClient {
         status,
       },
     );
-  }
-
-  private origin(): string {
-    return new URL(this.baseUrl).origin;
   }
 
   private trace(line: string): void {

@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api/client.js';
+import type { ApiClient, RequestActivity } from '../api/client.js';
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
@@ -41,6 +41,10 @@ export class CommandContext {
   private readonly clients: ApiClient[] = [];
   /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
   private spinner: Spinner | undefined;
+  /** Requests to the service in flight (what each is for), and the spinner that names them. */
+  private readonly requests = new Map<number, string>();
+  private requestCount = 0;
+  private requestSpinner: Spinner | undefined;
 
   constructor(
     readonly io: IOStreams,
@@ -100,15 +104,54 @@ export class CommandContext {
       auth: conn.auth,
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
-      trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
-      // A wait to retry is worth a line on a terminal; logs get it from --debug.
-      onRetry:
-        this.io.stderrIsTTY && !this.quiet
-          ? (message) => this.io.stderr.write(`\r\x1b[2K${message}\n`)
-          : undefined,
+      trace: this.traceLine(),
+      activity: await this.requestActivity(),
     });
     this.clients.push(client);
     return client;
+  }
+
+  /** `--debug`'s trace on stderr, or nothing. */
+  traceLine(): ((line: string) => void) | undefined {
+    return this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined;
+  }
+
+  /**
+   * What every client of the service is given, so that no wait on it is silent: after 300 ms on a
+   * terminal a spinner names the request (or the last of those in flight, and how many more),
+   * and a wait to retry says why. A command's own spinner (`waiting`) names the wait better and
+   * wins; piped stderr and --quiet get nothing.
+   */
+  async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
+    if (!this.io.stderrIsTTY || this.quiet) return undefined;
+    const { startSpinner } = await import('../output/progress.js');
+    return (what) => {
+      if (this.spinner)
+        return {
+          retrying: (message) => this.spinner?.relabel(`${what}: ${message}`, true),
+          done() {},
+        };
+      const id = ++this.requestCount;
+      this.requests.set(id, what);
+      const label = () => {
+        const all = [...this.requests.values()];
+        const more = all.length > 1 ? ` (and ${all.length - 1} more)` : '';
+        return `${all.at(-1)}${more}…`;
+      };
+      if (this.requestSpinner) this.requestSpinner.relabel(label());
+      else this.requestSpinner = startSpinner(this.io, label());
+      return {
+        retrying: (message) => this.requestSpinner?.relabel(`${what}: ${message}`, true),
+        done: () => {
+          this.requests.delete(id);
+          if (this.requests.size > 0) this.requestSpinner?.relabel(label());
+          else {
+            this.requestSpinner?.stop();
+            this.requestSpinner = undefined;
+          }
+        },
+      };
+    };
   }
 
   async markings(): Promise<MarkingsApi> {
@@ -197,6 +240,8 @@ export class CommandContext {
     const { startSpinner } = await import('../output/progress.js');
     const outer = this.spinner;
     outer?.pause();
+    // A spinner of requests already under way gives way to the one that names the whole wait.
+    this.requestSpinner?.pause();
     const spinner = startSpinner(this.io, label, { quiet: this.quiet });
     this.spinner = spinner;
     try {
@@ -205,6 +250,7 @@ export class CommandContext {
       spinner.stop();
       this.spinner = outer;
       outer?.resume();
+      if (!outer) this.requestSpinner?.resume();
     }
   }
 
@@ -212,12 +258,12 @@ export class CommandContext {
   get prompter(): Prompter {
     const base = this.basePrompter;
     const asking = async <T>(ask: () => Promise<T>): Promise<T> => {
-      const spinner = this.spinner;
-      spinner?.pause();
+      const spinners = [this.spinner, this.requestSpinner];
+      for (const spinner of spinners) spinner?.pause();
       try {
         return await ask();
       } finally {
-        spinner?.resume();
+        for (const spinner of spinners) spinner?.resume();
       }
     };
     return {

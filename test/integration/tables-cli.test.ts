@@ -83,7 +83,7 @@ describe('feedback on waits', () => {
     await mock.setFaults([rule]);
     const shown = await cli(['markings', 'list'], { tty: true });
     expect(shown.code).toBe(0);
-    expect(shown.stderr).toMatch(/retrying in [\d.]+ s after 503\n/);
+    expect(shown.stderr).toMatch(/list markings: retrying in [\d.]+ s after 503/);
     await mock.setFaults([rule]);
     const piped = await cli(['markings', 'list']);
     expect(piped.code).toBe(0);
