@@ -33,9 +33,13 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const { asKsctlError, formatError } = await import('../output/errors.js');
+    const [{ asKsctlError, formatError }, { proseWidth }] = await Promise.all([
+      import('../output/errors.js'),
+      import('../output/wrap.js'),
+    ]);
     const typed = asKsctlError(error);
-    io.stderr.write(formatError(typed, ctx.debugEnabled()));
+    const width = io.stderrIsTTY ? proseWidth(io.columns) : undefined;
+    io.stderr.write(formatError(typed, ctx.debugEnabled(), width));
     return typed.exitCode;
   } finally {
     await ctx.dispose();

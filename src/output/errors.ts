@@ -1,3 +1,4 @@
+import { wrapLines } from './wrap.js';
 import { InternalError, isKsctlError, type KsctlError } from '../errors.js';
 
 const REPORT_HINT =
@@ -10,12 +11,16 @@ export function asKsctlError(error: unknown): KsctlError {
   return new InternalError(`unexpected error: ${message}`, { hint: REPORT_HINT, cause: error });
 }
 
-/** The lines a user sees for an error: what happened, what to do, which conversation to quote. */
-export function formatError(error: KsctlError, debug: boolean): string {
+/**
+ * The lines a user sees for an error: what happened, what to do, which conversation to quote;
+ * wrapped to `width` when given (a terminal).
+ */
+export function formatError(error: KsctlError, debug: boolean, width?: number): string {
   const lines = [`error: ${error.message}`];
   for (const d of error.details) lines.push(`  ${d.path ? `${d.path}: ` : ''}${d.message}`);
   if (error.hint) lines.push(`hint: ${error.hint}`);
   if (error.conversationId) lines.push(`conversation id: ${error.conversationId}`);
+  if (width !== undefined) lines.splice(0, lines.length, wrapLines(lines.join('\n'), width));
   if (debug && error instanceof InternalError) {
     const cause = error.cause instanceof Error ? error.cause : error;
     if (cause.stack) lines.push(cause.stack);

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
+import { proseWidth, wrapLines } from './wrap.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -238,7 +239,10 @@ export function writeOut(stream: Writable, text: string): void {
 
 /** A message for people on stderr (never data). Suppressed by --quiet. */
 export function say(io: IOStreams, quiet: boolean, text: string): void {
-  if (!quiet) io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  if (quiet) return;
+  // On a terminal, to its width between words; piped, one line a message for grep.
+  const shown = io.stderrIsTTY ? wrapLines(text.replace(/\n$/, ''), proseWidth(io.columns)) : text;
+  io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 
 /** Text handed to the stream at once: big enough for few writes, small enough to stay flat. */

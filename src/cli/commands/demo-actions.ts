@@ -64,8 +64,8 @@ export function markingsTour(): TourStep[] {
     },
     { title: 'List the markings (a table asks for no values at all)', argv: ['markings', 'list'] },
     {
-      title: 'List them with their values',
-      argv: ['markings', 'list', '--name', 'region', '-o', 'yaml'],
+      title: 'List the values of a marking',
+      argv: ['markings', 'values', 'list', 'region'],
     },
     {
       title: 'The same with --value-limit 0: values left out, the fast path for big markings',
@@ -184,7 +184,10 @@ export function commandLine(argv: string[]): string {
 export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
   const { MockServer } = await import('../../mock/server.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
+  const { fill, proseWidth, wrapCommand, wrapProse } = await import('../../output/wrap.js');
+  const width = proseWidth(ctx.io.columns);
   const out = (text: string) => ctx.io.stdout.write(`${text}\n`);
+  const prose = (text: string) => out(wrapProse(text, width));
   // Ctrl-C ends the current step and skips the rest, but the mock and the files are cleaned up.
   ctx.stopsGracefully();
   const dir = await mkdtemp(join(tmpdir(), 'ksctl-demo-'));
@@ -223,20 +226,18 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       keyspace: server.info.keyspace,
     });
     await store.use('mock');
-    out(
-      `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it),`,
-    );
-    out(
-      'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
+    prose(
+      `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it), and a throwaway context "mock" points at it. Each step shows the command and what it prints.`,
     );
     const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour(), ...keysTour()];
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
       const argv = typeof step.argv === 'function' ? step.argv() : step.argv;
       out('');
-      out(chalk ? chalk.bold(`${i + 1}. ${step.title}`) : `${i + 1}. ${step.title}`);
-      const shown = commandLine(step.shown ?? argv);
-      out(chalk ? chalk.cyan(`$ ${shown}`) : `$ ${shown}`);
+      const title = fill(`${i + 1}. ${step.title}`, width, { rest: '   ' }).join('\n');
+      out(chalk ? chalk.bold(title) : title);
+      const shown = wrapCommand(`$ ${commandLine(step.shown ?? argv)}`, width).join('\n');
+      out(chalk ? chalk.cyan(shown) : shown);
       await step.before?.();
       const printed: Buffer[] = [];
       const stdout = new Writable({
@@ -261,10 +262,9 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       step.after?.(Buffer.concat(printed).toString('utf8'));
     }
     out('');
-    out(
-      'That was the tour. To keep going on your own: `ksctl mock serve` in one terminal, then any of',
+    prose(
+      'That was the tour. To keep going on your own: `ksctl mock serve` in one terminal, then any of the commands above in another; `ksctl --help` lists everything.',
     );
-    out('the commands above in another; `ksctl --help` lists everything.');
   } finally {
     await server.close();
     if (keep) ctx.say(`kept the demo configuration in ${dir}`);
