@@ -22,6 +22,11 @@ export interface Column<T> {
   wide?: boolean;
   /** Cut first when the table is too wide for the terminal (free text: descriptions). */
   flexible?: boolean;
+  /**
+   * What a user types back (a name, an id): never cut; the other columns are cut, then left out,
+   * to make room. Without any, a table's first column is its identifier.
+   */
+  id?: boolean;
 }
 
 /** What a command hands to the renderer: the data for json/yaml and how to show it as a table. */
@@ -205,20 +210,48 @@ async function renderTable<T>(
     writeOut(io.stdout, out.length > 0 ? `${out.join('\n')}\n` : '');
     return;
   }
-  const columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
+  let columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
   const now = options.now ?? Date.now();
-  const cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
-  const headers = columns.map((c) => c.header);
-  const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  // One column short of the width: a line that fills the terminal exactly wraps on some.
-  const widths = options.wide
-    ? natural
-    : fitWidths(
-        natural,
-        headers.map((h) => Math.max(h.length, 3)),
-        io.columns - 1,
-        columns.map((c) => c.flexible === true),
-      );
+  const identifies = (c: Column<T>) =>
+    columns.some((other) => other.id === true) ? c.id === true : c === columns[0];
+  const ids = new Set(columns.filter(identifies));
+  let widths: number[] = [];
+  let cells: string[][] = [];
+  let headers: string[] = [];
+  let dropped = false;
+  for (;;) {
+    cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+    headers = columns.map((c) => c.header);
+    const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+    if (options.wide) {
+      widths = natural;
+      break;
+    }
+    // One column short of the width: a line that fills the terminal exactly wraps on some.
+    const available = io.columns - 1;
+    widths = fitWidths(
+      natural,
+      columns.map((c, i) => (ids.has(c) ? natural[i]! : Math.max(headers[i]!.length, 3))),
+      available,
+      columns.map((c) => c.flexible === true),
+    );
+    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+    // Still too wide with every other column cut to its least: leave one out (free text first,
+    // then from the right) rather than cut an identifier.
+    const spare = [...columns]
+      .reverse()
+      .sort((a, b) => Number(b.flexible === true) - Number(a.flexible === true));
+    const drop = spare.find((c) => !ids.has(c));
+    if (total <= available || drop === undefined) {
+      if (widths.some((w, i) => w < natural[i]!)) dropped = true;
+      break;
+    }
+    columns = columns.filter((c) => c !== drop);
+    dropped = true;
+  }
+  if (dropped && io.stderrIsTTY) {
+    io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
+  }
   const chalk = io.color ? (await import('chalk')).default : undefined;
   const line = (texts: string[], style?: (t: string) => string) =>
     texts

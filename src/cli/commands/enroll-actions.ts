@@ -296,8 +296,8 @@ async function enrollMany(
     data: { enrolled, failed },
     rows: enrolled,
     columns: [
-      { header: 'NAME', value: (r: ProfileRow) => r.name },
-      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'NAME', value: (r: ProfileRow) => r.name, id: true },
+      { header: 'DEVICE ID', value: (r) => r.deviceId, id: true },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
       { header: 'ACTIVE', value: (r) => (r.active ? '*' : '') },
     ],

@@ -29,8 +29,8 @@ export async function list(ctx: CommandContext, o: PersistorOptionValues): Promi
     empty: `no profiles in ${spec.path}`,
     columns: [
       { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
-      { header: 'NAME', value: (r) => r.name ?? r.deviceId },
-      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'NAME', value: (r) => r.name ?? r.deviceId, id: true },
+      { header: 'DEVICE ID', value: (r) => r.deviceId, id: true },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
       { header: 'SERVER', value: (r) => r.server, wide: true },
       { header: 'CREATED', value: createdCell },
