@@ -206,7 +206,28 @@ export class CommandContext {
       this.say(view.empty);
       return;
     }
-    await renderView(this.io, format, view, { wide: this.globals.wide === true });
+    const table = view.kind === 'table' && format === 'table';
+    await this.paged(table, (io) =>
+      renderView(io, format, view, { wide: this.globals.wide === true }),
+    );
+  }
+
+  /**
+   * `write` to the pager when `table` is a table for a terminal and paging is on (`--no-pager`
+   * and piped output turn it off), else to stdout.
+   */
+  private async paged(table: boolean, write: (io: IOStreams) => Promise<void>): Promise<void> {
+    const { startPager } =
+      table && this.io.stdoutIsTTY && this.globals.pager !== false
+        ? await import('../output/pager.js')
+        : { startPager: async () => undefined };
+    const pager = await startPager(this.env);
+    if (pager === undefined) return write(this.io);
+    try {
+      await write({ ...this.io, stdout: pager.input });
+    } finally {
+      await pager.close();
+    }
   }
 
   /**

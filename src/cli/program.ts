@@ -132,7 +132,8 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
     .option(
       '--wide',
       'show tables with every column and every cell in full, however wide the terminal',
-    );
+    )
+    .option('--no-pager', 'print long tables directly, not through $PAGER (less -FRX)');
   examples(
     program,
     'ksctl demo                       # a guided tour on an embedded mock',

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type IOStreams, terminalColumns } from '../../src/output/io.js';
 import {
   type Column,
+  type View,
   fitWidths,
   relativeTime,
   renderView,
@@ -126,7 +127,7 @@ describe('the identifier column', () => {
     },
   ];
 
-  async function shown(width: number, view: Parameters<typeof renderView>[2]) {
+  async function shown<T>(width: number, view: View<T>) {
     const out = io(true);
     let stderr = '';
     out.streams.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

@@ -215,6 +215,8 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     ])
       delete env[key];
     for (const key of Object.keys(env)) if (key.startsWith('KSCTL_PERSISTOR')) delete env[key];
+    // The tour goes on by itself: no step waits in a pager.
+    env.KSCTL_PAGER = 'cat';
     const { ConfigStore } = await import('../../config/store.js');
     const store = await ConfigStore.open(env);
     await store.set('mock', {
