@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { ApiClient, RequestActivity } from '../api/client.js';
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
@@ -223,10 +224,19 @@ export class CommandContext {
         : { startPager: async () => undefined };
     const pager = await startPager(this.env);
     if (pager === undefined) return write(this.io);
+    // What the table says on stderr ("cut to fit") waits until the pager has the screen no more.
+    const said: Buffer[] = [];
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        said.push(Buffer.from(chunk));
+        done();
+      },
+    });
     try {
-      await write({ ...this.io, stdout: pager.input });
+      await write({ ...this.io, stdout: pager.input, stderr });
     } finally {
       await pager.close();
+      if (said.length > 0) this.io.stderr.write(Buffer.concat(said));
     }
   }
 

@@ -249,9 +249,6 @@ async function renderTable<T>(
     columns = columns.filter((c) => c !== drop);
     dropped = true;
   }
-  if (dropped && io.stderrIsTTY) {
-    io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
-  }
   const chalk = io.color ? (await import('chalk')).default : undefined;
   const line = (texts: string[], style?: (t: string) => string) =>
     texts
@@ -264,6 +261,9 @@ async function renderTable<T>(
       .trimEnd();
   const out = [line(headers, chalk?.bold), ...cells.map((r) => line(r))];
   writeOut(io.stdout, `${out.join('\n')}\n`);
+  if (dropped && io.stderrIsTTY) {
+    io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
+  }
 }
 
 export function writeOut(stream: Writable, text: string): void {

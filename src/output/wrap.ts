@@ -66,6 +66,7 @@ export function wrapLines(text: string, width: number): string {
     .map((line) => {
       // A line that fits keeps its spacing (aligned columns).
       if (line.length <= width) return line;
+      // A label ("hint: ", "  Dev token:       ") keeps its text in one column.
       const lead = /^( *)(?:[A-Za-z][A-Za-z ]{0,20}: +)?/.exec(line)!;
       const labelled = lead[0].length > lead[1]!.length;
       const hang = labelled && lead[0].length <= width / 2 ? lead[0].length : lead[1]!.length + 2;
