@@ -28,6 +28,11 @@ export interface ClientOptions {
    * a spinner with it, so no wait on the service is silent.
    */
   activity?: (what: string) => RequestActivity;
+  /**
+   * False when the base URL is not the markings API's `{base_url}` (the admin and enrollment
+   * endpoints live on the origin): a 404 then says nothing about a tenant missing from it.
+   */
+  markingsBase?: boolean;
   userAgent?: string;
 }
 
@@ -181,8 +186,10 @@ const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
-  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent' | 'activity'>> &
-    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity'>;
+  private readonly options: Required<
+    Omit<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>
+  > &
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -337,7 +344,8 @@ export class ApiClient {
           body,
           cid,
         );
-        throw status === 404 && !isAbsolute(path) ? withTenantHint(error, this.baseUrl) : error;
+        const underTenant = !isAbsolute(path) && this.options.markingsBase !== false;
+        throw status === 404 && underTenant ? withTenantHint(error, this.baseUrl) : error;
       }
       const problem = status < 300 ? options.expect?.(body) : undefined;
       if (problem !== undefined) {

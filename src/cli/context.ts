@@ -94,7 +94,10 @@ export class CommandContext {
   }
 
   /** A client for the service; closed when the command ends. `retries: 0` for a one-shot probe. */
-  async client(connection?: Connection, options: { retries?: number } = {}): Promise<ApiClient> {
+  async client(
+    connection?: Connection,
+    options: { retries?: number; markingsBase?: boolean } = {},
+  ): Promise<ApiClient> {
     const [conn, { ApiClient }] = await Promise.all([
       connection ?? this.connection(),
       import('../api/client.js'),
@@ -302,6 +305,18 @@ export class CommandContext {
       input: (message) => asking(() => base.input(message)),
       secret: (message) => asking(() => base.secret(message)),
     };
+  }
+
+  /**
+   * All of standard input, for `-` in place of a file. On a terminal, first says what it waits
+   * for and how to end it: a silent wait looks like a hang.
+   */
+  async readStdin(what: string): Promise<string> {
+    if (this.io.stdinIsTTY) {
+      this.say(`reading ${what} from standard input; end it with Ctrl-D on a line of its own`);
+    }
+    const { readAll } = await import('../output/io.js');
+    return readAll(this.io.stdin);
   }
 
   /** A message for people, on stderr; --quiet silences it. */

@@ -1,5 +1,5 @@
 import { Command, Help, Option } from 'commander';
-import { proseWidth, reflow } from '../output/wrap.js';
+import { proseWidth, reflow, wrapLines } from '../output/wrap.js';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { apiCommand } from './commands/api.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
@@ -16,6 +16,7 @@ import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
 import { examples, helpCommand } from './help.js';
+import { UsageError } from '../errors.js';
 
 /**
  * A command's help, and under a subcommand's the program's options by name only (`ksctl --help`
@@ -33,6 +34,42 @@ function helpWithGlobalOptions(this: Help, cmd: Command, helper: Help): string {
   return `${own}\nGlobal options (ksctl --help describes them): ${flags.join(', ')}\n`;
 }
 
+/**
+ * `--password x` is an unknown option because secrets never come from the command line (they
+ * would show in `ps` and shell history): point at the flag that reads it from a file.
+ */
+function withSecretFlagHint(cmd: Command, text: string): string {
+  const flag = /^error: unknown option '(--[\w-]+)/.exec(text)?.[1];
+  if (flag === undefined) return text;
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    if (c.options.some((o) => o.long === `${flag}-file`)) {
+      return text.replace(
+        /\n/,
+        `\nhint: secrets are never taken on the command line; use ${flag}-file PATH (- reads standard input)\n`,
+      );
+    }
+  }
+  return text;
+}
+
+/**
+ * `--public --no-public` on one command line: which did the user mean? Commander takes the last;
+ * a usage error is kinder than a guess.
+ */
+function contradictions(action: Command, args: readonly string[]): void {
+  const given = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  for (let c: Command | null = action; c; c = c.parent) {
+    for (const negated of c.options.filter((o) => o.negate && o.long !== undefined)) {
+      const positive = negated.long!.replace(/^--no-/, '--');
+      const both =
+        c.options.some((o) => o.long === positive) && given(positive) && given(negated.long!);
+      if (both) {
+        throw new UsageError(`${positive} and ${negated.long} contradict each other: give one`);
+      }
+    }
+  }
+}
+
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
 function configureTree(cmd: Command, ctx: CommandContext): void {
   cmd
@@ -42,7 +79,12 @@ function configureTree(cmd: Command, ctx: CommandContext): void {
     // the notes commands add under their help.
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(reflow(text, proseWidth(ctx.io.columns))),
-      writeErr: (text) => ctx.io.stderr.write(reflow(text, proseWidth(ctx.io.columns))),
+      writeErr: (text) => {
+        const said = withSecretFlagHint(cmd, text);
+        ctx.io.stderr.write(
+          ctx.io.stderrIsTTY ? wrapLines(said, proseWidth(ctx.io.columns)) : said,
+        );
+      },
     })
     .configureHelp({ helpWidth: 10_000, formatHelp: helpWithGlobalOptions })
     .showHelpAfterError('(add --help for usage)')
@@ -146,7 +188,8 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
     'after',
     '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes, 130 interrupted.',
   );
-  program.hook('preAction', (_root, action) => {
+  program.hook('preAction', (root, action) => {
+    contradictions(action, argv ?? root.args);
     ctx.globals = action.optsWithGlobals();
   });
   const word = commandWord(program, argv);

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../context.js';
 import type { ApiOptions } from './api.js';
 
@@ -53,6 +53,8 @@ function refuseOtherOrigin(url: string, baseUrl: string): void {
   }
 }
 
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 
 export async function api(
@@ -62,18 +64,20 @@ export async function api(
   o: ApiOptions,
 ): Promise<void> {
   const method = methodText.toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`"${methodText}" is not an HTTP method`);
-  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) {
-    throw new UsageError(`the path must start with / or be a full URL, not "${path}"`);
+  if (!HTTP_METHODS.includes(method)) {
+    throw new UsageError(`"${methodText}" is not an HTTP method`, {
+      hint: `use one of ${HTTP_METHODS.join(', ')}`,
+    });
   }
+  // `markings/x` is a path under the base URL, as gh api takes it.
+  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) path = `/${path}`;
   let body: string | undefined;
   if (o.input !== undefined) {
     try {
-      body = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8');
+      body =
+        o.input === '-' ? await ctx.readStdin('the request body') : await readFile(o.input, 'utf8');
     } catch (error) {
-      throw new UsageError(
-        `cannot read ${o.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw fileError('read the --input file', o.input, error);
     }
   }
   const connection = await ctx.connection();

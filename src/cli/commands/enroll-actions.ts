@@ -163,7 +163,10 @@ async function tokenSource(
     // The mock serves its admin endpoints beside the API it enrolls into.
     const connection = await ctx.connection();
     const api = await endpoints.api();
-    const admin = await ctx.client({ ...connection, baseUrl: new URL(api.url).origin });
+    const admin = await ctx.client(
+      { ...connection, baseUrl: new URL(api.url).origin },
+      { markingsBase: false },
+    );
     return mockTokens(admin, api, endpoints.keyspace, o.mockUser);
   }
   if (bulk) throw new UsageError('no token pairs for --count');

@@ -1,4 +1,5 @@
-import { UsageError } from '../../errors.js';
+import { existsSync } from 'node:fs';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { resolveWriteTarget } from '../../files/atomic-write.js';
 import { createdCell, profileFields } from '../../output/profiles.js';
 import { byName, plural } from '../../output/render.js';
@@ -18,7 +19,15 @@ import { resolvePersistor } from '../persistor-options.js';
 import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
 
 export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const flags = persistorFlags(o);
+  const spec = await resolvePersistor(ctx, flags);
+  // No file at the default place means no profiles yet; no file where the user pointed is a typo.
+  const named = flags.path ?? (ctx.env.KSCTL_PERSISTOR_PATH || undefined);
+  if (named !== undefined && !existsSync(spec.path)) {
+    throw new NotFoundError(`there is no profile file at ${spec.path}`, {
+      hint: `check ${flags.path !== undefined ? '--persistor-path' : 'KSCTL_PERSISTOR_PATH'}; ksctl enroll creates the file`,
+    });
+  }
   const rows = (await listProfiles(spec)).sort((a, b) =>
     byName({ name: a.name ?? a.deviceId }, { name: b.name ?? b.deviceId }),
   );
