@@ -273,8 +273,8 @@ async function enrollMany(
   const base = o.name ?? DEFAULT_BULK_NAME;
   // A second run with the same name continues the numbering: names stay unique in the file.
   const first = lastNumberOf(base, existing) + 1;
-  const width = String(first + count - 1).length;
-  const nameOf = (index: number) => `${base}-${String(first + index).padStart(width, '0')}`;
+  // Plain numbers: padding would differ between runs (test-device-09 beside test-device-1).
+  const nameOf = (index: number) => `${base}-${first + index}`;
   // The longest name, with its number: only its length can fail after --name was checked.
   checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
   const shared = prepareRun(run);
