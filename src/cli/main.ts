@@ -1,17 +1,14 @@
 import { CommanderError } from 'commander';
-import { type IOStreams, systemIO } from '../output/io.js';
-import { CommandContext, type ExitCleanups, type InterruptPolicy } from './context.js';
+import { asKsctlError } from '../errors.js';
+import { systemIO } from '../output/io.js';
+import {
+  CommandContext,
+  type ExitCleanups,
+  type InterruptPolicy,
+  type RunOptions,
+} from './command-context.js';
 import { buildProgram } from './program.js';
-import { type Prompter, terminalPrompter } from './prompter.js';
-
-export interface RunOptions {
-  io?: IOStreams;
-  env?: NodeJS.ProcessEnv;
-  prompter?: Prompter;
-  signal?: AbortSignal;
-  interrupts?: InterruptPolicy;
-  cleanups?: ExitCleanups;
-}
+import { terminalPrompter } from './prompter.js';
 
 /** Runs one command line and returns its exit code; never exits the process itself. */
 export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
@@ -25,6 +22,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     options.interrupts,
     options.cleanups,
   );
+  ctx.runCommandLine = run;
   try {
     await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
@@ -33,7 +31,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const [{ asKsctlError, formatError }, { proseWidth }] = await Promise.all([
+    const [{ formatError }, { proseWidth }] = await Promise.all([
       import('../output/errors.js'),
       import('../output/wrap.js'),
     ]);

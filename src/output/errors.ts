@@ -1,18 +1,11 @@
 import { wrapLines } from './wrap.js';
-import { InternalError, isKsctlError, type KsctlError } from '../errors.js';
+import { InternalError, type KsctlError } from '../errors.js';
 
-const REPORT_HINT =
-  'This is a bug in ksctl. Please report it with the command you ran and the output of --debug.';
-
-/** Any thrown value as a typed error: unexpected ones become InternalError (exit 1). */
-export function asKsctlError(error: unknown): KsctlError {
-  if (isKsctlError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new InternalError(`unexpected error: ${message}`, { hint: REPORT_HINT, cause: error });
-}
-
-/** Problems listed under an error: enough to fix the first ones, never pages of them. */
-const MAX_DETAILS = 20;
+/**
+ * Problems listed under an error: enough to fix the first ones, never pages of them (the
+ * producers of long lists count the rest themselves; this bounds any that do not).
+ */
+const MAX_DETAILS = 100;
 const MAX_DETAIL_LENGTH = 200;
 
 /** A problem on one line of bounded length (a parser may quote a whole document in it). */

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { CommandContext } from '../../src/cli/context.js';
+import { CommandContext } from '../../src/cli/command-context.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { fill, reflow, wrapLines } from '../../src/output/wrap.js';
 import { runCli } from '../helpers/cli.js';

@@ -3,8 +3,14 @@ import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
 import { fileError } from '../../files/fs-errors.js';
-import type { CommandContext } from '../context.js';
-import type { ApiOptions } from './api.js';
+import type { CommandContext } from '../command-context.js';
+
+export interface ApiOptions {
+  query?: string[];
+  header?: string[];
+  input?: string;
+  include?: boolean;
+}
 
 function pairs(texts: string[] | undefined, separator: string, flag: string): [string, string][] {
   return (texts ?? []).map((text, index) => {
@@ -61,7 +67,7 @@ export async function api(
   ctx: CommandContext,
   methodText: string,
   path: string,
-  o: ApiOptions,
+  options: ApiOptions,
 ): Promise<void> {
   const method = methodText.toUpperCase();
   if (!HTTP_METHODS.includes(method)) {
@@ -72,12 +78,14 @@ export async function api(
   // `markings/x` is a path under the base URL, as gh api takes it.
   if (!path.startsWith('/') && !/^https?:\/\//.test(path)) path = `/${path}`;
   let body: string | undefined;
-  if (o.input !== undefined) {
+  if (options.input !== undefined) {
     try {
       body =
-        o.input === '-' ? await ctx.readStdin('the request body') : await readFile(o.input, 'utf8');
+        options.input === '-'
+          ? await ctx.readStdin('the request body')
+          : await readFile(options.input, 'utf8');
     } catch (error) {
-      throw fileError('read the --input file', o.input, error);
+      throw fileError('read the --input file', options.input, error);
     }
   }
   const connection = await ctx.connection();
@@ -86,13 +94,13 @@ export async function api(
   // Messages name the request; a credential in its URL stays out of them.
   const what = `${method} ${redactUrl(path)}`;
   const answer = await client.request<unknown>(method, path, {
-    query: Object.fromEntries(pairs(o.query, '=', '--query')),
-    headers: headers(o.header),
+    query: Object.fromEntries(pairs(options.query, '=', '--query')),
+    headers: headers(options.header),
     body,
     okStatuses: EVERY_ERROR_STATUS,
     what,
   });
-  if (o.include) {
+  if (options.include) {
     ctx.io.stderr.write(`HTTP ${answer.status}\n`);
     for (const [k, v] of Object.entries(answer.headers))
       ctx.io.stderr.write(`${k}: ${String(v)}\n`);

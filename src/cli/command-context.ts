@@ -25,6 +25,19 @@ export interface InterruptPolicy {
   graceful: boolean;
 }
 
+/** What one ksctl command line runs with; main.ts's `run` fills in the process's own. */
+export interface RunOptions {
+  io?: IOStreams;
+  env?: NodeJS.ProcessEnv;
+  prompter?: Prompter;
+  signal?: AbortSignal;
+  interrupts?: InterruptPolicy;
+  cleanups?: ExitCleanups;
+}
+
+/** Runs one ksctl command line in this process and returns its exit code. */
+export type CommandLineRunner = (argv: string[], options?: RunOptions) => Promise<number>;
+
 /**
  * Synchronous work that must happen however the process ends (Ctrl-C, a closed stdout): the entry
  * runs each before it exits early.
@@ -40,6 +53,11 @@ export class CommandContext {
   exitCode = 0;
   private store: ConfigStore | undefined;
   private readonly clients: ApiClient[] = [];
+  /**
+   * Runs another ksctl command line in this process (the demo's steps). Set by main.ts's `run`,
+   * which is the one that builds the program: a command never imports the entry module.
+   */
+  runCommandLine: CommandLineRunner | undefined;
   /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
   private spinner: Spinner | undefined;
   /** Requests to the service in flight (what each is for), and the spinner that names them. */
@@ -160,7 +178,7 @@ export class CommandContext {
 
   async markings(): Promise<MarkingsApi> {
     const [{ HttpMarkingsApi }, client] = await Promise.all([
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
       this.client(),
     ]);
     return new HttpMarkingsApi(client);
@@ -175,7 +193,7 @@ export class CommandContext {
       import('../config/store.js'),
       import('../config/settings.js'),
       import('../api/client.js'),
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
     ]).catch(() => undefined);
   }
 
@@ -315,7 +333,7 @@ export class CommandContext {
     if (this.io.stdinIsTTY) {
       this.say(`reading ${what} from standard input; end it with Ctrl-D on a line of its own`);
     }
-    const { readAll } = await import('../output/io.js');
+    const { readAll } = await import('../files/streams.js');
     return readAll(this.io.stdin);
   }
 
