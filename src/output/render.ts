@@ -229,19 +229,20 @@ async function renderTable<T>(
     }
     // One column short of the width: a line that fills the terminal exactly wraps on some.
     const available = io.columns - 1;
-    widths = fitWidths(
-      natural,
-      columns.map((c, i) => (ids.has(c) ? natural[i]! : Math.max(headers[i]!.length, 3))),
-      available,
-      columns.map((c) => c.flexible === true),
-    );
-    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
-    // Still too wide with every other column cut to its least: leave one out (free text first,
-    // then from the right) rather than cut an identifier.
+    const flexible = columns.map((c) => c.flexible === true);
+    // Free text is cut first; a short column cut ("just n…") says nothing, so one is left out
+    // (free text first, then from the right) before any other is cut; identifiers never are.
     const spare = [...columns]
       .reverse()
       .sort((a, b) => Number(b.flexible === true) - Number(a.flexible === true));
     const drop = spare.find((c) => !ids.has(c));
+    const least = columns.map((c, i) =>
+      ids.has(c) || (drop !== undefined && !flexible[i])
+        ? natural[i]!
+        : Math.max(headers[i]!.length, 3),
+    );
+    widths = fitWidths(natural, least, available, flexible);
+    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
     if (total <= available || drop === undefined) {
       if (widths.some((w, i) => w < natural[i]!)) dropped = true;
       break;
