@@ -136,6 +136,21 @@ describe('errors point at the right thing', () => {
     expect(piped.stderr).not.toMatch(/standard input/);
   });
 
+  it('created marking x with 1 value, not 1 values', async () => {
+    const one = await ksctl(['markings', 'create', 'x', '--value', 'a']);
+    expect(one.stderr).toMatch(/^created marking x \([0-9a-f]{24}\) with 1 value$/m);
+    const none = await ksctl(['markings', 'create', 'y']);
+    expect(none.stderr).toMatch(/^created marking y \([0-9a-f]{24}\) with 0 values$/m);
+  });
+
+  it('values delete names the marking to list, not MARKING', async () => {
+    const result = await ksctl(['markings', 'values', 'delete', 'region', 'nosuch', '--yes']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      'hint: list its values with `ksctl markings values list region`',
+    );
+  });
+
   it('hints start in lower case, whoever wrote them', () => {
     const text = formatError(new InputError('bad', { hint: 'Check the file' }), false);
     expect(text).toBe('error: bad\nhint: check the file\n');
