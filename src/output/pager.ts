@@ -3,7 +3,6 @@
  * `less -FRX` (which shows a table that fits the screen and quits, keeps colour, and leaves the
  * screen as it was). `--no-pager`, an empty or `cat` pager and piped output print directly.
  */
-import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 
 export interface Pager {
@@ -23,6 +22,8 @@ export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
 export async function startPager(env: NodeJS.ProcessEnv): Promise<Pager | undefined> {
   const command = pagerCommand(env);
   if (command === undefined) return undefined;
+  // Loaded here: the module shares a bundle chunk with every command, few of which page.
+  const { spawn } = await import('node:child_process');
   const child = spawn(command, {
     shell: true,
     stdio: ['pipe', 'inherit', 'inherit'],
