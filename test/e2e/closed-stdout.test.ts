@@ -136,4 +136,29 @@ describe('a closed stdout ends a command quietly, with exit 0', () => {
     expect(result.line).toMatch(/mock of the service is running/);
     expect((await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'))).toEqual([]);
   });
+
+  it(
+    'ksctl demo stopped by Ctrl-C twice leaves no folder behind either',
+    { timeout: 120_000 },
+    async () => {
+      const child = spawn(process.execPath, [BIN, 'demo'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      // Bounded: until the tour has started (its folder exists).
+      for (let i = 0; i < 400 && !/^1\. /m.test(out); i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect((await readdir(tmp)).some((f) => f.startsWith('ksctl-demo-'))).toBe(true);
+      child.kill('SIGINT');
+      // A second Ctrl-C, after the echo window of the first: the process ends at once.
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect((await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'))).toEqual([]);
+    },
+  );
 });

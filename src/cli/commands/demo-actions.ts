@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { InternalError, ServiceError } from '../../errors.js';
+import { InternalError, InterruptedError, ServiceError } from '../../errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -257,12 +257,16 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
         prompter: ctx.prompter,
         signal: ctx.signal,
       });
+      if (ctx.signal.aborted) break;
       if (code !== (step.exitCode ?? 0)) {
         throw new ServiceError(
           `the demo step "${commandLine(argv)}" failed with exit code ${code}`,
         );
       }
       step.after?.(Buffer.concat(printed).toString('utf8'));
+    }
+    if (ctx.signal.aborted) {
+      throw new InterruptedError('interrupted; the demo stopped its mock and removes its files');
     }
     out('');
     prose(
