@@ -143,7 +143,11 @@ function wordsAt(root: Node, n: Node): { commands: string[]; options: string[] }
 const HEADER = (shell: string, load: string) =>
   `# ${shell} completion for ksctl, generated from its commands (npm run completions)\n# load it with: ${load}\n`;
 
-function bash(root: Node): string {
+/**
+ * `_ksctl_path`, `_ksctl_option` and the cases of `_ksctl_argument`: plain `case` statements that
+ * bash and zsh read alike (the completion functions around them differ).
+ */
+function caseLookups(root: Node): { lookups: string; argumentCases: string } {
   const casePattern = (pattern: string) =>
     pattern.startsWith('*|') ? `*${quote(pattern.slice(1))}` : quote(pattern);
   const paths = pathCases(root)
@@ -152,21 +156,14 @@ function bash(root: Node): string {
   const options = optionCases(root)
     .map(([pattern, s]) => `    ${casePattern(pattern)}) echo ${quote(s)} ;;`)
     .join('\n');
-  const args = argumentCases(root)
+  const argumentLines = argumentCases(root)
     .map(
       ([path, specs, variadic]) =>
         `    ${quote(path)}) specs=(${specs.map(quote).join(' ')}) variadic=${variadic ? 1 : 0} ;;`,
     )
     .join('\n');
-  const words: string[] = [];
-  walk(root, (n) => {
-    const { commands, options: flags } = wordsAt(root, n);
-    words.push(
-      `    ${quote(n.path)}) subcommands=${quote(commands.join(' '))} flags=${quote(flags.join(' '))} ;;`,
-    );
-  });
-  return `${HEADER('bash', 'source <(ksctl completion bash)')}
-# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
+  return {
+    lookups: `# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
 _ksctl_path() {
   case "$1|$2" in
 ${paths}
@@ -180,7 +177,22 @@ _ksctl_option() {
 ${options}
     *) return 1 ;;
   esac
+}`,
+    argumentCases: argumentLines,
+  };
 }
+
+function bash(root: Node): string {
+  const { lookups, argumentCases: args } = caseLookups(root);
+  const words: string[] = [];
+  walk(root, (n) => {
+    const { commands, options: flags } = wordsAt(root, n);
+    words.push(
+      `    ${quote(n.path)}) subcommands=${quote(commands.join(' '))} flags=${quote(flags.join(' '))} ;;`,
+    );
+  });
+  return `${HEADER('bash', 'source <(ksctl completion bash)')}
+${lookups}
 
 # What the Nth (from 0) positional argument of a command is.
 _ksctl_argument() {
@@ -263,21 +275,7 @@ complete -F _ksctl ksctl
  * compinit) and autoloaded from a file `_ksctl` on `fpath`.
  */
 function zsh(root: Node): string {
-  const paths = pathCases(root)
-    .map(([pattern, path]) => `    ${quote(pattern)}) print -r -- ${quote(path)} ;;`)
-    .join('\n');
-  const options = optionCases(root)
-    .map(
-      ([pattern, s]) =>
-        `    ${pattern.startsWith('*|') ? `*${quote(pattern.slice(1))}` : quote(pattern)}) print -r -- ${quote(s)} ;;`,
-    )
-    .join('\n');
-  const args = argumentCases(root)
-    .map(
-      ([path, specs, variadic]) =>
-        `    ${quote(path)}) specs=(${specs.map(quote).join(' ')}) variadic=${variadic ? 1 : 0} ;;`,
-    )
-    .join('\n');
+  const { lookups, argumentCases: args } = caseLookups(root);
   const words: string[] = [];
   walk(root, (n) => {
     const { commands, options: flags } = wordsAt(root, n);
@@ -287,21 +285,7 @@ function zsh(root: Node): string {
   });
   return `#compdef ksctl
 ${HEADER('zsh', 'source <(ksctl completion zsh), after compinit; or save it as _ksctl on $fpath')}
-# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
-_ksctl_path() {
-  case "$1|$2" in
-${paths}
-    *) return 1 ;;
-  esac
-}
-
-# What the value of a flag is (choice WORDS, name KIND, file or text); fails for a switch.
-_ksctl_option() {
-  case "$1|$2" in
-${options}
-    *) return 1 ;;
-  esac
-}
+${lookups}
 
 # What the Nth (from 1) positional argument of a command is.
 _ksctl_argument() {
