@@ -4,38 +4,22 @@
  * waits on standard input, pages of errors for a wrong file.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { InputError } from '../../src/errors.js';
 import { formatError } from '../../src/output/errors.js';
-import { cliFor, mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import { cliFor, mockCliSuite, mockEnv } from '../helpers/cli.js';
 import { ROOT } from '../helpers/spawn.js';
-import { tempDirs } from '../helpers/temp.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
+const suite = mockCliSuite({ seed: { markings: [{ name: 'region', values: ['eu'] }] } });
 const ksctl = cliFor(() => ({
-  ...mockEnv(mock, configDir),
-  KSCTL_HOME: configDir,
-  KSCTL_API_URL: mock.info.apiUrl,
-  KSCTL_ENROLLMENT_URL: mock.info.enrollmentUrl,
-  KSCTL_KNS_URL: mock.info.knsUrl,
+  ...mockEnv(suite.mock, suite.configDir),
+  KSCTL_HOME: suite.configDir,
+  KSCTL_API_URL: suite.mock.info.apiUrl,
+  KSCTL_ENROLLMENT_URL: suite.mock.info.enrollmentUrl,
+  KSCTL_KNS_URL: suite.mock.info.knsUrl,
 }));
 const NOWHERE = 'http://127.0.0.1:9';
-
-beforeAll(async () => {
-  mock = await startMock({ seed: { markings: [{ name: 'region', values: ['eu'] }] } });
-});
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
-beforeEach(async () => {
-  configDir = await dirs.make();
-  await mock.reset();
-});
 
 describe('errors point at the right thing', () => {
   it('a device request that cannot connect names the address it tried, not a placeholder', async () => {
@@ -81,7 +65,7 @@ describe('errors point at the right thing', () => {
     const method = await ksctl(['api', 'FOO', '/markings']);
     expect(method.code).toBe(2);
     expect(method.stderr).toMatch(/^error: "FOO" is not an HTTP method\nhint: use one of GET,/m);
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
     const input = await ksctl(['api', 'POST', '/markings', '--input', '/nonexistent/body.json']);
     expect(input.code).toBe(3);
     expect(input.stderr).toMatch(
@@ -108,7 +92,7 @@ describe('errors point at the right thing', () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/^error: --public and --no-public contradict each other/m);
     }
-    expect(await mock.journal()).toEqual([]);
+    expect(await suite.mock.journal()).toEqual([]);
   });
 
   it('a secret given as a flag points at the flag that reads it from a file', async () => {
