@@ -27,8 +27,16 @@ export interface FillOptions {
 
 /** The words of `text` on lines of at most `width` characters, broken between words only. */
 export function fill(text: string, width: number, options: FillOptions = {}): string[] {
+  return fillWords(
+    text.split(/\s+/).filter((w) => w !== ''),
+    width,
+    options,
+  );
+}
+
+/** Words (a shell command's: quoted strings whole) on lines of at most `width` characters. */
+function fillWords(words: string[], width: number, options: FillOptions): string[] {
   const { first = '', rest = first, carry = '' } = options;
-  const words = text.split(/\s+/).filter((w) => w !== '');
   const lines: string[] = [];
   let line = first;
   let empty = true;
@@ -79,7 +87,9 @@ export function wrapLines(text: string, width: number): string {
 export function wrapCommand(line: string, width: number): string[] {
   if (line.length <= width) return [line];
   const indent = /^ */.exec(line)![0];
-  return fill(line, width, { first: indent, rest: `${indent}    `, carry: ' \\' });
+  // A break inside quotes would put the backslash and newline into the argument.
+  const words = line.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  return fillWords(words, width, { first: indent, rest: `${indent}    `, carry: ' \\' });
 }
 
 const isCommand = (text: string) => /^(\$ )?ksctl\b|^(eval|source|export) /.test(text);

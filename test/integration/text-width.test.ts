@@ -13,7 +13,7 @@ import { run } from '../../src/cli/main.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { CommandContext } from '../../src/cli/command-context.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { fill, reflow, wrapLines } from '../../src/output/wrap.js';
+import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -32,11 +32,16 @@ function shownLines(text: string): string[] {
   );
 }
 
-/** The lines longer than `width` that are not one unbreakable word. */
+/** The lines longer than `width` that are not one unbreakable word (or quoted argument). */
 function overlong(lines: string[], width: number): string[] {
   return lines.filter((line) => {
     if (line.length <= width) return false;
-    const words = line.trim().replace(/ \\$/, '').split(/\s+/);
+    // A quoted argument of a command line is one word: breaking it would change the command.
+    const words = line
+      .trim()
+      .replace(/ \\$/, '')
+      .replace(/'[^']*'|"[^"]*"/g, 'Q')
+      .split(/\s+/);
     return words.length > 1;
   });
 }
@@ -80,6 +85,9 @@ describe('the wrapping helper', () => {
     expect(reflow('  ksctl markings list --name region -o yaml', 30)).toBe(
       '  ksctl markings list --name \\\n      region -o yaml',
     );
+    expect(
+      wrapCommand("$ ksctl markings create x --description 'Data classification level'", 50),
+    ).toEqual(['$ ksctl markings create x --description \\', "    'Data classification level'"]);
   });
 
   it('hangs a labelled message under its text; a line that fits keeps its spacing', () => {

@@ -67,7 +67,7 @@ export function markingsTour(): TourStep[] {
       argv: ['markings', 'values', 'list', 'region'],
     },
     {
-      title: 'The same with --value-limit 0: values left out, the fast path for big markings',
+      title: 'A marking as YAML, values left out with --value-limit 0: the fast path for big ones',
       argv: ['markings', 'list', '--name', 'region', '-o', 'yaml', '--value-limit', '0'],
     },
     {
