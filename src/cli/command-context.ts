@@ -230,7 +230,7 @@ export class CommandContext {
     }
     const table = view.kind === 'table' && format === 'table';
     await this.paged(table, (io) =>
-      renderView(io, format, view, { wide: this.globals.wide === true }),
+      renderView(io, format, view, { wide: this.globals.wide === true, quiet: this.quiet }),
     );
   }
 

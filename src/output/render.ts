@@ -56,6 +56,8 @@ export interface RenderOptions {
   wide?: boolean;
   /** Now, for relative times (tests fix it). */
   now?: number;
+  /** --quiet: no note that a table was cut to fit. */
+  quiet?: boolean;
 }
 
 export function isoTime(ms: number): string {
@@ -262,7 +264,7 @@ async function renderTable<T>(
       .trimEnd();
   const out = [line(headers, chalk?.bold), ...cells.map((r) => line(r))];
   writeOut(io.stdout, `${out.join('\n')}\n`);
-  if (dropped && io.stderrIsTTY) {
+  if (dropped && io.stderrIsTTY && options.quiet !== true) {
     io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
   }
 }

@@ -150,6 +150,11 @@ describe('the identifier column', () => {
     expect(at60.stdout).not.toMatch(/SERVER/);
     expect(at60.stderr).toMatch(/--wide shows every column in full/);
     for (const line of at60.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThan(60);
+    const out = io(true);
+    let quietErr = '';
+    out.streams.stderr.on('data', (chunk: Buffer) => (quietErr += chunk.toString('utf8')));
+    await renderView({ ...out.streams, columns: 60 }, 'table', view, { quiet: true });
+    expect(quietErr).toBe('');
   });
 
   it('is the first column when none is marked: a long marking name stays whole', async () => {
