@@ -65,15 +65,61 @@ export class CommandContext {
   private requestCount = 0;
   private requestSpinner: Spinner | undefined;
 
+  /**
+   * The streams commands write to. On a terminal, a write takes a running spinner off the line
+   * first (it comes back after 300 ms of quiet), so data and messages are never drawn over.
+   */
+  readonly io: IOStreams;
+  /** The streams as given: the spinners draw on these. */
+  private readonly terminal: IOStreams;
+
   constructor(
-    readonly io: IOStreams,
+    io: IOStreams,
     readonly env: NodeJS.ProcessEnv,
     private readonly basePrompter: Prompter,
     /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
     readonly signal: AbortSignal,
     private readonly interrupts: InterruptPolicy = { graceful: false },
     private readonly cleanups: ExitCleanups = new Set(),
-  ) {}
+  ) {
+    this.terminal = io;
+    this.io = io.stderrIsTTY ? this.spinnersGiveWay(io) : io;
+  }
+
+  /** The streams that make way for spinners, flushed before the command ends. */
+  private readonly givingWay: Writable[] = [];
+
+  /**
+   * `io` with its terminal streams (stdout when it is one, stderr) taking the spinners off the
+   * line before each write; a pipe is left as it is.
+   */
+  private spinnersGiveWay(io: IOStreams): IOStreams {
+    const giveWay = (target: Writable) => {
+      const stream = new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          for (const spinner of [this.spinner, this.requestSpinner]) {
+            spinner?.pause();
+            spinner?.resume();
+          }
+          if (target.write(chunk)) done();
+          else target.once('drain', () => done());
+        },
+      });
+      this.givingWay.push(stream);
+      return stream;
+    };
+    const stdout = io.stdoutIsTTY ? giveWay(io.stdout) : io.stdout;
+    const stderr = giveWay(io.stderr);
+    // Property by property: stdin stays a getter, made on first use.
+    return Object.defineProperties(
+      {},
+      {
+        ...Object.getOwnPropertyDescriptors(io),
+        stdout: { value: stdout, enumerable: true },
+        stderr: { value: stderr, enumerable: true },
+      },
+    ) as IOStreams;
+  }
 
   /**
    * Runs `cleanup` if the process ends before the command does (a second Ctrl-C, a reader that
@@ -161,7 +207,7 @@ export class CommandContext {
         return `${all.at(-1)}${more}…`;
       };
       if (this.requestSpinner) this.requestSpinner.relabel(label());
-      else this.requestSpinner = startSpinner(this.io, label());
+      else this.requestSpinner = startSpinner(this.terminal, label());
       return {
         retrying: (message) => this.requestSpinner?.relabel(`${what}: ${message}`, true),
         done: () => {
@@ -294,7 +340,7 @@ export class CommandContext {
     outer?.pause();
     // A spinner of requests already under way gives way to the one that names the whole wait.
     this.requestSpinner?.pause();
-    const spinner = startSpinner(this.io, label, { quiet: this.quiet });
+    const spinner = startSpinner(this.terminal, label, { quiet: this.quiet });
     this.spinner = spinner;
     try {
       return await work();
@@ -369,5 +415,11 @@ export class CommandContext {
 
   async dispose(): Promise<void> {
     await Promise.all(this.clients.map((c) => c.close()));
+    // Everything written has reached the real streams before the entry flushes and exits.
+    await Promise.all(
+      this.givingWay.map(
+        (stream) => new Promise<void>((resolve) => stream.write('', () => resolve())),
+      ),
+    );
   }
 }
