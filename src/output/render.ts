@@ -28,7 +28,7 @@ export interface Column<T> {
   flexible?: boolean;
   /**
    * What a user types back (a name, an id): never cut; the other columns are cut, then left out,
-   * to make room. Without any, a table's first column is its identifier.
+   * to make room. Without any, a table's first column that is not free text is its identifier.
    */
   id?: boolean;
 }
@@ -238,7 +238,9 @@ async function renderTable<T>(
   let columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
   const now = options.now ?? Date.now();
   const identifies = (c: Column<T>) =>
-    columns.some((other) => other.id === true) ? c.id === true : c === columns[0];
+    columns.some((other) => other.id === true)
+      ? c.id === true
+      : c === columns.find((other) => other.flexible !== true);
   const ids = new Set(columns.filter(identifies));
   // Widths in terminal columns, by grapheme cluster: CJK and emoji take two, accents none. Text
   // of printable ASCII only is as wide as it is long, and spares loading the measure.
