@@ -370,7 +370,7 @@ function faultError(rule: FaultRule): MockHttpError {
 
 /** The change may or may not persist; enrollment says so with its own cause (DESIGN.md 2.3). */
 function stateNotWritten(path: string): MockHttpError {
-  if (path.startsWith('/v2.3/register/')) return causeError(CauseCode.deviceNotStored);
+  if (/^\/v2\.[34]\/register\//.test(path)) return causeError(CauseCode.deviceNotStored);
   return new MockHttpError(
     500,
     MarkingsErrorCode.internal,

@@ -89,7 +89,16 @@ describe('ksctl keys', () => {
     const badModify = await cli(['keys', 'modify', id, '--attr', 'classification=nope']);
     expect(badModify.code).toBe(3);
     expect(badModify.stderr).toContain('has no value "nope"; allowed: "internal", "public"');
-    await ok(['keys', 'modify', id, '--clear']);
+    // --clear removes, so it asks like any removal: off a terminal it needs --yes.
+    const unasked = await cli(['keys', 'modify', id, '--clear']);
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain(
+      `Remove every mutable attribute of key ${id} (classification=public; stage=review): confirmation needed`,
+    );
+    expect(
+      JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,
+    ).toEqual({ classification: ['public'], stage: ['review'] });
+    await ok(['keys', 'modify', id, '--clear', '--yes']);
     expect(
       JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,
     ).toEqual({});
@@ -124,6 +133,11 @@ describe('ksctl keys', () => {
     [['keys', 'create', '--count', '0'], /expected a whole number from 1 to 1000/],
     [['keys', 'modify', 'ABcdX'], /nothing to change/],
     [['keys', 'fetch'], /missing required argument/],
+    [['keys', 'fetch', 'ABcdX', '--api-version', '2.5'], /--api-version.*must be 2\.3 or 2\.4/],
+    [
+      ['keys', 'modify', 'ABcdX', '--attr', 'a=b', '--api-version', '2.3'],
+      /v2\.3 dialect has no key modify/,
+    ],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const result = await cli(argv);
     expect(result.code).toBe(2);

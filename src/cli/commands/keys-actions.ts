@@ -1,6 +1,7 @@
 import type { Column } from '../../output/render.js';
-import { UsageError } from '../../errors.js';
-import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';
+import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
+import type { ApiVersion } from '../../device/cid.js';
+import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
 import type { CommandContext } from '../context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
@@ -10,6 +11,8 @@ const PROTECTED_PREFIX = 'ionic-protected-';
 
 export interface KeyOutputOptions extends DeviceOptions {
   showSecrets?: boolean;
+  /** The dialect of the requests (default 2.4). */
+  apiVersion?: ApiVersion;
 }
 
 export interface CreateOptions extends KeyOutputOptions {
@@ -25,6 +28,9 @@ export interface ModifyOptions extends KeyOutputOptions {
   attr?: string[];
   protectedAttr?: string[];
   clear?: boolean;
+  /** Replace without the stale guard. */
+  force?: boolean;
+  yes?: boolean;
 }
 
 export async function create(ctx: CommandContext, o: CreateOptions): Promise<void> {
@@ -35,7 +41,7 @@ export async function create(ctx: CommandContext, o: CreateOptions): Promise<voi
   const profile = await loadDeviceProfile(ctx, o);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal);
+    const client = new DeviceClient(profile, http, ctx.signal, o.apiVersion);
     const created = await client.create([
       { ref, count: o.count ?? 1, attributes, protectedAttributes },
     ]);
@@ -56,7 +62,7 @@ export async function fetch(ctx: CommandContext, ids: string[], o: FetchOptions)
   const profile = await loadDeviceProfile(ctx, o);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
-    new DeviceClient(profile, http, ctx.signal).fetch([...new Set(ids)]),
+    new DeviceClient(profile, http, ctx.signal, o.apiVersion).fetch([...new Set(ids)]),
   );
   await report(ctx, answer, o, false);
 }
@@ -72,18 +78,77 @@ export async function modify(ctx: CommandContext, id: string, o: ModifyOptions):
   }
   if (changes > 0 && o.clear)
     throw new UsageError('--clear removes every mutable attribute: pass it alone');
+  if (o.apiVersion === '2.3') {
+    throw new UsageError('the v2.3 dialect has no key modify', {
+      hint: 'drop --api-version 2.3: keys are modified with v2.4, whichever dialect created them',
+    });
+  }
   const profile = await loadDeviceProfile(ctx, o);
   const { DeviceClient } = await import('../../device/client.js');
   const { refusalError } = await import('../../device/refusals.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal);
-    // The change quotes the key's current signature, so it cannot undo a change made meanwhile.
+    const client = new DeviceClient(profile, http, ctx.signal, o.apiVersion);
+    // The change quotes the key's signatures as fetched here, so it cannot undo a change made
+    // meanwhile (unless --force).
     const current = await client.fetch([id]);
     const [key] = current.keys;
     if (!key) throw refusalError(current.refused);
-    return client.modify([{ key, attributes, protectedAttributes }]);
+    if (o.clear) {
+      const now = attributeText(key.mutableAttributes);
+      if (now === '') {
+        ctx.say(`key ${id} has no mutable attributes; nothing to clear`);
+        return current;
+      }
+      await ctx.confirm(`Remove every mutable attribute of key ${id} (${now})?`, o.yes);
+    }
+    const result = await client.modify([
+      { key, attributes, protectedAttributes, force: o.force === true },
+    ]);
+    if (result.refused.length > 0) {
+      const [refusal] = result.refused;
+      if (refusal?.code === STALE) throw await staleError(refusal, key, () => client.fetch([id]));
+      throw refusalError(result.refused);
+    }
+    // Fetched back, so the output shows the key as the service now holds it.
+    return client.fetch([id]);
   });
   await report(ctx, answer, o, false);
+}
+
+/** The service's code for a guarded change to a key that changed since it was fetched. */
+const STALE = 4202;
+
+/**
+ * A stale modify, said in full: what changed on the key since ksctl fetched it (fetched again to
+ * tell), and how to go on. Nothing was changed.
+ */
+async function staleError(
+  refusal: ItemRefusal,
+  before: DeviceKey,
+  refetch: () => Promise<DeviceAnswer>,
+): Promise<KsctlError> {
+  let what = 'its signatures no longer match';
+  try {
+    const [now] = (await refetch()).keys;
+    if (now) {
+      const was = attributeText(before.mutableAttributes) || 'none';
+      const is = attributeText(now.mutableAttributes) || 'none';
+      what =
+        was === is
+          ? `its mutable attributes were set again (still ${is})`
+          : `its mutable attributes are now ${is} (were ${was})`;
+    }
+  } catch {
+    // The refusal is the error; what changed is detail.
+  }
+  return new ConflictError(
+    `key ${before.id} changed since ksctl fetched it: ${what}; nothing was changed`,
+    {
+      hint: `\`ksctl keys fetch ${before.id}\` shows it as it is now; run the modify again to change that, or pass --force to replace it whatever it holds`,
+      serviceCode: refusal.code,
+      cause: refusal.error,
+    },
+  );
 }
 
 /** `NAME=VALUE` flags, a name given several times collecting its values in order. */

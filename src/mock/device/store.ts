@@ -4,7 +4,7 @@
  * `create`, `modify`, `addFingerprint` and `clear`, each reported to the change feed that the
  * durable state journals (state/records.ts).
  */
-import type { MockKeyListing } from '../../device/wire.js';
+import type { MockDeviceMessage, MockDeviceMessages, MockKeyListing } from '../../device/wire.js';
 import type { ChangeFeed } from '../state/changes.js';
 
 export interface StoredKey {
@@ -19,7 +19,9 @@ export interface StoredKey {
   cattrs: string;
   /** HMAC-SHA256(data key, cattrs), Base64. */
   csig: string;
+  /** The mutable attribute text; absent (read as `{}`) for keys of older states. */
   mattrs?: string;
+  /** HMAC-SHA256(data key, mattrs), Base64. */
   msig?: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -137,5 +139,32 @@ export class RecentCids {
 
   clear(): void {
     this.seen.clear();
+  }
+}
+
+/** How many device messages (`/v2.4/messages`) the mock keeps: the newest. */
+export const MESSAGES_KEPT = 1000;
+
+/**
+ * Messages devices log with `/v2.4/messages`, newest kept, for `GET /_mock/messages`. Not state
+ * (a restart forgets them), like the request journal.
+ */
+export class DeviceMessages {
+  private kept: MockDeviceMessage[] = [];
+  private total = 0;
+
+  add(messages: MockDeviceMessage[]): void {
+    this.kept.push(...messages);
+    this.total += messages.length;
+    if (this.kept.length > MESSAGES_KEPT) this.kept = this.kept.slice(-MESSAGES_KEPT);
+  }
+
+  list(): MockDeviceMessages {
+    return { total: this.total, messages: [...this.kept] };
+  }
+
+  clear(): void {
+    this.kept = [];
+    this.total = 0;
   }
 }
