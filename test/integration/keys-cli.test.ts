@@ -163,6 +163,49 @@ describe('proving a profile', () => {
     expect(listed.map((k) => k.id)).toEqual([shown.keyId]);
   });
 
+  it('speaks v2.4 by default and v2.3 when asked; a key of one dialect is fetched in the other', async () => {
+    await enrollOne('box');
+    const v23 = await ok(['profiles', 'check', '--api-version', '2.3', '-o', 'json']);
+    expect(JSON.parse(v23.stdout)).toMatchObject({ apiVersion: '2.3', ok: true });
+    expect(v23.stderr).toContain('with v2.3');
+    const created = await ok([
+      'keys',
+      'create',
+      '--api-version',
+      '2.3',
+      '--attr',
+      'a=1',
+      '-o',
+      'json',
+    ]);
+    const [{ id }] = JSON.parse(created.stdout) as { id: string }[];
+    const again = JSON.parse(
+      (await ok(['keys', 'fetch', id, '--show-secrets', '-o', 'json'])).stdout,
+    );
+    const old = JSON.parse(
+      (await ok(['keys', 'fetch', id, '--show-secrets', '--api-version', '2.3', '-o', 'json']))
+        .stdout,
+    );
+    expect(again).toEqual(old);
+    expect(again[0].attributes).toEqual({ a: ['1'] });
+    const paths = (await suite.mock.journal()).map((r) => r.path);
+    // check: create (4001), create, fetch; keys create: create, fetch; keys fetch: fetch.
+    expect(paths.filter((p) => p.startsWith('/v2.3/keys/'))).toHaveLength(6);
+    expect(paths.filter((p) => p.startsWith('/v2.4/keys/'))).toHaveLength(1);
+  });
+
+  it('names a profile without a name (as the vendor persistors write them) by its device id', async () => {
+    await enrollOne('box');
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
+    delete set.profiles[0]!.name;
+    await saveProfiles({ kind: 'plaintext', path: suite.profilesPath }, set);
+    const deviceId = set.profiles[0]!.deviceId;
+    const result = await ok(['profiles', 'check', deviceId, '-o', 'json']);
+    expect(result.stderr).toContain(`profile ${deviceId} works`);
+    expect(result.stderr).not.toContain('undefined');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: null, deviceId, ok: true });
+  });
+
   it.each([
     ['SEP.CD:KS', 'aesCdEiKey', /SEP\.CD:KS/],
     ['SEP.CD:IDC', 'aesCdIdcKey', /SEP\.CD:IDC/],
