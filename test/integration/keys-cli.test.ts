@@ -5,6 +5,7 @@
  * explained with the allowed values, and a profile with wrong keys failing with exit 4.
  */
 import { describe, expect, it } from 'vitest';
+import { serviceSignature } from '../../src/device/crypto.js';
 import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
@@ -152,6 +153,49 @@ describe('ksctl keys', () => {
   });
 });
 
+describe('a modify that meets a change made meanwhile', () => {
+  it('is refused (exit 6), names what changed and how to go on; --force replaces it', async () => {
+    await enrollOne();
+    const created = await ok(['keys', 'create', '-o', 'json']);
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
+    await ok(['keys', 'modify', id, '--attr', 'stage=draft']);
+    // Another device changes the key between ksctl's fetch and its modify: the second time
+    // the modify looks the key up, the change lands first.
+    const keys = suite.mock.server.state.keys;
+    const get = keys.get.bind(keys);
+    let lookups = 0;
+    keys.get = (keyId: string) => {
+      if (keyId === id && ++lookups === 2) {
+        const key = get(keyId)!;
+        const mattrs = JSON.stringify({ stage: ['published'] });
+        keys.modify(keyId, {
+          mattrs,
+          msig: serviceSignature(Buffer.from(key.key, 'hex'), mattrs),
+          modifiedAt: Date.now(),
+        });
+      }
+      return get(keyId);
+    };
+    try {
+      const stale = await cli(['keys', 'modify', id, '--attr', 'stage=review']);
+      expect(stale.code).toBe(6);
+      expect(stale.stderr).toContain(
+        `key ${id} changed since ksctl fetched it: its mutable attributes are now stage=published (were stage=draft); nothing was changed`,
+      );
+      expect(stale.stderr).toContain(`\`ksctl keys fetch ${id}\` shows it as it is now`);
+      expect(stale.stderr).toContain('--force');
+      noStack(stale.stderr);
+    } finally {
+      keys.get = get;
+    }
+    const now = JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout);
+    expect(now[0].mutableAttributes).toEqual({ stage: ['published'] });
+    await ok(['keys', 'modify', id, '--attr', 'stage=review', '--force']);
+    const forced = JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout);
+    expect(forced[0].mutableAttributes).toEqual({ stage: ['review'] });
+  });
+});
+
 describe('proving a profile', () => {
   it('profiles check creates a key and fetches it back', async () => {
     await enrollOne('box');
@@ -178,7 +222,7 @@ describe('proving a profile', () => {
       '-o',
       'json',
     ]);
-    const [{ id }] = JSON.parse(created.stdout) as { id: string }[];
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
     const again = JSON.parse(
       (await ok(['keys', 'fetch', id, '--show-secrets', '-o', 'json'])).stdout,
     );
