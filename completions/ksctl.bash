@@ -169,6 +169,7 @@ _ksctl_option() {
     'profiles convert|--persistor-version') echo 'choice 1.0 1.1' ;;
     'profiles convert|--persistor-aesgcm-key-file') echo 'file' ;;
     'profiles convert|--persistor-aesgcm-adata') echo 'text' ;;
+    'profiles check|--api-version') echo 'text' ;;
     'profiles check|--persistor') echo 'choice plaintext password aesgcm' ;;
     'profiles check|--persistor-path') echo 'file' ;;
     'profiles check|--persistor-password-file') echo 'file' ;;
@@ -180,6 +181,7 @@ _ksctl_option() {
     'keys create|--attr') echo 'text' ;;
     'keys create|--protected-attr') echo 'text' ;;
     'keys create|--profile') echo 'file' ;;
+    'keys create|--api-version') echo 'text' ;;
     'keys create|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys create|--persistor-path') echo 'file' ;;
     'keys create|--persistor-password-file') echo 'file' ;;
@@ -187,6 +189,7 @@ _ksctl_option() {
     'keys create|--persistor-aesgcm-key-file') echo 'file' ;;
     'keys create|--persistor-aesgcm-adata') echo 'text' ;;
     'keys fetch|--profile') echo 'file' ;;
+    'keys fetch|--api-version') echo 'text' ;;
     'keys fetch|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys fetch|--persistor-path') echo 'file' ;;
     'keys fetch|--persistor-password-file') echo 'file' ;;
@@ -196,6 +199,7 @@ _ksctl_option() {
     'keys modify|--attr') echo 'text' ;;
     'keys modify|--protected-attr') echo 'text' ;;
     'keys modify|--profile') echo 'file' ;;
+    'keys modify|--api-version') echo 'text' ;;
     'keys modify|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys modify|--persistor-path') echo 'file' ;;
     'keys modify|--persistor-password-file') echo 'file' ;;
@@ -298,11 +302,11 @@ _ksctl_words() {
     'profiles use') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'profiles delete') commands='' options='--yes --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'profiles convert') commands='' options='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles check') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'profiles check') commands='' options='--api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'keys') commands='create fetch modify' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys create') commands='' options='--ref --count --attr --protected-attr --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys fetch') commands='' options='--profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys modify') commands='' options='--attr --protected-attr --clear --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'keys create') commands='' options='--ref --count --attr --protected-attr --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'keys fetch') commands='' options='--profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'keys modify') commands='' options='--attr --protected-attr --clear --yes --force --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context') commands='add set unset rename use list show remove' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context add') commands='' options='--username --password-file --api-url --enrollment-url --kns-url --keyspace --persistor --persistor-path --use --force --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
