@@ -370,7 +370,12 @@ function refusedWhole(
   cid: string,
   status?: number,
 ): KsctlError {
-  return deviceError(error.code, `${what}: the service refused: ${error.message} (${error.code})`, {
+  // A create refused for its refs: the service's message names them, and is the whole story.
+  const message =
+    deviceCause(error.code)?.where === 'item' && error.message.startsWith('ref')
+      ? error.message
+      : `${what}: the service refused: ${error.message} (${error.code})`;
+  return deviceError(error.code, message, {
     conversationId: cid,
     ...(status === undefined ? {} : { status }),
   });

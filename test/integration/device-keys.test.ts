@@ -184,10 +184,9 @@ describe('markings are the attributes of keys', () => {
     expect(seenIn(error)).toBe(DeviceErrorCode.markingValueRefused);
     expect(error.exitCode).toBe(3);
     expect(error.message).toBe(
-      'create keys with device ' +
-        device.deviceId +
-        ': the service refused: ref "bad": marking "classification" has no value "top-secret"; allowed: "internal", "public", "restricted" (4020)',
+      'ref "bad": marking "classification" has no value "top-secret"; allowed: "internal", "public", "restricted"',
     );
+    expect(error.conversationId).toMatch(new RegExp(`^CID\\|${device.deviceId}\\|`));
     // A create is whole: the good ref made no key either.
     expect(mock.server.state.keys.list()).toEqual([]);
   });
