@@ -318,7 +318,7 @@ _ksctl_words() {
     'context remove') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'status') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock') commands='serve tokens outbox requests devices faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock serve') commands='' options='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock serve') commands='' options='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --no-cors --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock tokens') commands='' options='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock outbox') commands='' options='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock requests') commands='' options='--follow --tail --admin --interval --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;

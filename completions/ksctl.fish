@@ -859,6 +859,7 @@ complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l json -d 'print the conne
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l ready-file -r -F -d 'write the connection details as JSON to this file once listening'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l no-context -d 'do not add or refresh the "mock" context'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l no-log -d 'do not log each request on stderr'
+complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l no-cors -d 'do not answer browsers'\'' cross-origin requests (web pages on other origins cannot call the mock)'
 complete -c ksctl -n '__ksctl_at '\''mock tokens'\''' -l user -x -a '(__ksctl_value text)' -d 'user the pair is for (any name; unknown users fail to enroll)'
 complete -c ksctl -n '__ksctl_at '\''mock tokens'\''' -l keyspace -x -a '(__ksctl_value text)' -d 'keyspace (the mock default when left out)'
 complete -c ksctl -n '__ksctl_at '\''mock outbox'\''' -l to -x -a '(__ksctl_value text)' -d 'only the messages to this address'

@@ -6,6 +6,7 @@ import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
 import { deviceRoutes } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
+import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
@@ -60,6 +61,11 @@ export interface MockServerOptions {
   compactAfterBytes?: number;
   /** Told about what a restart forgave (a torn last journal line) and failed compactions. */
   onWarning?: (message: string) => void;
+  /**
+   * Answer browsers' cross-origin requests (default true): the JS SDK runs in web pages served
+   * from another origin than the mock. See cors.ts.
+   */
+  cors?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
 }
@@ -245,16 +251,17 @@ export class MockServer {
     const method = req.method ?? 'GET';
     const target = requestTarget(req.url);
     const body = new BodyReader(req);
+    const cors = this.options.cors === false ? undefined : corsOrigin(req);
     let answer: MockResponse;
     try {
-      if (!target) {
+      if (cors !== undefined && isPreflight(req)) answer = preflightAnswer(req, cors);
+      else if (!target) {
         throw new MockHttpError(
           400,
           MarkingsErrorCode.badRequest,
           'the request target is not a path',
         );
-      }
-      answer = await this.answer(mockRequest(req, method, target, cid, body));
+      } else answer = await this.answer(mockRequest(req, method, target, cid, body));
     } catch (error) {
       answer = errorAnswer(cid, error, target?.pathname ?? '');
     }
@@ -266,7 +273,7 @@ export class MockServer {
         answer = errorAnswer(cid, stateNotWritten(target?.pathname ?? ''), '');
       }
     }
-    this.send(res, cid, answer);
+    this.send(res, cid, cors === undefined ? answer : withCors(answer, cors));
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;

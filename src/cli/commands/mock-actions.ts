@@ -181,6 +181,7 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
       seed,
       latency,
       faults: faults.length > 0 ? faults : undefined,
+      cors: o.cors,
       onRequest: o.log
         ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
         : undefined,

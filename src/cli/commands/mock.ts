@@ -17,6 +17,8 @@ export interface ServeOptions {
   readyFile?: string;
   context: boolean;
   log: boolean;
+  /** Answer browsers' cross-origin requests (--no-cors turns it off). */
+  cors: boolean;
 }
 
 export interface TokensOptions {
@@ -88,6 +90,10 @@ export function mockCommand(ctx: CommandContext): Command {
     )
     .option('--no-context', 'do not add or refresh the "mock" context')
     .option('--no-log', 'do not log each request on stderr')
+    .option(
+      '--no-cors',
+      "do not answer browsers' cross-origin requests (web pages on other origins cannot call the mock)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
