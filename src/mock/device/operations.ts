@@ -312,15 +312,21 @@ function parseQuery(value: unknown): Query | undefined {
   return query;
 }
 
-/** Every attribute of the query has one of its values on the key, fixed or mutable. */
-function matchesQuery(key: StoredKey, query: Query): boolean {
-  const fixed = JSON.parse(key.cattrs) as Attributes;
-  const mutable = JSON.parse(key.mattrs ?? EMPTY_ATTRIBUTES) as Attributes;
+/** A key's attribute values by name, fixed and mutable together. */
+function valuesOf(key: StoredKey): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  for (const text of [key.cattrs, key.mattrs ?? EMPTY_ATTRIBUTES]) {
+    for (const [name, list] of Object.entries(JSON.parse(text) as Attributes)) {
+      values.set(name, [...(values.get(name) ?? []), ...list]);
+    }
+  }
+  return values;
+}
+
+/** Every attribute of the query has one of its values on the key. */
+function matchesQuery(values: Map<string, string[]>, query: Query): boolean {
   return query.attributes.every(([name, wanted]) => {
-    const have = [
-      ...(Object.hasOwn(fixed, name) ? fixed[name]! : []),
-      ...(Object.hasOwn(mutable, name) ? mutable[name]! : []),
-    ];
+    const have = values.get(name) ?? [];
     return wanted.some((value) => have.includes(value));
   });
 }
@@ -345,10 +351,13 @@ export const fetchKeys: Operation = (req) => {
   const data: Record<string, unknown> = {};
   if (rawQueries !== undefined) {
     const results: Record<string, { ids: string[] }> = {};
-    const candidates = req.state.keys.ofTenant(req.device.tenant);
+    // Each candidate's attributes are read once, whatever the number of queries.
+    const candidates = queries.length === 0 ? [] : req.state.keys.ofTenant(req.device.tenant);
+    const values = candidates.map((key) => [key, valuesOf(key)] as const);
     for (const [name, query] of queries) {
-      const matches = candidates
-        .filter((key) => matchesQuery(key, query))
+      const matches = values
+        .filter(([, v]) => matchesQuery(v, query))
+        .map(([key]) => key)
         .slice(0, query.qty ?? MAX_ITEMS);
       for (const key of matches) if (!found.has(key.id)) found.set(key.id, fetchedKey(req, key));
       results[name] = { ids: matches.map((key) => key.id) };

@@ -142,29 +142,52 @@ export class RecentCids {
   }
 }
 
-/** How many device messages (`/v2.4/messages`) the mock keeps: the newest. */
+/** How many device messages (`/v2.4/messages`) the mock keeps, the newest, and in how many bytes. */
 export const MESSAGES_KEPT = 1000;
+export const MESSAGES_MAX_BYTES = 4 * 1024 * 1024;
+/** A message's data larger than this is kept as a note of its size, not in full. */
+export const MESSAGE_DATA_MAX_BYTES = 64 * 1024;
 
 /**
- * Messages devices log with `/v2.4/messages`, newest kept, for `GET /_mock/messages`. Not state
- * (a restart forgets them), like the request journal.
+ * Messages devices log with `/v2.4/messages`, newest kept, bounded in count and bytes, for
+ * `GET /_mock/messages`. Not state (a restart forgets them), like the request journal.
  */
 export class DeviceMessages {
-  private kept: MockDeviceMessage[] = [];
+  private kept: { message: MockDeviceMessage; bytes: number }[] = [];
+  private bytes = 0;
   private total = 0;
 
   add(messages: MockDeviceMessage[]): void {
-    this.kept.push(...messages);
-    this.total += messages.length;
-    if (this.kept.length > MESSAGES_KEPT) this.kept = this.kept.slice(-MESSAGES_KEPT);
+    for (const message of messages) {
+      let bytes = Buffer.byteLength(JSON.stringify(message.data));
+      const data =
+        bytes <= MESSAGE_DATA_MAX_BYTES
+          ? message.data
+          : { 'ksctl-mock': `message data of ${bytes} bytes, not kept` };
+      if (data !== message.data) bytes = Buffer.byteLength(JSON.stringify(data));
+      bytes += message.type.length * 3 + message.deviceId.length * 3;
+      this.kept.push({ message: { ...message, data }, bytes });
+      this.bytes += bytes;
+      this.total++;
+    }
+    let drop = 0;
+    while (
+      this.kept.length - drop > MESSAGES_KEPT ||
+      (this.bytes > MESSAGES_MAX_BYTES && drop < this.kept.length - 1)
+    ) {
+      this.bytes -= this.kept[drop]!.bytes;
+      drop++;
+    }
+    if (drop > 0) this.kept = this.kept.slice(drop);
   }
 
   list(): MockDeviceMessages {
-    return { total: this.total, messages: [...this.kept] };
+    return { total: this.total, messages: this.kept.map((k) => k.message) };
   }
 
   clear(): void {
     this.kept = [];
+    this.bytes = 0;
     this.total = 0;
   }
 }
