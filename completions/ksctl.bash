@@ -180,6 +180,7 @@ _ksctl_option() {
     'keys create|--count') echo 'text' ;;
     'keys create|--attr') echo 'text' ;;
     'keys create|--protected-attr') echo 'text' ;;
+    'keys create|--mutable-attr') echo 'text' ;;
     'keys create|--profile') echo 'file' ;;
     'keys create|--api-version') echo 'text' ;;
     'keys create|--persistor') echo 'choice plaintext password aesgcm' ;;
@@ -304,7 +305,7 @@ _ksctl_words() {
     'profiles convert') commands='' options='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'profiles check') commands='' options='--api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'keys') commands='create fetch modify' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys create') commands='' options='--ref --count --attr --protected-attr --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'keys create') commands='' options='--ref --count --attr --protected-attr --mutable-attr --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'keys fetch') commands='' options='--profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'keys modify') commands='' options='--attr --protected-attr --clear --yes --force --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context') commands='add set unset rename use list show remove' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;

@@ -111,6 +111,20 @@ describe('ksctl keys', () => {
     expect(partly.stderr).toContain('key "ABcdMissing": no key has this id');
   });
 
+  it('--mutable-attr gives new keys mutable attributes (v2.4), which modify then replaces', async () => {
+    await enrollOne();
+    const created = await ok(['keys', 'create', '--attr', 'a=1', '--mutable-attr', 'stage=draft']);
+    const [row] = tsvRows(created.stdout);
+    expect(row!.slice(1)).toEqual(['ksctl', 'a=1', 'stage=draft']);
+    await ok(['keys', 'modify', row![0]!, '--attr', 'stage=final']);
+    expect(tsvRows((await ok(['keys', 'fetch', row![0]!])).stdout)).toEqual([
+      [row![0], 'a=1', 'stage=final'],
+    ]);
+    const old = await cli(['keys', 'create', '--mutable-attr', 's=1', '--api-version', '2.3']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain('--mutable-attr needs the v2.4 dialect');
+  });
+
   it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
     await enrollOne();
     const [profile] = (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath }))

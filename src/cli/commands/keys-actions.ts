@@ -20,6 +20,7 @@ export interface CreateOptions extends KeyOutputOptions {
   count?: number;
   attr?: string[];
   protectedAttr?: string[];
+  mutableAttr?: string[];
 }
 
 export type FetchOptions = KeyOutputOptions;
@@ -36,6 +37,12 @@ export interface ModifyOptions extends KeyOutputOptions {
 export async function create(ctx: CommandContext, o: CreateOptions): Promise<void> {
   const attributes = parseAttributes(o.attr, '--attr');
   const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
+  const mutableAttributes = parseAttributes(o.mutableAttr, '--mutable-attr');
+  if (Object.keys(mutableAttributes).length > 0 && o.apiVersion === '2.3') {
+    throw new UsageError('--mutable-attr needs the v2.4 dialect', {
+      hint: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
+    });
+  }
   const ref = o.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
   const profile = await loadDeviceProfile(ctx, o);
@@ -43,7 +50,7 @@ export async function create(ctx: CommandContext, o: CreateOptions): Promise<voi
   const answer = await withDeviceHttp(ctx, async (http) => {
     const client = new DeviceClient(profile, http, ctx.signal, o.apiVersion);
     const created = await client.create([
-      { ref, count: o.count ?? 1, attributes, protectedAttributes },
+      { ref, count: o.count ?? 1, attributes, protectedAttributes, mutableAttributes },
     ]);
     if (created.keys.length === 0) return created;
     // Fetched back, so the output shows the attributes the keys carry on the service, marking
@@ -210,7 +217,9 @@ async function report(
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
   columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
-  if (!created)
+  // Created keys have mutable attributes only when --mutable-attr gave them some.
+  const mutable = rows.some((r) => attributeText(r.mutableAttributes) !== '');
+  if (!created || mutable)
     columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
   if (o.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {

@@ -45,6 +45,11 @@ export function keysCommand(ctx: CommandContext): Command {
         'an attribute encrypted before it leaves this machine (ionic-protected-NAME); repeatable',
         collect,
       )
+      .option(
+        '--mutable-attr <name=value>',
+        'a mutable attribute the keys start with (keys modify changes these); repeatable',
+        collect,
+      )
       .addHelpText(
         'after',
         '\nExamples:\n  ksctl keys create --attr classification=internal\n  ksctl keys create --ref invoices --count 3 --attr region=eu --protected-attr owner=alice -o json\n  ksctl keys create --profile laptop --show-secrets',
