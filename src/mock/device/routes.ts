@@ -19,6 +19,7 @@ import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../dev
 import { decodeUtf8Strict } from '../../enroll/base64.js';
 import { isJsonObject, parseJsonObject } from '../../enroll/json.js';
 import { requireAdmin } from '../auth.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state/state.js';
 import {
@@ -82,65 +83,80 @@ async function answer(
   operation: Operation,
 ): Promise<MockResponse> {
   const body = parseJsonObject(decodeUtf8Strict(await req.body()));
-  // The error body quotes the request's own cid when it has one.
-  const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
-  const plain = (error: DeviceRequestError) =>
-    json(error.status, { error: { cid, code: error.code, message: error.message } });
-  let idcKey: Buffer | undefined;
+  let proved: ProvedRequest | undefined;
   try {
-    if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
-      throw new DeviceRequestError(DeviceErrorCode.requestInvalid);
-    }
-    const requestCid = body.cid;
-    const parsed = parseCid(requestCid);
-    if (!parsed) throw new DeviceRequestError(DeviceErrorCode.cidMalformed);
-    const device = state.enrollment.device(parsed.deviceId);
-    const keys = state.enrollment.keysOf(parsed.deviceId);
-    if (!device || !keys) throw new DeviceRequestError(DeviceErrorCode.deviceUnknown);
-    const opened = openEnvelope(keys.cdIdc, requestCid, body.envelope);
-    if (!opened.ok && opened.reason !== 'not-json') {
-      throw new DeviceRequestError(
-        opened.reason === 'not-base64'
-          ? DeviceErrorCode.envelopeUndecodable
-          : DeviceErrorCode.envelopeNotAuthentic,
-      );
-    }
-    // The device proved itself: from here on every answer is sealed for it.
-    idcKey = keys.cdIdc;
-    const now = Date.now();
-    if (Math.abs(now - parsed.timeMs) > CID_MAX_SKEW_MS) {
-      throw new DeviceRequestError(DeviceErrorCode.clockSkew);
-    }
-    if (!state.cids.claim(requestCid, now)) throw new DeviceRequestError(DeviceErrorCode.cidReused);
-    const content = opened.ok ? opened.content : undefined;
-    const meta = isJsonObject(content) ? content.meta : undefined;
-    if (!isJsonObject(content) || !isMeta(meta) || !Object.hasOwn(content, 'data')) {
-      throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
-    }
-    if (!state.keys.knowsFingerprint(device.deviceId, meta.hfphash)) {
-      if (meta.hfp === undefined) throw new DeviceRequestError(DeviceErrorCode.fingerprintUnknown);
-      state.keys.addFingerprint(device.deviceId, meta.hfphash);
-    }
-    const result = operation({
-      state,
-      version,
-      cid: requestCid,
-      device,
-      keys,
-      data: content.data,
-      now,
-    });
+    proved = prove(state, body);
+    const result = operation({ state, version, ...proved, data: accept(state, proved) });
     if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
-    return json(200, { cid: requestCid, envelope: sealEnvelope(keys.cdIdc, requestCid, result) });
+    return json(200, {
+      cid: proved.cid,
+      envelope: sealEnvelope(proved.keys.cdIdc, proved.cid, result),
+    });
   } catch (error) {
     if (!(error instanceof DeviceRequestError)) throw error;
-    if (!error.sealed || idcKey === undefined) return plain(error);
-    const content = { data: {}, error: { code: error.code, message: error.message } };
-    return json(error.status, {
-      cid,
-      envelope: sealEnvelope(idcKey, cid, content),
-    });
+    const wire = { code: error.code, message: error.message };
+    if (error.sealed && proved) {
+      const content = { data: {}, error: wire };
+      const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
+      return json(error.status, { cid: proved.cid, envelope });
+    }
+    // The error body quotes the request's own cid when it has one.
+    const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
+    return json(error.status, { error: { cid, ...wire } });
   }
+}
+
+interface ProvedRequest {
+  cid: string;
+  timeMs: number;
+  device: DeviceRecord;
+  keys: DeviceKeys;
+  /** The envelope's content, or undefined when it opened but is not JSON. */
+  content: unknown;
+  now: number;
+}
+
+/** The checks that cannot be answered sealed: the body, the cid, the device, the envelope. */
+function prove(state: MockState, body: Record<string, unknown> | undefined): ProvedRequest {
+  if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
+    throw new DeviceRequestError(DeviceErrorCode.requestInvalid);
+  }
+  const parsed = parseCid(body.cid);
+  if (!parsed) throw new DeviceRequestError(DeviceErrorCode.cidMalformed);
+  const device = state.enrollment.device(parsed.deviceId);
+  const keys = state.enrollment.keysOf(parsed.deviceId);
+  if (!device || !keys) throw new DeviceRequestError(DeviceErrorCode.deviceUnknown);
+  const opened = openEnvelope(keys.cdIdc, body.cid, body.envelope);
+  if (!opened.ok && opened.reason !== 'not-json') {
+    throw new DeviceRequestError(
+      opened.reason === 'not-base64'
+        ? DeviceErrorCode.envelopeUndecodable
+        : DeviceErrorCode.envelopeNotAuthentic,
+    );
+  }
+  const content = opened.ok ? opened.content : undefined;
+  return { cid: body.cid, timeMs: parsed.timeMs, device, keys, content, now: Date.now() };
+}
+
+/**
+ * The checks of a proved request, answered sealed: the cid's time and novelty, the content's
+ * shape, the fingerprint. Returns the envelope's `data`.
+ */
+function accept(state: MockState, req: ProvedRequest): unknown {
+  if (Math.abs(req.now - req.timeMs) > CID_MAX_SKEW_MS) {
+    throw new DeviceRequestError(DeviceErrorCode.clockSkew);
+  }
+  if (!state.cids.claim(req.cid, req.now)) throw new DeviceRequestError(DeviceErrorCode.cidReused);
+  const { content } = req;
+  const meta = isJsonObject(content) ? content.meta : undefined;
+  if (!isJsonObject(content) || !isMeta(meta) || !Object.hasOwn(content, 'data')) {
+    throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
+  }
+  if (!state.keys.knowsFingerprint(req.device.deviceId, meta.hfphash)) {
+    if (meta.hfp === undefined) throw new DeviceRequestError(DeviceErrorCode.fingerprintUnknown);
+    state.keys.addFingerprint(req.device.deviceId, meta.hfphash);
+  }
+  return content.data;
 }
 
 function isMeta(value: unknown): value is EnvelopeMeta {
