@@ -17,7 +17,7 @@
  * answers an empty one, so the JS SDK, which skips empty parts, agrees.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { decodeBase64Strict } from '../enroll/base64.js';
+import { decodeBase64Strict } from '../encoding/base64.js';
 import type { ApiVersion } from './cid.js';
 
 function join(...parts: (string | undefined)[]): string {

@@ -2,7 +2,7 @@ import type { Column } from '../../output/render.js';
 import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/cid.js';
 import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
 /** The ref of keys created without --ref. */
@@ -34,23 +34,23 @@ export interface ModifyOptions extends KeyOutputOptions {
   yes?: boolean;
 }
 
-export async function create(ctx: CommandContext, o: CreateOptions): Promise<void> {
-  const attributes = parseAttributes(o.attr, '--attr');
-  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
-  const mutableAttributes = parseAttributes(o.mutableAttr, '--mutable-attr');
-  if (Object.keys(mutableAttributes).length > 0 && o.apiVersion === '2.3') {
+export async function create(ctx: CommandContext, options: CreateOptions): Promise<void> {
+  const attributes = parseAttributes(options.attr, '--attr');
+  const protectedAttributes = parseAttributes(options.protectedAttr, '--protected-attr', true);
+  const mutableAttributes = parseAttributes(options.mutableAttr, '--mutable-attr');
+  if (Object.keys(mutableAttributes).length > 0 && options.apiVersion === '2.3') {
     throw new UsageError('--mutable-attr needs the v2.4 dialect', {
       hint: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
     });
   }
-  const ref = o.ref ?? DEFAULT_REF;
+  const ref = options.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
-  const profile = await loadDeviceProfile(ctx, o);
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal, o.apiVersion);
+    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
     const created = await client.create([
-      { ref, count: o.count ?? 1, attributes, protectedAttributes, mutableAttributes },
+      { ref, count: options.count ?? 1, attributes, protectedAttributes, mutableAttributes },
     ]);
     if (created.keys.length === 0) return created;
     // Fetched back, so the output shows the attributes the keys carry on the service, marking
@@ -62,54 +62,62 @@ export async function create(ctx: CommandContext, o: CreateOptions): Promise<voi
       refused: [...created.refused, ...fetched.refused],
     };
   });
-  await report(ctx, answer, o, true);
+  await report(ctx, answer, options, true);
 }
 
-export async function fetch(ctx: CommandContext, ids: string[], o: FetchOptions): Promise<void> {
-  const profile = await loadDeviceProfile(ctx, o);
+export async function fetch(
+  ctx: CommandContext,
+  ids: string[],
+  options: FetchOptions,
+): Promise<void> {
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
-    new DeviceClient(profile, http, ctx.signal, o.apiVersion).fetch([...new Set(ids)]),
+    new DeviceClient(profile, http, ctx.signal, options.apiVersion).fetch([...new Set(ids)]),
   );
-  await report(ctx, answer, o, false);
+  await report(ctx, answer, options, false);
 }
 
-export async function modify(ctx: CommandContext, id: string, o: ModifyOptions): Promise<void> {
-  const attributes = parseAttributes(o.attr, '--attr');
-  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
+export async function modify(
+  ctx: CommandContext,
+  id: string,
+  options: ModifyOptions,
+): Promise<void> {
+  const attributes = parseAttributes(options.attr, '--attr');
+  const protectedAttributes = parseAttributes(options.protectedAttr, '--protected-attr', true);
   const changes = Object.keys(attributes).length + Object.keys(protectedAttributes).length;
-  if (changes === 0 && !o.clear) {
+  if (changes === 0 && !options.clear) {
     throw new UsageError('nothing to change', {
       hint: 'pass --attr NAME=VALUE or --protected-attr NAME=VALUE (the new mutable attributes), or --clear to remove them all',
     });
   }
-  if (changes > 0 && o.clear)
+  if (changes > 0 && options.clear)
     throw new UsageError('--clear removes every mutable attribute: pass it alone');
-  if (o.apiVersion === '2.3') {
+  if (options.apiVersion === '2.3') {
     throw new UsageError('the v2.3 dialect has no key modify', {
       hint: 'drop --api-version 2.3: keys are modified with v2.4, whichever dialect created them',
     });
   }
-  const profile = await loadDeviceProfile(ctx, o);
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const { refusalError } = await import('../../device/refusals.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal, o.apiVersion);
+    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
     // The change quotes the key's signatures as fetched here, so it cannot undo a change made
     // meanwhile (unless --force).
     const current = await client.fetch([id]);
     const [key] = current.keys;
     if (!key) throw refusalError(current.refused);
-    if (o.clear) {
+    if (options.clear) {
       const now = attributeText(key.mutableAttributes);
       if (now === '') {
         ctx.say(`key ${id} has no mutable attributes; nothing to clear`);
         return current;
       }
-      await ctx.confirm(`Remove every mutable attribute of key ${id} (${now})?`, o.yes);
+      await ctx.confirm(`Remove every mutable attribute of key ${id} (${now})?`, options.yes);
     }
     const result = await client.modify([
-      { key, attributes, protectedAttributes, force: o.force === true },
+      { key, attributes, protectedAttributes, force: options.force === true },
     ]);
     if (result.refused.length > 0) {
       const [refusal] = result.refused;
@@ -119,7 +127,7 @@ export async function modify(ctx: CommandContext, id: string, o: ModifyOptions):
     // Fetched back, so the output shows the key as the service now holds it.
     return client.fetch([id]);
   });
-  await report(ctx, answer, o, false);
+  await report(ctx, answer, options, false);
 }
 
 /** The service's code for a guarded change to a key that changed since it was fetched. */
@@ -204,7 +212,7 @@ function attributeText(attributes: Attributes | undefined): string {
 async function report(
   ctx: CommandContext,
   answer: DeviceAnswer,
-  o: KeyOutputOptions,
+  options: KeyOutputOptions,
   created: boolean,
 ): Promise<void> {
   const rows = answer.keys.map((key: DeviceKey): KeyRow => ({
@@ -212,7 +220,7 @@ async function report(
     ...(key.ref === undefined ? {} : { ref: key.ref }),
     attributes: key.attributes,
     ...(key.mutableAttributes ? { mutableAttributes: key.mutableAttributes } : {}),
-    ...(o.showSecrets ? { key: key.key.toString('hex') } : {}),
+    ...(options.showSecrets ? { key: key.key.toString('hex') } : {}),
   }));
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
@@ -221,7 +229,7 @@ async function report(
   const mutable = rows.some((r) => attributeText(r.mutableAttributes) !== '');
   if (!created || mutable)
     columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
-  if (o.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
+  if (options.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {
     await ctx.render({ kind: 'table', data: rows, rows, columns });
   }

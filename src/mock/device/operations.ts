@@ -27,9 +27,9 @@ import type {
   MockDeviceMessage,
   ModifiedKeyWire,
 } from '../../device/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 import {
   type Attributes,
   enforceMarkings,
