@@ -17,6 +17,7 @@
  * | 40023 | sealed, 400 | envelope opens but is not `{"meta": {"hfphash"}, "data"}` of the operation |
  * | 40121 | sealed, 401 | the cid's time is more than 5 minutes from the service's clock |
  * | 40920 | sealed, 409 | the cid was used before |
+ * | 40420 | sealed, 404 | a device endpoint this service does not serve (`/v2.4/assertions/create`) |
  * | 4001 | sealed, 200 | the fingerprint hash is unknown: send the full `hfp` |
  * | 4020 | per ref or id | an attribute named like a marking carries a value the marking lacks |
  * | 4003 | per id | the key belongs to another tenant |
@@ -49,6 +50,7 @@ export const DeviceErrorCode = {
   clockSkew: 40121,
   envelopeNotAuthentic: 40122,
   cidReused: 40920,
+  endpointNotServed: 40420,
   fingerprintUnknown: 4001,
   markingValueRefused: 4020,
   keyOfOtherTenant: 4003,
@@ -146,6 +148,14 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     message: 'this cid was used before; every request needs a new one',
     hint: LIKELY_BUG,
     errorClass: ConflictError,
+  },
+  {
+    code: DeviceErrorCode.endpointNotServed,
+    where: 'sealed',
+    status: 404,
+    message: 'this service does not serve this device endpoint',
+    hint: 'the mock serves key create, fetch and modify, resources and messages (v2.3 and v2.4); check the path',
+    errorClass: NotFoundError,
   },
   {
     code: DeviceErrorCode.fingerprintUnknown,

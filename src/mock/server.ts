@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
-import { deviceRoutes } from './device/routes.js';
+import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
 import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
 import { causeError, faultCause } from './enrollment/errors.js';
@@ -297,6 +297,9 @@ export class MockServer {
     }
     const match = this.router.match(req.method, req.path);
     if (!match) {
+      // A device's request to an endpoint the mock lacks: sealed for the device when it can be.
+      const sealed = await unservedDeviceEndpoint(this.state, req);
+      if (sealed) return sealed;
       throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
     }
     if ('allowed' in match) {

@@ -352,6 +352,26 @@ describe('failures of the whole request: HTTP errors, or sealed once the device 
     codesSeen.add(code);
   });
 
+  it('40420: a device endpoint the mock lacks, sealed for the device; a plain 404 for others', async () => {
+    const device = addDevice(mock);
+    const body = sealedBody(device, content);
+    const answer = await postRaw(mock, '/v2.4/assertions/create', body);
+    expect([answer.status, answer.body.cid]).toEqual([404, body.cid]);
+    expect((await openAnswer(device, answer)).error).toEqual({
+      code: DeviceErrorCode.endpointNotServed,
+      message: 'POST /v2.4/assertions/create: this service does not serve this device endpoint',
+    });
+    codesSeen.add(DeviceErrorCode.endpointNotServed);
+    // Not a device's request (unknown device, or no envelope): the ordinary 404.
+    const stranger = await postRaw(
+      mock,
+      '/v2.4/assertions/create',
+      sealedBody(addDeviceLess(), content),
+    );
+    expect([stranger.status, stranger.body.envelope]).toEqual([404, undefined]);
+    expect((await postRaw(mock, '/v2.4/nothing', { a: 1 })).status).toBe(404);
+  });
+
   it('40920: the same cid twice, sealed under that cid', async () => {
     const device = addDevice(mock);
     const body = sealedBody(device, content);

@@ -106,6 +106,33 @@ async function answer(
   }
 }
 
+/** Device API paths: `/v2.<minor>/…` at the root of the API URL. */
+const DEVICE_PATH = /^\/v2\.\d+\//;
+
+/**
+ * A POST to a device path no route serves (`/v2.4/assertions/create`, say): when the body is a
+ * request of a device this mock enrolled whose envelope opens, the answer is a sealed 40420
+ * naming the endpoint, so an SDK reports a clean error; otherwise undefined (a plain 404).
+ */
+export async function unservedDeviceEndpoint(
+  state: MockState,
+  req: MockRequest,
+): Promise<MockResponse | undefined> {
+  if (req.method !== 'POST' || !DEVICE_PATH.test(req.path)) return undefined;
+  let proved: ProvedRequest;
+  try {
+    proved = prove(state, parseJsonObject(decodeUtf8Strict(await req.body())));
+  } catch (error) {
+    if (error instanceof DeviceRequestError) return undefined;
+    throw error;
+  }
+  const cause = deviceCause(DeviceErrorCode.endpointNotServed)!;
+  const message = `POST ${req.path.slice(0, 200)}: ${cause.message}`;
+  const content = { data: {}, error: { code: cause.code, message } };
+  const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
+  return json(cause.status, { cid: proved.cid, envelope });
+}
+
 interface ProvedRequest {
   cid: string;
   timeMs: number;
