@@ -62,6 +62,7 @@ _ksctl_path() {
     'mock|outbox') echo 'mock outbox' ;;
     'mock|requests') echo 'mock requests' ;;
     'mock|devices') echo 'mock devices' ;;
+    'mock|messages') echo 'mock messages' ;;
     'mock|faults') echo 'mock faults' ;;
     'mock|reset') echo 'mock reset' ;;
     'mock faults|list') echo 'mock faults list' ;;
@@ -318,12 +319,13 @@ _ksctl_words() {
     'context show') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context remove') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'status') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock') commands='serve tokens outbox requests devices faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock') commands='serve tokens outbox requests devices messages faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock serve') commands='' options='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --no-cors --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock tokens') commands='' options='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock outbox') commands='' options='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock requests') commands='' options='--follow --tail --admin --interval --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock devices') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock messages') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock faults') commands='list set clear' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock faults list') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock faults set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;

@@ -7,6 +7,7 @@ import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../a
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
+import type { MockDeviceMessages } from '../../device/wire.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
 import type { Column } from '../../output/render.js';
 
@@ -145,6 +146,22 @@ export async function devices(ctx: CommandContext): Promise<void> {
       { header: 'KEYSPACE', value: (d) => d.keyspace },
       { header: 'TENANT', value: (d) => d.tenant },
       { header: 'CREATED', value: (d) => d.createdAt },
+    ],
+  });
+}
+
+export async function messages(ctx: CommandContext): Promise<void> {
+  const body = await adminGet<MockDeviceMessages>(ctx, '/_mock/messages', 'list device messages');
+  await ctx.render({
+    kind: 'table',
+    data: body.messages,
+    rows: body.messages,
+    empty: 'no device has logged a message',
+    columns: [
+      { header: 'TIME', value: (m) => m.time },
+      { header: 'DEVICE ID', value: (m) => m.deviceId },
+      { header: 'TYPE', value: (m) => m.type },
+      { header: 'DATA', value: (m) => JSON.stringify(m.data) },
     ],
   });
 }

@@ -124,6 +124,15 @@ export function mockCommand(ctx: CommandContext): Command {
     .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
     .action(async () => (await adminActions()).devices(ctx));
 
+  mock
+    .command('messages')
+    .description('messages devices logged with /v2.4/messages (the newest the mock keeps)')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  ksctl mock messages\n  ksctl mock messages -o json | jq '.[].data'",
+    )
+    .action(async () => (await adminActions()).messages(ctx));
+
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
     faults,
