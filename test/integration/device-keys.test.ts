@@ -260,6 +260,25 @@ describe('failures inside the answer envelope', () => {
   });
 });
 
+describe('bounds', () => {
+  it('a create makes at most 10,000 keys over all its refs, or none', async () => {
+    const device = addDevice(mock);
+    const refs = Array.from({ length: 11 }, (_, i) => ({
+      ref: `r${i}`,
+      count: 1000,
+      attributes: {},
+    }));
+    const error = (await client(device)
+      .create(refs)
+      .catch((e: unknown) => e)) as KsctlError;
+    expect(seenIn(error)).toBe(DeviceErrorCode.itemInvalid);
+    expect(error.message).toContain(
+      'a create may make at most 10000 keys, not 11000: nothing created',
+    );
+    expect(mock.server.state.keys.list()).toEqual([]);
+  });
+});
+
 describe('failures of the whole request: HTTP errors, or sealed once the device is proved', () => {
   const content = { meta: HFP, data: { 'protection-keys': [] } };
   const cases: [string, number, number, (d: DeviceProfile) => unknown][] = [

@@ -64,6 +64,8 @@ function failure(code: number, message = deviceCause(code)!.message): ItemFailur
 /** Items per request and keys per ref: bounds, so one request cannot exhaust the mock. */
 export const MAX_ITEMS = 1000;
 export const MAX_QTY = 1000;
+/** Keys one create makes at most, over all its refs. */
+export const MAX_KEYS_PER_CREATE = 10_000;
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_SUFFIX_LENGTH = 7;
@@ -220,6 +222,11 @@ export const createKeys: Operation = (req) => {
     }
   }
   if (failures.length > 0) return { data: {}, error: createError(failures) };
+  const total = plans.reduce((sum, plan) => sum + plan.qty, 0);
+  if (total > MAX_KEYS_PER_CREATE) {
+    const message = `a create may make at most ${MAX_KEYS_PER_CREATE} keys, not ${total}: nothing created`;
+    return { data: {}, error: { code: DeviceErrorCode.itemInvalid, message } };
+  }
 
   const created: CreatedKeyWire[] = [];
   for (const plan of plans) {
