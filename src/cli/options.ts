@@ -28,7 +28,7 @@ export function timeoutSeconds(text: string): number {
 }
 
 /**
- * `--api-version 2.3|2.4`: the dialect of device requests (DESIGN.md 2.4). v2.4 by default, as
+ * `--api-version 2.3|2.4`: the dialect of device requests (docs/design.md 2.4). v2.4 by default, as
  * the current SDKs speak it; v2.3 for services that predate it.
  */
 export function apiVersionOption(cmd: Command): Command {

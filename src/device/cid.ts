@@ -1,5 +1,5 @@
 /**
- * Conversation ids of the device request format (DESIGN.md 2.4, spec/device-requests-sdks.md):
+ * Conversation ids of the device request format (docs/design.md 2.4, spec/device-requests-sdks.md):
  * `CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>` in the v2.3 dialect, the same with
  * `|<version>` (`2.4.0`) in v2.4. The nonce may come with or without its `==` padding (the Java
  * SDK strips it). The cid is also the AAD of the envelope, so client and service must agree on

@@ -1,5 +1,5 @@
 /**
- * Device requests from ksctl with a stored profile (DESIGN.md 2.4), in either dialect (v2.4 by
+ * Device requests from ksctl with a stored profile (docs/design.md 2.4), in either dialect (v2.4 by
  * default, as the current SDKs speak; v2.3 for older services): builds the envelope, signs the
  * attributes, answers the fingerprint exchange (4001), opens the answer and every key in it, and
  * checks the service's signatures. Returns data; failures are typed errors (device causes).

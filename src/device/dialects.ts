@@ -1,5 +1,5 @@
 /**
- * What differs between the two dialects of the device request format (DESIGN.md 2.4,
+ * What differs between the two dialects of the device request format (docs/design.md 2.4,
  * spec/device-requests-sdks.md), in one place for ksctl and the mock: the AADs that bind a data
  * key and a signature to their conversation, and the `sigs` of a modify answer.
  *

@@ -8,7 +8,7 @@ import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
 import type { MockDeviceMessages } from '../../device/wire.js';
-import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 import type { Column } from '../../output/render.js';
 
 export interface TokensOptions {
@@ -37,7 +37,7 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
     ctx.globals.context = MOCK_CONTEXT;
   const connection = await ctx.connection();
-  // A URL from the flag or the environment outranks everything in the context (DESIGN.md 5).
+  // A URL from the flag or the environment outranks everything in the context (docs/design.md 5).
   const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
   return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }

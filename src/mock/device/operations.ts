@@ -1,5 +1,5 @@
 /**
- * What create, fetch, modify, resources and messages do with a verified request (DESIGN.md 2.4,
+ * What create, fetch, modify, resources and messages do with a verified request (docs/design.md 2.4,
  * spec/device-requests-sdks.md), in either dialect. Each returns the answer envelope's content,
  * or undefined when `data` does not have the operation's shape (the route answers 40023).
  */
@@ -28,7 +28,7 @@ import type {
   ModifiedKeyWire,
 } from '../../device/wire.js';
 import { isJsonObject } from '../../encoding/json.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import type { MockState } from '../state.js';
 import {
   type Attributes,

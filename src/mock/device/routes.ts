@@ -1,5 +1,5 @@
 /**
- * The device request endpoints on the API URL (DESIGN.md 2.4, spec/device-requests-sdks.md):
+ * The device request endpoints on the API URL (docs/design.md 2.4, spec/device-requests-sdks.md):
  * `/v2.3|v2.4/keys/create|fetch`, `/v2.4/keys/modify`, `/v2.4/resources` and `/v2.4/messages`,
  * for the devices this mock enrolled; and `GET /_mock/keys`, `GET /_mock/messages`. The dialect
  * is the path's version; one device and one key store serve both.
@@ -19,7 +19,7 @@ import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../dev
 import { decodeUtf8Strict } from '../../encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';
 import {

@@ -1,5 +1,5 @@
 /**
- * `POST /v2.3/register/{keyspace}` (service interface 4.2, DESIGN.md 2.3) and the same at
+ * `POST /v2.3/register/{keyspace}` (service interface 4.2, docs/design.md 2.3) and the same at
  * `/v2.4/register/{keyspace}`, where the Java SDK registers: the answer carries, besides the
  * device id and the SEP keys, the `cid` that SDK requires (spec/device-requests-sdks.md 1).
  *
