@@ -37,6 +37,8 @@ export interface OpenApi {
   document: Json;
   /** Every operation of the document, as method (upper case) and path template. */
   operations(): { method: string; template: string }[];
+  /** The path template of the operation a request falls under, if the document has one. */
+  operationOf(method: string, path: string): string | undefined;
   /** What is wrong with an answer; empty when it agrees with the document. */
   problems(answer: AnswerSeen): Promise<string[]>;
   /** The compiled validator of the schema at a JSON pointer of the document. */
@@ -209,7 +211,12 @@ function load(): OpenApi {
     );
   }
 
-  return { document, operations, problems, schemaAt };
+  function operationOf(method: string, path: string): string | undefined {
+    const pathItem = pathItemFor(path);
+    return pathItem?.item[method.toLowerCase()] === undefined ? undefined : pathItem.template;
+  }
+
+  return { document, operations, operationOf, problems, schemaAt };
 }
 
 /**
