@@ -41,6 +41,7 @@ const doc = api.document as {
  * the test below fails as long as it names a route the mock serves, or misses one it lacks.
  */
 const NOT_SERVED_YET = [
+  'GET /_mock/messages',
   'POST /v2.4/messages',
   'POST /v2.4/register/{keyspace}',
   'POST /v2.4/resources',
@@ -337,6 +338,7 @@ describe('the mock and the document', () => {
     await send('GET', '/_mock/outbox');
     await send('GET', '/_mock/devices');
     await send('GET', '/_mock/keys');
+    await send('GET', '/_mock/messages');
     await send('PUT', '/_mock/users/carol', {
       json: { email: 'carol@example.com', password: 'pw' },
     });
