@@ -185,7 +185,12 @@ function load(): OpenApi {
           `${answer.method} ${answer.path} is no operation of the document but answered ${answer.status}`,
         ];
       }
-      return bodyProblems(answer, resolve({ $ref: `#${error}` }, error).value, error);
+      const response = resolve({ $ref: `#${error}` }, error).value;
+      const found = [
+        ...(await headerProblems(answer, response, error)),
+        ...(await bodyProblems(answer, response, error)),
+      ];
+      return found.map((p) => `${answer.method} ${answer.path} → ${answer.status}: ${p}`);
     }
     const responses = operation.responses as Record<string, Json>;
     const status = String(answer.status);
