@@ -118,7 +118,11 @@ function load(): OpenApi {
   }
 
   async function check(schemaPointer: string, value: unknown, what: string): Promise<string[]> {
-    const output = (await schemaAt(schemaPointer))(value as Parameters<Validator>[0], BASIC);
+    const validator = await schemaAt(schemaPointer);
+    const instance = value as Parameters<Validator>[0];
+    // The flag alone is quick; the errors are gathered only for an answer that fails.
+    if (validator(instance).valid) return [];
+    const output = validator(instance, BASIC);
     if (output.valid) return [];
     const errors = output.errors ?? [];
     // The innermost failures say most; the applicators above them only repeat them.
