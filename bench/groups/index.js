@@ -1,6 +1,6 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
-import { keysConcurrency, keysRoundTrip } from './keys.js';
+import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
@@ -22,4 +22,5 @@ export const groups = [
   state,
   keysRoundTrip,
   keysConcurrency,
+  keysDialects,
 ];

@@ -178,12 +178,21 @@ function load(): OpenApi {
   }
 
   async function problems(answer: AnswerSeen): Promise<string[]> {
+    // A CORS preflight, answered on every path and outside the document (its description says so).
+    if (
+      answer.method === 'OPTIONS' &&
+      answer.headers['access-control-allow-methods'] !== undefined
+    ) {
+      const fine =
+        answer.status === 204 && !answer.body && answer.headers['access-control-allow-origin'];
+      return fine ? [] : [`OPTIONS ${answer.path} → ${answer.status}: not a CORS preflight answer`];
+    }
     const pathItem = pathItemFor(answer.path);
     const method = answer.method.toLowerCase();
     const operation = pathItem?.item[method] as Json | undefined;
     if (!pathItem || !operation) {
       // Not an operation of the document: only an error answer can be right (404, 405, a fault).
-      const error = `/components/responses/Error`;
+      const error = `/components/responses/NotServed`;
       if (answer.status < 400) {
         return [
           `${answer.method} ${answer.path} is no operation of the document but answered ${answer.status}`,
