@@ -9,6 +9,7 @@
  * | 40021 | HTTP 400 | cid is not `CID|<deviceId>|<epoch ms>|<Base64 of 4 bytes>` |
  * | 40022 | HTTP 400 | envelope is not Base64 |
  * | 40023 | HTTP 400 | envelope opens but is not `{"meta": {"hfphash"}, "data": {…}}` of the operation |
+ * | 40024 | HTTP 400 | the request asks for more work or a larger answer than one request may (the message says which bound) |
  * | 40120 | HTTP 401 | the cid names a device the service never enrolled |
  * | 40121 | HTTP 401 | the cid's time is more than 5 minutes from the service's clock |
  * | 40122 | HTTP 401 | the envelope does not open with the device's SEP.CD:IDC key and the cid |
@@ -37,6 +38,7 @@ export const DeviceErrorCode = {
   cidMalformed: 40021,
   envelopeUndecodable: 40022,
   envelopeContentInvalid: 40023,
+  requestTooLarge: 40024,
   deviceUnknown: 40120,
   clockSkew: 40121,
   envelopeNotAuthentic: 40122,
@@ -95,6 +97,13 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 400,
     message: 'the envelope must hold {"meta": {"hfphash": …}, "data": {…}} of this operation',
     hint: LIKELY_BUG,
+    errorClass: InputError,
+  },
+  {
+    code: DeviceErrorCode.requestTooLarge,
+    status: 400,
+    message: 'the request asks for more than one request may',
+    hint: 'split the request: fewer keys per create, fewer or narrower queries per fetch',
     errorClass: InputError,
   },
   {

@@ -334,7 +334,11 @@ function httpError(status: number, body: unknown, cid: string, what: string): Ks
   const code = typeof error?.code === 'number' ? error.code : undefined;
   const cause = code === undefined ? undefined : deviceCause(code);
   if (cause && cause.status === status) {
-    return deviceError(code, `${what}: ${cause.message} (${code})`, {
+    // A refused bound is worth its particulars (which bound, how far over); other causes read
+    // as the table words them.
+    const told = typeof error?.message === 'string' ? error.message.slice(0, 300) : '';
+    const message = code === DeviceErrorCode.requestTooLarge && told !== '' ? told : cause.message;
+    return deviceError(code, `${what}: ${message} (${code})`, {
       conversationId: cid,
       status,
     });

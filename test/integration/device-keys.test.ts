@@ -350,6 +350,20 @@ describe('failures answered as HTTP errors', () => {
     );
   });
 
+  it('40024: ksctl turns a create larger than one request may be into an input error (exit 3)', async () => {
+    const items = Array.from({ length: 6 }, (_, i) => ({
+      ref: `r${i}`,
+      count: 1000,
+      attributes: {},
+    }));
+    const error = await client(addDevice(mock))
+      .create(items)
+      .catch((e: unknown) => e);
+    expect(seenIn(error)).toBe(DeviceErrorCode.requestTooLarge);
+    expect((error as { exitCode: number }).exitCode).toBe(3);
+    expect((error as Error).message).toMatch(/6000 keys; one create makes at most 5000/);
+  });
+
   it('fault rules apply to the device endpoints', async () => {
     await mock.setFaults([{ path: '/v2.4/keys/*', status: 500, times: 1 }]);
     const error = await client(addDevice(mock))

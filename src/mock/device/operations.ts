@@ -37,9 +37,27 @@ function failure(code: number): ItemFailure {
 /** Items per request and keys per ref: bounds, so one request cannot exhaust the mock. */
 export const MAX_ITEMS = 1000;
 export const MAX_QTY = 1000;
+/**
+ * What one request may cost at most (DESIGN.md 3.2.1): the mock answers one request at a time,
+ * so these keep every device request within tens of milliseconds and a few megabytes, and
+ * `/_mock/health` answers meanwhile. Beyond them the request is refused as a whole (40024).
+ */
+export const REQUEST_BOUNDS = {
+  /** Keys one create makes (the sum of its qty). */
+  createdKeys: 5_000,
+  /** Query terms a fetch compares: its queries times the keys of the device's tenant. */
+  queryChecks: 2_000_000,
+  /** Keys in one fetch answer, by id and by query together. */
+  answerKeys: 5_000,
+  /** Key ids in one fetch answer's query results, all queries together. */
+  queryResultIds: 100_000,
+} as const;
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_SUFFIX_LENGTH = 7;
+
+/** A request refused as a whole for asking more than REQUEST_BOUNDS allows. */
+export class RequestTooLarge extends Error {}
 
 function items(data: Record<string, unknown>): unknown[] | undefined {
   const list = data['protection-keys'];
@@ -89,6 +107,15 @@ function newKeyId(req: DeviceRequest): string {
 export const createKeys: Operation = (req) => {
   const list = namedItems(req.data, 'ref');
   if (!list) return undefined;
+  const asked = list.reduce(
+    (sum, [, item]) => sum + (Number.isInteger(item.qty) ? Math.max(0, item.qty as number) : 0),
+    0,
+  );
+  if (asked > REQUEST_BOUNDS.createdKeys) {
+    throw new RequestTooLarge(
+      `the request asks for ${asked} keys; one create makes at most ${REQUEST_BOUNDS.createdKeys}: send it in parts`,
+    );
+  }
   const created: CreatedKeyWire[] = [];
   const errors: Record<string, ItemErrorWire> = {};
   for (const [ref, item] of list) {
@@ -182,6 +209,13 @@ export const fetchKeys: Operation = (req) => {
   const queries = req.data['protection-key-queries'];
   if (!list || !list.every((id) => typeof id === 'string')) return undefined;
   if (queries !== undefined && !isQueries(queries)) return undefined;
+  const candidates = queries === undefined ? [] : req.state.keys.ofTenant(req.device.tenant);
+  const checks = queries === undefined ? 0 : Object.keys(queries).length * candidates.length;
+  if (checks > REQUEST_BOUNDS.queryChecks) {
+    throw new RequestTooLarge(
+      `the queries would compare ${checks} keys (${Object.keys(queries!).length} queries × ${candidates.length} keys); a fetch compares at most ${REQUEST_BOUNDS.queryChecks}: send fewer queries at a time`,
+    );
+  }
 
   const found = new Map<string, FetchedKeyWire>();
   const errors: Record<string, ItemErrorWire> = {};
@@ -191,10 +225,22 @@ export const fetchKeys: Operation = (req) => {
   const data: Record<string, unknown> = {};
   if (queries !== undefined) {
     const results: Record<string, { ids: string[] }> = {};
-    const candidates = req.state.keys.ofTenant(req.device.tenant);
+    // Each key's attributes are parsed once, not once per query.
+    const attributes = candidates.map((key) => JSON.parse(key.cattrs) as Attributes);
+    let ids = 0;
     for (const [qref, query] of Object.entries(queries)) {
-      const matches = candidates.filter((key) => matchesQuery(key, query));
-      for (const key of matches) if (!found.has(key.id)) found.set(key.id, fetchedKey(req, key));
+      const terms = Object.entries(query).map(([name, wanted]): [string, string[]] => [
+        name,
+        Array.isArray(wanted) ? wanted : [wanted],
+      ]);
+      const matches = candidates.filter((_, i) => matchesQuery(attributes[i]!, terms));
+      ids += matches.length;
+      if (ids > REQUEST_BOUNDS.queryResultIds) throw answerTooLarge('key ids in query results');
+      for (const key of matches) {
+        if (found.has(key.id)) continue;
+        if (found.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
+        found.set(key.id, fetchedKey(req, key));
+      }
       results[qref] = { ids: matches.map((key) => key.id) };
     }
     data['query-results'] = results;
@@ -202,6 +248,13 @@ export const fetchKeys: Operation = (req) => {
   data['protection-keys'] = [...found.values()];
   return { data, errors };
 };
+
+function answerTooLarge(what: 'keys' | 'key ids in query results'): RequestTooLarge {
+  const most = what === 'keys' ? REQUEST_BOUNDS.answerKeys : REQUEST_BOUNDS.queryResultIds;
+  return new RequestTooLarge(
+    `the answer would hold more than ${most} ${what}, the most one fetch answers: narrow the queries or send them in parts`,
+  );
+}
 
 type Query = Record<string, string | string[]>;
 
@@ -221,12 +274,12 @@ function isQueries(value: unknown): value is Record<string, Query> {
 }
 
 /** Every attribute of the query has one of the given values on the key. */
-function matchesQuery(key: StoredKey, query: Query): boolean {
-  const attributes = JSON.parse(key.cattrs) as Attributes;
-  return Object.entries(query).every(([name, wanted]) => {
-    const have = attributes[name] ?? [];
-    return (Array.isArray(wanted) ? wanted : [wanted]).some((value) => have.includes(value));
-  });
+function matchesQuery(attributes: Attributes, terms: [string, string[]][]): boolean {
+  for (const [name, wanted] of terms) {
+    const have = Object.hasOwn(attributes, name) ? attributes[name] : undefined;
+    if (have === undefined || !wanted.some((value) => have.includes(value))) return false;
+  }
+  return true;
 }
 
 export const modifyKeys: Operation = (req) => {

@@ -5,6 +5,7 @@
  * Order of the checks: the body's shape (40020), the cid's form (40021), the device (40120), the
  * cid's time (40121), the envelope (40022, 40122, 40023), the cid's novelty (40920: only after
  * the envelope proved the device, so nobody else can spend its cids), the fingerprint (4001),
+ * the request's bounds (40024: the work or the answer larger than one request may be),
  * then the operation, whose item failures go into the answer envelope (DeviceErrorCode).
  * Nothing is awaited after the body is read, so concurrent requests never interleave.
  */
@@ -18,15 +19,25 @@ import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state/state.js';
-import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
+import {
+  createKeys,
+  fetchKeys,
+  modifyKeys,
+  type Operation,
+  RequestTooLarge,
+} from './operations.js';
 
 /** A failure answered as an HTTP error with the JSON body of DESIGN.md 1.4. */
 class DeviceHttpError extends Error {
   readonly status: number;
-  constructor(readonly code: DeviceErrorCodeValue) {
+  /** `message`: the cause's own words unless given (a bound names itself). */
+  constructor(
+    readonly code: DeviceErrorCodeValue,
+    message?: string,
+  ) {
     const cause = deviceCause(code);
     if (!cause || cause.status === 0) throw new Error(`no HTTP cause ${code}`);
-    super(cause.message);
+    super(message ?? cause.message);
     this.status = cause.status;
   }
 }
@@ -121,7 +132,13 @@ function handle(
     }
     state.keys.addFingerprint(device.deviceId, meta.hfphash);
   }
-  const result = operation({ state, cid, device, keys, data, now });
+  let result: ReturnType<Operation>;
+  try {
+    result = operation({ state, cid, device, keys, data, now });
+  } catch (error) {
+    if (!(error instanceof RequestTooLarge)) throw error;
+    throw new DeviceHttpError(DeviceErrorCode.requestTooLarge, error.message);
+  }
   if (result === undefined) throw new DeviceHttpError(DeviceErrorCode.envelopeContentInvalid);
   const errors = Object.keys(result.errors).length > 0 ? { error: result.errors } : {};
   return seal({ data: result.data, ...errors });
