@@ -60,7 +60,7 @@ export async function executePlan(
       failed: report.failed.length,
     });
   const applied = (targets: readonly StepTarget[]) => {
-    report.applied.push(...targets);
+    for (const target of targets) report.applied.push(target);
     progress();
   };
   const failed = (targets: readonly StepTarget[], error: KsctlError, message = error.message) => {
@@ -71,7 +71,7 @@ export async function executePlan(
 
   const runBulk = async (targets: StepTarget[], items: BulkMarkingItem[]): Promise<void> => {
     if (!mayStart()) {
-      report.skipped.push(...targets);
+      for (const target of targets) report.skipped.push(target);
       return;
     }
     try {
@@ -169,7 +169,9 @@ export async function executePlan(
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
   await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
 
-  for (const step of steps.slice(next)) report.skipped.push(...step.targets);
+  for (const step of steps.slice(next)) {
+    for (const target of step.targets) report.skipped.push(target);
+  }
   report.interrupted = options.signal?.aborted === true;
   const byName = (a: { name: string }, b: { name: string }) => compareNames(a.name, b.name);
   report.applied.sort(byName);

@@ -48,7 +48,9 @@ export function parseWithPositions(source: SourceText, options: ParseOptions): P
         error.pos[0],
         error.code === 'MULTIPLE_DOCS'
           ? 'a file holds one YAML document; put further markings in the same `markings` list'
-          : `invalid YAML: ${error.message}`,
+          : /call stack/i.test(error.message)
+            ? 'nested too deeply to read (thousands of levels of lists or maps)'
+            : `invalid YAML: ${error.message}`,
       );
     }
     return { markings: [], problems };

@@ -74,7 +74,8 @@ export async function resolvePersistor(
   const { defaultPersistorPath } = await import('../profiles/default-paths.js');
   const path =
     explicitPath ?? context.persistorPath ?? defaultPersistorPath(kind, profilesHome(ctx.env));
-  const spec: PersistorSpec = { kind, path };
+  const { inputLimit } = await import('../files/bounded-read.js');
+  const spec: PersistorSpec = { kind, path, maxBytes: inputLimit(ctx.env, 'profile file').bytes };
   if (kind === 'password') {
     spec.password = await secret(ctx, {
       file: flags.passwordFile,

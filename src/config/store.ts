@@ -1,7 +1,15 @@
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import type Conf from 'conf';
 import { dirname, join } from 'node:path';
-import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';
+import {
+  ConflictError,
+  InputError,
+  isKsctlError,
+  KsctlError,
+  NotFoundError,
+  UsageError,
+} from '../errors.js';
+import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
 
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
@@ -193,8 +201,15 @@ async function defaultConfigDir(): Promise<string> {
 async function readConfig(path: string): Promise<ConfigData> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // The file ksctl writes is small; a cap keeps a damaged or replaced one from filling memory.
+    text = (
+      await readBoundedFile(path, {
+        bytes: INPUT_MAX_MIB * 1024 * 1024,
+        what: 'configuration file',
+      })
+    ).toString('utf8');
   } catch (error) {
+    if (error instanceof KsctlError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { contexts: {} };
     throw new InputError(`cannot read the configuration ${path} (${code ?? String(error)})`, {

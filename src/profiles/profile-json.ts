@@ -172,7 +172,7 @@ function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Prof
     ...(extra === undefined ? {} : { extra }),
   } as Profile;
   const problems = profileProblems(candidate, path);
-  details.push(...problems);
+  for (const problem of problems) details.push(problem);
   return problems.length === 0 ? candidate : undefined;
 }
 

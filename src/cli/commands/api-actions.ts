@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
-import { UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { KsctlError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../context.js';
 import type { ApiOptions } from './api.js';
 
@@ -68,9 +66,17 @@ export async function api(
   }
   let body: string | undefined;
   if (o.input !== undefined) {
+    const { inputLimit, readBoundedFile, readBoundedStream } =
+      await import('../../files/bounded-read.js');
+    const limit = { ...inputLimit(ctx.env, 'request body (--input)'), dash: true };
     try {
-      body = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8');
+      const bytes =
+        o.input === '-'
+          ? await readBoundedStream(ctx.io.stdin, 'standard input', limit)
+          : await readBoundedFile(o.input, limit);
+      body = bytes.toString('utf8');
     } catch (error) {
+      if (error instanceof KsctlError) throw error;
       throw new UsageError(
         `cannot read ${o.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       );

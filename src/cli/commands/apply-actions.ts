@@ -1,7 +1,7 @@
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
-import { loadDesiredMarkings } from '../../apply/files.js';
+import { loadDesiredMarkings, readSourcesInput } from '../../apply/files.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
@@ -15,7 +15,6 @@ import {
 import { type RunReport, runExitCode } from '../../apply/report.js';
 import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
@@ -45,8 +44,10 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
   const format = ctx.format();
   const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
   // Every file is read and checked before the first request.
-  const stdin = files.includes('-') ? await readAll(ctx.io.stdin) : undefined;
-  const desired = await loadDesiredMarkings(files, { stdin });
+  const desired = await loadDesiredMarkings(
+    files,
+    await readSourcesInput(files, ctx.io.stdin, ctx.env),
+  );
   // Ctrl-C from here on: no new request starts, those in flight finish, the report says what
   // was done, and the exit code is 130.
   ctx.stopsGracefully();

@@ -3,7 +3,6 @@ import { descriptionProblem, nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../context.js';
@@ -414,9 +413,8 @@ function refuseWithFile(o: object, flags: Record<string, string>): void {
 }
 
 async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
-  const { loadMarkingDocument } = await import('../../apply/files.js');
-  const stdin = file === '-' ? await readAll(ctx.io.stdin) : undefined;
-  return loadMarkingDocument(file, { stdin });
+  const { loadMarkingDocument, readSourcesInput } = await import('../../apply/files.js');
+  return loadMarkingDocument(file, await readSourcesInput([file], ctx.io.stdin, ctx.env));
 }
 
 /** `markings create -f FILE`: Create New Marking with the document's marking. */
