@@ -1,5 +1,6 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
+import hostileInputs from './hostile-inputs.js';
 import { keysConcurrency, keysRoundTrip } from './keys.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
@@ -19,6 +20,7 @@ export const groups = [
   enrollBulk,
   enrollRegister,
   mockHostile,
+  hostileInputs,
   state,
   keysRoundTrip,
   keysConcurrency,

@@ -3,18 +3,17 @@
  * as a broken or hostile one would (endless bodies, a huge Content-Length, a gzip bomb, JSON
  * nested 100,000 deep, a body that trickles, a 200 that is not a listing); the real `ksctl` is
  * spawned against it, and its exit code, its message and its peak RSS (written at exit by a
- * preload, from process.resourceUsage) are checked.
+ * preload, test/helpers/peak-rss.ts) are checked.
  */
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_MAX_BYTES, LISTING_ANSWER_MAX_BYTES } from '../../src/api/client.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
+import { type PeakRss, peakRssProbe } from '../helpers/peak-rss.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const MIB = 1024 * 1024;
@@ -25,6 +24,7 @@ const temp = tempDirs();
 let server: Server;
 let base: string;
 let dir: string;
+let peak: PeakRss;
 let gzipBomb: Buffer;
 
 /** 512 MiB of zeros, gzipped: about half a megabyte on the wire. */
@@ -60,10 +60,7 @@ async function endless(res: ServerResponse, chunk: Buffer, maxBytes: number): Pr
 beforeAll(async () => {
   assertBuilt();
   dir = await temp.make();
-  await writeFile(
-    join(dir, 'peak-rss.cjs'),
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'rss'))}, String(process.resourceUsage().maxRSS * 1024)));\n`,
-  );
+  peak = await peakRssProbe(dir);
   gzipBomb = await makeGzipBomb();
   server = createServer((req, res) => {
     const [, kind] = (req.url ?? '').split('/');
@@ -130,10 +127,10 @@ async function run(kind: string, args: string[], timeoutS = 30) {
     KSCTL_HOME: dir,
     KSCTL_BASE_URL: `${base}/${kind}/v2/t`,
     KSCTL_TOKEN: 'hostile-test-token',
-    NODE_OPTIONS: `--require ${join(dir, 'peak-rss.cjs')}`,
+    NODE_OPTIONS: peak.nodeOptions,
   });
   const exit = await ksctl([...args, '--timeout', String(timeoutS)], { env, timeoutMs: 60_000 });
-  const rss = Number(await readFile(join(dir, 'rss'), 'utf8'));
+  const rss = await peak.read();
   return { ...exit, rss };
 }
 

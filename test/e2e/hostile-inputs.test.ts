@@ -9,19 +9,18 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
+import { type PeakRss, peakRssProbe } from '../helpers/peak-rss.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const MIB = 1024 * 1024;
 const temp = tempDirs();
 let dir: string;
+let peak: PeakRss;
 
 beforeAll(async () => {
   assertBuilt();
   dir = await temp.make();
-  await writeFile(
-    join(dir, 'peak-rss.cjs'),
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'rss'))}, String(process.resourceUsage().maxRSS * 1024)));\n`,
-  );
+  peak = await peakRssProbe(dir);
 });
 afterAll(() => temp.removeAll());
 
@@ -31,11 +30,11 @@ async function run(args: string[], extra: Record<string, string> = {}) {
     KSCTL_HOME: dir,
     // Nothing listens there: every case must fail before a request.
     KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/t',
-    NODE_OPTIONS: `--require ${join(dir, 'peak-rss.cjs')}`,
+    NODE_OPTIONS: peak.nodeOptions,
     ...extra,
   });
   const exit = await ksctl(args, { env, timeoutMs: 60_000 });
-  return { ...exit, rss: Number(await readFile(join(dir, 'rss'), 'utf8')) };
+  return { ...exit, rss: await peak.read() };
 }
 
 describe('files that are not regular files are refused (exit 3), never read', () => {
