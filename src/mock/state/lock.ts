@@ -48,6 +48,8 @@ function inUse(dir: string, pid: number): UsageError {
 }
 
 export interface StateLock {
+  /** The lock was taken over from a mock that died holding it (it did not stop cleanly). */
+  readonly tookOver: boolean;
   release(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function lockStateDirectory(dir: string): Promise<StateLock> {
   } catch (error) {
     throw fileError('create the lock file', path, error);
   }
+  let tookOver = false;
   try {
     // Three rounds at most: each one after moving a dead holder's lock aside.
     for (let round = 0; round < 3; round++) {
@@ -68,6 +71,7 @@ export async function lockStateDirectory(dir: string): Promise<StateLock> {
         await link(temp, path);
         held.add(path);
         return {
+          tookOver,
           release: async () => {
             held.delete(path);
             await rm(path, { force: true });
@@ -93,6 +97,7 @@ export async function lockStateDirectory(dir: string): Promise<StateLock> {
         throw inUse(dir, moved!);
       }
       await rm(aside, { force: true });
+      tookOver = true;
     }
     throw new UsageError(`the state directory ${dir} is being taken by another mock right now`, {
       hint: 'try again in a moment, or give this one another --state directory',
