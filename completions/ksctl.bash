@@ -64,10 +64,13 @@ _ksctl_path() {
     'mock|devices') echo 'mock devices' ;;
     'mock|faults') echo 'mock faults' ;;
     'mock|reset') echo 'mock reset' ;;
+    'mock|state') echo 'mock state' ;;
     'mock faults|list') echo 'mock faults list' ;;
     'mock faults|ls') echo 'mock faults list' ;;
     'mock faults|set') echo 'mock faults set' ;;
     'mock faults|clear') echo 'mock faults clear' ;;
+    'mock state|check') echo 'mock state check' ;;
+    'mock state|recover') echo 'mock state recover' ;;
     *) return 1 ;;
   esac
 }
@@ -223,6 +226,7 @@ _ksctl_option() {
     'mock outbox|--to') echo 'text' ;;
     'mock requests|--tail') echo 'text' ;;
     'mock requests|--interval') echo 'text' ;;
+    'mock state recover|--to') echo 'text' ;;
     'api|--query') echo 'text' ;;
     'api|-H') echo 'text' ;;
     'api|--header') echo 'text' ;;
@@ -264,6 +268,8 @@ _ksctl_argument() {
     'context show') specs=('name context') variadic=0 ;;
     'context remove') specs=('name context') variadic=0 ;;
     'mock faults set') specs=('text') variadic=1 ;;
+    'mock state check') specs=('text') variadic=0 ;;
+    'mock state recover') specs=('text') variadic=0 ;;
     'api') specs=('text' 'text') variadic=0 ;;
     'completion') specs=('choice bash zsh fish') variadic=0 ;;
     *) return 1 ;;
@@ -313,7 +319,7 @@ _ksctl_words() {
     'context show') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'context remove') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'status') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock') commands='serve tokens outbox requests devices faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock') commands='serve tokens outbox requests devices faults reset state' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock serve') commands='' options='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock tokens') commands='' options='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock outbox') commands='' options='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
@@ -324,6 +330,9 @@ _ksctl_words() {
     'mock faults set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock faults clear') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'mock reset') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock state') commands='check recover' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock state check') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    'mock state recover') commands='' options='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'api') commands='' options='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'completion') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
     'demo') commands='' options='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;

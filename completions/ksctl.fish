@@ -124,6 +124,8 @@ function __ksctl_path
             echo 'mock faults'
         case 'mock|reset'
             echo 'mock reset'
+        case 'mock|state'
+            echo 'mock state'
         case 'mock faults|list'
             echo 'mock faults list'
         case 'mock faults|ls'
@@ -132,6 +134,10 @@ function __ksctl_path
             echo 'mock faults set'
         case 'mock faults|clear'
             echo 'mock faults clear'
+        case 'mock state|check'
+            echo 'mock state check'
+        case 'mock state|recover'
+            echo 'mock state recover'
         case '*'
             return 1
     end
@@ -436,6 +442,8 @@ function __ksctl_option
             echo 'text'
         case 'mock requests|--interval'
             echo 'text'
+        case 'mock state recover|--to'
+            echo 'text'
         case 'api|--query'
             echo 'text'
         case 'api|-H'
@@ -535,6 +543,12 @@ function __ksctl_argument
         case 'mock faults set'
             set specs 'text'
             set variadic 1
+        case 'mock state check'
+            set specs 'text'
+            set variadic 0
+        case 'mock state recover'
+            set specs 'text'
+            set variadic 0
         case 'api'
             set specs 'text' 'text'
             set variadic 0
@@ -834,6 +848,7 @@ complete -c ksctl -n '__ksctl_at '\''mock'\''' -a 'requests' -d 'the mock'\''s r
 complete -c ksctl -n '__ksctl_at '\''mock'\''' -a 'devices' -d 'devices enrolled with the mock (their keys are never shown)'
 complete -c ksctl -n '__ksctl_at '\''mock'\''' -a 'faults' -d 'a running mock'\''s fault rules'
 complete -c ksctl -n '__ksctl_at '\''mock'\''' -a 'reset' -d 'put a running mock back to its start-up state (defaults and seed)'
+complete -c ksctl -n '__ksctl_at '\''mock'\''' -a 'state' -d 'check a --state directory, or recover what verifies from a damaged one'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l host -x -a '(__ksctl_value text)' -d 'address to listen on (loopback by default)'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l port -x -a '(__ksctl_value text)' -d 'port to listen on; 0 picks a free one'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l seed -r -F -d 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults'
@@ -856,6 +871,9 @@ complete -c ksctl -n '__ksctl_at '\''mock faults'\''' -a 'list' -d 'show the fau
 complete -c ksctl -n '__ksctl_at '\''mock faults'\''' -a 'set' -d 'replace the fault rules'
 complete -c ksctl -n '__ksctl_at '\''mock faults'\''' -a 'clear' -d 'remove every fault rule'
 complete -c ksctl -n '__ksctl_at '\''mock reset'\''' -l yes -s y -d 'do not ask for confirmation'
+complete -c ksctl -n '__ksctl_at '\''mock state'\''' -a 'check' -d 'check every file of a state directory (checksums, sequence, headers); exit 3 naming each problem'
+complete -c ksctl -n '__ksctl_at '\''mock state'\''' -a 'recover' -d 'copy every record that verifies into a new state directory, and say what was dropped (DIR is left as it is)'
+complete -c ksctl -n '__ksctl_at '\''mock state recover'\''' -l to -x -a '(__ksctl_value text)' -d 'the new state directory (must not exist or be empty)'
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l query -x -a '(__ksctl_value text)' -d 'a query parameter; repeat for more'
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l header -s H -x -a '(__ksctl_value text)' -d 'a request header; repeat for more'
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l input -r -F -d 'request body from a file, or - for stdin (sent as JSON)'

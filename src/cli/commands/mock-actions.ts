@@ -192,7 +192,9 @@ export async function serve(ctx: CommandContext, o: ServeOptions): Promise<void>
         hint: 'pick another with --port, or --port 0 for any free port',
       });
     }
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+    // Only listen's own EACCES is about the address: a state file's is named as a file below.
+    const listening = (error as NodeJS.ErrnoException).syscall === 'listen';
+    if (listening && (code === 'EADDRNOTAVAIL' || code === 'EACCES')) {
       throw new UsageError(`cannot listen on ${o.host}:${o.port} (${code})`);
     }
     if (o.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {

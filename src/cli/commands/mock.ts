@@ -2,8 +2,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../context.js';
 import { collect } from '../options.js';
+import type { RecoverOptions } from './mock-state-actions.js';
 
 const actions = () => import('./mock-actions.js');
+const stateActions = () => import('./mock-state-actions.js');
 
 export interface ServeOptions {
   host: string;
@@ -191,6 +193,31 @@ Examples:
     'ksctl mock reset',
     'ksctl mock reset --yes',
   ).action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
+
+  const state = mock
+    .command('state')
+    .description('check a --state directory, or recover what verifies from a damaged one');
+  examples(
+    state
+      .command('check')
+      .description(
+        'check every file of a state directory (checksums, sequence, headers); exit 3 naming each problem',
+      )
+      .argument('<dir>', 'the --state directory'),
+    'ksctl mock state check ./mock-state',
+  ).action(async (dir: string) => (await stateActions()).check(ctx, dir));
+  examples(
+    state
+      .command('recover')
+      .description(
+        'copy every record that verifies into a new state directory, and say what was dropped (DIR is left as it is)',
+      )
+      .argument('<dir>', 'the damaged --state directory')
+      .requiredOption('--to <new>', 'the new state directory (must not exist or be empty)'),
+    'ksctl mock state recover ./mock-state --to ./mock-state-recovered',
+  ).action(async (dir: string, options: RecoverOptions) =>
+    (await stateActions()).recover(ctx, dir, options),
+  );
 
   return mock;
 }

@@ -54,7 +54,7 @@ export interface DurableOptions {
 /** The refusal of a damaged directory: the first problem in the message, all of them as details. */
 export function damagedStateError(dir: string, problems: StateProblem[]): InputError {
   const [first] = problems;
-  return new InputError(`the state in ${dir} is damaged: ${problemText(first!)}`, {
+  return new InputError(`the state in ${dir} cannot be used: ${problemText(first!)}`, {
     hint: REPAIR_HINT,
     details: problems.map((p) => ({
       path: `${p.file}${p.line === undefined ? '' : `:${p.line}`}`,
