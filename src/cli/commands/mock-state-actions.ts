@@ -77,7 +77,8 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
           ? ` (${journal.records[0]!.seq}-${journal.records.at(-1)!.seq})`
           : '';
       const end = journal.records.at(-1)?.kind === CLOSE_KIND ? ', ends with a clean stop' : '';
-      lines.push(`${journal.name}: ${records.length} records${range}${end}`);
+      const count = `${records.length} record${records.length === 1 ? '' : 's'}`;
+      lines.push(`${journal.name}: ${count}${range}${end}`);
     }
     for (const warning of inspection.warnings) lines.push(warning);
     lines.push('the state is whole: a mock starts from it with exactly these records');

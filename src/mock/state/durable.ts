@@ -56,10 +56,14 @@ export function damagedStateError(dir: string, problems: StateProblem[]): InputE
   const [first] = problems;
   return new InputError(`the state in ${dir} cannot be used: ${problemText(first!)}`, {
     hint: REPAIR_HINT,
-    details: problems.map((p) => ({
-      path: `${p.file}${p.line === undefined ? '' : `:${p.line}`}`,
-      message: p.reason,
-    })),
+    // One problem is the message; more are each a detail line.
+    details:
+      problems.length === 1
+        ? []
+        : problems.map((p) => ({
+            path: `${p.file}${p.line === undefined ? '' : `:${p.line}`}`,
+            message: p.reason,
+          })),
   });
 }
 

@@ -316,10 +316,13 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
 
   const snapshot = names.includes(SNAPSHOT_FILE) ? await readOne(dir, SNAPSHOT_FILE) : undefined;
   if (snapshot === undefined) {
-    return inspectWithoutSnapshot(inspection, dir, generations, options);
+    await inspectWithoutSnapshot(inspection, dir, generations, options);
+    if (!inspection.fresh) await collectJournals(inspection, dir, generations);
+    return inspection;
   }
   if (isProblem(snapshot)) {
     problems.push(snapshot);
+    await collectJournals(inspection, dir, generations);
     return inspection;
   }
   problems.push(...snapshot.problems);
@@ -329,7 +332,17 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
       reason: 'the snapshot is incomplete (it is written whole, then renamed into place)',
     });
   }
-  if (problems.length > 0) return inspection;
+  if (problems.length > 0) {
+    // Unusable, but what verifies in it and in the journals is there for `recover`.
+    inspection.snapshot = snapshot as Inspection['snapshot'];
+    const from = Number(snapshot.header.generation);
+    await collectJournals(
+      inspection,
+      dir,
+      generations.filter((g) => !(g < from)),
+    );
+    return inspection;
+  }
   inspection.version = snapshot.version;
   const generation = Number(snapshot.header.generation);
   inspection.generation = generation;
@@ -380,6 +393,27 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
   }
   checkJournals(inspection, options);
   return inspection;
+}
+
+/**
+ * The journals of a directory already refused, read for `recover`: their own problems are added,
+ * the checks across files are not (they need a sound snapshot).
+ */
+async function collectJournals(
+  inspection: Inspection,
+  dir: string,
+  generations: number[],
+): Promise<void> {
+  for (const g of generations) {
+    const journal = await readOne(dir, journalName(g));
+    if (journal === undefined) continue;
+    if (isProblem(journal)) {
+      inspection.problems.push(journal);
+      continue;
+    }
+    inspection.problems.push(...journal.problems);
+    inspection.journals.push(journal);
+  }
 }
 
 /** No snapshot: a new directory, unless journals show that one was there. */
