@@ -3,8 +3,8 @@
  * state directory holds and what is wrong with it, and a new directory made of every record that
  * verifies, saying what was left out. Neither changes DIR.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { errnoCode } from '../../files/fs-errors.js';
 import { writeOut } from '../../output/render.js';
@@ -12,26 +12,6 @@ import type { CommandContext } from '../context.js';
 
 export interface RecoverOptions {
   to: string;
-}
-
-/** The pid in DIR/lock, when there is one: a mock runs there, or died there. */
-async function lockHolder(dir: string): Promise<number | undefined> {
-  try {
-    const pid = Number.parseInt(await readFile(join(dir, 'lock'), 'utf8'), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    return 0;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === 'EPERM';
-  }
 }
 
 async function existingDirectory(dir: string): Promise<string> {
@@ -45,13 +25,13 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
   const dir = await existingDirectory(dirArgument);
   const { damagedStateError } = await import('../../mock/state/durable.js');
   const { inspectStateDir, CLOSE_KIND } = await import('../../mock/state/integrity.js');
+  const { lockHolder } = await import('../../mock/state/lock.js');
   const holder = await lockHolder(dir);
-  const running = holder !== undefined && holder > 0 && isAlive(holder);
   // A lock file left behind means the last mock died: a torn last line is then forgiven.
   const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
   const lines: string[] = [];
-  if (running) {
-    lines.push(`in use by a running mock (pid ${holder}): what it writes now may read as torn`);
+  if (holder?.live) {
+    lines.push(`in use by a running mock (pid ${holder.pid}): what it writes now may read as torn`);
   } else if (holder !== undefined) {
     lines.push(
       'the last mock did not stop cleanly (its lock file is left): a torn last line is forgiven',

@@ -47,6 +47,24 @@ function inUse(dir: string, pid: number): UsageError {
   });
 }
 
+/**
+ * Who holds a directory's lock, without taking it: nobody (undefined), a running mock, or a mock
+ * that died holding it (`live` false; its pid when the file holds one).
+ */
+export async function lockHolder(
+  dir: string,
+): Promise<{ pid: number | undefined; live: boolean } | undefined> {
+  const path = join(dir, LOCK_FILE);
+  const pid = await holder(path).catch(() => undefined);
+  const exists =
+    pid !== undefined ||
+    (await readFile(path).then(
+      () => true,
+      () => false,
+    ));
+  return exists ? { pid, live: live(path, pid) } : undefined;
+}
+
 export interface StateLock {
   /** The lock was taken over from a mock that died holding it (it did not stop cleanly). */
   readonly tookOver: boolean;
