@@ -194,9 +194,13 @@ Examples:
     'ksctl mock reset --yes',
   ).action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
 
-  const state = mock
-    .command('state')
-    .description('check a --state directory, or recover what verifies from a damaged one');
+  const state = examples(
+    mock
+      .command('state')
+      .description('check a --state directory, or recover what verifies from a damaged one'),
+    'ksctl mock state check ./mock-state',
+    'ksctl mock state recover ./mock-state --to ./mock-state-recovered',
+  );
   examples(
     state
       .command('check')
