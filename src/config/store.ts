@@ -11,6 +11,9 @@ import {
 } from '../errors.js';
 import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
 
+/** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
+export const MOCK_CONTEXT = 'mock';
+
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
   baseUrl?: string;

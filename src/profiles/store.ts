@@ -11,8 +11,8 @@ import {
 } from '../files/atomic-write.js';
 import type { DecodedProfileFile } from './codec.js';
 import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
-import type { FileLockOptions } from './file-lock.js';
-import { withFileLock } from './file-lock.js';
+import type { FileLockOptions } from '../files/file-lock.js';
+import { withFileLock } from '../files/file-lock.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
 import { INPUT_LIMIT_ENV, INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
 import { KsctlError } from '../errors.js';

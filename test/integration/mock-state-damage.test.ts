@@ -19,9 +19,9 @@ import {
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { DurableState } from '../../src/mock/state/durable.js';
-import { stateRecords } from '../../src/mock/state/records.js';
-import { MockState } from '../../src/mock/state/state.js';
+import { DurableState } from '../../src/mock/persistence/durable.js';
+import { stateRecords } from '../../src/mock/persistence/records.js';
+import { MockState } from '../../src/mock/state.js';
 import { runCli } from '../helpers/cli.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { errnoCode } from '../../files/fs-errors.js';
 import { writeOut } from '../../output/render.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 export interface RecoverOptions {
   to: string;
@@ -23,9 +23,9 @@ async function existingDirectory(dir: string): Promise<string> {
 
 export async function check(ctx: CommandContext, dirArgument: string): Promise<void> {
   const dir = await existingDirectory(dirArgument);
-  const { damagedStateError } = await import('../../mock/state/durable.js');
-  const { inspectStateDir, CLOSE_KIND } = await import('../../mock/state/integrity.js');
-  const { lockHolder } = await import('../../mock/state/lock.js');
+  const { damagedStateError } = await import('../../mock/persistence/durable.js');
+  const { inspectStateDir, CLOSE_KIND } = await import('../../mock/persistence/integrity.js');
+  const { lockHolder } = await import('../../mock/persistence/state-lock.js');
   const holder = await lockHolder(dir);
   // A lock file left behind means the last mock died: a torn last line is then forgiven.
   const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
@@ -84,10 +84,10 @@ export async function recover(
     });
   }
   const { inspectStateDir, CLOSE_KIND, problemText } =
-    await import('../../mock/state/integrity.js');
-  const { RECORD_KINDS } = await import('../../mock/state/records.js');
-  const { MockState } = await import('../../mock/state/state.js');
-  const { DurableState } = await import('../../mock/state/durable.js');
+    await import('../../mock/persistence/integrity.js');
+  const { RECORD_KINDS } = await import('../../mock/persistence/records.js');
+  const { MockState } = await import('../../mock/state.js');
+  const { DurableState } = await import('../../mock/persistence/durable.js');
   const inspection = await inspectStateDir(dir, { crashed: true });
   const state = new MockState('ksdev.recovered');
   const dropped = inspection.problems.map(problemText);

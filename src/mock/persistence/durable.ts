@@ -29,10 +29,10 @@ import {
   type StateProblem,
 } from './integrity.js';
 import { JournalFile } from './journal.js';
-import { lockStateDirectory, type StateLock } from './lock.js';
+import { lockStateDirectory, type StateLock } from './state-lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';
 import { writeSnapshot } from './snapshot.js';
-import type { MockState } from './state.js';
+import type { MockState } from '../state.js';
 
 /**
  * A journal is compacted once it is larger than the snapshot (so a restart reads at most about

@@ -10,7 +10,8 @@ import {
   readBoundedStream,
   tooLargeError,
 } from '../files/bounded-read.js';
-import { type ParsedMarking, type Problem, parseMarkingsText, type SourceText } from './parse.js';
+import type { ParsedMarking, Problem, SourceText } from './file-format.js';
+import { parseMarkingsText } from './parse.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 
 export const STDIN_LABEL = '<stdin>';
