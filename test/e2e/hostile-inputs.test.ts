@@ -58,6 +58,7 @@ describe('files that are not regular files are refused (exit 3), never read', ()
     ['markings create -f', ['markings', 'create', '-f', '/dev/zero'], /markings file/],
     ['api --input', ['api', 'POST', '/markings', '--input', '/dev/zero'], /request body/],
     ['--token-file', ['markings', 'list', '--token-file', '/dev/zero'], /token file/],
+    ['mock serve --seed', ['mock', 'serve', '--port', '0', '--seed', '/dev/zero'], /seed file/],
   ])('%s /dev/zero', async (_name, args, what) => {
     const { code, stderr, rss } = await run(args);
     expect(stderr).toMatch(/\/dev\/zero is a character device/);

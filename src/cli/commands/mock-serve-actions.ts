@@ -158,7 +158,11 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     options.fault ?? [],
     (text, problem) => `--fault "${text}": ${problem}`,
   );
-  const seed = options.seed === undefined ? undefined : await readSeedFile(options.seed);
+  const { inputLimit } = await import('../../files/bounded-read.js');
+  const seed =
+    options.seed === undefined
+      ? undefined
+      : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
   let server: Awaited<ReturnType<typeof MockServer.start>>;
   try {
