@@ -3,6 +3,7 @@ import { Agent, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
+import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
 
 export type Auth =
@@ -291,7 +292,7 @@ export class ApiClient {
       for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
         this.trace(`< ${k}: ${v}`);
       const body = parseBody(text, responseHeaders['content-type']);
-      if (typeof body === 'object' && body !== null && nestedDeeperThan(body, ANSWER_MAX_DEPTH)) {
+      if (nestedDeeperThan(body, ANSWER_MAX_DEPTH)) {
         throw new ServiceError(
           `${what}: the answer from ${shownUrl} (HTTP ${status}) is JSON nested deeper than ${ANSWER_MAX_DEPTH} levels; the service sends nothing like it`,
           {
@@ -464,20 +465,6 @@ async function readBody(response: Dispatcher.ResponseData, limit: number): Promi
     chunks.push(bytes);
   }
   return Buffer.concat(chunks, length).toString('utf8');
-}
-
-/** Whether a parsed JSON value nests deeper than `max` levels; iterative, so any depth is fine. */
-export function nestedDeeperThan(value: object, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (depth > max) return true;
-    const children = Array.isArray(current) ? current : Object.values(current as object);
-    for (const child of children) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
-    }
-  }
-  return false;
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {

@@ -10,6 +10,7 @@ import {
   UsageError,
 } from '../errors.js';
 import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
+import { nestedDeeperThan } from '../encoding/json.js';
 
 /** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
 export const MOCK_CONTEXT = 'mock';
@@ -226,6 +227,8 @@ async function readConfig(path: string): Promise<ConfigData> {
     throw badConfig(path, (error as Error).message, error);
   }
   if (!isRecord(data)) throw badConfig(path, 'it does not hold a JSON object');
+  // The file is written back whole, by recursive code; ksctl's own nests three levels.
+  if (nestedDeeperThan(data, 64)) throw badConfig(path, 'it is JSON nested deeper than 64 levels');
   const { currentContext, contexts = {} } = data;
   if (currentContext !== undefined && typeof currentContext !== 'string') {
     throw badConfig(path, '"currentContext" is not a string');

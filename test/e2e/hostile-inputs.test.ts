@@ -126,6 +126,41 @@ describe('files over their cap are refused (exit 3) naming the file and the cap,
 });
 
 describe('files that nest deeper than a parser recurses', () => {
+  it('a profile file whose unknown member nests 100,000 deep: exit 3, not a stack overflow', async () => {
+    const path = join(dir, 'deep.pt');
+    const depth = 100_000;
+    const profile = {
+      name: 'd',
+      deviceId: 'ABcd.1.00000000-0000-4000-8000-000000000000',
+      server: 'http://127.0.0.1:9',
+      aesCdIdcKey: '0'.repeat(64),
+      aesCdEiKey: '1'.repeat(64),
+      creationTimestamp: 1,
+    };
+    const text = JSON.stringify({ activeDeviceId: profile.deviceId, profiles: [profile] });
+    await writeFile(
+      path,
+      text.replace(
+        '"creationTimestamp":1',
+        `"creationTimestamp":1,"x":${'['.repeat(depth)}${']'.repeat(depth)}`,
+      ),
+    );
+    const args = [
+      'profiles',
+      'convert',
+      '--persistor-path',
+      path,
+      '--to-persistor',
+      'plaintext',
+      '--to-path',
+      join(dir, 'out.pt'),
+    ];
+    const { code, stderr } = await run(args);
+    expect(stderr).toMatch(/is not a valid profile file: JSON nested deeper than 64 levels/);
+    expect(stderr).not.toMatch(/call stack/i);
+    expect(code).toBe(3);
+  });
+
   it.each(['deep.json', 'deep.yaml'])(
     '%s, 100,000 levels: a clear problem, exit 3',
     async (name) => {
