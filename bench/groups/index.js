@@ -1,5 +1,6 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
+import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
 import { keysConcurrency, keysRoundTrip } from './keys.js';
 import { markingsGet, markingsList } from './markings.js';
@@ -21,6 +22,7 @@ export const groups = [
   enrollRegister,
   mockHostile,
   hostileInputs,
+  deviceStall,
   state,
   keysRoundTrip,
   keysConcurrency,

@@ -78,7 +78,7 @@ describe('a fetch is refused before it does more work than one request may', () 
     expect(health.status).toBe(200);
     expect(answer.status).toBe(400);
     expect(answer.body.error?.code).toBe(DeviceErrorCode.requestTooLarge);
-    expect(answer.body.error?.message).toMatch(/1000 queries × 20000 keys.*at most 2000000/);
+    expect(answer.body.error?.message).toMatch(/1000 queries × 20000 keys.*at most 1000000/);
     expect(answer.bytes).toBeLessThan(1024);
   });
 
