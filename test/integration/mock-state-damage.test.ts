@@ -233,6 +233,11 @@ describe('the damage of issue 17 is refused, every file left as it was', () => {
       flush.mockRestore();
       await durable.close();
     }
+    // Nothing half-made is left: the next start begins a new state.
+    expect(await readdir(dir)).toEqual([]);
+    const s = await openState(dir);
+    expect(s.durable.fresh).toBe(true);
+    await s.durable.close();
   });
 
   it('a torn last line is forgiven after a crash only, and the state is the acknowledged one', async () => {

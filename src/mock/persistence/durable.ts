@@ -130,7 +130,15 @@ export class DurableState {
     if (inspection.fresh) {
       // Its journal first: a snapshot is never on disk without the journal that follows it. A
       // journal-1 left by a first start that died before its snapshot holds nothing: replaced.
-      await this.startGeneration(1, { fresh: true });
+      try {
+        await this.startGeneration(1, { fresh: true });
+      } catch (error) {
+        // The journal this start made holds nothing: gone again, the directory stays new.
+        await this.journal?.close().catch(() => undefined);
+        this.journal = undefined;
+        await rm(join(this.dir, journalName(1)), { force: true }).catch(() => undefined);
+        throw error;
+      }
       this.listen(state);
       await removeUnfinishedSnapshots(this.dir);
       return;
