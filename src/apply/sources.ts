@@ -5,14 +5,12 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { InputError, KsctlError, UsageError } from '../errors.js';
 import {
   inputLimit,
   INPUT_MAX_MIB,
   type ReadLimit,
   readBoundedFile,
-  readBoundedStream,
   tooLargeError,
 } from '../files/bounded-read.js';
 import type { ParsedMarking, Problem, SourceText } from './file-format.js';
@@ -36,19 +34,9 @@ const defaultLimit = (): ReadLimit => ({
   dash: true,
 });
 
-/**
- * The options to read `sources` with: the cap from the environment (KSCTL_MAX_INPUT_MIB), and
- * standard input, read within that cap, when `-` is one of them.
- */
-export async function readSourcesInput(
-  sources: readonly string[],
-  stdin: Readable,
-  env: NodeJS.ProcessEnv,
-): Promise<ReadSourcesOptions> {
-  const limit = { ...inputLimit(env, 'markings file'), dash: true };
-  if (!sources.includes('-')) return { limit };
-  const bytes = await readBoundedStream(stdin, STDIN_LABEL, limit);
-  return { limit, stdin: bytes.toString('utf8') };
+/** The cap of markings files and stdin: KSCTL_MAX_INPUT_MIB, else 64 MiB. */
+export function markingsInputLimit(env: NodeJS.ProcessEnv): ReadLimit {
+  return { ...inputLimit(env, 'markings file'), dash: true };
 }
 
 /**

@@ -41,7 +41,8 @@ export async function withDeviceHttp<T>(
     auth: { kind: 'none' },
     timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
     userAgent: `ksctl/${VERSION}`,
-    trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
+    trace: ctx.traceLine(),
+    activity: await ctx.requestActivity(),
   });
   try {
     return await work(http);

@@ -1,6 +1,7 @@
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { KsctlError, UsageError } from '../../errors.js';
+import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
 
 export interface ApiOptions {
@@ -57,6 +58,8 @@ function refuseOtherOrigin(url: string, baseUrl: string): void {
   }
 }
 
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 
 export async function api(
@@ -66,26 +69,25 @@ export async function api(
   options: ApiOptions,
 ): Promise<void> {
   const method = methodText.toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`"${methodText}" is not an HTTP method`);
-  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) {
-    throw new UsageError(`the path must start with / or be a full URL, not "${path}"`);
+  if (!HTTP_METHODS.includes(method)) {
+    throw new UsageError(`"${methodText}" is not an HTTP method`, {
+      hint: `use one of ${HTTP_METHODS.join(', ')}`,
+    });
   }
+  // `markings/x` is a path under the base URL, as gh api takes it.
+  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) path = `/${path}`;
   let body: string | undefined;
   if (options.input !== undefined) {
-    const { inputLimit, readBoundedFile, readBoundedStream } =
-      await import('../../files/bounded-read.js');
+    const { inputLimit, readBoundedFile } = await import('../../files/bounded-read.js');
     const limit = { ...inputLimit(ctx.env, 'request body (--input)'), dash: true };
     try {
-      const bytes =
+      body =
         options.input === '-'
-          ? await readBoundedStream(ctx.io.stdin, 'standard input', limit)
-          : await readBoundedFile(options.input, limit);
-      body = bytes.toString('utf8');
+          ? await ctx.readStdin('the request body', limit)
+          : (await readBoundedFile(options.input, limit)).toString('utf8');
     } catch (error) {
       if (error instanceof KsctlError) throw error;
-      throw new UsageError(
-        `cannot read ${options.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw fileError('read the --input file', options.input, error);
     }
   }
   const connection = await ctx.connection();

@@ -124,7 +124,7 @@ export async function create(
     detail: { description: options.description, values },
   });
   ctx.say(
-    `created marking ${created.name} (${created.id}) with ${created.detail.valueCount} values`,
+    `created marking ${created.name} (${created.id}) with ${plural(created.detail.valueCount, 'value')}`,
   );
   await ctx.render(markingView(created));
 }
@@ -246,8 +246,10 @@ function refuseWithFile(options: object, flags: Record<string, string>): void {
 }
 
 async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
-  const { loadMarkingDocument, readSourcesInput } = await import('../../apply/sources.js');
-  return loadMarkingDocument(file, await readSourcesInput([file], ctx.io.stdin, ctx.env));
+  const { loadMarkingDocument, markingsInputLimit } = await import('../../apply/sources.js');
+  const limit = markingsInputLimit(ctx.env);
+  const stdin = file === '-' ? await ctx.readStdin('a marking (YAML or JSON)', limit) : undefined;
+  return loadMarkingDocument(file, { stdin, limit });
 }
 
 /** `markings create -f FILE`: Create New Marking with the document's marking. */
