@@ -236,6 +236,7 @@ export const fetchKeys: Operation = (req) => {
   const data: Record<string, unknown> = {};
   if (queries !== undefined) {
     const results: Record<string, { ids: string[] }> = {};
+    const matched = new Map<string, StoredKey>();
     const attributes = candidates.map(attributesOf);
     let ids = 0;
     for (const [qref, query] of Object.entries(queries)) {
@@ -246,13 +247,15 @@ export const fetchKeys: Operation = (req) => {
       const matches = candidates.filter((_, i) => matchesQuery(attributes[i]!, terms));
       ids += matches.length;
       if (ids > REQUEST_BOUNDS.queryResultIds) throw answerTooLarge('key ids in query results');
+      // Counted before any key is sealed: a refusal costs the scan, not the answer.
       for (const key of matches) {
-        if (found.has(key.id)) continue;
-        if (found.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
-        found.set(key.id, fetchedKey(req, key));
+        if (found.has(key.id) || matched.has(key.id)) continue;
+        if (found.size + matched.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
+        matched.set(key.id, key);
       }
       results[qref] = { ids: matches.map((key) => key.id) };
     }
+    for (const [id, key] of matched) found.set(id, fetchedKey(req, key));
     data['query-results'] = results;
   }
   data['protection-keys'] = [...found.values()];
