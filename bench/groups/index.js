@@ -2,7 +2,7 @@ import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
-import { keysConcurrency, keysRoundTrip } from './keys.js';
+import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
@@ -26,4 +26,5 @@ export const groups = [
   state,
   keysRoundTrip,
   keysConcurrency,
+  keysDialects,
 ];

@@ -70,7 +70,7 @@ async function hostile() {
     { 'protection-keys': [], 'protection-key-queries': queries(1000, {}) },
     { 'protection-keys': [], 'protection-key-queries': queries(50, { project: 'gemini' }) },
     // Every key matches: refused once the answer holds the most keys one fetch answers.
-    { 'protection-keys': [], 'protection-key-queries': { all: { project: 'apollo' } } },
+    { 'protection-keys': [], 'protection-key-queries': { all: { project: 'apollo', qty: 5001 } } },
   ];
   for (let i = 0; !done; i++) {
     const status = await fetchWith(worst[i % worst.length]);
