@@ -72,7 +72,7 @@ export interface RequestOptions {
 
 const MIB = 1024 * 1024;
 /**
- * What an answer may hold (DESIGN.md 5, README "Limits"): beyond it the body is not read further
+ * What an answer may hold (docs/design.md 5, README "Limits"): beyond it the body is not read further
  * and the command fails (exit 7) naming the limit, so an endless or enormous answer cannot take
  * ksctl's memory. The largest request the service takes is 32 MiB; listings are paged (a page
  * aims at 4 MiB) but a page of large markings may weigh more, so pages get a larger cap.

@@ -1,3 +1,8 @@
+/**
+ * The program: every top-level command in help order, built on a fresh commander Command (never
+ * the global one) with the settings commander does not pass on applied to the whole tree, and
+ * the global options.
+ */
 import { Command, Help, Option } from 'commander';
 import { proseWidth, reflow, wrapLines } from '../output/wrap.js';
 import { OUTPUT_FORMATS } from '../output/render.js';

@@ -1,3 +1,7 @@
+/**
+ * Progress on stderr, on a terminal only: the bar of long runs (bulk enroll, apply) and the
+ * spinner of slow single steps, redrawn at a bounded rate and kept off each other's line.
+ */
 import type { IOStreams } from './io.js';
 
 export interface ProgressBar {

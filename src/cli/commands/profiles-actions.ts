@@ -1,3 +1,7 @@
+/**
+ * The actions of `ksctl profiles list|show|use|delete|convert|check`, with their option types:
+ * the profile file chosen by the persistor options, secrets shown only with --show-secrets.
+ */
 import { existsSync } from 'node:fs';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { resolveWriteTarget } from '../../files/atomic-write.js';
