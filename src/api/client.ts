@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher, request } from './transport.js';
+import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
@@ -25,6 +25,11 @@ export interface ClientOptions {
   /** Told before each wait to retry ("retrying in 2 s after 503"), for people watching. */
   onRetry?: (message: string) => void;
   userAgent?: string;
+  /**
+   * The process is a short command (the CLI): WebAssembly is compiled for a quick exit rather
+   * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
+   */
+  shortLived?: boolean;
 }
 
 export interface RequestOptions {
@@ -164,10 +169,13 @@ const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
-  private readonly options: Required<Omit<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>> &
+  private readonly options: Required<
+    Omit<ClientOptions, 'trace' | 'userAgent' | 'onRetry' | 'shortLived'>
+  > &
     Pick<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>;
 
   constructor(options: ClientOptions) {
+    if (options.shortLived === true) compileWasmForShortProcess();
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.options = {
       timeoutMs: 30_000,

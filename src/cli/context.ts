@@ -84,6 +84,7 @@ export class CommandContext {
       auth: conn.auth,
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
+      shortLived: true,
       trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
       // A wait to retry is worth a line on a terminal; logs get it from --debug.
       onRetry:
