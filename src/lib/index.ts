@@ -5,6 +5,7 @@
  */
 export {
   type ApplyOptions,
+  type FilterOptions,
   type ListMarkingsOptions,
   type ListPage,
   type ListValuesOptions,
@@ -58,7 +59,6 @@ export {
   UnreachableError,
   UsageError,
 } from '../errors.js';
-export type { ListFilter } from '../api/filters.js';
 export type {
   BulkMarkingItem,
   Marking,

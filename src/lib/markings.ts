@@ -4,6 +4,14 @@
  * errors. The apply modules load on the first plan() or apply(), not with the client.
  */
 import { ApiClient } from '../api/client.js';
+import {
+  type FilterFields,
+  FilterProblem,
+  type ListFilter,
+  MARKING_FILTER_FIELDS,
+  parseFilterExpression,
+  VALUE_FILTER_FIELDS,
+} from '../api/filters.js';
 import { HttpMarkingsApi, type ListPage } from '../api/markings.js';
 import type {
   BulkMarkingItem,
@@ -34,13 +42,40 @@ export interface MarkingsClientOptions extends ConnectionOptions {
   baseUrl: string;
 }
 
-/** List Markings: the filters of `ksctl markings list`, and `max` to stop after that many. */
-export interface ListMarkingsOptions extends Omit<MarkingListQuery, 'skip'> {
+/** Filters in the grammar of `--filter`, which the service applies: `name__startswith=reg`. */
+export interface FilterOptions {
+  /** `FIELD=VALUE`, `FIELD__OP=VALUE` or `FIELD__OP__ne=VALUE`; an invalid one is a UsageError. */
+  filter?: string | string[];
+  /** A result passes one filter (shortcuts included) instead of all. */
+  or?: boolean;
+  /** Stop after this many items. */
   max?: number;
 }
 
-export interface ListValuesOptions extends Omit<ValueListQuery, 'skip'> {
-  max?: number;
+/** List Markings: the shortcuts and filters of `ksctl markings list`. */
+export interface ListMarkingsOptions
+  extends Omit<MarkingListQuery, 'skip' | 'filter'>, FilterOptions {}
+
+export interface ListValuesOptions extends Omit<ValueListQuery, 'skip' | 'filter'>, FilterOptions {}
+
+/** The filter to send, each expression checked with the service's grammar. */
+function listFilter(options: FilterOptions, fields: FilterFields): ListFilter | undefined {
+  const given = options.filter;
+  if (given === undefined && options.or === undefined) return undefined;
+  const expressions = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  const terms = expressions.map((expression) => {
+    try {
+      return parseFilterExpression(String(expression), fields);
+    } catch (error) {
+      if (error instanceof FilterProblem) {
+        throw new UsageError(`filter ${JSON.stringify(expression)}: ${error.reason}`, {
+          hint: 'filters are FIELD=VALUE or FIELD__OPERATOR=VALUE, as `ksctl markings list --help` lists',
+        });
+      }
+      throw error;
+    }
+  });
+  return { terms, or: options.or === true };
 }
 
 /**
@@ -109,8 +144,9 @@ export class MarkingsClient {
 
   /** Every marking that matches, page after page (`valueLimit: 0` leaves the values out). */
   list(options: ListMarkingsOptions = {}): Listing<Marking> {
-    const { max, ...query } = options;
-    return new Listing(() => this.api.markingPages(query, max));
+    const { max, filter: _filter, or: _or, ...query } = options;
+    const filter = listFilter(options, MARKING_FILTER_FIELDS);
+    return new Listing(() => this.api.markingPages({ ...query, filter }, max));
   }
 
   /** A marking by id or by name (`NotFoundError` when there is none). */
@@ -143,8 +179,9 @@ export class MarkingsClient {
   }
 
   listValues(markingId: string, options: ListValuesOptions = {}): Listing<MarkingValue> {
-    const { max, ...query } = options;
-    return new Listing(() => this.api.valuePages(markingId, query, max));
+    const { max, filter: _filter, or: _or, ...query } = options;
+    const filter = listFilter(options, VALUE_FILTER_FIELDS);
+    return new Listing(() => this.api.valuePages(markingId, { ...query, filter }, max));
   }
 
   /** A value of the marking by id or by name. */
