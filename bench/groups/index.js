@@ -1,6 +1,7 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import { keysConcurrency, keysRoundTrip } from './keys.js';
+import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
@@ -22,4 +23,5 @@ export const groups = [
   state,
   keysRoundTrip,
   keysConcurrency,
+  library,
 ];

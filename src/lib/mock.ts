@@ -40,8 +40,8 @@ export interface StartMockOptions {
   /** The admin token (markings API and `/_mock`); default: a random one, in `token`. */
   devToken?: string;
   /**
-   * The key server's RSA private key (PEM or KeyObject). Without it one is generated in the
-   * background; the enrollment endpoints wait for it (seconds), everything else answers at once.
+   * The key server's RSA private key (PEM or KeyObject). Without it one is generated when an
+   * enrollment endpoint first needs it (under a second), so a mock that never enrolls costs none.
    */
   keyServerKey?: string | KeyObject;
   /** How long `close()` lets requests in flight finish before cutting them off (default 10 s). */
@@ -127,6 +127,7 @@ export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
     latency: latencyOf(options.latency),
     faults,
     keyServerKey: options.keyServerKey,
+    keyServerKeyOnFirstUse: true,
     closeGraceMs: options.closeGraceMs,
   });
   const { state } = server;
