@@ -252,6 +252,17 @@ describe('enroll, ProfileFile and DeviceClient', () => {
       name: 'portal',
     });
     expect(viaPortal.name).toBe('portal');
+    const viaEmail = await enroll({
+      keyspace: mock.keyspace,
+      enrollmentUrl: mock.enrollmentUrl,
+      apiUrl: mock.apiUrl,
+      portal: {
+        email: 'alice@example.com',
+        registrationCode: () => mock.outbox().at(-1)!.code,
+      },
+      name: 'email',
+    });
+    expect(mock.devices().map((d) => d.deviceId)).toContain(viaEmail.deviceId);
     const tokens = mock.mintTokens('alice');
     const options = { keyspace: mock.keyspace, apiUrl: mock.apiUrl, tokens, name: 'again' };
     await enroll({ ...options, enrollmentUrl: mock.enrollmentUrl });
