@@ -106,8 +106,8 @@ function checkPort(port: number | undefined): void {
 }
 
 /**
- * Starts a mock and resolves once it listens (tens of milliseconds). Bad options are typed
- * errors (`UsageError`, `InputError`); a port in use is the server's `EADDRINUSE` error.
+ * Starts a mock and resolves once it listens (milliseconds). Bad options, and an address it
+ * cannot listen on, are typed errors (`UsageError`, `InputError`).
  */
 export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
   checkPort(options.port);
@@ -118,18 +118,31 @@ export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
         ? await readSeedFile(options.seed)
         : seedFrom(options.seed, 'the seed');
   const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
-  const server = await MockServer.start({
-    host: options.host,
-    port: options.port ?? 0,
-    devToken: options.devToken,
-    stateDir: options.state,
-    seed,
-    latency: latencyOf(options.latency),
-    faults,
-    keyServerKey: options.keyServerKey,
-    keyServerKeyOnFirstUse: true,
-    closeGraceMs: options.closeGraceMs,
-  });
+  let server: MockServer;
+  try {
+    server = await MockServer.start({
+      host: options.host,
+      port: options.port ?? 0,
+      devToken: options.devToken,
+      stateDir: options.state,
+      seed,
+      latency: latencyOf(options.latency),
+      faults,
+      keyServerKey: options.keyServerKey,
+      keyServerKeyOnFirstUse: true,
+      closeGraceMs: options.closeGraceMs,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(`cannot listen on ${where}: the port is in use`, { cause: error });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${where} (${code})`, { cause: error });
+    }
+    throw error;
+  }
   const { state } = server;
   let closing: Promise<void> | undefined;
   return {

@@ -101,6 +101,11 @@ describe('startMock', () => {
       code: 'E_USAGE',
     });
     await expect(startMock({ port: 70000 })).rejects.toMatchObject({ code: 'E_USAGE' });
+    const taken = Number(new URL((await mock()).url).port);
+    await expect(startMock({ port: taken })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: `cannot listen on 127.0.0.1:${taken}: the port is in use`,
+    });
     await expect(startMock({ faults: [{ status: 'x' } as never] })).rejects.toMatchObject({
       code: 'E_INPUT',
       message: expect.stringContaining('faults[0]'),
