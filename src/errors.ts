@@ -110,3 +110,20 @@ export const EXIT_PLAN_HAS_CHANGES = 10;
 export function isKsctlError(error: unknown): error is KsctlError {
   return error instanceof KsctlError;
 }
+
+const REPORT_HINT =
+  'This is a bug in ksctl. Please report it with the command you ran and the output of --debug.';
+
+/**
+ * Any thrown value as a typed error: unexpected ones become InternalError (exit 1). The hint asks
+ * the user to report the bug; `reportHint: false` leaves it out where the error is one line of a
+ * larger report (a failed marking in `apply`'s result).
+ */
+export function asKsctlError(error: unknown, options: { reportHint?: boolean } = {}): KsctlError {
+  if (isKsctlError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InternalError(`unexpected error: ${message}`, {
+    ...(options.reportHint === false ? {} : { hint: REPORT_HINT }),
+    cause: error,
+  });
+}

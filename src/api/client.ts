@@ -3,6 +3,7 @@ import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './t
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
+import { sleep } from '../sleep.js';
 
 export type Auth =
   | { kind: 'bearer'; token: string }
@@ -75,21 +76,6 @@ function nowMs(): number {
 }
 const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);
 const RETRY_STATUS_ANY = new Set([429, 503]);
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** Retry-After in milliseconds: delta-seconds or an HTTP date. */
 export function parseRetryAfter(

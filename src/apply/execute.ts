@@ -1,12 +1,11 @@
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { BulkMarkingItem } from '../api/wire.js';
 import {
+  asKsctlError,
   AuthError,
   ConflictError,
   InputError,
-  InternalError,
   InterruptedError,
-  isKsctlError,
   type KsctlError,
   NotFoundError,
 } from '../errors.js';
@@ -80,7 +79,7 @@ export async function executePlan(
       applied(targets);
       return;
     } catch (caught) {
-      const error = asKsctlError(caught);
+      const error = asKsctlError(caught, { reportHint: false });
       if (!namesItems(error) || items.length === 1) {
         failed(targets, error);
         return;
@@ -131,7 +130,7 @@ export async function executePlan(
         );
       }
     } catch (caught) {
-      const error = asKsctlError(caught);
+      const error = asKsctlError(caught, { reportHint: false });
       const partial =
         done === 0
           ? ''
@@ -145,7 +144,7 @@ export async function executePlan(
       await api.deleteMarking(markingId, version);
       applied([target]);
     } catch (caught) {
-      const error = asKsctlError(caught);
+      const error = asKsctlError(caught, { reportHint: false });
       if (error instanceof NotFoundError) applied([target]);
       else failed([target], error);
     }
@@ -234,12 +233,6 @@ function failingItems(error: KsctlError, itemCount: number): Map<number, string[
     culprits.set(index, reasons);
   }
   return culprits;
-}
-
-function asKsctlError(error: unknown): KsctlError {
-  if (isKsctlError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new InternalError(`unexpected error: ${message}`, { cause: error });
 }
 
 function failure(target: StepTarget, error: KsctlError, message: string): FailedMarking {

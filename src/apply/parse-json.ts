@@ -1,6 +1,6 @@
 import { descriptionProblem, nameProblem } from '../api/names.js';
 import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
-import { FILE_KEYS, type ParsedMarking, type SourceText } from './parse.js';
+import { FILE_KEYS, type ParsedMarking, type SourceText } from './file-format.js';
 import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
 
 /**

@@ -21,7 +21,7 @@ import {
   type ParseOptions,
   type Problem,
   type SourceText,
-} from './parse.js';
+} from './file-format.js';
 
 type AnyNode = Node | Pair | null | undefined;
 

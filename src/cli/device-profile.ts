@@ -9,9 +9,9 @@ import { VERSION } from '../package-root.js';
 import { loadProfiles } from '../profiles/index.js';
 import { profileOrActive } from '../profiles/profile-lookup.js';
 import type { Profile } from '../profiles/types.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 import { type PersistorOptionValues, persistorFlags } from './persistor-flags.js';
-import { resolvePersistor } from './persistor-options.js';
+import { resolvePersistor } from './resolve-persistor.js';
 
 export interface DeviceOptions extends PersistorOptionValues {
   /** Device id or name; the active profile when absent. */
@@ -20,10 +20,10 @@ export interface DeviceOptions extends PersistorOptionValues {
 
 export async function loadDeviceProfile(
   ctx: CommandContext,
-  o: DeviceOptions,
-  ref = o.profile,
+  options: DeviceOptions,
+  ref = options.profile,
 ): Promise<Profile> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
   return profileOrActive(await loadProfiles(spec), ref, spec.path);
 }
 

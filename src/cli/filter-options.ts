@@ -73,7 +73,7 @@ export function withFilterOptions(command: Command, fields: FilterFields): Comma
 }
 
 /** The filter to send: --filter terms; undefined when none was given. */
-export function filterFromOptions(o: FilterOptionValues): ListFilter | undefined {
-  if (o.filter === undefined && !o.or) return undefined;
-  return { terms: o.filter ?? [], or: o.or === true };
+export function filterFromOptions(options: FilterOptionValues): ListFilter | undefined {
+  if (options.filter === undefined && !options.or) return undefined;
+  return { terms: options.filter ?? [], or: options.or === true };
 }

@@ -1,16 +1,9 @@
 import { CommanderError } from 'commander';
-import { type IOStreams, systemIO } from '../output/io.js';
-import { CommandContext, type InterruptPolicy } from './context.js';
+import { asKsctlError } from '../errors.js';
+import { systemIO } from '../output/io.js';
+import { CommandContext, type InterruptPolicy, type RunOptions } from './command-context.js';
 import { buildProgram } from './program.js';
-import { type Prompter, terminalPrompter } from './prompter.js';
-
-export interface RunOptions {
-  io?: IOStreams;
-  env?: NodeJS.ProcessEnv;
-  prompter?: Prompter;
-  signal?: AbortSignal;
-  interrupts?: InterruptPolicy;
-}
+import { terminalPrompter } from './prompter.js';
 
 /** Runs one command line and returns its exit code; never exits the process itself. */
 export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
@@ -23,6 +16,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     options.signal ?? new AbortController().signal,
     options.interrupts,
   );
+  ctx.runCommandLine = run;
   try {
     await buildProgram(ctx, argv).parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
@@ -31,7 +25,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const { asKsctlError, formatError } = await import('../output/errors.js');
+    const { formatError } = await import('../output/errors.js');
     const typed = asKsctlError(error);
     io.stderr.write(formatError(typed, ctx.debugEnabled()));
     return typed.exitCode;

@@ -30,18 +30,3 @@ export function timeoutSeconds(text: string): number {
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
-
-export interface NameAndDescription {
-  name: string;
-  description?: string;
-}
-
-/**
- * `NAME[=DESCRIPTION]`: split on the first `=` not preceded by a backslash, so a name may contain
- * `\=`.
- */
-export function nameAndDescription(text: string): NameAndDescription {
-  const m = /^((?:[^=\\]|\\.)*)(?:=([\s\S]*))?$/.exec(text);
-  const name = (m?.[1] ?? text).replace(/\\(.)/g, '$1');
-  return m?.[2] === undefined ? { name } : { name, description: m[2] };
-}

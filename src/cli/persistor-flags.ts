@@ -1,6 +1,6 @@
 /**
  * The profile-file flags shared by `enroll` and `profiles`: their definitions only, so building the
- * program at start-up loads nothing else. Resolving them is persistor-options.ts, loaded by the
+ * program at start-up loads nothing else. Resolving them is resolve-persistor.ts, loaded by the
  * actions.
  */
 import { type Command, Option } from 'commander';
@@ -62,13 +62,13 @@ export interface PersistorOptionValues {
   persistorAesgcmAdata?: string;
 }
 
-export function persistorFlags(o: PersistorOptionValues): PersistorFlags {
+export function persistorFlags(options: PersistorOptionValues): PersistorFlags {
   return {
-    persistor: o.persistor,
-    path: o.persistorPath,
-    passwordFile: o.persistorPasswordFile,
-    version: o.persistorVersion,
-    aesgcmKeyFile: o.persistorAesgcmKeyFile,
-    aesgcmAdata: o.persistorAesgcmAdata,
+    persistor: options.persistor,
+    path: options.persistorPath,
+    passwordFile: options.persistorPasswordFile,
+    version: options.persistorVersion,
+    aesgcmKeyFile: options.persistorAesgcmKeyFile,
+    aesgcmAdata: options.persistorAesgcmAdata,
   };
 }

@@ -10,7 +10,7 @@ import { markingsCommand } from './commands/markings.js';
 import { mockCommand } from './commands/mock.js';
 import { profilesCommand } from './commands/profiles.js';
 import { statusCommand } from './commands/status.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';

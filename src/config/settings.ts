@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Auth } from '../api/client.js';
 import { UsageError } from '../errors.js';
-import { readAll } from '../output/io.js';
+import { readAll } from '../files/streams.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
 import { fileReason } from '../files/fs-errors.js';

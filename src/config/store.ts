@@ -3,6 +3,9 @@ import type Conf from 'conf';
 import { dirname, join } from 'node:path';
 import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';
 
+/** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
+export const MOCK_CONTEXT = 'mock';
+
 /** What a context remembers: where the service is, how to authenticate, and per-context defaults. */
 export interface ContextConfig {
   baseUrl?: string;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { errorFromAnswer } from '../api/errors.js';
 import { AuthError, type KsctlError, ServiceError } from '../errors.js';
-import { isJsonObject } from '../enroll/json.js';
+import { isJsonObject } from '../encoding/json.js';
 import type { Profile } from '../profiles/types.js';
 import { DeviceErrorCode, deviceCause, deviceError } from './causes.js';
 import { makeCid } from './cid.js';

@@ -17,8 +17,8 @@
  * the data key over the attribute text, Base64.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { decodeBase64Strict, decodeUtf8Strict } from '../enroll/base64.js';
-import { openGcmEnvelope, sealGcmEnvelope } from '../profiles/gcm-envelope.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
+import { openGcmEnvelope, sealGcmEnvelope } from '../encoding/gcm-envelope.js';
 
 export const DATA_KEY_BYTES = 32;
 

@@ -5,7 +5,7 @@
  * already has its comma, so the server side accepts one comma or two (DESIGN.md 2).
  */
 import { InputError } from '../errors.js';
-import { decodeBase64Strict, decodeUtf8Strict } from './base64.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
 
 export const STOKEN_PREFIX = 'I.';
 export const UIDAUTH_PREFIX = ',I';

@@ -3,8 +3,7 @@
  * runs on the libuv thread pool, so two workers use two cores. On abort no new task starts; the
  * ones in flight finish (their token pairs are spent, so their profiles must still be stored).
  */
-import { InterruptedError, type KsctlError } from '../errors.js';
-import { asKsctlError } from '../output/errors.js';
+import { asKsctlError, InterruptedError, type KsctlError } from '../errors.js';
 
 export type TaskOutcome<T> =
   { index: number; ok: true; value: T } | { index: number; ok: false; error: KsctlError };

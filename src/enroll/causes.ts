@@ -13,7 +13,7 @@ import {
   NotFoundError,
   ServiceError,
 } from '../errors.js';
-import { isJsonObject } from './json.js';
+import { isJsonObject } from '../encoding/json.js';
 
 /** Every cause code by name, so code reads `CauseCode.tokenIncorrect` rather than 40105. */
 export const CauseCode = {

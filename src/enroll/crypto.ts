@@ -1,6 +1,6 @@
 /**
  * The cryptographic steps of the enrollment protocol (service interface 4.2), each written once
- * and used by both the client (protocol.ts) and the mock's server side (server.ts).
+ * and used by both the client (protocol.ts) and the mock's service side (service-side.ts).
  * `node:crypto` only.
  */
 import {
@@ -16,7 +16,7 @@ import {
   verify,
 } from 'node:crypto';
 import { ServiceError } from '../errors.js';
-import { decodeBase64Strict } from './base64.js';
+import { decodeBase64Strict } from '../encoding/base64.js';
 
 /** Sizes fixed by the enrollment contract (service interface 8). */
 export const RSA_MODULUS_BITS = 3072;

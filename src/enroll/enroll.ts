@@ -17,8 +17,8 @@ import {
 import { enrollmentErrorFromAnswer } from './causes.js';
 import { decodeRsaSpkiBase64, parseServerPublicKey } from './crypto.js';
 import { deviceKeySource } from './device-keys.js';
-import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
-import { isJsonObject } from './json.js';
+import { type Endpoint, type EnrollmentEndpoints, reach } from './endpoints.js';
+import { isJsonObject } from '../encoding/json.js';
 import { buildRegistration, type DeviceKeyPair, recoverKeys } from './protocol.js';
 import type { TokenSource } from './token-sources.js';
 

@@ -6,7 +6,7 @@ import { type KeyObject, randomBytes } from 'node:crypto';
 import type { EnrollmentPayload, RegisterRequest } from '../api/wire.js';
 import { InternalError, ServiceError } from '../errors.js';
 import { makeAuth } from './auth.js';
-import { decodeBase64Strict } from './base64.js';
+import { decodeBase64Strict } from '../encoding/base64.js';
 import {
   AES_IV_BYTES,
   AES_KEY_BYTES,
@@ -20,7 +20,7 @@ import {
   rsaModulusBits,
   signPackage,
 } from './crypto.js';
-import { isJsonObject } from './json.js';
+import { isJsonObject } from '../encoding/json.js';
 import { assertKeyspace } from './keyspace.js';
 import { generateRsaKeyPair, type RsaShape } from './rsa-keygen.js';
 

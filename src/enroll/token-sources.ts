@@ -7,8 +7,8 @@ import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../api/wire.js';
 import { InputError } from '../errors.js';
-import { type Endpoint, type EnrollmentEndpoints, reach } from './inputs.js';
-import { isJsonObject } from './json.js';
+import { type Endpoint, type EnrollmentEndpoints, reach } from './endpoints.js';
+import { isJsonObject } from '../encoding/json.js';
 import { type PortalCredentials, portalSignIn } from './portal.js';
 
 export interface IssuedTokens {

@@ -12,7 +12,7 @@ import {
   prepareRun,
   type RegistrationRun,
 } from '../enroll/enroll.js';
-import { EnrollmentEndpoints, endpointSettings } from '../enroll/inputs.js';
+import { EnrollmentEndpoints, endpointSettings } from '../enroll/endpoints.js';
 import { assertKeyspace } from '../enroll/keyspace.js';
 import { listedTokens, portalTokens, type TokenSource } from '../enroll/token-sources.js';
 import { UsageError } from '../errors.js';

@@ -12,7 +12,7 @@ import {
   parseFilterExpression,
   VALUE_FILTER_FIELDS,
 } from '../api/filters.js';
-import { HttpMarkingsApi, type ListPage } from '../api/markings.js';
+import { HttpMarkingsApi, type ListPage } from '../api/http-markings-api.js';
 import type {
   BulkMarkingItem,
   Marking,
@@ -208,7 +208,7 @@ export class MarkingsClient {
   async plan(source: PlanSource, options: PlanOptions = {}): Promise<Plan> {
     const [{ readSources, parseMarkingSources }, { computePlan, markingsNeedingValues }, current] =
       await Promise.all([
-        import('../apply/files.js'),
+        import('../apply/sources.js'),
         import('../apply/plan.js'),
         import('../apply/current.js'),
       ]);

@@ -11,11 +11,11 @@ import { mintFor } from '../mock/admin/enrollment-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/state.js';
 import { MockServer } from '../mock/server.js';
-import { readSeedFile, type Seed, seedFrom } from '../mock/state/seed.js';
+import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
 export type { DeviceRecord, MockKeyListing, OutboxMessage, Seed };
-export type { SeedMarking } from '../mock/state/seed.js';
+export type { SeedMarking } from '../mock/seed.js';
 
 export interface StartMockOptions {
   /**

@@ -1,7 +1,7 @@
 import { MarkingsErrorCode, type Scope } from '../api/wire.js';
-import { decodeBase64Strict, decodeUtf8Strict } from '../enroll/base64.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
 import { MockHttpError, type MockRequest } from './http.js';
-import type { MockState, Principal, Tenant } from './state/state.js';
+import type { MockState, Principal, Tenant } from './state.js';
 
 function unauthorized(message: string): MockHttpError {
   return new MockHttpError(401, MarkingsErrorCode.unauthorized, message, undefined, {

@@ -1,7 +1,7 @@
 import { INTROSPECTION_PATH, type TokenIntrospection } from '../api/wire.js';
 import { authenticate } from './auth.js';
 import { json, type Route, route } from './http.js';
-import type { MockState } from './state/state.js';
+import type { MockState } from './state.js';
 
 /**
  * Token introspection (RFC 7662): who a token is and its scopes. The caller authenticates (401

@@ -22,12 +22,13 @@ import {
   requestTarget,
   writableHeaders,
 } from './request.js';
-import { redactQuery } from './state/request-journal.js';
+import { redactQuery } from './request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
-import { DurableState } from './state/durable.js';
-import { applySeed, type Seed } from './state/seed.js';
-import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state/state.js';
+import { DurableState } from './persistence/durable.js';
+import { applySeed, type Seed } from './seed.js';
+import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
+import { sleep } from '../sleep.js';
 
 export interface MockServerOptions {
   host?: string;
@@ -94,8 +95,6 @@ function loadDefaults(state: MockState, seed: Seed | undefined): void {
   });
   if (seed) applySeed(state, seed);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The embedded mock of the whole service side. A factory: the `mock serve` command and the tests

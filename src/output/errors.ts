@@ -1,14 +1,4 @@
-import { InternalError, isKsctlError, type KsctlError } from '../errors.js';
-
-const REPORT_HINT =
-  'This is a bug in ksctl. Please report it with the command you ran and the output of --debug.';
-
-/** Any thrown value as a typed error: unexpected ones become InternalError (exit 1). */
-export function asKsctlError(error: unknown): KsctlError {
-  if (isKsctlError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new InternalError(`unexpected error: ${message}`, { hint: REPORT_HINT, cause: error });
-}
+import { InternalError, type KsctlError } from '../errors.js';
 
 /** The lines a user sees for an error: what happened, what to do, which conversation to quote. */
 export function formatError(error: KsctlError, debug: boolean): string {

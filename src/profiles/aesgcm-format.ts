@@ -4,7 +4,7 @@
  */
 import { InputError } from '../errors.js';
 import { envelopeTooShort, notAuthentic } from './encrypted-errors.js';
-import { GCM_KEY_BYTES, openGcmEnvelope, sealGcmEnvelope } from './gcm-envelope.js';
+import { GCM_KEY_BYTES, openGcmEnvelope, sealGcmEnvelope } from '../encoding/gcm-envelope.js';
 import { encodeProfileSetJson, parseProfileSetJson } from './profile-json.js';
 import type { ProfileSet } from './types.js';
 

@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { envelopeTooShort, notAuthentic } from './encrypted-errors.js';
 import type { PersistorFileHeader } from './file-header.js';
 import { formatFileHeader, PROFILES_FILE_TYPE_ID, splitFileHeader } from './file-header.js';
-import { GCM_KEY_BYTES, openGcmEnvelope, sealGcmEnvelope } from './gcm-envelope.js';
+import { GCM_KEY_BYTES, openGcmEnvelope, sealGcmEnvelope } from '../encoding/gcm-envelope.js';
 import { encodeProfileSetJson, parseProfileSetJson } from './profile-json.js';
 import type { PasswordFormatVersion, ProfileSet } from './types.js';
 

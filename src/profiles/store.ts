@@ -12,8 +12,8 @@ import {
 } from '../files/atomic-write.js';
 import type { DecodedProfileFile } from './codec.js';
 import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './codec.js';
-import type { FileLockOptions } from './file-lock.js';
-import { withFileLock } from './file-lock.js';
+import type { FileLockOptions } from '../files/file-lock.js';
+import { withFileLock } from '../files/file-lock.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
 import { problemsError, profileProblems } from './profile-json.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Marking } from '../../src/api/wire.js';
 import { exportDocument } from '../../src/apply/export.js';
-import { parseMarkingSources } from '../../src/apply/files.js';
+import { parseMarkingSources } from '../../src/apply/sources.js';
 import { computePlan, planIsEmpty } from '../../src/apply/plan.js';
 import { InternalError, ServiceError } from '../../src/errors.js';
 import { serviceMarking, withoutValues } from './apply-fixtures.js';

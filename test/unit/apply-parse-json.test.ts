@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseMarkingSources } from '../../src/apply/files.js';
+import { parseMarkingSources } from '../../src/apply/sources.js';
 import { parseMarkingsText } from '../../src/apply/parse.js';
 import { parseValidJson } from '../../src/apply/parse-json.js';
 

@@ -7,7 +7,7 @@ import {
   NAME_MAX_LENGTH,
   VALUES_MAX_PER_MARKING,
 } from '../../src/api/wire.js';
-import { FILE_KEYS } from '../../src/apply/parse.js';
+import { FILE_KEYS } from '../../src/apply/file-format.js';
 
 interface SchemaObject {
   properties: Record<string, unknown>;

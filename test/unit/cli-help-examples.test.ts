@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CommandContext } from '../../src/cli/context.js';
+import { CommandContext } from '../../src/cli/command-context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';

@@ -3,7 +3,7 @@
  * otherwise: checked through the commands it holds and what a user reads.
  */
 import { describe, expect, it } from 'vitest';
-import { CommandContext } from '../../src/cli/context.js';
+import { CommandContext } from '../../src/cli/command-context.js';
 import { buildProgram, COMMANDS } from '../../src/cli/program.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';

@@ -3,7 +3,7 @@ import {
   decodeBase64Strict,
   decodeBase64UrlStrict,
   decodeUtf8Strict,
-} from '../../src/enroll/base64.js';
+} from '../../src/encoding/base64.js';
 
 describe('decodeBase64Strict', () => {
   it.each([

@@ -19,7 +19,7 @@ import {
   type RegistrationSession,
   recoverKeys,
 } from '../../src/enroll/protocol.js';
-import { openRegistration, sealResponse } from '../../src/enroll/server.js';
+import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
 import { loadKeyServerKey } from '../../src/mock/enrollment/key-server-key.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RegisterResponse } from '../../src/api/wire.js';
-import { decodeBase64Strict } from '../../src/enroll/base64.js';
+import { decodeBase64Strict } from '../../src/encoding/base64.js';
 import {
   aesCtrEncrypt,
   encodeSpkiBase64,
@@ -18,7 +18,7 @@ import {
   type RegistrationSession,
   recoverKeys,
 } from '../../src/enroll/protocol.js';
-import { openRegistration, sealResponse } from '../../src/enroll/server.js';
+import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
 import { InputError, InternalError, ServiceError } from '../../src/errors.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';

@@ -5,7 +5,7 @@ import {
   JOURNAL_MAX_ENTRIES,
   Journal,
   redactQuery,
-} from '../../src/mock/state/request-journal.js';
+} from '../../src/mock/request-journal.js';
 
 const entry = (i: number, path: string, cid = `cid-${i}`): JournalEntry => ({
   time: new Date(0).toISOString(),

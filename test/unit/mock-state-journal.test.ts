@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/api/filters.js';
 import { InputError } from '../../src/errors.js';
-import { DurableState } from '../../src/mock/state/durable.js';
-import { stateRecords } from '../../src/mock/state/records.js';
-import { MockState } from '../../src/mock/state/state.js';
+import { DurableState } from '../../src/mock/persistence/durable.js';
+import { stateRecords } from '../../src/mock/persistence/records.js';
+import { MockState } from '../../src/mock/state.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();

@@ -1,7 +1,7 @@
 /** The spinner of a wait: terminal only, and off the line while a prompt asks. */
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CommandContext } from '../../src/cli/context.js';
+import { CommandContext } from '../../src/cli/command-context.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';
 

@@ -2,9 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
-import type { CommandContext } from '../context.js';
-import type { ApiOptions } from './api.js';
+import { readAll } from '../../files/streams.js';
+import type { CommandContext } from '../command-context.js';
+
+export interface ApiOptions {
+  query?: string[];
+  header?: string[];
+  input?: string;
+  include?: boolean;
+}
 
 function pairs(texts: string[] | undefined, separator: string, flag: string): [string, string][] {
   return (texts ?? []).map((text, index) => {
@@ -59,7 +65,7 @@ export async function api(
   ctx: CommandContext,
   methodText: string,
   path: string,
-  o: ApiOptions,
+  options: ApiOptions,
 ): Promise<void> {
   const method = methodText.toUpperCase();
   if (!/^[A-Z]+$/.test(method)) throw new UsageError(`"${methodText}" is not an HTTP method`);
@@ -67,12 +73,13 @@ export async function api(
     throw new UsageError(`the path must start with / or be a full URL, not "${path}"`);
   }
   let body: string | undefined;
-  if (o.input !== undefined) {
+  if (options.input !== undefined) {
     try {
-      body = o.input === '-' ? await readAll(ctx.io.stdin) : await readFile(o.input, 'utf8');
+      body =
+        options.input === '-' ? await readAll(ctx.io.stdin) : await readFile(options.input, 'utf8');
     } catch (error) {
       throw new UsageError(
-        `cannot read ${o.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot read ${options.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       );
     }
   }
@@ -82,13 +89,13 @@ export async function api(
   // Messages name the request; a credential in its URL stays out of them.
   const what = `${method} ${redactUrl(path)}`;
   const answer = await client.request<unknown>(method, path, {
-    query: Object.fromEntries(pairs(o.query, '=', '--query')),
-    headers: headers(o.header),
+    query: Object.fromEntries(pairs(options.query, '=', '--query')),
+    headers: headers(options.header),
     body,
     okStatuses: EVERY_ERROR_STATUS,
     what,
   });
-  if (o.include) {
+  if (options.include) {
     ctx.io.stderr.write(`HTTP ${answer.status}\n`);
     for (const [k, v] of Object.entries(answer.headers))
       ctx.io.stderr.write(`${k}: ${String(v)}\n`);

@@ -1,13 +1,7 @@
 import { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
-
-export interface ApiOptions {
-  query?: string[];
-  header?: string[];
-  input?: string;
-  include?: boolean;
-}
+import type { ApiOptions } from './api-actions.js';
 
 /** `--query` has no `-q`: the global `-q` (`--quiet`) takes it anywhere on the command line. */
 export function apiCommand(ctx: CommandContext): Command {

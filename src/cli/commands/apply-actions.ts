@@ -1,7 +1,7 @@
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
-import { loadDesiredMarkings } from '../../apply/files.js';
+import { loadDesiredMarkings } from '../../apply/sources.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
@@ -15,35 +15,55 @@ import {
 import { type RunReport, runExitCode } from '../../apply/report.js';
 import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
-import { readAll } from '../../output/io.js';
+import { readAll } from '../../files/streams.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import { dirname, resolve } from 'node:path';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
-import type { ApplyOptions, ExportOptions } from './apply.js';
+import type { FilterOptionValues } from '../filter-options.js';
+
+export interface ApplyOptions {
+  file?: string[];
+  dryRun?: boolean;
+  exitCode?: boolean;
+  prune?: boolean;
+  yes?: boolean;
+  concurrency?: number;
+  verbose?: boolean;
+}
+
+export interface ExportOptions extends FilterOptionValues {
+  file?: string;
+  force?: boolean;
+  name?: string;
+  contains?: string;
+  startsWith?: string;
+  public?: boolean;
+  concurrency?: number;
+}
 
 /**
  * `markings apply`: files → plan → requests. stdout carries the data (the plan, or with -o json
  * the plan of a dry run or the run report); the progress bar and the run summary go to stderr.
  */
-export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void> {
-  const files = o.file ?? [];
+export async function apply(ctx: CommandContext, options: ApplyOptions): Promise<void> {
+  const files = options.file ?? [];
   if (files.length === 0) {
     throw new UsageError('no markings files given', {
       hint: 'ksctl markings apply -f FILE (a file, a directory of them, or - for stdin)',
     });
   }
-  if (o.exitCode && !o.dryRun) {
+  if (options.exitCode && !options.dryRun) {
     throw new UsageError('--exit-code goes with --dry-run', {
       hint: 'ksctl markings apply -f FILE --dry-run --exit-code exits 10 when there are changes',
     });
   }
   const format = ctx.format();
-  const concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   // Every file is read and checked before the first request.
   const stdin = files.includes('-') ? await readAll(ctx.io.stdin) : undefined;
   const desired = await loadDesiredMarkings(files, { stdin });
@@ -58,22 +78,22 @@ export async function apply(ctx: CommandContext, o: ApplyOptions): Promise<void>
     concurrency,
     signal: ctx.signal,
   });
-  const plan = computePlan(desired, current, { prune: o.prune === true });
+  const plan = computePlan(desired, current, { prune: options.prune === true });
 
   if (format === 'table') {
     // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
-    const foldOver = ctx.io.stdoutIsTTY && o.verbose !== true ? FOLD_PLAN_OVER : undefined;
+    const foldOver = ctx.io.stdoutIsTTY && options.verbose !== true ? FOLD_PLAN_OVER : undefined;
     const style = await styler(ctx.io.color);
     writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver })));
-  } else if (o.dryRun) {
+  } else if (options.dryRun) {
     await writeData(ctx, format, planToJson(plan));
   }
-  if (o.dryRun) {
-    if (o.exitCode && !planIsEmpty(plan)) ctx.exitCode = EXIT_PLAN_HAS_CHANGES;
+  if (options.dryRun) {
+    if (options.exitCode && !planIsEmpty(plan)) ctx.exitCode = EXIT_PLAN_HAS_CHANGES;
     return;
   }
   const question = destructiveQuestion(plan);
-  if (question !== undefined) await ctx.confirm(question, o.yes);
+  if (question !== undefined) await ctx.confirm(question, options.yes);
 
   const steps = planSteps(plan);
   const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
@@ -156,24 +176,24 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 }
 
 /** `markings export`: every marking (or the filtered ones) with all values, in the file format. */
-export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise<void> {
+export async function exportFile(ctx: CommandContext, options: ExportOptions): Promise<void> {
   const format = ctx.format();
   // The file's directory is made (or refused) before every marking is read for nothing.
-  if (o.file !== undefined) {
-    await refuseToReplace(o.file, o.force);
-    await ensureDirectory(dirname(resolve(o.file)), 0o755);
+  if (options.file !== undefined) {
+    await refuseToReplace(options.file, options.force);
+    await ensureDirectory(dirname(resolve(options.file)), 0o755);
   }
   const api = await ctx.markings();
   const markings = streamMarkings(api, {
     query: {
-      name: o.name,
-      name__contains: o.contains,
-      name__startswith: o.startsWith,
-      public: o.public,
-      filter: filterFromOptions(o),
+      name: options.name,
+      name__contains: options.contains,
+      name__startswith: options.startsWith,
+      public: options.public,
+      filter: filterFromOptions(options),
     },
     withValues: () => true,
-    concurrency: o.concurrency ?? DEFAULT_CONCURRENCY,
+    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     signal: ctx.signal,
   });
   let count = 0;
@@ -182,13 +202,15 @@ export async function exportFile(ctx: CommandContext, o: ExportOptions): Promise
     count += 1;
     values += marking.detail.valueCount;
   });
-  if (o.file === undefined) {
+  if (options.file === undefined) {
     await writeChunks(ctx.io.stdout, text);
     return;
   }
   // A failed write leaves the previous export whole; an export is an ordinary file, not a secret.
-  await writeFileAtomic(o.file, text, 0o644);
-  ctx.say(`exported ${plural(count, 'marking')} with ${plural(values, 'value')} to ${o.file}`);
+  await writeFileAtomic(options.file, text, 0o644);
+  ctx.say(
+    `exported ${plural(count, 'marking')} with ${plural(values, 'value')} to ${options.file}`,
+  );
 }
 
 function lines(text: string[]): string {

@@ -2,31 +2,12 @@ import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
-import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
+import type { CommandContext } from '../command-context.js';
+import { withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber } from '../options.js';
+import type { ApplyOptions, ExportOptions } from './apply-actions.js';
 
 const actions = () => import('./apply-actions.js');
-
-export interface ApplyOptions {
-  file?: string[];
-  dryRun?: boolean;
-  exitCode?: boolean;
-  prune?: boolean;
-  yes?: boolean;
-  concurrency?: number;
-  verbose?: boolean;
-}
-
-export interface ExportOptions extends FilterOptionValues {
-  file?: string;
-  force?: boolean;
-  name?: string;
-  contains?: string;
-  startsWith?: string;
-  public?: boolean;
-  concurrency?: number;
-}
 
 const CONCURRENCY_HELP = 'requests in flight at once (default 4)';
 

@@ -1,5 +1,5 @@
 import type { NameKind } from '../completion.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 /** A Tab press waits for this long at most. */
 const COMPLETE_TIMEOUT_S = 2;
@@ -16,7 +16,7 @@ async function names(
     case 'context':
       return (await ctx.config()).names();
     case 'profile': {
-      const { resolvePersistor } = await import('../persistor-options.js');
+      const { resolvePersistor } = await import('../resolve-persistor.js');
       const { listProfiles } = await import('../../profiles/index.js');
       return (await listProfiles(await resolvePersistor(ctx, {}))).map((p) => p.name ?? p.deviceId);
     }

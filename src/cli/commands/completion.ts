@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 const SHELL_NAMES = ['bash', 'zsh', 'fish'];
 const NAME_KIND_WORDS = ['marking', 'value', 'context', 'profile'];

@@ -1,13 +1,31 @@
 import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
 import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
-import type { CommandContext } from '../context.js';
-import type { ContextAddOptions } from './context.js';
+import type { CommandContext } from '../command-context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
 
-export async function add(ctx: CommandContext, name: string, o: ContextAddOptions): Promise<void> {
+export interface ContextAddOptions {
+  baseUrl?: string;
+  tokenFile?: string;
+  username?: string;
+  passwordFile?: string;
+  apiUrl?: string;
+  enrollmentUrl?: string;
+  knsUrl?: string;
+  keyspace?: string;
+  persistor?: 'plaintext' | 'password' | 'aesgcm';
+  persistorPath?: string;
+  use?: boolean;
+  force?: boolean;
+}
+
+export async function add(
+  ctx: CommandContext,
+  name: string,
+  options: ContextAddOptions,
+): Promise<void> {
   const store = await ctx.config();
-  if (store.find(name) && !o.force) {
+  if (store.find(name) && !options.force) {
     throw new ConflictError(`context "${name}" already exists`, {
       hint: 'pass --force to replace it',
     });
@@ -15,16 +33,16 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
   const { baseUrl, tokenFile, timeout } = ctx.globals;
   for (const [url, flag] of [
     [baseUrl, '--base-url'],
-    [o.apiUrl, '--api-url'],
-    [o.enrollmentUrl, '--enrollment-url'],
-    [o.knsUrl, '--kns-url'],
+    [options.apiUrl, '--api-url'],
+    [options.enrollmentUrl, '--enrollment-url'],
+    [options.knsUrl, '--kns-url'],
   ] as const) {
     checkUrl(url, flag);
   }
-  if ((o.username === undefined) !== (o.passwordFile === undefined)) {
+  if ((options.username === undefined) !== (options.passwordFile === undefined)) {
     throw new UsageError('--username and --password-file go together');
   }
-  if (tokenFile !== undefined && o.username !== undefined) {
+  if (tokenFile !== undefined && options.username !== undefined) {
     throw new UsageError(
       'choose a bearer token (--token-file) or basic authentication (--username), not both',
     );
@@ -32,23 +50,23 @@ export async function add(ctx: CommandContext, name: string, o: ContextAddOption
   const context: ContextConfig = {
     baseUrl,
     token: tokenFile !== undefined ? await readTokenFile(tokenFile, ctx.io.stdin) : undefined,
-    username: o.username,
+    username: options.username,
     password:
-      o.passwordFile !== undefined
-        ? await readSecretFile(o.passwordFile, ctx.io.stdin, 'password')
+      options.passwordFile !== undefined
+        ? await readSecretFile(options.passwordFile, ctx.io.stdin, 'password')
         : undefined,
     timeoutMs: timeout !== undefined ? secondsToMs(timeout) : undefined,
-    apiUrl: o.apiUrl,
-    enrollmentUrl: o.enrollmentUrl,
-    knsUrl: o.knsUrl,
-    keyspace: o.keyspace,
-    persistor: o.persistor,
-    persistorPath: o.persistorPath,
+    apiUrl: options.apiUrl,
+    enrollmentUrl: options.enrollmentUrl,
+    knsUrl: options.knsUrl,
+    keyspace: options.keyspace,
+    persistor: options.persistor,
+    persistorPath: options.persistorPath,
   };
   const replaced = store.find(name);
   const stored = JSON.parse(JSON.stringify(context)) as ContextConfig;
   await store.set(name, stored);
-  if (o.use || store.currentContext === undefined) await store.use(name);
+  if (options.use || store.currentContext === undefined) await store.use(name);
   const current = store.currentContext === name ? ' (current)' : '';
   if (replaced === undefined) {
     ctx.say(`added context ${name}${current}`);

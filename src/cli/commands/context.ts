@@ -1,25 +1,11 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { wrapList } from '../filter-options.js';
 import { CONTEXT_SETTINGS } from './context-keys.js';
+import type { ContextAddOptions } from './context-actions.js';
 
 const actions = () => import('./context-actions.js');
-
-export interface ContextAddOptions {
-  baseUrl?: string;
-  tokenFile?: string;
-  username?: string;
-  passwordFile?: string;
-  apiUrl?: string;
-  enrollmentUrl?: string;
-  knsUrl?: string;
-  keyspace?: string;
-  persistor?: 'plaintext' | 'password' | 'aesgcm';
-  persistorPath?: string;
-  use?: boolean;
-  force?: boolean;
-}
 
 export function contextCommand(ctx: CommandContext): Command {
   const context = new Command('context').description(

@@ -2,10 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { ServiceError } from '../../errors.js';
+import { InternalError, ServiceError } from '../../errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import type { CommandContext } from '../context.js';
-import { run } from '../main.js';
+import type { CommandContext } from '../command-context.js';
 
 export interface TourStep {
   /** What the step shows, in one line. */
@@ -181,6 +180,8 @@ export function commandLine(argv: string[]): string {
 
 /** Starts a mock in a throwaway configuration, walks the tour, and removes everything. */
 export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
+  const runCommandLine = ctx.runCommandLine;
+  if (runCommandLine === undefined) throw new InternalError('the demo needs a command-line runner');
   const { MockServer } = await import('../../mock/server.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
   const out = (text: string) => ctx.io.stdout.write(`${text}\n`);
@@ -241,7 +242,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
           ctx.io.stdout.write(chunk, done);
         },
       });
-      const code = await run(argv, {
+      const code = await runCommandLine(argv, {
         // The steps' messages go to stdout too, so they read in order with their output.
         io: { ...ctx.io, stdout, stderr: ctx.io.stdout, stderrIsTTY: ctx.io.stdoutIsTTY },
         env,

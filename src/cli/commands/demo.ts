@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 export function demoCommand(ctx: CommandContext): Command {
   return new Command('demo')

@@ -9,7 +9,7 @@ import {
   prepareRun,
   type StoredDevice,
 } from '../../enroll/enroll.js';
-import { EnrollmentEndpoints, endpointSettings } from '../../enroll/inputs.js';
+import { EnrollmentEndpoints, endpointSettings } from '../../enroll/endpoints.js';
 import { assertKeyspace } from '../../enroll/keyspace.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import {
@@ -30,11 +30,11 @@ import {
   withProfilesHeld,
 } from '../../profiles/index.js';
 import type { ProfileRow } from '../../profiles/operations.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { persistorFlags } from '../persistor-flags.js';
-import { resolvePersistor, secret } from '../persistor-options.js';
+import { resolvePersistor, secret } from '../resolve-persistor.js';
 import { VERSION } from '../../package-root.js';
-import { type EnrollOptions, isBulk } from './enroll.js';
+import { type EnrollOptions, isBulk } from './enroll-options.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
 /** How long an enrollment waits for another ksctl to finish with the profile file. */
@@ -43,19 +43,19 @@ const PROFILE_FILE_WAIT_MS = 120_000;
 /** `deviceKeys`: the key pair of a single enrollment, already being generated. */
 export async function enroll(
   ctx: CommandContext,
-  o: EnrollOptions,
+  options: EnrollOptions,
   deviceKeys?: Promise<DeviceKeyPair>,
 ): Promise<void> {
-  const bulk = isBulk(o);
+  const bulk = isBulk(options);
   // Before any prompt or request: a name that cannot be stored must not spend a token pair.
-  if (o.name !== undefined) checkProfileName(o.name, '--name');
+  if (options.name !== undefined) checkProfileName(options.name, '--name');
   else if (!bulk) checkProfileName(hostname(), 'the host name (the default profile name)');
 
   const { name: contextName, context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
   const timeoutMs = resolveTimeoutMs(ctx.globals, ctx.env, contextName, context);
-  const settings = endpointSettings(o, ctx.env, context);
+  const settings = endpointSettings(options, ctx.env, context);
   const keyspace = assertKeyspace(settings.keyspace ?? (await askKeyspace(ctx)));
-  const persistor = await resolvePersistor(ctx, persistorFlags(o));
+  const persistor = await resolvePersistor(ctx, persistorFlags(options));
   const http = client(ctx, timeoutMs, 3);
   const registerHttp = client(ctx, timeoutMs, 0);
   try {
@@ -64,9 +64,9 @@ export async function enroll(
       endpoints,
       http,
       registerHttp,
-      tokens: await tokenSource(ctx, o, bulk, http, endpoints),
+      tokens: await tokenSource(ctx, options, bulk, http, endpoints),
       persistor,
-      setActive: o.setActive && !bulk,
+      setActive: options.setActive && !bulk,
       signal: ctx.signal,
     };
     // The profile file is locked, read and decrypted before the first registration, and held
@@ -75,7 +75,9 @@ export async function enroll(
     await withProfilesHeld(
       persistor,
       (existing) =>
-        bulk ? enrollMany(ctx, o, run, existing) : enrollOne(ctx, o, run, existing, deviceKeys),
+        bulk
+          ? enrollMany(ctx, options, run, existing)
+          : enrollOne(ctx, options, run, existing, deviceKeys),
       {
         timeoutMs: PROFILE_FILE_WAIT_MS,
         onWait: (holder) => ctx.say(`waiting for ${holder} to finish with ${persistor.path}…`),
@@ -119,36 +121,40 @@ async function askKeyspace(ctx: CommandContext): Promise<string> {
 
 async function tokenSource(
   ctx: CommandContext,
-  o: EnrollOptions,
+  options: EnrollOptions,
   bulk: boolean,
   http: ApiClient,
   endpoints: EnrollmentEndpoints,
 ): Promise<TokenSource> {
-  if (o.tokensFile !== undefined) {
-    const text = await readSecretFile(o.tokensFile, ctx.io.stdin, 'list of token pairs');
-    const source = o.tokensFile === '-' ? 'standard input' : o.tokensFile;
+  if (options.tokensFile !== undefined) {
+    const text = await readSecretFile(options.tokensFile, ctx.io.stdin, 'list of token pairs');
+    const source = options.tokensFile === '-' ? 'standard input' : options.tokensFile;
     return listedTokens(parseTokensFile(text, source));
   }
-  if (o.username !== undefined) {
+  if (options.username !== undefined) {
     const password = await secret(ctx, {
-      file: o.passwordFile,
+      file: options.passwordFile,
       envValue: ctx.env.KSCTL_PORTAL_PASSWORD,
       flag: '--password-file',
       envName: 'KSCTL_PORTAL_PASSWORD',
       what: 'portal password',
-      question: `Portal password of ${o.username}:`,
+      question: `Portal password of ${options.username}:`,
     });
-    return portalTokens(http, endpoints, { kind: 'password', username: o.username, password });
+    return portalTokens(http, endpoints, {
+      kind: 'password',
+      username: options.username,
+      password,
+    });
   }
-  if (o.email !== undefined) {
-    const file = o.registrationCodeFile;
+  if (options.email !== undefined) {
+    const file = options.registrationCodeFile;
     // Checked before the portal sends an e-mail nobody could use.
     if (file === undefined && !ctx.canPrompt()) {
       throw new UsageError('the registration code cannot be asked for here', {
         hint: 'pass --registration-code-file PATH (or - for stdin) with --email when not on a terminal',
       });
     }
-    const email = o.email;
+    const email = options.email;
     const code = () =>
       secret(ctx, {
         file,
@@ -160,16 +166,16 @@ async function tokenSource(
       });
     return portalTokens(http, endpoints, { kind: 'email', email }, code);
   }
-  if (o.mockUser !== undefined) {
+  if (options.mockUser !== undefined) {
     // The mock serves its admin endpoints beside the API it enrolls into.
     const connection = await ctx.connection();
     const api = await endpoints.api();
     const admin = await ctx.client({ ...connection, baseUrl: new URL(api.url).origin });
-    return mockTokens(admin, api, endpoints.keyspace, o.mockUser);
+    return mockTokens(admin, api, endpoints.keyspace, options.mockUser);
   }
   if (bulk) throw new UsageError('no token pairs for --count');
   const stoken = await secret(ctx, {
-    file: o.stokenFile,
+    file: options.stokenFile,
     envValue: ctx.env.KSCTL_STOKEN,
     flag: '--stoken-file',
     envName: 'KSCTL_STOKEN',
@@ -177,7 +183,7 @@ async function tokenSource(
     question: 'STOKEN (from your enrollment portal):',
   });
   const uidauth = await secret(ctx, {
-    file: o.uidauthFile,
+    file: options.uidauthFile,
     envValue: ctx.env.KSCTL_UIDAUTH,
     flag: '--uidauth-file',
     envName: 'KSCTL_UIDAUTH',
@@ -189,7 +195,7 @@ async function tokenSource(
 
 async function enrollOne(
   ctx: CommandContext,
-  o: EnrollOptions,
+  options: EnrollOptions,
   run: EnrollmentRun,
   existing: ProfileSet,
   keys: Promise<DeviceKeyPair> | undefined,
@@ -199,7 +205,7 @@ async function enrollOne(
   try {
     // A spinner on a terminal; the e-mailed code prompt, if it comes, takes it off the line.
     stored = await ctx.waiting(`enrolling a device into keyspace ${run.endpoints.keyspace}…`, () =>
-      enrollAndStore(run, shared, 0, o.name ?? hostname(), keys),
+      enrollAndStore(run, shared, 0, options.name ?? hostname(), keys),
     );
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
@@ -221,7 +227,7 @@ async function enrollOne(
     data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
     fields: [...profileFields(row), ['Profile file', run.persistor.path]],
   });
-  if (o.verify === true) {
+  if (options.verify === true) {
     const { checkDevice } = await import('../../device/check.js');
     const checked = await checkDevice(stored.profile, run.http, ctx.signal);
     ctx.say(
@@ -232,19 +238,19 @@ async function enrollOne(
 
 async function enrollMany(
   ctx: CommandContext,
-  o: EnrollOptions,
+  options: EnrollOptions,
   run: EnrollmentRun,
   existing: ProfileSet,
 ): Promise<void> {
   const available = run.tokens.size;
-  if (o.count !== undefined && available !== undefined && o.count > available) {
+  if (options.count !== undefined && available !== undefined && options.count > available) {
     throw new UsageError(
-      `--count ${o.count} needs ${o.count} token pairs, and the tokens file has ${available}`,
+      `--count ${options.count} needs ${options.count} token pairs, and the tokens file has ${available}`,
     );
   }
-  const count = o.count ?? available ?? 1;
-  const concurrency = o.concurrency ?? Math.min(4, availableParallelism());
-  const base = o.name ?? DEFAULT_BULK_NAME;
+  const count = options.count ?? available ?? 1;
+  const concurrency = options.concurrency ?? Math.min(4, availableParallelism());
+  const base = options.name ?? DEFAULT_BULK_NAME;
   // A second run with the same name continues the numbering: names stay unique in the file.
   const first = lastNumberOf(base, existing) + 1;
   const width = String(first + count - 1).length;
@@ -268,7 +274,7 @@ async function enrollMany(
   // Key generation is the CPU-bound part: as many prime searches at once as the devices in flight
   // can use cores, shared by all devices.
   const keys = deviceKeySource.supply(count, Math.min(concurrency, searchSlots()));
-  const verify = o.verify !== false;
+  const verify = options.verify !== false;
   const { checkDevice, storedButFailed } = await import('../../device/check.js');
   const outcomes = await runPool(
     count,

@@ -1,35 +1,14 @@
 import { Command } from 'commander';
-import { UsageError } from '../../errors.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { positiveWholeNumber, wholeNumberFrom } from '../options.js';
-import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
+import { addPersistorOptions } from '../persistor-flags.js';
+import { checkCombinations, type EnrollOptions, isBulk } from './enroll-options.js';
 
 const actions = () => import('./enroll-actions.js');
 
 /** Test devices per run: enough for any load test, and a typo cannot spend a million token pairs. */
 const MAX_COUNT = 10_000;
-
-export interface EnrollOptions extends PersistorOptionValues {
-  keyspace?: string;
-  apiUrl?: string;
-  enrollmentUrl?: string;
-  knsUrl?: string;
-  stokenFile?: string;
-  uidauthFile?: string;
-  username?: string;
-  passwordFile?: string;
-  email?: string;
-  registrationCodeFile?: string;
-  mockUser?: string;
-  tokensFile?: string;
-  name?: string;
-  setActive: boolean;
-  count?: number;
-  concurrency?: number;
-  /** Create and fetch a key with each new profile: default for --count, --no-verify skips. */
-  verify?: boolean;
-}
 
 export function enrollCommand(ctx: CommandContext): Command {
   const enroll = new Command('enroll')
@@ -114,49 +93,4 @@ Bulk exit code: 0 when every device enrolled, else the most common exit code of 
     }
     return (await actions()).enroll(ctx, options, deviceKeys);
   });
-}
-
-/** --count or --tokens-file: test devices in bulk. */
-export function isBulk(o: EnrollOptions): boolean {
-  return o.count !== undefined || o.tokensFile !== undefined;
-}
-
-/** Flags that cannot go together, or that need another: checked before anything starts. */
-export function checkCombinations(o: EnrollOptions, bulk: boolean): void {
-  const methods = [
-    o.stokenFile !== undefined || o.uidauthFile !== undefined ? '--stoken-file/--uidauth-file' : '',
-    o.username !== undefined ? '--username' : '',
-    o.email !== undefined ? '--email' : '',
-    o.mockUser !== undefined ? '--mock-user' : '',
-    o.tokensFile !== undefined ? '--tokens-file' : '',
-  ].filter((m) => m !== '');
-  if (methods.length > 1) {
-    throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
-  }
-  if (o.passwordFile !== undefined && o.username === undefined) {
-    throw new UsageError('--password-file goes with --username');
-  }
-  if (o.registrationCodeFile !== undefined && o.email === undefined) {
-    throw new UsageError('--registration-code-file goes with --email');
-  }
-  const fromStdin = [
-    o.stokenFile,
-    o.uidauthFile,
-    o.passwordFile,
-    o.registrationCodeFile,
-    o.tokensFile,
-    o.persistorPasswordFile,
-    o.persistorAesgcmKeyFile,
-  ].filter((path) => path === '-');
-  if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
-  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || o.email !== undefined)) {
-    throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
-      hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
-    });
-  }
-  if (bulk && methods.length === 0) {
-    throw new UsageError('--count needs a token pair for each device', {
-      hint: 'pass --tokens-file, --username with --password-file, or --mock-user NAME (for a ksctl mock)',
-    });
-  }
 }

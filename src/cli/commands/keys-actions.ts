@@ -1,7 +1,7 @@
 import type { Column } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
 /** The ref of keys created without --ref. */
@@ -27,17 +27,17 @@ export interface ModifyOptions extends KeyOutputOptions {
   clear?: boolean;
 }
 
-export async function create(ctx: CommandContext, o: CreateOptions): Promise<void> {
-  const attributes = parseAttributes(o.attr, '--attr');
-  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
-  const ref = o.ref ?? DEFAULT_REF;
+export async function create(ctx: CommandContext, options: CreateOptions): Promise<void> {
+  const attributes = parseAttributes(options.attr, '--attr');
+  const protectedAttributes = parseAttributes(options.protectedAttr, '--protected-attr', true);
+  const ref = options.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
-  const profile = await loadDeviceProfile(ctx, o);
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
     const client = new DeviceClient(profile, http, ctx.signal);
     const created = await client.create([
-      { ref, count: o.count ?? 1, attributes, protectedAttributes },
+      { ref, count: options.count ?? 1, attributes, protectedAttributes },
     ]);
     if (created.keys.length === 0) return created;
     // Fetched back, so the output shows the attributes the keys carry on the service, marking
@@ -49,30 +49,38 @@ export async function create(ctx: CommandContext, o: CreateOptions): Promise<voi
       refused: [...created.refused, ...fetched.refused],
     };
   });
-  await report(ctx, answer, o, true);
+  await report(ctx, answer, options, true);
 }
 
-export async function fetch(ctx: CommandContext, ids: string[], o: FetchOptions): Promise<void> {
-  const profile = await loadDeviceProfile(ctx, o);
+export async function fetch(
+  ctx: CommandContext,
+  ids: string[],
+  options: FetchOptions,
+): Promise<void> {
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
     new DeviceClient(profile, http, ctx.signal).fetch([...new Set(ids)]),
   );
-  await report(ctx, answer, o, false);
+  await report(ctx, answer, options, false);
 }
 
-export async function modify(ctx: CommandContext, id: string, o: ModifyOptions): Promise<void> {
-  const attributes = parseAttributes(o.attr, '--attr');
-  const protectedAttributes = parseAttributes(o.protectedAttr, '--protected-attr', true);
+export async function modify(
+  ctx: CommandContext,
+  id: string,
+  options: ModifyOptions,
+): Promise<void> {
+  const attributes = parseAttributes(options.attr, '--attr');
+  const protectedAttributes = parseAttributes(options.protectedAttr, '--protected-attr', true);
   const changes = Object.keys(attributes).length + Object.keys(protectedAttributes).length;
-  if (changes === 0 && !o.clear) {
+  if (changes === 0 && !options.clear) {
     throw new UsageError('nothing to change', {
       hint: 'pass --attr NAME=VALUE or --protected-attr NAME=VALUE (the new mutable attributes), or --clear to remove them all',
     });
   }
-  if (changes > 0 && o.clear)
+  if (changes > 0 && options.clear)
     throw new UsageError('--clear removes every mutable attribute: pass it alone');
-  const profile = await loadDeviceProfile(ctx, o);
+  const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const { refusalError } = await import('../../device/refusals.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
@@ -83,7 +91,7 @@ export async function modify(ctx: CommandContext, id: string, o: ModifyOptions):
     if (!key) throw refusalError(current.refused);
     return client.modify([{ key, attributes, protectedAttributes }]);
   });
-  await report(ctx, answer, o, false);
+  await report(ctx, answer, options, false);
 }
 
 /** `NAME=VALUE` flags, a name given several times collecting its values in order. */
@@ -132,7 +140,7 @@ function attributeText(attributes: Attributes | undefined): string {
 async function report(
   ctx: CommandContext,
   answer: DeviceAnswer,
-  o: KeyOutputOptions,
+  options: KeyOutputOptions,
   created: boolean,
 ): Promise<void> {
   const rows = answer.keys.map((key: DeviceKey): KeyRow => ({
@@ -140,14 +148,14 @@ async function report(
     ...(key.ref === undefined ? {} : { ref: key.ref }),
     attributes: key.attributes,
     ...(key.mutableAttributes ? { mutableAttributes: key.mutableAttributes } : {}),
-    ...(o.showSecrets ? { key: key.key.toString('hex') } : {}),
+    ...(options.showSecrets ? { key: key.key.toString('hex') } : {}),
   }));
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
   columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
   if (!created)
     columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
-  if (o.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
+  if (options.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {
     await ctx.render({ kind: 'table', data: rows, rows, columns });
   }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
 import type { CreateOptions, FetchOptions, ModifyOptions } from './keys-actions.js';
@@ -47,7 +47,7 @@ export function keysCommand(ctx: CommandContext): Command {
         'after',
         '\nExamples:\n  ksctl keys create --attr classification=internal\n  ksctl keys create --ref invoices --count 3 --attr region=eu --protected-attr owner=alice -o json\n  ksctl keys create --profile laptop --show-secrets',
       ),
-  ).action(async (o: CreateOptions) => (await actions()).create(ctx, o));
+  ).action(async (options: CreateOptions) => (await actions()).create(ctx, options));
 
   deviceOptions(
     keys
@@ -59,7 +59,9 @@ export function keysCommand(ctx: CommandContext): Command {
         'after',
         '\nExamples:\n  ksctl keys fetch ABcdx7Rk2Qp\n  ksctl keys fetch ABcdx7Rk2Qp ABcdM3n8Wq1 -o yaml',
       ),
-  ).action(async (ids: string[], o: FetchOptions) => (await actions()).fetch(ctx, ids, o));
+  ).action(async (ids: string[], options: FetchOptions) =>
+    (await actions()).fetch(ctx, ids, options),
+  );
 
   deviceOptions(
     keys
@@ -81,7 +83,9 @@ export function keysCommand(ctx: CommandContext): Command {
         'after',
         '\nExamples:\n  ksctl keys modify ABcdx7Rk2Qp --attr stage=review\n  ksctl keys modify ABcdx7Rk2Qp --clear',
       ),
-  ).action(async (id: string, o: ModifyOptions) => (await actions()).modify(ctx, id, o));
+  ).action(async (id: string, options: ModifyOptions) =>
+    (await actions()).modify(ctx, id, options),
+  );
 
   return keys;
 }

@@ -1,53 +1,20 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
-import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
+import type { CommandContext } from '../command-context.js';
+import { withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';
 import { applyCommand, exportCommand } from './apply.js';
 import { valuesCommand } from './values.js';
+import type {
+  ListOptions,
+  GetOptions,
+  CreateOptions,
+  UpdateOptions,
+  DeleteOptions,
+} from './markings-actions.js';
 
 const actions = () => import('./markings-actions.js');
-
-export interface ListOptions extends FilterOptionValues {
-  name?: string;
-  contains?: string;
-  startsWith?: string;
-  public?: boolean;
-  valueLimit?: number;
-  limit?: number;
-}
-
-export interface GetOptions {
-  valueLimit?: number;
-}
-
-export interface CreateOptions {
-  value?: string[];
-  description?: string;
-  public?: boolean;
-  adminOnly?: boolean;
-  defaultValue?: string;
-  file?: string;
-}
-
-export interface UpdateOptions {
-  rename?: string;
-  description?: string;
-  public?: boolean;
-  adminOnly?: boolean;
-  defaultValue?: string | false;
-  addValue?: string[];
-  removeValue?: string[];
-  setValues?: string[];
-  file?: string;
-  yes?: boolean;
-}
-
-export interface DeleteOptions {
-  yes?: boolean;
-  ifVersion?: number;
-}
 
 export function markingsCommand(ctx: CommandContext): Command {
   const markings = new Command('markings')

@@ -1,39 +1,12 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
+import type { OutboxOptions, RequestsOptions, TokensOptions } from './mock-admin-actions.js';
+import type { ServeOptions } from './mock-serve-actions.js';
 
-const actions = () => import('./mock-actions.js');
-
-export interface ServeOptions {
-  host: string;
-  port: number;
-  seed?: string;
-  state?: string;
-  devToken?: string;
-  latency?: string;
-  fault?: string[];
-  json?: boolean;
-  readyFile?: string;
-  context: boolean;
-  log: boolean;
-}
-
-export interface TokensOptions {
-  user: string;
-  keyspace?: string;
-}
-
-export interface RequestsOptions {
-  follow?: boolean;
-  tail: number;
-  admin?: boolean;
-  interval: number;
-}
-
-export interface OutboxOptions {
-  to?: string;
-}
+const serveActions = () => import('./mock-serve-actions.js');
+const adminActions = () => import('./mock-admin-actions.js');
 
 /** A whole number of at least `min` (commander reports the error, exit 2). */
 function atLeast(min: number, what: string) {
@@ -92,7 +65,7 @@ export function mockCommand(ctx: CommandContext): Command {
       'after',
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
     )
-    .action(async (options: ServeOptions) => (await actions()).serve(ctx, options));
+    .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
 
   mock
     .command('tokens')
@@ -106,7 +79,7 @@ export function mockCommand(ctx: CommandContext): Command {
       'after',
       '\nExamples:\n  eval "$(ksctl mock tokens --user alice)" && ksctl enroll\n  ksctl mock tokens --user mallory -o json',
     )
-    .action(async (options: TokensOptions) => (await actions()).tokens(ctx, options));
+    .action(async (options: TokensOptions) => (await adminActions()).tokens(ctx, options));
 
   mock
     .command('outbox')
@@ -116,7 +89,7 @@ export function mockCommand(ctx: CommandContext): Command {
       'after',
       '\nExamples:\n  ksctl enroll --email alice@example.com    # terminal 1: asks for the code\n  ksctl mock outbox --to alice@example.com  # terminal 2: shows it',
     )
-    .action(async (options: OutboxOptions) => (await actions()).outbox(ctx, options));
+    .action(async (options: OutboxOptions) => (await adminActions()).outbox(ctx, options));
 
   mock
     .command('requests')
@@ -139,13 +112,13 @@ export function mockCommand(ctx: CommandContext): Command {
       'after',
       "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
     )
-    .action(async (options: RequestsOptions) => (await actions()).requests(ctx, options));
+    .action(async (options: RequestsOptions) => (await adminActions()).requests(ctx, options));
 
   mock
     .command('devices')
     .description('devices enrolled with the mock (their keys are never shown)')
     .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
-    .action(async () => (await actions()).devices(ctx));
+    .action(async () => (await adminActions()).devices(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -157,7 +130,7 @@ export function mockCommand(ctx: CommandContext): Command {
     faults.command('list').alias('ls').description('show the fault rules in force'),
     'ksctl mock faults list',
     'ksctl mock faults list -o json',
-  ).action(async () => (await actions()).faultsList(ctx));
+  ).action(async () => (await adminActions()).faultsList(ctx));
   faults
     .command('set')
     .description('replace the fault rules')
@@ -177,11 +150,11 @@ Examples:
   ksctl mock faults set status=503,path=/v2/dev/markings*,times=2
   ksctl mock faults set '{"code": 41701, "path": "/v2.3/register/ABcd"}'`,
     )
-    .action(async (rules: string[]) => (await actions()).faultsSet(ctx, rules));
+    .action(async (rules: string[]) => (await adminActions()).faultsSet(ctx, rules));
   examples(
     faults.command('clear').description('remove every fault rule'),
     'ksctl mock faults clear',
-  ).action(async () => (await actions()).faultsSet(ctx, []));
+  ).action(async () => (await adminActions()).faultsSet(ctx, []));
 
   examples(
     mock
@@ -190,7 +163,7 @@ Examples:
       .option('-y, --yes', 'do not ask for confirmation'),
     'ksctl mock reset',
     'ksctl mock reset --yes',
-  ).action(async (options: { yes?: boolean }) => (await actions()).reset(ctx, options.yes));
+  ).action(async (options: { yes?: boolean }) => (await adminActions()).reset(ctx, options.yes));
 
   return mock;
 }

@@ -11,14 +11,31 @@ import {
   showProfile,
   useProfile,
 } from '../../profiles/index.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
-import { resolvePersistor } from '../persistor-options.js';
-import type { ConvertOptions, DeleteOptions, ShowOptions } from './profiles.js';
+import { resolvePersistor } from '../resolve-persistor.js';
 
-export async function list(ctx: CommandContext, o: PersistorOptionValues): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+export interface ShowOptions extends PersistorOptionValues {
+  showSecrets?: boolean;
+}
+
+export interface DeleteOptions extends PersistorOptionValues {
+  yes?: boolean;
+}
+
+export interface ConvertOptions extends PersistorOptionValues {
+  toPersistor: 'plaintext' | 'password' | 'aesgcm';
+  toPath: string;
+  toPasswordFile?: string;
+  toPersistorVersion?: '1.0' | '1.1';
+  toAesgcmKeyFile?: string;
+  toAesgcmAdata?: string;
+  force?: boolean;
+}
+
+export async function list(ctx: CommandContext, options: PersistorOptionValues): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
   const rows = (await listProfiles(spec)).sort((a, b) =>
     byName({ name: a.name ?? a.deviceId }, { name: b.name ?? b.deviceId }),
   );
@@ -38,9 +55,9 @@ export async function list(ctx: CommandContext, o: PersistorOptionValues): Promi
   });
 }
 
-export async function show(ctx: CommandContext, ref: string, o: ShowOptions): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
-  const details = await showProfile(spec, ref, { showSecrets: o.showSecrets === true });
+export async function show(ctx: CommandContext, ref: string, options: ShowOptions): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
+  const details = await showProfile(spec, ref, { showSecrets: options.showSecrets === true });
   await ctx.render({
     kind: 'record',
     data: details,
@@ -55,20 +72,24 @@ export async function show(ctx: CommandContext, ref: string, o: ShowOptions): Pr
 export async function use(
   ctx: CommandContext,
   ref: string,
-  o: PersistorOptionValues,
+  options: PersistorOptionValues,
 ): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
   const row = await useProfile(spec, ref);
   ctx.say(`profile ${profileLabel(row)} is now the active one in ${spec.path}`);
 }
 
-export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(o));
+export async function remove(
+  ctx: CommandContext,
+  ref: string,
+  options: DeleteOptions,
+): Promise<void> {
+  const spec = await resolvePersistor(ctx, persistorFlags(options));
   // Resolve first, so the question names the profile and a missing one fails without asking.
   const target = await showProfile(spec, ref);
   await ctx.confirm(
     `Delete profile ${profileLabel(target)} from ${spec.path}? Its keys are lost`,
-    o.yes,
+    options.yes,
   );
   const { deleted, activeDeviceId } = await deleteProfile(spec, target.deviceId);
   ctx.say(
@@ -76,10 +97,10 @@ export async function remove(ctx: CommandContext, ref: string, o: DeleteOptions)
   );
 }
 
-export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<void> {
-  const from = await resolvePersistor(ctx, persistorFlags(o));
+export async function convert(ctx: CommandContext, options: ConvertOptions): Promise<void> {
+  const from = await resolvePersistor(ctx, persistorFlags(options));
   // Real paths: a link to the source (or a path through a linked directory) is the source too.
-  if ((await resolveWriteTarget(from.path)) === (await resolveWriteTarget(o.toPath))) {
+  if ((await resolveWriteTarget(from.path)) === (await resolveWriteTarget(options.toPath))) {
     throw new UsageError('--to-path is the file being converted', {
       hint: 'write to another path, then move it into place',
     });
@@ -87,16 +108,16 @@ export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<v
   const to = await resolvePersistor(
     ctx,
     {
-      persistor: o.toPersistor,
-      path: o.toPath,
-      passwordFile: o.toPasswordFile,
-      version: o.toPersistorVersion,
-      aesgcmKeyFile: o.toAesgcmKeyFile,
-      aesgcmAdata: o.toAesgcmAdata,
+      persistor: options.toPersistor,
+      path: options.toPath,
+      passwordFile: options.toPasswordFile,
+      version: options.toPersistorVersion,
+      aesgcmKeyFile: options.toAesgcmKeyFile,
+      aesgcmAdata: options.toAesgcmAdata,
     },
     { flagPrefix: '--to', useDefaults: false },
   );
-  const result = await convertProfiles(from, to, { force: o.force });
+  const result = await convertProfiles(from, to, { force: options.force });
   ctx.say(
     `wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind})`,
   );
@@ -106,9 +127,9 @@ export async function convert(ctx: CommandContext, o: ConvertOptions): Promise<v
 export async function check(
   ctx: CommandContext,
   ref: string | undefined,
-  o: PersistorOptionValues,
+  options: PersistorOptionValues,
 ): Promise<void> {
-  const profile = await loadDeviceProfile(ctx, o, ref);
+  const profile = await loadDeviceProfile(ctx, options, ref);
   const { checkDevice } = await import('../../device/check.js');
   const result = await withDeviceHttp(ctx, (http) => checkDevice(profile, http, ctx.signal));
   ctx.say(

@@ -1,27 +1,10 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
+import type { ShowOptions, DeleteOptions, ConvertOptions } from './profiles-actions.js';
 
 const actions = () => import('./profiles-actions.js');
-
-export interface ShowOptions extends PersistorOptionValues {
-  showSecrets?: boolean;
-}
-
-export interface DeleteOptions extends PersistorOptionValues {
-  yes?: boolean;
-}
-
-export interface ConvertOptions extends PersistorOptionValues {
-  toPersistor: 'plaintext' | 'password' | 'aesgcm';
-  toPath: string;
-  toPasswordFile?: string;
-  toPersistorVersion?: '1.0' | '1.1';
-  toAesgcmKeyFile?: string;
-  toAesgcmAdata?: string;
-  force?: boolean;
-}
 
 export function profilesCommand(ctx: CommandContext): Command {
   const profiles = new Command('profiles')
@@ -38,7 +21,7 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles list',
       'ksctl profiles list --persistor password --persistor-path ~/.ionicsecurity/profiles.pw -o json',
     ),
-  ).action(async (o: PersistorOptionValues) => (await actions()).list(ctx, o));
+  ).action(async (options: PersistorOptionValues) => (await actions()).list(ctx, options));
 
   addPersistorOptions(
     examples(
@@ -50,7 +33,7 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles show laptop',
       'ksctl profiles show laptop -o json',
     ),
-  ).action(async (ref: string, o: ShowOptions) => (await actions()).show(ctx, ref, o));
+  ).action(async (ref: string, options: ShowOptions) => (await actions()).show(ctx, ref, options));
 
   addPersistorOptions(
     examples(
@@ -61,7 +44,9 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles use laptop',
       'ksctl profiles use ABcd.1.6f3e2a --persistor-path ./profiles.pt',
     ),
-  ).action(async (ref: string, o: PersistorOptionValues) => (await actions()).use(ctx, ref, o));
+  ).action(async (ref: string, options: PersistorOptionValues) =>
+    (await actions()).use(ctx, ref, options),
+  );
 
   addPersistorOptions(
     examples(
@@ -74,7 +59,9 @@ export function profilesCommand(ctx: CommandContext): Command {
       'ksctl profiles delete old-laptop',
       'ksctl profiles delete old-laptop --persistor-path ./profiles.pt --yes',
     ),
-  ).action(async (ref: string, o: DeleteOptions) => (await actions()).remove(ctx, ref, o));
+  ).action(async (ref: string, options: DeleteOptions) =>
+    (await actions()).remove(ctx, ref, options),
+  );
 
   examples(
     addPersistorOptions(
@@ -100,7 +87,7 @@ export function profilesCommand(ctx: CommandContext): Command {
     ),
     'ksctl profiles convert --to-persistor password --to-path ~/.ionicsecurity/profiles.pw --to-password-file pw.txt',
     'ksctl profiles convert --persistor-path ./profiles.pt --to-persistor plaintext --to-path ./copy.pt --force',
-  ).action(async (o: ConvertOptions) => (await actions()).convert(ctx, o));
+  ).action(async (options: ConvertOptions) => (await actions()).convert(ctx, options));
 
   addPersistorOptions(
     profiles
@@ -113,8 +100,8 @@ export function profilesCommand(ctx: CommandContext): Command {
         'after',
         '\nExamples:\n  ksctl profiles check\n  ksctl profiles check laptop --persistor-path ./profiles.pt',
       ),
-  ).action(async (ref: string | undefined, o: PersistorOptionValues) =>
-    (await actions()).check(ctx, ref, o),
+  ).action(async (ref: string | undefined, options: PersistorOptionValues) =>
+    (await actions()).check(ctx, ref, options),
   );
 
   return profiles;

@@ -2,7 +2,7 @@ import type { Auth } from '../../api/client.js';
 import { checkService, type ServiceCheck } from '../../api/status.js';
 import { namesTenant } from '../../api/errors.js';
 import { UnreachableError } from '../../errors.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 
 function authText(auth: Auth): string {
   if (auth.kind === 'bearer') return 'bearer token';
@@ -21,7 +21,7 @@ function serviceText(check: ServiceCheck): string {
 
 async function activeProfile(ctx: CommandContext): Promise<{ text: string; data: unknown }> {
   try {
-    const { resolvePersistor } = await import('../persistor-options.js');
+    const { resolvePersistor } = await import('../resolve-persistor.js');
     const { listProfiles } = await import('../../profiles/index.js');
     const spec = await resolvePersistor(ctx, {});
     const active = (await listProfiles(spec)).find((p) => p.active);

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { examples } from '../help.js';
 
 export function statusCommand(ctx: CommandContext): Command {

@@ -3,28 +3,42 @@ import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { deleteInTurn, parseValueOptions } from './markings-actions.js';
-import type {
-  ValuesAddOptions,
-  ValuesDeleteOptions,
-  ValuesListOptions,
-  ValuesUpdateOptions,
-} from './values.js';
+import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
+import type { FilterOptionValues } from '../filter-options.js';
+
+export interface ValuesListOptions extends FilterOptionValues {
+  name?: string;
+  contains?: string;
+  limit?: number;
+}
+
+export interface ValuesAddOptions {
+  description?: string;
+}
+
+export interface ValuesUpdateOptions {
+  rename?: string;
+  description?: string;
+}
+
+export interface ValuesDeleteOptions {
+  yes?: boolean;
+}
 
 export async function list(
   ctx: CommandContext,
   markingRef: string,
-  o: ValuesListOptions,
+  options: ValuesListOptions,
 ): Promise<void> {
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const values: MarkingValue[] = [];
   for await (const v of api.listValues(
     marking.id,
-    { name: o.name, name__contains: o.contains, filter: filterFromOptions(o) },
-    o.limit,
+    { name: options.name, name__contains: options.contains, filter: filterFromOptions(options) },
+    options.limit,
   )) {
     values.push(v);
   }
@@ -45,11 +59,11 @@ export async function add(
   ctx: CommandContext,
   markingRef: string,
   texts: string[],
-  o: ValuesAddOptions,
+  options: ValuesAddOptions,
 ): Promise<void> {
   const values = parseValueOptions(texts, 'value').map((v) => ({
     ...v,
-    description: v.description ?? o.description,
+    description: v.description ?? options.description,
   }));
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
@@ -76,24 +90,24 @@ export async function update(
   ctx: CommandContext,
   markingRef: string,
   valueRef: string,
-  o: ValuesUpdateOptions,
+  options: ValuesUpdateOptions,
 ): Promise<void> {
-  if (o.rename === undefined && o.description === undefined) {
+  if (options.rename === undefined && options.description === undefined) {
     throw new UsageError('nothing to change: give --rename or --description');
   }
-  if (o.rename !== undefined) {
-    const problem = nameProblem(o.rename);
+  if (options.rename !== undefined) {
+    const problem = nameProblem(options.rename);
     if (problem)
       throw new InputError(
-        `invalid new name ${JSON.stringify(o.rename)}: ${problem}; nothing was sent`,
+        `invalid new name ${JSON.stringify(options.rename)}: ${problem}; nothing was sent`,
       );
   }
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const value = await api.resolveValue(marking.id, valueRef);
   const updated = await api.updateValue(marking.id, value.id, {
-    name: o.rename,
-    description: o.description,
+    name: options.rename,
+    description: options.description,
   });
   ctx.say(`updated value ${updated.name} of marking ${marking.name}`);
   await ctx.render(valueView(updated));
@@ -103,7 +117,7 @@ export async function remove(
   ctx: CommandContext,
   markingRef: string,
   refs: string[],
-  o: ValuesDeleteOptions,
+  options: ValuesDeleteOptions,
 ): Promise<void> {
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
@@ -112,10 +126,10 @@ export async function remove(
   const names = targets.map((v) => `"${v.name}"`).join(', ');
   await ctx.confirm(
     `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,
-    o.yes,
+    options.yes,
   );
   await deleteInTurn(
-    ctx,
+    (text) => ctx.warn(text),
     targets.map((v) => ({ name: v.name, run: () => api.deleteValue(marking.id, v.id) })),
     `values of marking ${marking.name}`,
   );

@@ -1,30 +1,17 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
 import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
-import type { CommandContext } from '../context.js';
-import { type FilterOptionValues, withFilterOptions } from '../filter-options.js';
+import type { CommandContext } from '../command-context.js';
+import { withFilterOptions } from '../filter-options.js';
 import { positiveWholeNumber } from '../options.js';
+import type {
+  ValuesListOptions,
+  ValuesAddOptions,
+  ValuesUpdateOptions,
+  ValuesDeleteOptions,
+} from './values-actions.js';
 
 const actions = () => import('./values-actions.js');
-
-export interface ValuesListOptions extends FilterOptionValues {
-  name?: string;
-  contains?: string;
-  limit?: number;
-}
-
-export interface ValuesAddOptions {
-  description?: string;
-}
-
-export interface ValuesUpdateOptions {
-  rename?: string;
-  description?: string;
-}
-
-export interface ValuesDeleteOptions {
-  yes?: boolean;
-}
 
 export function valuesCommand(ctx: CommandContext): Command {
   const values = new Command('values')

@@ -9,12 +9,12 @@
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
 import { type ErrorDetailWire, MarkingsErrorCode, type TokenPair } from '../../api/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace } from '../../enroll/keyspace.js';
 import { requireAdmin } from '../auth.js';
 import { mintTokenPair } from '../enrollment/tokens.js';
 import { json, MockHttpError, type MockRequest, type Route, route } from '../http.js';
-import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
+import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
 type FieldType = 'string' | 'boolean' | 'seconds';
 

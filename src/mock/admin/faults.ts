@@ -1,5 +1,6 @@
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
 import { causeByCode } from '../../enroll/causes.js';
+import { UsageError } from '../../errors.js';
 
 export interface Latency {
   minMs: number;
@@ -108,6 +109,22 @@ export function parseFaultText(text: string): FaultRule | string {
     raw = Object.fromEntries(fields);
   }
   return faultRuleProblem(raw) ?? (raw as FaultRule);
+}
+
+/**
+ * Fault rules given on the command line (`mock serve --fault`, `mock faults set`): a bad one is
+ * a usage error (exit 2), as any bad argument is; the same rule in a seed file or a request body
+ * is invalid input (exit 3).
+ */
+export function faultRulesFromArguments(
+  texts: string[],
+  message: (text: string, problem: string) => string,
+): FaultRule[] {
+  return texts.map((text) => {
+    const rule = parseFaultText(text);
+    if (typeof rule === 'string') throw new UsageError(message(text, rule));
+    return rule;
+  });
 }
 
 interface ActiveRule {

@@ -2,7 +2,7 @@ import { MarkingsErrorCode } from '../../api/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
 export function adminRoutes(state: MockState, reset: () => void): Route[] {

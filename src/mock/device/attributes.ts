@@ -12,7 +12,7 @@ import {
 } from '../../device/crypto.js';
 import { DeviceErrorCode } from '../../device/causes.js';
 import type { ItemErrorWire } from '../../device/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import type { MarkingsStore } from '../markings/store.js';
 
 export type Attributes = Record<string, string[]>;

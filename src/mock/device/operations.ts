@@ -13,7 +13,7 @@ import {
   wrapDataKey,
 } from '../../device/crypto.js';
 import type { CreatedKeyWire, FetchedKeyWire, ItemErrorWire } from '../../device/wire.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import {
   type Attributes,
   enforceMarkings,
@@ -22,8 +22,19 @@ import {
   resealProtected,
   withMarkingDefaults,
 } from './attributes.js';
-import type { DeviceRequest } from './routes.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { MockState } from '../state.js';
 import type { StoredKey } from './store.js';
+
+/** A device request whose envelope the route has opened and checked: what an operation acts on. */
+export interface DeviceRequest {
+  state: MockState;
+  cid: string;
+  device: DeviceRecord;
+  keys: DeviceKeys;
+  data: Record<string, unknown>;
+  now: number;
+}
 
 export type Operation = (
   req: DeviceRequest,

@@ -12,12 +12,11 @@ import { CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
 import { DeviceErrorCode, deviceCause, type DeviceErrorCodeValue } from '../../device/causes.js';
 import { openEnvelope, sealEnvelope } from '../../device/crypto.js';
 import { KEY_PATHS, type EnvelopeMeta } from '../../device/wire.js';
-import { decodeUtf8Strict } from '../../enroll/base64.js';
-import { isJsonObject, parseJsonObject } from '../../enroll/json.js';
+import { decodeUtf8Strict } from '../../encoding/base64.js';
+import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
 
 /** A failure answered as an HTTP error with the JSON body of DESIGN.md 1.4. */
@@ -29,15 +28,6 @@ class DeviceHttpError extends Error {
     super(cause.message);
     this.status = cause.status;
   }
-}
-
-export interface DeviceRequest {
-  state: MockState;
-  cid: string;
-  device: DeviceRecord;
-  keys: DeviceKeys;
-  data: Record<string, unknown>;
-  now: number;
 }
 
 export function deviceRoutes(state: MockState): Route[] {

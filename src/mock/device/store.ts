@@ -2,10 +2,10 @@
  * Keys created through device requests (DESIGN.md 2.4) and the device fingerprints the service
  * knows. The data is plain JSON (`snapshot()`/`restore()`), and it changes only through
  * `create`, `modify`, `addFingerprint` and `clear`, each reported to the change feed that the
- * durable state journals (state/records.ts).
+ * durable state journals (persistence/records.ts).
  */
 import type { MockKeyListing } from '../../device/wire.js';
-import type { ChangeFeed } from '../state/changes.js';
+import type { ChangeFeed } from '../changes.js';
 
 export interface StoredKey {
   id: string;

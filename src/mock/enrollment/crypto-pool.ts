@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { type OpenedRegistration, openRegistration } from '../../enroll/server.js';
+import { type OpenedRegistration, openRegistration } from '../../enroll/service-side.js';
 
 export interface OpenJob {
   id: number;
@@ -38,7 +38,7 @@ export class CryptoPool {
     private readonly useThreads = existsSync(fileURLToPath(WORKER_FILE)),
   ) {}
 
-  /** openRegistration (src/enroll/server.ts), on the least busy worker. */
+  /** openRegistration (src/enroll/service-side.ts), on the least busy worker. */
   async open(body: unknown, keyspace: string, privateKey: KeyObject): Promise<OpenedRegistration> {
     if (!this.useThreads || this.closed) return openRegistration(body, keyspace, privateKey);
     const target = this.leastBusy();

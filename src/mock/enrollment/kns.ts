@@ -2,7 +2,7 @@ import type { KnsAnswer, MockInfo } from '../../api/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { json, type Route, route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 
 /** How long a client may cache a lookup answer. */
 const KNS_TTL_SECONDS = 3600;

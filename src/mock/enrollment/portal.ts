@@ -21,7 +21,7 @@ import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { mintTokenPair } from './tokens.js';
 import { MockHttpError, type MockResponse, type Route, route } from '../http.js';
-import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
+import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
 /** `{enrollment_url}` is `{url}` + this. */
 export const ENROLLMENT_PATH = '/enrollment';

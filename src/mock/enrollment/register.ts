@@ -23,9 +23,9 @@ import { randomBytes } from 'node:crypto';
 import type { RegisterRequest } from '../../api/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
-import { isJsonObject } from '../../enroll/json.js';
+import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
-import { sealResponse, validateConversationId } from '../../enroll/server.js';
+import { sealResponse, validateConversationId } from '../../enroll/service-side.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { causeError } from './errors.js';
 import { verifyTokenPair } from './tokens.js';
@@ -37,7 +37,7 @@ import {
   type Route,
   route,
 } from '../http.js';
-import type { MockKeyspace, MockState, MockUser } from '../state/state.js';
+import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
 export function registerRoute(state: MockState, crypto: CryptoPool): Route {
   return route('POST', '/v2.3/register/:keyspace', async (req) => {

@@ -5,7 +5,7 @@ import { knsRoute } from './kns.js';
 import { portalRoutes } from './portal.js';
 import { registerRoute } from './register.js';
 import type { Route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 
 /**
  * Every route of the enrollment side; `info` gives the server's own URLs once it listens, `crypto`

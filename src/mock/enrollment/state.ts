@@ -5,7 +5,7 @@
  */
 import { createHash, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
 import { encodeSpkiBase64 } from '../../enroll/crypto.js';
-import { ChangeFeed } from '../state/changes.js';
+import { ChangeFeed } from '../changes.js';
 
 const PORTAL_SECRET_BYTES = 32;
 
@@ -63,7 +63,7 @@ export class EnrollmentState {
   private readonly seenPackages = new Set<string>();
   private messages: OutboxMessage[] = [];
 
-  /** Every change is reported to `changes` (see state/records.ts for the record kinds). */
+  /** Every change is reported to `changes` (see persistence/records.ts for the record kinds). */
   constructor(private readonly changes: ChangeFeed = new ChangeFeed()) {}
 
   /** The key pair; it may still be being generated (the mock listens before it is ready). */

@@ -7,9 +7,9 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { TokenPair } from '../../api/wire.js';
 import { STOKEN_PREFIX, UIDAUTH_PREFIX } from '../../enroll/auth.js';
-import { decodeBase64UrlStrict, decodeUtf8Strict } from '../../enroll/base64.js';
+import { decodeBase64UrlStrict, decodeUtf8Strict } from '../../encoding/base64.js';
 import { CauseCode } from '../../enroll/causes.js';
-import { parseJsonObject } from '../../enroll/json.js';
+import { parseJsonObject } from '../../encoding/json.js';
 
 export const TOKEN_TTL_MS_DEFAULT = 10 * 60 * 1000;
 

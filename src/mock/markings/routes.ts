@@ -2,7 +2,7 @@ import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../api/filters.js
 import type { ListEnvelope, Marking } from '../../api/wire.js';
 import { authenticate, authorize } from '../auth.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
-import type { MockState } from '../state/state.js';
+import type { MockState } from '../state.js';
 import {
   type ListQuery,
   onlyParameters,

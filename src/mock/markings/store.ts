@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  type FieldReader,
-  type ListFilter,
-  type MarkingFilterField,
-  matchesFilter,
-  type ValueFilterField,
-} from '../../api/filters.js';
+import type { ListFilter, MarkingFilterField, ValueFilterField } from '../../api/filters.js';
+import { type FieldReader, matchesFilter } from './filter-match.js';
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import {
   BULK_MAX_ITEMS,
@@ -17,7 +12,7 @@ import {
   VALUES_MAX_PER_MARKING,
 } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
-import type { IdGenerator } from '../state/ids.js';
+import type { IdGenerator } from '../ids.js';
 
 export interface StoredValue {
   id: string;
@@ -209,7 +204,7 @@ export interface Actor {
 
 /**
  * Where the store reports each change, in the form it holds the data: a marking without its
- * values, or one value (the durable state journals them; see state/records.ts).
+ * values, or one value (the durable state journals them; see persistence/records.ts).
  */
 export interface MarkingChanges {
   marking(record: MarkingRecord): void;

@@ -1,13 +1,19 @@
 /**
- * A lock file beside the target (`<target>.lock`, created with O_EXCL), so that ksctl processes
- * running at the same time (bulk enrollment) take turns at read-modify-write.
+ * Lock files, the one mechanism: a lock file is written whole under a temporary name and linked
+ * into place, so it never exists half-written and of two processes creating it at once only one
+ * succeeds; a dead holder's lock is moved aside before it is removed, so of two processes taking
+ * it over only one succeeds, and what turns out to be a live lock goes back.
+ *
+ * Two policies use it: withFileLock here (a lock beside a file, `<target>.lock`, that ksctl
+ * processes running at the same time wait their turn at, for read-modify-write of the profile
+ * file), and the mock's state directory lock (mock/persistence/state-lock.ts), held while a mock runs.
  */
 import { randomUUID } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
-import { errnoCode, fileError } from '../files/fs-errors.js';
+import { errnoCode, fileError } from './fs-errors.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 20 s). */
@@ -63,7 +69,7 @@ async function acquire(
   let delay = FIRST_DELAY_MS;
   let waiting = false;
   for (;;) {
-    if (await tryCreate(lockPath, token)) {
+    if (await createLockFile(lockPath, token)) {
       return;
     }
     if (await takeOverIfStale(lockPath, staleMs)) {
@@ -87,22 +93,62 @@ async function acquire(
   }
 }
 
-async function tryCreate(lockPath: string, token: string): Promise<boolean> {
-  let handle: Awaited<ReturnType<typeof open>>;
+/**
+ * Creates the lock file `path` holding `content`, whole: false when it exists already. The file
+ * is written under a temporary name and linked into place, so nobody ever reads it half-written.
+ */
+export async function createLockFile(path: string, content: string): Promise<boolean> {
+  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
   try {
-    handle = await open(lockPath, 'wx', 0o600);
+    await writeFile(temp, content, { mode: 0o600, flush: true });
   } catch (error) {
-    if (errnoCode(error) === 'EEXIST') {
-      return false;
-    }
-    throw fileError('create the lock file', lockPath, error);
+    throw fileError('create the lock file', path, error);
   }
   try {
-    await handle.writeFile(token);
+    await link(temp, path);
+    return true;
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw fileError('create the lock file', path, error);
   } finally {
-    await handle.close();
+    await rm(temp, { force: true });
   }
-  return true;
+}
+
+/**
+ * Takes over a lock file judged dead: moves it aside (atomic: of several processes taking over,
+ * one moves it), asks `isDead` again about what was moved (another process may have taken over
+ * and locked again in between), and removes it, or links it back when it is live after all (link
+ * never replaces a newer lock). `gone`: there was no lock to move.
+ */
+export async function takeOverLockFile(
+  path: string,
+  isDead: (movedPath: string) => Promise<boolean>,
+): Promise<'taken' | 'live' | 'gone'> {
+  const aside = `${path}.stale-${randomUUID()}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return 'gone';
+    throw fileError('take over the stale lock file', path, error);
+  }
+  if (!(await isDead(aside))) {
+    await link(aside, path).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    return 'live';
+  }
+  await unlink(aside).catch(() => undefined);
+  return 'taken';
+}
+
+/** Whether a process is running: EPERM means it is, as another user's. */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) !== 'ESRCH';
+  }
 }
 
 /** True when the lock is gone (taken over or released meanwhile), so trying again makes sense. */
@@ -110,25 +156,7 @@ async function takeOverIfStale(lockPath: string, staleMs: number): Promise<boole
   if (!(await isStale(lockPath, staleMs))) {
     return false;
   }
-  // Moving the lock aside is atomic: of several processes taking over, one moves it.
-  const aside = `${lockPath}.stale-${randomUUID()}`;
-  try {
-    await rename(lockPath, aside);
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') {
-      return true;
-    }
-    throw fileError('take over the stale lock file', lockPath, error);
-  }
-  // Another process may have taken over and locked again between our check and the rename:
-  // then what we moved is a live lock, and it goes back (link never replaces a newer lock).
-  if (!(await isStale(aside, staleMs))) {
-    await link(aside, lockPath).catch(() => undefined);
-    await unlink(aside).catch(() => undefined);
-    return false;
-  }
-  await unlink(aside).catch(() => undefined);
-  return true;
+  return (await takeOverLockFile(lockPath, (moved) => isStale(moved, staleMs))) !== 'live';
 }
 
 /** Stale: its holder's process is gone, or (holder unknown) it was not touched for `staleMs`. */
@@ -137,7 +165,7 @@ async function isStale(path: string, staleMs: number): Promise<boolean> {
     const stats = await stat(path);
     if (Date.now() - stats.mtimeMs >= staleMs) return true;
     const holder = parseHolder(await readFile(path, 'utf8'));
-    return holder !== undefined && !processIsAlive(holder.pid);
+    return holder !== undefined && holder.pid !== process.pid && !processIsAlive(holder.pid);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       return true;
@@ -156,17 +184,6 @@ function parseHolder(text: string): { pid: number } | undefined {
   if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
   if (host !== undefined && host !== hostname()) return undefined;
   return { pid };
-}
-
-function processIsAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return errnoCode(error) !== 'ESRCH';
-  }
 }
 
 /** "process 1234", for messages about who holds the lock. */

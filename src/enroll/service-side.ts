@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { EnrollmentPayload, RegisterResponse } from '../api/wire.js';
 import { InternalError } from '../errors.js';
 import { splitAuth } from './auth.js';
-import { decodeBase64Strict, decodeUtf8Strict } from './base64.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
 import { CauseCode } from './causes.js';
 import {
   AES_IV_BYTES,
@@ -22,7 +22,7 @@ import {
   rsaModulusBits,
   verifyPackage,
 } from './crypto.js';
-import { isJsonObject, parseJsonObject } from './json.js';
+import { isJsonObject, parseJsonObject } from '../encoding/json.js';
 import { isKeyspace } from './keyspace.js';
 
 /** The causes openRegistration can find by itself. */

@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/client.js';
 import type { KnsAnswer } from '../api/wire.js';
 import type { ContextConfig } from '../config/store.js';
 import { ServiceError, UnreachableError, UsageError } from '../errors.js';
-import { isJsonObject } from './json.js';
+import { isJsonObject } from '../encoding/json.js';
 
 type UrlSetting = 'apiUrl' | 'enrollmentUrl' | 'knsUrl';
 type SettingSource = 'flag' | 'environment' | 'context';

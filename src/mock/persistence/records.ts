@@ -1,7 +1,7 @@
 /**
  * The record kinds of the mock's durable state (DESIGN.md 3.2), in one place. A journal line and
  * a snapshot line are both `{"k": kind, "d": data}`; replaying them in order rebuilds the state.
- * The stores report records as they hold the data (state/changes.ts), so members added to a
+ * The stores report records as they hold the data (mock/changes.ts), so members added to a
  * marking or a value persist without a change here. To make a new piece of state durable: report
  * its changes to `state.changes`, add its kinds to RECORD_KINDS, and yield its records in
  * stateRecords().
@@ -17,7 +17,7 @@ import {
   type MockUser,
   principalRecord,
   type PrincipalRecord,
-} from './state.js';
+} from '../state.js';
 
 type Apply = (state: MockState, data: never) => void;
 

@@ -7,7 +7,7 @@ import {
   parseMarkingSources,
   readSources,
   STDIN_LABEL,
-} from '../../src/apply/files.js';
+} from '../../src/apply/sources.js';
 import { InputError, UsageError } from '../../src/errors.js';
 
 /** The `file:line:column: reason` lines of the InputError that parsing throws. */

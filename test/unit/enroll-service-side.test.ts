@@ -9,7 +9,7 @@ import {
   signPackage,
 } from '../../src/enroll/crypto.js';
 import { generateDeviceKeyPair } from '../../src/enroll/protocol.js';
-import { openRegistration, validateConversationId } from '../../src/enroll/server.js';
+import { openRegistration, validateConversationId } from '../../src/enroll/service-side.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';
 const UIDAUTH = ',IeyJ1aWQiOiJhbGljZSJ9.c2lnbmF0dXJl';

@@ -1,7 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
-import { type ParsedMarking, type Problem, parseMarkingsText, type SourceText } from './parse.js';
+import type { ParsedMarking, Problem, SourceText } from './file-format.js';
+import { parseMarkingsText } from './parse.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 
 export const STDIN_LABEL = '<stdin>';

@@ -14,10 +14,10 @@ import { InputError } from '../../errors.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import { JournalFile, parseStateFile, recordLine, type StateFile } from './journal.js';
-import { lockStateDirectory, type StateLock } from './lock.js';
+import { lockStateDirectory, type StateLock } from './state-lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';
 import { readSnapshot, writeSnapshot } from './snapshot.js';
-import type { MockState } from './state.js';
+import type { MockState } from '../state.js';
 import { fileReason } from '../../files/fs-errors.js';
 
 /**

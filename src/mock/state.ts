@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../../api/wire.js';
-import { CID_MAX_SKEW_MS } from '../../device/cid.js';
-import { KeyStore, RecentCids } from '../device/store.js';
-import { EnrollmentState } from '../enrollment/state.js';
-import { FaultSet } from '../admin/faults.js';
+import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
+import { CID_MAX_SKEW_MS } from '../device/cid.js';
+import { KeyStore, RecentCids } from './device/store.js';
+import { EnrollmentState } from './enrollment/state.js';
+import { FaultSet } from './admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
 import { IdGenerator } from './ids.js';
 import { Journal } from './request-journal.js';
-import { type MarkingChanges, MarkingsStore } from '../markings/store.js';
+import { type MarkingChanges, MarkingsStore } from './markings/store.js';
 
 export interface Principal {
   name: string;
@@ -47,7 +47,7 @@ export function newDevToken(): string {
   return `ksdev.${randomBytes(18).toString('base64url')}`;
 }
 
-/** A principal as the durable state journals it (state/records.ts). */
+/** A principal as the durable state journals it (persistence/records.ts). */
 export interface PrincipalRecord {
   key: string;
   name: string;
@@ -68,7 +68,7 @@ const devPrincipal = (): Principal => ({ name: 'dev', scopes: new Set(SCOPES), a
 
 /**
  * Everything the mock knows. Enrollment state is added to it by the enrollment side. Every change
- * is reported to `changes` (state/changes.ts), which the durable state (`--state`) journals.
+ * is reported to `changes` (mock/changes.ts), which the durable state (`--state`) journals.
  */
 export class MockState {
   readonly changes = new ChangeFeed();
@@ -166,7 +166,7 @@ export class MockState {
   }
 }
 
-/** A tenant's markings changes, as records naming the tenant (state/records.ts). */
+/** A tenant's markings changes, as records naming the tenant (persistence/records.ts). */
 function markingChanges(feed: ChangeFeed, tenant: string): MarkingChanges {
   return {
     marking: (marking) => feed.record('marking.set', { tenant, marking }),

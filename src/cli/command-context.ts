@@ -24,6 +24,18 @@ export interface InterruptPolicy {
   graceful: boolean;
 }
 
+/** What one ksctl command line runs with; main.ts's `run` fills in the process's own. */
+export interface RunOptions {
+  io?: IOStreams;
+  env?: NodeJS.ProcessEnv;
+  prompter?: Prompter;
+  signal?: AbortSignal;
+  interrupts?: InterruptPolicy;
+}
+
+/** Runs one ksctl command line in this process and returns its exit code. */
+export type CommandLineRunner = (argv: string[], options?: RunOptions) => Promise<number>;
+
 /**
  * What every command gets: streams, environment, configuration, the service client and a prompter.
  * Heavy pieces load on first use so `--help` stays fast; tests construct it with fakes.
@@ -33,6 +45,11 @@ export class CommandContext {
   exitCode = 0;
   private store: ConfigStore | undefined;
   private readonly clients: ApiClient[] = [];
+  /**
+   * Runs another ksctl command line in this process (the demo's steps). Set by main.ts's `run`,
+   * which is the one that builds the program: a command never imports the entry module.
+   */
+  runCommandLine: CommandLineRunner | undefined;
   /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
   private spinner: Spinner | undefined;
 
@@ -98,7 +115,7 @@ export class CommandContext {
 
   async markings(): Promise<MarkingsApi> {
     const [{ HttpMarkingsApi }, client] = await Promise.all([
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
       this.client(),
     ]);
     return new HttpMarkingsApi(client);
@@ -113,7 +130,7 @@ export class CommandContext {
       import('../config/store.js'),
       import('../config/settings.js'),
       import('../api/client.js'),
-      import('../api/markings.js'),
+      import('../api/http-markings-api.js'),
     ]).catch(() => undefined);
   }
 

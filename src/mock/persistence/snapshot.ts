@@ -1,5 +1,5 @@
 /**
- * A snapshot: the whole state as records (state/records.ts) in one file, written to a temporary
+ * A snapshot: the whole state as records (persistence/records.ts) in one file, written to a temporary
  * file, flushed and renamed over the old one, so a crash leaves the old snapshot or the new one.
  */
 import { readFile } from 'node:fs/promises';

@@ -9,7 +9,7 @@ import { readSecretFile, resolveContext } from '../config/settings.js';
 import type { ContextConfig } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import type { PersistorKind, PersistorSpec } from '../profiles/types.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 import { KINDS, type PersistorFlags } from './persistor-flags.js';
 
 /** The directory the default profile directory lives in: KSCTL_HOME, else the home directory. */

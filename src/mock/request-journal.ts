@@ -3,8 +3,8 @@
  * bounded in entries and in bytes (long paths and ids are cut), secrets in query strings
  * redacted. It is not state: it records what the mock was asked, for people debugging a client.
  */
-import { isSecretKey, REDACTED_TEXT } from '../../api/redact.js';
-import type { JournalEntry, RequestJournal } from '../../api/wire.js';
+import { isSecretKey, REDACTED_TEXT } from '../api/redact.js';
+import type { JournalEntry, RequestJournal } from '../api/wire.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 export const JOURNAL_MAX_BYTES = 4 * 1024 * 1024;

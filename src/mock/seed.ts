@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { type FaultRule, SCOPES, type Scope } from '../../api/wire.js';
-import { InputError } from '../../errors.js';
-import { faultRuleProblem } from '../admin/faults.js';
+import { type FaultRule, SCOPES, type Scope } from '../api/wire.js';
+import { InputError } from '../errors.js';
+import { faultRuleProblem } from './admin/faults.js';
 import type { MockState } from './state.js';
-import { fileReason } from '../../files/fs-errors.js';
+import { fileReason } from '../files/fs-errors.js';
 
 /** A marking in a seed file: the same shape as `markings apply` files. */
 export interface SeedMarking {

@@ -1,0 +1,74 @@
+/**
+ * The options of `ksctl enroll` and the checks on them that need nothing else loaded: the command
+ * runs them before anything starts, the actions read the same type.
+ */
+import { UsageError } from '../../errors.js';
+import type { PersistorOptionValues } from '../persistor-flags.js';
+
+export interface EnrollOptions extends PersistorOptionValues {
+  keyspace?: string;
+  apiUrl?: string;
+  enrollmentUrl?: string;
+  knsUrl?: string;
+  stokenFile?: string;
+  uidauthFile?: string;
+  username?: string;
+  passwordFile?: string;
+  email?: string;
+  registrationCodeFile?: string;
+  mockUser?: string;
+  tokensFile?: string;
+  name?: string;
+  setActive: boolean;
+  count?: number;
+  concurrency?: number;
+  /** Create and fetch a key with each new profile: default for --count, --no-verify skips. */
+  verify?: boolean;
+}
+
+/** --count or --tokens-file: test devices in bulk. */
+export function isBulk(options: EnrollOptions): boolean {
+  return options.count !== undefined || options.tokensFile !== undefined;
+}
+
+/** Flags that cannot go together, or that need another: checked before anything starts. */
+export function checkCombinations(options: EnrollOptions, bulk: boolean): void {
+  const methods = [
+    options.stokenFile !== undefined || options.uidauthFile !== undefined
+      ? '--stoken-file/--uidauth-file'
+      : '',
+    options.username !== undefined ? '--username' : '',
+    options.email !== undefined ? '--email' : '',
+    options.mockUser !== undefined ? '--mock-user' : '',
+    options.tokensFile !== undefined ? '--tokens-file' : '',
+  ].filter((m) => m !== '');
+  if (methods.length > 1) {
+    throw new UsageError(`choose one source of token pairs, not ${methods.join(' and ')}`);
+  }
+  if (options.passwordFile !== undefined && options.username === undefined) {
+    throw new UsageError('--password-file goes with --username');
+  }
+  if (options.registrationCodeFile !== undefined && options.email === undefined) {
+    throw new UsageError('--registration-code-file goes with --email');
+  }
+  const fromStdin = [
+    options.stokenFile,
+    options.uidauthFile,
+    options.passwordFile,
+    options.registrationCodeFile,
+    options.tokensFile,
+    options.persistorPasswordFile,
+    options.persistorAesgcmKeyFile,
+  ].filter((path) => path === '-');
+  if (fromStdin.length > 1) throw new UsageError('only one input can be read from stdin (-)');
+  if (bulk && (methods[0] === '--stoken-file/--uidauth-file' || options.email !== undefined)) {
+    throw new UsageError(`${methods[0]} gives one token pair, and each device needs its own`, {
+      hint: 'for --count use --tokens-file, --username with --password-file, or --mock-user',
+    });
+  }
+  if (bulk && methods.length === 0) {
+    throw new UsageError('--count needs a token pair for each device', {
+      hint: 'pass --tokens-file, --username with --password-file, or --mock-user NAME (for a ksctl mock)',
+    });
+  }
+}

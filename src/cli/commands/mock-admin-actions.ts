@@ -1,0 +1,230 @@
+/**
+ * The commands that talk to a running mock's `/_mock` endpoints: tokens, faults, reset, outbox,
+ * devices and requests (with --follow).
+ */
+import type { ApiClient } from '../../api/client.js';
+import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../api/wire.js';
+import { sleepUntilAborted } from '../../sleep.js';
+import type { CommandContext } from '../command-context.js';
+import { MOCK_CONTEXT } from '../../config/store.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
+import type { Column } from '../../output/render.js';
+
+export interface TokensOptions {
+  user: string;
+  keyspace?: string;
+}
+
+export interface RequestsOptions {
+  follow?: boolean;
+  tail: number;
+  admin?: boolean;
+  interval: number;
+}
+
+export interface OutboxOptions {
+  to?: string;
+}
+
+/**
+ * A client for a running mock's `/_mock` endpoints, at the root of its URL. Without an explicit
+ * --context, --base-url or KSCTL_BASE_URL, the `mock` context that `mock serve` maintains is used.
+ */
+async function adminClient(ctx: CommandContext): Promise<ApiClient> {
+  const givenUrl = ctx.globals.baseUrl ?? (ctx.env.KSCTL_BASE_URL || undefined);
+  const explicit = ctx.globals.context ?? givenUrl ?? (ctx.env.KSCTL_CONTEXT || undefined);
+  if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
+    ctx.globals.context = MOCK_CONTEXT;
+  const connection = await ctx.connection();
+  // A URL from the flag or the environment outranks everything in the context (DESIGN.md 5).
+  const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
+  return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
+}
+
+/** A GET of a running mock's admin endpoint, its JSON answer. */
+async function adminGet<T>(ctx: CommandContext, path: string, what: string): Promise<T> {
+  const client = await adminClient(ctx);
+  return (await client.request<T>('GET', path, { what })).body;
+}
+
+export async function tokens(ctx: CommandContext, options: TokensOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const { body } = await client.request<TokenPair>('POST', '/_mock/tokens', {
+    body: { user: options.user, keyspace: options.keyspace },
+    what: 'mint tokens',
+  });
+  const format = ctx.format();
+  if (format === 'table') {
+    // Shell-friendly: `eval "$(ksctl mock tokens --user alice)"` exports both for `ksctl enroll`
+    // (the tokens are Base64url and `I.`/`,I` prefixes: nothing in them needs quoting but quotes).
+    ctx.io.stdout.write(
+      `export KSCTL_STOKEN='${body.stoken}'\nexport KSCTL_UIDAUTH='${body.uidauth}'\n`,
+    );
+    if (ctx.io.stdoutIsTTY) ctx.say('single use: eval this output before `ksctl enroll`');
+    return;
+  }
+  await ctx.render({ kind: 'text', data: body, text: '' });
+}
+
+export async function faultsList(ctx: CommandContext): Promise<void> {
+  await renderFaults(ctx, await adminGet<FaultRule[]>(ctx, '/_mock/faults', 'list faults'));
+}
+
+export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
+  const { faultRulesFromArguments } = await import('../../mock/admin/faults.js');
+  const rules = faultRulesFromArguments(
+    texts,
+    (text, problem) => `fault rule "${text}": ${problem}; nothing was sent`,
+  );
+  const client = await adminClient(ctx);
+  const { body } = await client.request<FaultRule[]>('PUT', '/_mock/faults', {
+    body: rules,
+    what: 'set faults',
+  });
+  ctx.say(
+    rules.length === 0
+      ? 'cleared the fault rules'
+      : `set ${rules.length} fault rule${rules.length === 1 ? '' : 's'}`,
+  );
+  await renderFaults(ctx, body);
+}
+
+async function renderFaults(ctx: CommandContext, rules: FaultRule[]): Promise<void> {
+  await ctx.render({
+    kind: 'table',
+    data: rules,
+    rows: rules,
+    empty: 'no fault rules',
+    columns: [
+      { header: 'METHOD', value: (r) => r.method ?? '*' },
+      { header: 'PATH', value: (r) => r.path ?? '*' },
+      { header: 'STATUS', value: (r) => r.status ?? '' },
+      { header: 'CODE', value: (r) => r.code ?? '' },
+      { header: 'PROBABILITY', value: (r) => r.probability ?? 1 },
+      { header: 'TIMES LEFT', value: (r) => r.times ?? 'unlimited' },
+    ],
+  });
+}
+
+export async function reset(ctx: CommandContext, yes: boolean | undefined): Promise<void> {
+  const client = await adminClient(ctx);
+  await ctx.confirm(
+    `Reset the mock at ${client.baseUrl}? Everything created since it started is lost`,
+    yes,
+  );
+  await client.request('POST', '/_mock/reset', { what: 'reset the mock' });
+  ctx.say('the mock is back to its start-up state');
+}
+
+export async function outbox(ctx: CommandContext, options: OutboxOptions): Promise<void> {
+  const body = await adminGet<OutboxMessage[]>(ctx, '/_mock/outbox', 'read the outbox');
+  const wanted = options.to?.trim().toLowerCase();
+  const messages = wanted === undefined ? body : body.filter((m) => m.to.toLowerCase() === wanted);
+  await ctx.render({
+    kind: 'table',
+    data: messages,
+    rows: messages,
+    columns: [
+      { header: 'TIME', value: (m) => m.time },
+      { header: 'TO', value: (m) => m.to },
+      { header: 'KEYSPACE', value: (m) => m.keyspace },
+      { header: 'CODE', value: (m) => m.code },
+    ],
+  });
+}
+
+export async function devices(ctx: CommandContext): Promise<void> {
+  const body = await adminGet<DeviceRecord[]>(ctx, '/_mock/devices', 'list devices');
+  await ctx.render({
+    kind: 'table',
+    data: body,
+    rows: body,
+    columns: [
+      { header: 'DEVICE ID', value: (d) => d.deviceId },
+      { header: 'USER', value: (d) => d.user },
+      { header: 'KEYSPACE', value: (d) => d.keyspace },
+      { header: 'TENANT', value: (d) => d.tenant },
+      { header: 'CREATED', value: (d) => d.createdAt },
+    ],
+  });
+}
+
+const REQUEST_COLUMNS: Column<JournalEntry>[] = [
+  { header: 'TIME', value: (r) => r.time },
+  { header: 'METHOD', value: (r) => r.method },
+  { header: 'PATH', value: (r) => r.path },
+  { header: 'STATUS', value: (r) => r.status },
+  { header: 'MS', value: (r) => r.durationMs },
+  { header: 'BYTES', value: (r) => r.requestBytes },
+  { header: 'CID', value: (r) => r.cid },
+];
+
+/**
+ * The journal since `seen` (a running count of requests): the new entries the mock still holds.
+ * The admin endpoints are left out unless asked for (following polls one of them).
+ */
+function newEntries(journal: RequestJournal, seen: number, admin: boolean): JournalEntry[] {
+  const fresh = Math.min(journal.total - seen, journal.requests.length);
+  const entries = fresh > 0 ? journal.requests.slice(-fresh) : [];
+  return admin ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+}
+
+export async function requests(ctx: CommandContext, options: RequestsOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const read = async () =>
+    (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
+      .body;
+  const first = await read();
+  const shown = newEntries(first, 0, options.admin === true);
+  const tail = options.tail === 0 ? [] : shown.slice(-options.tail);
+  if (!options.follow) {
+    await ctx.render({ kind: 'table', data: tail, rows: tail, columns: REQUEST_COLUMNS });
+    return;
+  }
+  ctx.stopsGracefully();
+  const print = await followPrinter(ctx);
+  print(tail);
+  let seen = first.total;
+  while (!ctx.signal.aborted) {
+    await sleepUntilAborted(options.interval, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const journal = await read();
+    // A reset starts the count again: everything it holds is new.
+    if (journal.total < seen) seen = 0;
+    print(newEntries(journal, seen, options.admin === true));
+    seen = journal.total;
+  }
+}
+
+/**
+ * Entries as they arrive: one JSON object per line with -o json, one YAML document each with
+ * -o yaml, aligned columns on a terminal, tab-separated lines when piped.
+ */
+async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntry[]) => void> {
+  const format = ctx.format();
+  const write = (text: string) => ctx.io.stdout.write(text);
+  if (format === 'json') {
+    return (entries) => {
+      for (const entry of entries) write(`${JSON.stringify(entry)}\n`);
+    };
+  }
+  if (format === 'yaml') {
+    const { stringify } = await import('yaml');
+    return (entries) => {
+      for (const entry of entries) write(`---\n${stringify(entry)}`);
+    };
+  }
+  if (!ctx.io.stdoutIsTTY) {
+    return (entries) => {
+      for (const entry of entries)
+        write(`${REQUEST_COLUMNS.map((c) => String(c.value(entry))).join('\t')}\n`);
+    };
+  }
+  const widths = [24, 7, 48, 6, 8, 9];
+  const line = (cells: string[]) =>
+    `${cells.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join(' ')}\n`;
+  write(line(REQUEST_COLUMNS.map((c) => c.header)));
+  return (entries) => {
+    for (const entry of entries) write(line(REQUEST_COLUMNS.map((c) => String(c.value(entry)))));
+  };
+}

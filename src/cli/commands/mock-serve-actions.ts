@@ -1,0 +1,244 @@
+/**
+ * `ksctl mock serve`: runs the embedded mock until Ctrl-C, prints how to reach it (a banner, or
+ * JSON), keeps the `mock` context pointing at it, and writes the ready file last.
+ */
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { MockInfo, MockUserInfo } from '../../api/wire.js';
+import { InputError, KsctlError, UsageError } from '../../errors.js';
+import { writeFileAtomic } from '../../files/atomic-write.js';
+import { ensureDirectory } from '../../files/directories.js';
+import { errnoCode, fileError } from '../../files/fs-errors.js';
+import type { CommandContext } from '../command-context.js';
+import { MOCK_CONTEXT } from '../../config/store.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  seed?: string;
+  state?: string;
+  devToken?: string;
+  latency?: string;
+  fault?: string[];
+  json?: boolean;
+  readyFile?: string;
+  context: boolean;
+  log: boolean;
+}
+
+/** Users listed in the banner; a large seed is summarised. */
+const BANNER_USERS = 8;
+
+function userLine(user: MockUserInfo): string {
+  const facts = [
+    user.enabled ? 'enabled' : 'disabled: enrolling fails with 40101',
+    user.password === undefined ? undefined : `password ${user.password}`,
+    user.email,
+  ].filter((fact) => fact !== undefined);
+  return `${user.name} (${facts.join(', ')})`;
+}
+
+function usersSection(users: MockUserInfo[]): string {
+  if (users.length === 0) return '';
+  const lines = users.slice(0, BANNER_USERS).map(userLine);
+  if (users.length > BANNER_USERS) lines.push(`… and ${users.length - BANNER_USERS} more`);
+  const signIn = users.find((u) => u.enabled && u.password !== undefined) ?? users[0]!;
+  const indent = `\n${' '.repeat(19)}`;
+  const ways: [command: string, note: string][] = [
+    [`ksctl enroll --mock-user ${signIn.name}`, 'a fresh token pair'],
+    [
+      `ksctl enroll --username ${signIn.name} --password-file F`,
+      'portal sign-in, F holds the password',
+    ],
+    ...(signIn.email === undefined
+      ? []
+      : [
+          [`ksctl enroll --email ${signIn.email}`, 'the code: ksctl mock outbox'] as [
+            string,
+            string,
+          ],
+        ]),
+  ];
+  const width = Math.max(...ways.map(([command]) => command.length));
+  const enroll = ways.map(([command, note]) => `${command.padEnd(width)}  # ${note}`);
+  return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
+}
+
+/** Where the state lives, for the banner's first lines. */
+function stateNote(options: ServeOptions, restored: boolean): string {
+  if (options.state === undefined) return 'its state lives in memory.';
+  if (!restored) {
+    return `its state is kept in ${options.state}\n(a new state${options.seed ? ', seeded from ' + options.seed : ''}: restarts with --state ${options.state} continue from here).`;
+  }
+  const seedNote = options.seed
+    ? `; --seed applies only to a new state, or after \`ksctl mock reset\``
+    : '';
+  return `its state is kept in ${options.state}\n(restored${seedNote}).`;
+}
+
+function banner(info: MockInfo, contextNote: string, state: string): string {
+  return `ksctl mock service is running. Press Ctrl-C to stop it; ${state}
+
+  URL:             ${info.url}
+  Markings API:    ${info.baseUrl}
+  Enrollment API:  ${info.apiUrl}
+  Enrollment URL:  ${info.enrollmentUrl}
+  Key naming:      ${info.knsUrl}
+  Tenant:          ${info.tenantId}
+  Keyspace:        ${info.keyspace}
+  Dev token:       ${info.token}
+${usersSection(info.users)}
+${contextNote}
+For other shells and tools:
+
+  export KSCTL_BASE_URL='${info.baseUrl}'
+  export KSCTL_TOKEN='${info.token}'
+`;
+}
+
+/** Adds or refreshes the `mock` context; makes it current unless another context is. */
+async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<string> {
+  const store = await ctx.config();
+  await store.set(MOCK_CONTEXT, {
+    ...store.find(MOCK_CONTEXT),
+    baseUrl: info.baseUrl,
+    token: info.token,
+    apiUrl: info.apiUrl,
+    enrollmentUrl: info.enrollmentUrl,
+    knsUrl: info.knsUrl,
+    keyspace: info.keyspace,
+  });
+  const current = store.currentContext;
+  if (current === undefined || current === MOCK_CONTEXT) {
+    await store.use(MOCK_CONTEXT);
+    return `The context "${MOCK_CONTEXT}" is current and points here, so in another terminal:\n\n  ksctl markings list\n`;
+  }
+  return `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`;
+}
+
+/**
+ * Makes sure the ready file can be written once the server listens, before anything happens: a
+ * failure then would leave the `mock` context pointing at a server that is gone. Creates the
+ * missing parent directories, as the write itself would.
+ */
+async function prepareReadyFile(path: string): Promise<void> {
+  const dir = dirname(path);
+  await ensureDirectory(dir, 0o755);
+  let isDirectory = false;
+  try {
+    isDirectory = (await stat(path)).isDirectory();
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileError('write', path, error);
+  }
+  if (isDirectory) {
+    throw new InputError(`cannot write the ready file ${path}: it is a directory`, {
+      hint: 'name a file, for example ready.json inside that directory',
+    });
+  }
+  try {
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw fileError('write', path, error);
+  }
+}
+
+export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
+  const [{ MockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
+    await Promise.all([
+      import('../../mock/server.js'),
+      import('../../mock/admin/faults.js'),
+      import('../../mock/seed.js'),
+    ]);
+  const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
+  if (options.latency !== undefined && !latency) {
+    throw new UsageError(`--latency "${options.latency}" is not MS or MIN-MAX`);
+  }
+  const faults = faultRulesFromArguments(
+    options.fault ?? [],
+    (text, problem) => `--fault "${text}": ${problem}`,
+  );
+  const seed = options.seed === undefined ? undefined : await readSeedFile(options.seed);
+  if (options.readyFile) await prepareReadyFile(options.readyFile);
+  let server: Awaited<ReturnType<typeof MockServer.start>>;
+  try {
+    server = await MockServer.start({
+      host: options.host,
+      port: options.port,
+      devToken: options.devToken,
+      stateDir: options.state,
+      // Not silenced by --quiet: it tells of something skipped in the user's data.
+      onWarning: (message) => ctx.io.stderr.write(`warning: ${message}\n`),
+      seed,
+      latency,
+      faults: faults.length > 0 ? faults : undefined,
+      onRequest: options.log
+        ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
+        : undefined,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(`port ${options.port} on ${options.host} is already in use`, {
+        hint: 'pick another with --port, or --port 0 for any free port',
+      });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`);
+    }
+    if (options.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {
+      throw fileError('use the state directory', options.state, error);
+    }
+    throw error;
+  }
+  try {
+    const info = server.info;
+    const note = options.context ? await refreshContext(ctx, info) : '';
+    if (options.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+    else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
+    // The ready file comes last: whoever waits for it may rely on everything above having happened.
+    if (options.readyFile)
+      await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+
+  ctx.stopsGracefully();
+  const stopKeepingAlive = keepServingOnStrayErrors(ctx);
+  try {
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    ctx.say('stopping: finishing requests in flight…');
+    await server.close();
+    ctx.say('stopped');
+  } finally {
+    stopKeepingAlive();
+  }
+}
+
+/**
+ * The last resort of DESIGN.md 3.2.1: the server answers every failure of a request itself, but
+ * an error that escapes it (a stray callback, a promise nobody awaits) is logged, without its
+ * stack or data that could hold secrets, and the mock keeps serving instead of dying.
+ */
+function keepServingOnStrayErrors(ctx: CommandContext): () => void {
+  const log = (kind: string) => (error: unknown) => {
+    const e = error instanceof Error ? error : new Error(String(error));
+    const code = (e as NodeJS.ErrnoException).code;
+    const message = (e.message.split('\n')[0] ?? '').slice(0, 200);
+    ctx.io.stderr.write(
+      `ksctl mock: ${kind} (${e.name}${code ? ` ${code}` : ''}: ${message}); still serving\n`,
+    );
+  };
+  const onException = log('internal error');
+  const onRejection = log('internal error in a promise');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * What the markings and values commands share below them: NAME[=DESCRIPTION] value lists checked
+ * before anything is sent, and changes sent one request at a time that say, when one fails, what
+ * was done and what was never sent.
+ */
+import { nameProblem } from '../api/names.js';
+import { InputError } from '../errors.js';
+import { quotedNames } from '../output/render.js';
+
+export interface NameAndDescription {
+  name: string;
+  description?: string;
+}
+
+/**
+ * `NAME[=DESCRIPTION]`: split on the first `=` not preceded by a backslash, so a name may contain
+ * `\=`.
+ */
+export function nameAndDescription(text: string): NameAndDescription {
+  const m = /^((?:[^=\\]|\\.)*)(?:=([\s\S]*))?$/.exec(text);
+  const name = (m?.[1] ?? text).replace(/\\(.)/g, '$1');
+  return m?.[2] === undefined ? { name } : { name, description: m[2] };
+}
+
+/** Values from NAME[=DESCRIPTION] options, checked before anything is sent. */
+export function parseValueOptions(texts: string[] | undefined, flag: string): NameAndDescription[] {
+  const values = (texts ?? []).map(nameAndDescription);
+  const problems = values.flatMap((v) => {
+    const problem = nameProblem(v.name);
+    return problem
+      ? [{ path: `${flag} ${JSON.stringify(v.name)}`, message: `value name ${problem}` }]
+      : [];
+  });
+  const seen = new Set<string>();
+  for (const v of values) {
+    if (seen.has(v.name))
+      problems.push({ path: `${flag} ${JSON.stringify(v.name)}`, message: 'given twice' });
+    seen.add(v.name);
+  }
+  if (problems.length > 0)
+    throw new InputError('invalid values; nothing was sent', { details: problems });
+  return values;
+}
+
+/**
+ * Runs one request per item, in order. When one fails, `report` hears what was done, which item
+ * failed and what was never sent; then the error goes on.
+ */
+export async function runInOrder<T>(
+  items: readonly T[],
+  run: (item: T) => Promise<unknown>,
+  report: (done: T[], failed: T, notSent: T[]) => void,
+): Promise<void> {
+  let done = 0;
+  try {
+    for (const item of items) {
+      await run(item);
+      done++;
+    }
+  } catch (error) {
+    report(items.slice(0, done), items[done]!, items.slice(done + 1));
+    throw error;
+  }
+}
+
+/**
+ * Deletions sent one request each, in order. When one fails, says which were deleted and which
+ * were not sent (even with --quiet), then rethrows its error.
+ */
+export async function deleteInTurn(
+  warn: (text: string) => void,
+  items: { name: string; run: () => Promise<void> }[],
+  what: string,
+): Promise<void> {
+  const names = (list: typeof items) => quotedNames(list.map((item) => item.name));
+  await runInOrder(
+    items,
+    (item) => item.run(),
+    (done, failed, rest) => {
+      if (items.length === 1) return;
+      warn(
+        `${done.length === 0 ? `no ${what} were deleted` : `deleted ${names(done)}`}; failed: ${names([failed])}` +
+          (rest.length > 0 ? `; not sent: ${names(rest)}` : ''),
+      );
+    },
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * One live mock per state directory: a lock file holding the holder's pid, made and taken over
+ * with the one lock mechanism (files/file-lock.ts): never half-written, only one of two mocks
+ * starting at once creates it, and a lock whose process is gone (a mock killed with kill -9) is
+ * taken over by only one of two mocks taking it over.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { createLockFile, processIsAlive, takeOverLockFile } from '../../files/file-lock.js';
+import { errnoCode, fileError } from '../../files/fs-errors.js';
+
+export const LOCK_FILE = 'lock';
+
+/** Lock files this process holds: a pid equal to ours is only live when it is in here. */
+const held = new Set<string>();
+
+/** The pid in a lock file; undefined when the file is gone or holds no pid. */
+async function holder(path: string): Promise<number | undefined> {
+  try {
+    const pid = Number.parseInt(await readFile(path, 'utf8'), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw fileError('read', path, error);
+  }
+}
+
+function live(path: string, pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  return pid === process.pid ? held.has(path) : processIsAlive(pid);
+}
+
+function inUse(dir: string, pid: number): UsageError {
+  return new UsageError(`the state directory ${dir} is in use by another mock (pid ${pid})`, {
+    hint: 'stop that mock first, or give this one another --state directory',
+  });
+}
+
+export interface StateLock {
+  release(): Promise<void>;
+}
+
+/** Takes the directory's lock, or throws a UsageError naming the live mock that holds it. */
+export async function lockStateDirectory(dir: string): Promise<StateLock> {
+  const path = join(dir, LOCK_FILE);
+  // Three rounds at most: each one after moving a dead holder's lock aside.
+  for (let round = 0; round < 3; round++) {
+    if (await createLockFile(path, `${process.pid}\n`)) {
+      held.add(path);
+      return {
+        release: async () => {
+          held.delete(path);
+          await rm(path, { force: true });
+        },
+      };
+    }
+    const pid = await holder(path);
+    if (live(path, pid)) throw inUse(dir, pid!);
+    let moved: number | undefined;
+    const outcome = await takeOverLockFile(path, async (aside) => {
+      moved = await holder(aside);
+      return !live(path, moved);
+    });
+    if (outcome === 'live') throw inUse(dir, moved!);
+  }
+  throw new UsageError(`the state directory ${dir} is being taken by another mock right now`, {
+    hint: 'try again in a moment, or give this one another --state directory',
+  });
+}

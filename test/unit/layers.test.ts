@@ -1,0 +1,213 @@
+/**
+ * The import structure of src/: imports run one way. Every file belongs to a layer, and a file
+ * imports only from its own layer or a lower one; no files import each other in a circle (type
+ * imports and lazy `import()` count: they tie the files as much as any other import).
+ *
+ * LAYERS is the one place the order is written. A new file takes the layer of the most specific
+ * pattern that names it: a new folder needs a line here, in the layer it belongs to.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Lowest first. A pattern is a file, a folder (ending in `/`: everything under it) or a file name
+ * with `*` in it; the longest pattern that matches a file decides its layer.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // The floor: what every part uses, and which uses nothing of ksctl.
+  ['errors.ts', 'package-root.ts', 'sleep.ts', 'encoding/', 'files/'],
+  // The service's wire types and HTTP client; the profile file formats.
+  ['api/', 'profiles/'],
+  // Rendering; contexts and settings; the markings logic that commands share.
+  ['output/', 'config/', 'markings/'],
+  // Markings files (apply) and the enrollment protocol.
+  ['apply/', 'enroll/'],
+  // Device requests with an enrolled profile.
+  ['device/'],
+  // The mock's floor: HTTP plumbing and what every side's store reports changes through.
+  [
+    'mock/http.ts',
+    'mock/json-worker.ts',
+    'mock/changes.ts',
+    'mock/ids.ts',
+    'mock/request-journal.ts',
+  ],
+  // Each side's store (its part of the model).
+  [
+    'mock/markings/store.ts',
+    'mock/markings/filter-match.ts',
+    'mock/device/store.ts',
+    'mock/enrollment/state.ts',
+    'mock/admin/faults.ts',
+  ],
+  // The whole mock's model.
+  ['mock/state.ts'],
+  // What works on the model: persistence, seeds, authentication, each side's routes.
+  ['mock/'],
+  // The mock server: the factory that wires routes, state and persistence to a port.
+  ['mock/server.ts'],
+  // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
+  ['lib/'],
+  // The CLI's shared pieces: command context, option parsers, help, prompts.
+  ['cli/'],
+  // The actions the commands load lazily, and what they share.
+  ['cli/commands/'],
+  // The command definitions (commander), which load their actions lazily.
+  [
+    'cli/commands/api.ts',
+    'cli/commands/apply.ts',
+    'cli/commands/completion.ts',
+    'cli/commands/context.ts',
+    'cli/commands/demo.ts',
+    'cli/commands/enroll.ts',
+    'cli/commands/keys.ts',
+    'cli/commands/markings.ts',
+    'cli/commands/mock.ts',
+    'cli/commands/profiles.ts',
+    'cli/commands/status.ts',
+    'cli/commands/values.ts',
+  ],
+  // The program and the process entry.
+  ['cli/program.ts', 'cli/main.ts'],
+];
+
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** `a/b.ts`, relative to src/, with forward slashes. */
+const name = (path: string) => relative(SRC, path).split(sep).join('/');
+
+function matches(pattern: string, file: string): boolean {
+  if (pattern.endsWith('/')) return file.startsWith(pattern);
+  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
+  return new RegExp(`^${source}$`).test(file);
+}
+
+/** The layer of the longest pattern that matches, or undefined. */
+function layerOf(file: string): number | undefined {
+  let best: { layer: number; length: number } | undefined;
+  LAYERS.forEach((patterns, layer) => {
+    for (const pattern of patterns) {
+      if (matches(pattern, file) && (best === undefined || pattern.length > best.length))
+        best = { layer, length: pattern.length };
+    }
+  });
+  return best?.layer;
+}
+
+/** The src/ files each file imports: static, `export ... from`, type-only and `import()`. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const path of sourceFiles(SRC)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
+    const targets = importedFiles
+      .map((imported) => imported.fileName)
+      .filter((specifier) => specifier.startsWith('.'))
+      .map((specifier) =>
+        posix.normalize(posix.join(posix.dirname(name(path)), specifier)).replace(/\.js$/, '.ts'),
+      );
+    graph.set(name(path), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Groups of files that import each other in a loop (Tarjan's strongly connected components). */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!graph.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== file);
+      const selfImport = graph.get(file)?.includes(file) === true;
+      if (group.length > 1 || selfImport) found.push(group.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}
+
+describe('the import structure of src/', () => {
+  const graph = importGraph();
+
+  it('reads the imports: static, type-only and lazy ones', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('cli/main.ts')).toContain('cli/program.ts');
+    expect(graph.get('cli/commands/api.ts')).toContain('cli/commands/api-actions.ts');
+    expect(graph.get('cli/commands/api.ts')).toContain('cli/command-context.ts');
+  });
+
+  it('every import names a file that exists', () => {
+    const missing = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => !graph.has(target) && !target.endsWith('.d.ts'))
+        .map((t) => `${file} -> ${t}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('every file has a layer', () => {
+    const unplaced = [...graph.keys()].filter((file) => layerOf(file) === undefined);
+    expect(unplaced, 'add these to LAYERS in test/unit/layers.test.ts').toEqual([]);
+  });
+
+  it('no import goes up a layer', () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => graph.has(target) && layerOf(target)! > layerOf(file)!)
+        .map(
+          (target) => `${file} (layer ${layerOf(file)}) -> ${target} (layer ${layerOf(target)})`,
+        ),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('no files import each other in a circle', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('finds a circle and an upward import when there is one', () => {
+    const made = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', []],
+    ]);
+    expect(circles(made)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(layerOf('errors.ts')).toBeLessThan(layerOf('cli/main.ts')!);
+    expect(layerOf('mock/state.ts')).toBeGreaterThan(layerOf('mock/markings/store.ts')!);
+    expect(layerOf('mock/server.ts')).toBeGreaterThan(layerOf('mock/persistence/durable.ts')!);
+  });
+});
