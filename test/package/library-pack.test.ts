@@ -63,6 +63,18 @@ beforeAll(async () => {
   await cp(join(modules, 'ksctl', 'examples', 'library'), join(project, 'examples'), {
     recursive: true,
   });
+  // The README's other code blocks of the library are checked with the examples.
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Use it from code'));
+  const blocks = [
+    ...section.slice(0, section.indexOf('\n## ', 1)).matchAll(/^```ts\n([\s\S]*?)^```$/gm),
+  ]
+    .map((match) => match[1]!)
+    .filter((code) => !code.includes("from 'vitest'"));
+  expect(blocks.length).toBeGreaterThan(0);
+  await Promise.all(
+    blocks.map((code, i) => writeFile(join(project, 'examples', `readme-${i + 1}.ts`), code)),
+  );
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'uses-ksctl', private: true, type: 'module' }),
@@ -110,7 +122,7 @@ describe('the packed ksctl', () => {
     }
   });
 
-  it('type-checks the examples against the packed declarations', async () => {
+  it('type-checks the examples and the README code against the packed declarations', async () => {
     await inProject(join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', '.']);
   });
 
