@@ -20,9 +20,13 @@ import { rolldown } from 'rolldown';
 
 const OUT_DIR = 'dist/bundle';
 
-/** The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). */
+/**
+ * The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). The
+ * lock file mechanism stays out: only profile writers and the mock's state take locks, and it
+ * would load node:os and node:timers/promises with every markings command.
+ */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|files|output)[\\/]|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+  /[\\/]src[\\/](api|config|output)[\\/]|[\\/]src[\\/]files[\\/](?!file-lock\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 const nodeModules = createRequire(import.meta.url);
 

@@ -1,6 +1,6 @@
 /**
  * Typed errors. Each class has a stable `code` (for scripts and tests) and the exit code of
- * DESIGN.md section 5. Only the entry module turns them into a process exit.
+ * docs/design.md section 5. Only the entry module turns them into a process exit.
  */
 
 export interface ErrorDetail {

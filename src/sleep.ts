@@ -1,7 +1,9 @@
-import { setTimeout as delay } from 'node:timers/promises';
+// node:timers/promises loads on the first wait, not with every command that might wait (retries).
+const timers = () => import('node:timers/promises');
 
 /** Waits `ms` milliseconds. An abort ends the wait at once, rejecting with the signal's reason. */
 export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  const { setTimeout: delay } = await timers();
   try {
     await delay(ms, undefined, signal ? { signal } : undefined);
   } catch (error) {
@@ -11,5 +13,6 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Waits `ms` milliseconds, or less when `signal` aborts first; never rejects. */
 export async function sleepUntilAborted(ms: number, signal: AbortSignal): Promise<void> {
+  const { setTimeout: delay } = await timers();
   await delay(ms, undefined, { signal }).catch(() => undefined);
 }

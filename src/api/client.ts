@@ -1,3 +1,7 @@
+/**
+ * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
+ * request, a timeout per attempt, retries with backoff and jitter, redacted traces, typed errors.
+ */
 import { randomUUID } from 'node:crypto';
 import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
@@ -42,7 +46,7 @@ export interface RequestOptions {
   conversationId?: string;
   /** What the request was for, used in error messages ("get marking classification"). */
   what?: string;
-  /** Turns an error answer into a typed error; the default reads DESIGN.md 1.4. */
+  /** Turns an error answer into a typed error; the default reads docs/design.md 1.4. */
   mapError?: (status: number, body: unknown, cid: string) => KsctlError;
   /** Statuses that are answers, not errors (for example 404 while resolving a name). */
   okStatuses?: number[];
@@ -148,6 +152,13 @@ function unreachableHint(reason: string, method: string, timeoutMs: number): str
 
 const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** How a request's messages name it: what it does, its URL as shown, its conversation id. */
+interface AttemptNames {
+  what: string;
+  shownUrl: string;
+  cid: string;
+}
+
 /**
  * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
  * request, per-attempt timeout, retries with backoff and jitter, typed errors.
@@ -244,28 +255,7 @@ export class ApiClient {
           await sleep(wait, options.signal);
           continue;
         }
-        if (status !== undefined) {
-          // The service answered, but its body broke off (a proxy or a crash mid-answer).
-          throw new ServiceError(
-            `${what}: the answer from ${shownUrl} (HTTP ${status}) was cut short: ${reason}`,
-            {
-              hint: 'the service or a proxy in front of it broke off; try again, and if it persists quote the conversation id to its operators',
-              conversationId: cid,
-              status,
-              cause: error,
-            },
-          );
-        }
-        throw new UnreachableError(
-          what,
-          reason,
-          `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
-          {
-            hint: unreachableHint(reason, method, this.options.timeoutMs),
-            conversationId: cid,
-            cause: error,
-          },
-        );
+        throw this.failedAttempt(error, reason, status, { method, what, shownUrl, cid });
       }
       const ms = Math.round(nowMs() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
@@ -288,31 +278,7 @@ export class ApiClient {
         await sleep(wait, options.signal);
         continue;
       }
-      const contentType = headerText(responseHeaders['content-type']);
-      const expected = options.okStatuses?.includes(status) === true;
-      if (status >= 300 && status < 400 && !expected) {
-        throw this.redirectError(what, url, status, headerText(responseHeaders.location), cid);
-      }
-      if (status >= 400 && !expected) {
-        const received = { url: shownUrl, contentType };
-        const error = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
-          status,
-          body,
-          cid,
-        );
-        throw status === 404 && !isAbsolute(path) ? withTenantHint(error, this.baseUrl) : error;
-      }
-      const problem = status < 300 ? options.expect?.(body) : undefined;
-      if (problem !== undefined) {
-        throw new ServiceError(
-          `${what}: the answer from ${shownUrl} is not what the service sends (${problem}); it is ${describeAnswer(body, contentType)}`,
-          {
-            hint: 'check the URL: it should point at the service itself, not at a web page or a proxy',
-            conversationId: cid,
-            status,
-          },
-        );
-      }
+      this.checkAnswer(status, responseHeaders, body, options, { path, url, what, shownUrl, cid });
       return {
         status,
         headers: responseHeaders,
@@ -320,6 +286,72 @@ export class ApiClient {
         conversationId: cid,
         bytes: Buffer.byteLength(text),
       };
+    }
+  }
+
+  /** The error of an attempt that got no whole answer (and is not retried). */
+  private failedAttempt(
+    error: unknown,
+    reason: string,
+    status: number | undefined,
+    { method, what, shownUrl, cid }: AttemptNames & { method: string },
+  ): KsctlError {
+    if (status !== undefined) {
+      // The service answered, but its body broke off (a proxy or a crash mid-answer).
+      return new ServiceError(
+        `${what}: the answer from ${shownUrl} (HTTP ${status}) was cut short: ${reason}`,
+        {
+          hint: 'the service or a proxy in front of it broke off; try again, and if it persists quote the conversation id to its operators',
+          conversationId: cid,
+          status,
+          cause: error,
+        },
+      );
+    }
+    return new UnreachableError(
+      what,
+      reason,
+      `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
+      {
+        hint: unreachableHint(reason, method, this.options.timeoutMs),
+        conversationId: cid,
+        cause: error,
+      },
+    );
+  }
+
+  /** Throws for an answer the caller must not take: a redirect, an error, an unexpected body. */
+  private checkAnswer(
+    status: number,
+    responseHeaders: Dispatcher.ResponseData['headers'],
+    body: unknown,
+    options: RequestOptions,
+    { path, url, what, shownUrl, cid }: AttemptNames & { path: string; url: string },
+  ): void {
+    const contentType = headerText(responseHeaders['content-type']);
+    const expected = options.okStatuses?.includes(status) === true;
+    if (status >= 300 && status < 400 && !expected) {
+      throw this.redirectError(what, url, status, headerText(responseHeaders.location), cid);
+    }
+    if (status >= 400 && !expected) {
+      const received = { url: shownUrl, contentType };
+      const error = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
+        status,
+        body,
+        cid,
+      );
+      throw status === 404 && !isAbsolute(path) ? withTenantHint(error, this.baseUrl) : error;
+    }
+    const problem = status < 300 ? options.expect?.(body) : undefined;
+    if (problem !== undefined) {
+      throw new ServiceError(
+        `${what}: the answer from ${shownUrl} is not what the service sends (${problem}); it is ${describeAnswer(body, contentType)}`,
+        {
+          hint: 'check the URL: it should point at the service itself, not at a web page or a proxy',
+          conversationId: cid,
+          status,
+        },
+      );
     }
   }
 

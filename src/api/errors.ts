@@ -16,7 +16,7 @@ interface ParsedErrorBody {
 }
 
 /**
- * Reads both error shapes of DESIGN.md 1.4: ksctl's `{error:{cid,code,message,details}}` and the
+ * Reads both error shapes of docs/design.md 1.4: ksctl's `{error:{cid,code,message,details}}` and the
  * public Ionic management-API `{status, code, error, detail:{message}, source:{cid}}`.
  */
 export function parseErrorBody(body: unknown): ParsedErrorBody {
@@ -89,7 +89,7 @@ export function describeAnswer(body: unknown, contentType: string | undefined): 
   return `${type ?? 'a body'} of ${bytes} bytes`;
 }
 
-/** The typed error for an HTTP error answer, with the exit codes of DESIGN.md 5. */
+/** The typed error for an HTTP error answer, with the exit codes of docs/design.md 5. */
 export function errorFromAnswer(
   status: number,
   body: unknown,

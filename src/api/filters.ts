@@ -1,5 +1,5 @@
 /**
- * The list filter grammar of the public Ionic API (DESIGN.md 1.2), defined once: the mock parses
+ * The list filter grammar of the public Ionic API (docs/design.md 1.2), defined once: the mock parses
  * query strings with it (and evaluates the result: mock/markings/filter-match.ts), ksctl parses `--filter` with it before sending.
  *
  *   FIELD=V              equality

@@ -1,3 +1,7 @@
+/**
+ * MarkingsApi over HTTP: every markings and values endpoint of the service, typed, with the
+ * listings paged one page ahead and sized by bytes.
+ */
 import { NotFoundError } from '../errors.js';
 import type { ApiClient, RequestOptions } from './client.js';
 import { filterQuery, NO_FILTER } from './filters.js';
@@ -135,7 +139,7 @@ function toPage<T>(body: ListEnvelope<T>, bytes: number) {
   };
 }
 
-/** The markings interface over HTTP (DESIGN.md 1.2). */
+/** The markings interface over HTTP (docs/design.md 1.2). */
 export class HttpMarkingsApi implements MarkingsApi {
   private readonly pageBytes: number;
 

@@ -1,7 +1,7 @@
 import { DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH } from './wire.js';
 
 /**
- * The name and description rules of DESIGN.md 1.1, in one place for the client (commands, apply
+ * The name and description rules of docs/design.md 1.1, in one place for the client (commands, apply
  * files) and the mock, so a name ksctl accepts is a name the mock accepts.
  */
 
@@ -18,7 +18,7 @@ export function characterCount(text: string): number {
  */
 const PLAIN_NAME = /^[!-~](?:[ -~]*[!-~])?$/;
 
-/** Why a marking or value name is not acceptable (DESIGN.md 1.1), or undefined when it is. */
+/** Why a marking or value name is not acceptable (docs/design.md 1.1), or undefined when it is. */
 export function nameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return 'must be a string';
   if (name.length <= NAME_MAX_LENGTH && PLAIN_NAME.test(name)) return undefined;

@@ -1,11 +1,11 @@
 /**
  * Wire types of the service, defined once and imported by both the client (src/api, src/enroll)
- * and the mock (src/mock), so the two cannot drift. See DESIGN.md sections 1 and 2.
+ * and the mock (src/mock), so the two cannot drift. See docs/design.md sections 1 and 2.
  */
 
 import type { ListFilter } from './filters.js';
 
-// ---- Markings (DESIGN.md 1.1) ----
+// ---- Markings (docs/design.md 1.1) ----
 
 /**
  * The principal that made the last change, as the public Ionic API returns it. The members marked
@@ -148,7 +148,7 @@ export const VALUES_MAX_PER_MARKING = 100_000;
 export const NAME_MAX_LENGTH = 256;
 export const DESCRIPTION_MAX_LENGTH = 4096;
 
-// ---- Errors (DESIGN.md 1.4) ----
+// ---- Errors (docs/design.md 1.4) ----
 
 export interface ErrorDetailWire {
   path: string;
@@ -193,7 +193,7 @@ export const MarkingsErrorCode = {
   unavailable: 50300,
 } as const;
 
-// ---- Scopes (DESIGN.md 1.3) ----
+// ---- Scopes (docs/design.md 1.3) ----
 
 export const SCOPES = [
   'markings:read',
@@ -203,7 +203,7 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-// ---- Enrollment (DESIGN.md 2) ----
+// ---- Enrollment (docs/design.md 2) ----
 
 export interface RegisterRequest {
   k: string;
@@ -224,7 +224,7 @@ export interface EnrollmentPayload {
   AUTH: string;
 }
 
-/** Response headers of a portal login (DESIGN.md 2.1). */
+/** Response headers of a portal login (docs/design.md 2.1). */
 export const PORTAL_HEADERS = {
   stoken: 'x-ionic-reg-stoken',
   uidauth: 'x-ionic-reg-uidauth',
@@ -248,7 +248,7 @@ export interface KnsAnswer {
   };
 }
 
-// ---- The mock's own endpoints (DESIGN.md 3) ----
+// ---- The mock's own endpoints (docs/design.md 3) ----
 
 /** What `ksctl mock serve --json` prints and `--ready-file` holds. */
 export interface MockInfo {
@@ -279,7 +279,7 @@ export interface FaultRule {
   method?: string;
   /** Matched against the request path: an exact path, or a prefix ending in `*`. */
   path?: string;
-  /** An enrollment cause code (DESIGN.md 2.3); on the register endpoint it answers with that cause. */
+  /** An enrollment cause code (docs/design.md 2.3); on the register endpoint it answers with that cause. */
   code?: number;
   status?: number;
   /** 0..1, default 1. */

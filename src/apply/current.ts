@@ -1,3 +1,8 @@
+/**
+ * What the service has, read for a plan or an export with as little work as possible: markings
+ * without values first, then the values of the markings that need them, in batches whose memory
+ * does not grow with the number of markings.
+ */
 import type { MarkingsApi } from '../api/markings-api.js';
 import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../api/wire.js';
 import { InterruptedError, NotFoundError } from '../errors.js';

@@ -1,3 +1,7 @@
+/**
+ * Runs the steps of a plan against the service and reports per marking what was applied, what
+ * failed and what was skipped.
+ */
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { BulkMarkingItem } from '../api/wire.js';
 import {
@@ -48,47 +52,90 @@ export async function executePlan(
   steps: readonly Step[],
   options: ExecuteOptions = {},
 ): Promise<RunReport> {
-  const report: RunReport = { applied: [], failed: [], skipped: [], interrupted: false };
-  const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
-  let authorizationRefused = false;
-  const mayStart = () => !options.signal?.aborted && !authorizationRefused;
-  const progress = () =>
-    options.onProgress?.({
-      done: report.applied.length + report.failed.length,
-      total,
-      failed: report.failed.length,
-    });
-  const applied = (targets: readonly StepTarget[]) => {
-    report.applied.push(...targets);
-    progress();
-  };
-  const failed = (targets: readonly StepTarget[], error: KsctlError, message = error.message) => {
-    if (error instanceof AuthError) authorizationRefused = true;
-    for (const target of targets) report.failed.push(failure(target, error, message));
-    progress();
-  };
+  return new PlanRun(api, steps, options).run();
+}
 
-  const runBulk = async (targets: StepTarget[], items: BulkMarkingItem[]): Promise<void> => {
-    if (!mayStart()) {
-      report.skipped.push(...targets);
+/** One run of a plan: the report it fills in, and the steps' requests that fill it. */
+class PlanRun {
+  private readonly report: RunReport = { applied: [], failed: [], skipped: [], interrupted: false };
+  private readonly total: number;
+  /** After a 401/403 no new request starts. */
+  private authorizationRefused = false;
+
+  constructor(
+    private readonly api: MarkingsApi,
+    private readonly steps: readonly Step[],
+    private readonly options: ExecuteOptions,
+  ) {
+    this.total = steps.reduce((sum, step) => sum + step.targets.length, 0);
+  }
+
+  async run(): Promise<RunReport> {
+    const { steps, options, report } = this;
+    let next = 0;
+    const worker = async () => {
+      while (this.mayStart() && next < steps.length) {
+        const step = steps[next] as Step;
+        next += 1;
+        await this.runStep(step);
+      }
+    };
+    const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
+
+    for (const step of steps.slice(next)) report.skipped.push(...step.targets);
+    report.interrupted = options.signal?.aborted === true;
+    const byName = (a: { name: string }, b: { name: string }) => compareNames(a.name, b.name);
+    report.applied.sort(byName);
+    report.failed.sort(byName);
+    report.skipped.sort(byName);
+    return report;
+  }
+
+  private mayStart(): boolean {
+    return !this.options.signal?.aborted && !this.authorizationRefused;
+  }
+
+  private progress(): void {
+    this.options.onProgress?.({
+      done: this.report.applied.length + this.report.failed.length,
+      total: this.total,
+      failed: this.report.failed.length,
+    });
+  }
+
+  private applied(targets: readonly StepTarget[]): void {
+    this.report.applied.push(...targets);
+    this.progress();
+  }
+
+  private failed(targets: readonly StepTarget[], error: KsctlError, message = error.message): void {
+    if (error instanceof AuthError) this.authorizationRefused = true;
+    for (const target of targets) this.report.failed.push(failure(target, error, message));
+    this.progress();
+  }
+
+  private async runBulk(targets: StepTarget[], items: BulkMarkingItem[]): Promise<void> {
+    if (!this.mayStart()) {
+      this.report.skipped.push(...targets);
       return;
     }
     try {
       // valueLimit=0: the answer would otherwise repeat every value just sent.
-      await api.createOrUpdateMarkings(items, 0);
-      applied(targets);
+      await this.api.createOrUpdateMarkings(items, 0);
+      this.applied(targets);
       return;
     } catch (caught) {
       const error = asKsctlError(caught, { reportHint: false });
       if (!namesItems(error) || items.length === 1) {
-        failed(targets, error);
+        this.failed(targets, error);
         return;
       }
       const culprits = failingItems(error, items.length);
       if (culprits.size === 0) {
         const half = Math.ceil(items.length / 2);
-        await runBulk(targets.slice(0, half), items.slice(0, half));
-        await runBulk(targets.slice(half), items.slice(half));
+        await this.runBulk(targets.slice(0, half), items.slice(0, half));
+        await this.runBulk(targets.slice(half), items.slice(half));
         return;
       }
       const rest: number[] = [];
@@ -96,33 +143,33 @@ export async function executePlan(
         const reasons = culprits.get(index);
         const target = targets[index] as StepTarget;
         if (reasons === undefined) rest.push(index);
-        else failed([target], error, `${reasons.join('; ')} (${error.message})`);
+        else this.failed([target], error, `${reasons.join('; ')} (${error.message})`);
       }
       if (rest.length > 0) {
-        await runBulk(
+        await this.runBulk(
           rest.map((index) => targets[index] as StepTarget),
           rest.map((index) => items[index] as BulkMarkingItem),
         );
       }
     }
-  };
+  }
 
-  const runOperations = async (
+  private async runOperations(
     target: StepTarget,
     markingId: string,
     operations: MarkingOperation[],
-  ) => {
+  ): Promise<void> {
     let done = 0;
     try {
       for (const operation of operations) {
-        if (!mayStart()) break;
-        await runOperation(api, markingId, operation);
+        if (!this.mayStart()) break;
+        await runOperation(this.api, markingId, operation);
         done += 1;
       }
-      if (done === operations.length) applied([target]);
-      else if (done === 0) report.skipped.push(target);
+      if (done === operations.length) this.applied([target]);
+      else if (done === 0) this.report.skipped.push(target);
       else {
-        failed(
+        this.failed(
           [target],
           new InterruptedError(
             `stopped after ${done} of ${operations.length} changes to this marking (${describeOperations(operations.slice(0, done))})`,
@@ -135,46 +182,27 @@ export async function executePlan(
         done === 0
           ? ''
           : ` (${done} of ${operations.length} changes were made before it: ${describeOperations(operations.slice(0, done))})`;
-      failed([target], error, `${error.message}${partial}`);
+      this.failed([target], error, `${error.message}${partial}`);
     }
-  };
+  }
 
-  const runDelete = async (target: StepTarget, markingId: string, version: number) => {
+  private async runDelete(target: StepTarget, markingId: string, version: number): Promise<void> {
     try {
-      await api.deleteMarking(markingId, version);
-      applied([target]);
+      await this.api.deleteMarking(markingId, version);
+      this.applied([target]);
     } catch (caught) {
       const error = asKsctlError(caught, { reportHint: false });
-      if (error instanceof NotFoundError) applied([target]);
-      else failed([target], error);
+      if (error instanceof NotFoundError) this.applied([target]);
+      else this.failed([target], error);
     }
-  };
+  }
 
-  const runStep = (step: Step): Promise<void> => {
-    if (step.kind === 'bulk') return runBulk(step.targets, step.items);
+  private runStep(step: Step): Promise<void> {
+    if (step.kind === 'bulk') return this.runBulk(step.targets, step.items);
     if (step.kind === 'operations')
-      return runOperations(step.targets[0], step.markingId, step.operations);
-    return runDelete(step.targets[0], step.markingId, step.version);
-  };
-
-  let next = 0;
-  const worker = async () => {
-    while (mayStart() && next < steps.length) {
-      const step = steps[next] as Step;
-      next += 1;
-      await runStep(step);
-    }
-  };
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-  await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
-
-  for (const step of steps.slice(next)) report.skipped.push(...step.targets);
-  report.interrupted = options.signal?.aborted === true;
-  const byName = (a: { name: string }, b: { name: string }) => compareNames(a.name, b.name);
-  report.applied.sort(byName);
-  report.failed.sort(byName);
-  report.skipped.sort(byName);
-  return report;
+      return this.runOperations(step.targets[0], step.markingId, step.operations);
+    return this.runDelete(step.targets[0], step.markingId, step.version);
+  }
 }
 
 /** What operations changed, for a report: `added value "x"; removed values "y", "z"`. */

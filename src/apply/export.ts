@@ -6,7 +6,7 @@ import { compareNames } from './types.js';
 /** A value as written in a file: a plain name when it has no description. */
 export type FileValue = string | { name: string; description: string };
 
-/** A marking as written in a file (DESIGN.md 5.1), with the service's defaults left out. */
+/** A marking as written in a file (docs/design.md 5.1), with the service's defaults left out. */
 export interface FileMarking {
   name: string;
   description?: string;

@@ -1,3 +1,8 @@
+/**
+ * The fast path for markings files that are valid JSON: JSON.parse and one scan for positions. It
+ * only ever accepts; anything it does not like goes to the YAML path, which reports every problem
+ * with its position.
+ */
 import { descriptionProblem, nameProblem } from '../api/names.js';
 import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
 import { FILE_KEYS, type ParsedMarking, type SourceText } from './file-format.js';

@@ -26,45 +26,68 @@ import {
 type AnyNode = Node | Pair | null | undefined;
 
 export function parseWithPositions(source: SourceText, options: ParseOptions): ParsedFile {
-  const lineCounter = new LineCounter();
-  const problems: Problem[] = [];
-  const positionOf = (offset: number): SourcePosition => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file: source.label, line, column: col };
-  };
-  const report = (offset: number, reason: string) => {
-    problems.push({ position: positionOf(offset), offset, reason });
-  };
+  const reader = new MarkingsReader(source);
+  const markings = reader.syntaxErrors() ? [] : reader.readDocument(options);
+  return { markings, problems: reader.problems };
+}
 
-  const doc = parseDocument(source.text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const jsonError = jsonSyntaxError(source, doc.errors.length > 0);
-  if (jsonError !== undefined) {
-    report(jsonError.offset, `invalid JSON: ${jsonError.reason}`);
-    return { markings: [], problems };
+/**
+ * One file's text read as a YAML document into markings: every problem is reported with its
+ * line and column, and reading goes on past it, so one run lists them all.
+ */
+class MarkingsReader {
+  readonly problems: Problem[] = [];
+  private readonly lineCounter = new LineCounter();
+  private readonly doc: ReturnType<typeof parseDocument>;
+
+  constructor(private readonly source: SourceText) {
+    this.doc = parseDocument(source.text, {
+      lineCounter: this.lineCounter,
+      prettyErrors: false,
+      uniqueKeys: true,
+    });
   }
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors) {
-      report(
+
+  /** Reports the syntax errors (JSON's own, for a JSON file); true when there are any. */
+  syntaxErrors(): boolean {
+    const jsonError = jsonSyntaxError(this.source, this.doc.errors.length > 0);
+    if (jsonError !== undefined) {
+      this.report(jsonError.offset, `invalid JSON: ${jsonError.reason}`);
+      return true;
+    }
+    for (const error of this.doc.errors) {
+      this.report(
         error.pos[0],
         error.code === 'MULTIPLE_DOCS'
           ? 'a file holds one YAML document; put further markings in the same `markings` list'
           : `invalid YAML: ${error.message}`,
       );
     }
-    return { markings: [], problems };
+    return this.doc.errors.length > 0;
   }
 
-  // An alias stands for its anchor's node; an alias to no anchor stays, for the message.
-  const resolve = (node: AnyNode): AnyNode => (isAlias(node) ? (node.resolve(doc) ?? node) : node);
-  const offsetOf = (node: AnyNode, fallback: number): number => {
+  private positionOf(offset: number): SourcePosition {
+    const { line, col } = this.lineCounter.linePos(offset);
+    return { file: this.source.label, line, column: col };
+  }
+
+  private report(offset: number, reason: string): void {
+    this.problems.push({ position: this.positionOf(offset), offset, reason });
+  }
+
+  /** An alias stands for its anchor's node; an alias to no anchor stays, for the message. */
+  private resolve(node: AnyNode): AnyNode {
+    return isAlias(node) ? (node.resolve(this.doc) ?? node) : node;
+  }
+  private offsetOf(node: AnyNode, fallback: number): number {
     const range = node && 'range' in node ? node.range : undefined;
     return range?.[0] ?? fallback;
-  };
+  }
 
   /** The offset of a pair's value, or of its key when the value is missing (`name:` alone). */
-  const valueOffset = (pair: Pair): number => {
+  private valueOffset(pair: Pair): number {
     const value = pair.value as AnyNode;
-    const keyOffset = offsetOf(pair.key as AnyNode, 0);
+    const keyOffset = this.offsetOf(pair.key as AnyNode, 0);
     if (
       isScalar(value) &&
       value.value === null &&
@@ -73,73 +96,74 @@ export function parseWithPositions(source: SourceText, options: ParseOptions): P
     ) {
       return keyOffset;
     }
-    return offsetOf(value, keyOffset);
-  };
+    return this.offsetOf(value, keyOffset);
+  }
 
-  const checkKeys = (map: YAMLMap, allowed: readonly string[], where: string) => {
+  private checkKeys(map: YAMLMap, allowed: readonly string[], where: string) {
     for (const pair of map.items) {
-      const key = resolve(pair.key as AnyNode);
+      const key = this.resolve(pair.key as AnyNode);
       const keyText = isScalar(key) ? String(key.value) : undefined;
       if (keyText !== undefined && allowed.includes(keyText)) continue;
       const suggestion = keyText === undefined ? undefined : closest(keyText, allowed);
-      report(
-        offsetOf(key, offsetOf(map, 0)),
+      this.report(
+        this.offsetOf(key, this.offsetOf(map, 0)),
         `unknown key ${JSON.stringify(keyText ?? '(not text)')} in ${where}` +
           (suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`),
       );
     }
-  };
+  }
 
-  const pairOf = (map: YAMLMap, key: string): Pair | undefined =>
-    map.items.find((pair) => {
-      const k = resolve(pair.key as AnyNode);
+  private pairOf(map: YAMLMap, key: string): Pair | undefined {
+    return map.items.find((pair) => {
+      const k = this.resolve(pair.key as AnyNode);
       return isScalar(k) && k.value === key;
     });
+  }
 
-  const text = (pair: Pair, what: string): string | undefined => {
-    const node = resolve(pair.value as AnyNode);
+  private text(pair: Pair, what: string): string | undefined {
+    const node = this.resolve(pair.value as AnyNode);
     if (isScalar(node) && typeof node.value === 'string') return node.value;
-    report(valueOffset(pair), `${what} must be text, ${found(node, true)}`);
+    this.report(this.valueOffset(pair), `${what} must be text, ${found(node, true)}`);
     return undefined;
-  };
+  }
 
-  const name = (pair: Pair, what: string): string | undefined => {
-    const value = text(pair, what);
+  private name(pair: Pair, what: string): string | undefined {
+    const value = this.text(pair, what);
     if (value === undefined) return undefined;
     const problem = nameProblem(value);
     if (problem !== undefined) {
-      report(valueOffset(pair), `${what} ${JSON.stringify(value)} ${problem}`);
+      this.report(this.valueOffset(pair), `${what} ${JSON.stringify(value)} ${problem}`);
       return undefined;
     }
     return value;
-  };
+  }
 
-  const description = (pair: Pair, what: string): string | undefined => {
-    const value = text(pair, what);
+  private description(pair: Pair, what: string): string | undefined {
+    const value = this.text(pair, what);
     if (value === undefined) return undefined;
     const problem = descriptionProblem(value);
-    if (problem !== undefined) report(valueOffset(pair), `${what} ${problem}`);
+    if (problem !== undefined) this.report(this.valueOffset(pair), `${what} ${problem}`);
     return value;
-  };
+  }
 
-  const boolean = (pair: Pair, what: string): boolean | undefined => {
-    const node = resolve(pair.value as AnyNode);
+  private boolean(pair: Pair, what: string): boolean | undefined {
+    const node = this.resolve(pair.value as AnyNode);
     if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-    report(valueOffset(pair), `${what} must be true or false, ${found(node)}`);
+    this.report(this.valueOffset(pair), `${what} must be true or false, ${found(node)}`);
     return undefined;
-  };
+  }
 
   /** `markingLabel` is the marking's name quoted for messages. */
-  const readValue = (
+  private readValue(
     node: AnyNode,
     markingLabel: string,
-  ): { value: DesiredValue; offset: number } | undefined => {
-    const item = resolve(node);
+  ): { value: DesiredValue; offset: number } | undefined {
+    const item = this.resolve(node);
     // Where the entry is written: an alias's own place, not its anchor's.
-    const offset = offsetOf(node, 0);
+    const offset = this.offsetOf(node, 0);
     if (isScalar(item)) {
       if (typeof item.value !== 'string') {
-        report(
+        this.report(
           offset,
           `a value of ${markingLabel} must be a name or {name, description}, ${found(item, true)}`,
         );
@@ -147,43 +171,48 @@ export function parseWithPositions(source: SourceText, options: ParseOptions): P
       }
       const problem = nameProblem(item.value);
       if (problem !== undefined) {
-        report(offset, `value name ${JSON.stringify(item.value)} ${problem}`);
+        this.report(offset, `value name ${JSON.stringify(item.value)} ${problem}`);
         return undefined;
       }
       return { value: { name: item.value }, offset };
     }
     if (!isMap(item)) {
-      report(
+      this.report(
         offset,
         `a value of ${markingLabel} must be a name or {name, description}, ${found(item)}`,
       );
       return undefined;
     }
-    checkKeys(item, FILE_KEYS.value, `a value of ${markingLabel}`);
-    const namePair = pairOf(item, 'name');
+    this.checkKeys(item, FILE_KEYS.value, `a value of ${markingLabel}`);
+    const namePair = this.pairOf(item, 'name');
     if (namePair === undefined) {
-      report(offset, `a value of ${markingLabel} has no name`);
+      this.report(offset, `a value of ${markingLabel} has no name`);
       return undefined;
     }
-    const valueName = name(namePair, 'value name');
-    const descriptionPair = pairOf(item, 'description');
+    const valueName = this.name(namePair, 'value name');
+    const descriptionPair = this.pairOf(item, 'description');
     const valueDescription =
-      descriptionPair === undefined ? undefined : description(descriptionPair, 'value description');
+      descriptionPair === undefined
+        ? undefined
+        : this.description(descriptionPair, 'value description');
     if (valueName === undefined) return undefined;
     const value: DesiredValue = { name: valueName };
     if (valueDescription !== undefined) value.description = valueDescription;
-    return { value, offset: valueOffset(namePair) };
-  };
+    return { value, offset: this.valueOffset(namePair) };
+  }
 
-  const readValues = (pair: Pair, markingLabel: string): DesiredValue[] | undefined => {
-    const node = resolve(pair.value as AnyNode);
+  private readValues(pair: Pair, markingLabel: string): DesiredValue[] | undefined {
+    const node = this.resolve(pair.value as AnyNode);
     if (!isSeq(node)) {
-      report(valueOffset(pair), `values of ${markingLabel} must be a list, ${found(node)}`);
+      this.report(
+        this.valueOffset(pair),
+        `values of ${markingLabel} must be a list, ${found(node)}`,
+      );
       return undefined;
     }
     if (node.items.length > VALUES_MAX_PER_MARKING) {
-      report(
-        valueOffset(pair),
+      this.report(
+        this.valueOffset(pair),
         `${markingLabel} lists ${node.items.length} values; at most ${VALUES_MAX_PER_MARKING} are allowed`,
       );
     }
@@ -191,15 +220,15 @@ export function parseWithPositions(source: SourceText, options: ParseOptions): P
     const seen = new Map<string, number>();
     let valid = true;
     for (const itemNode of node.items) {
-      const read = readValue(itemNode as AnyNode, markingLabel);
+      const read = this.readValue(itemNode as AnyNode, markingLabel);
       if (read === undefined) {
         valid = false;
         continue;
       }
       const first = seen.get(read.value.name);
       if (first !== undefined) {
-        const { line, col } = lineCounter.linePos(first);
-        report(
+        const { line, col } = this.lineCounter.linePos(first);
+        this.report(
           read.offset,
           `value "${read.value.name}" is listed twice in ${markingLabel} (first at line ${line}, column ${col})`,
         );
@@ -210,91 +239,97 @@ export function parseWithPositions(source: SourceText, options: ParseOptions): P
       values.push(read.value);
     }
     return valid ? values : undefined;
-  };
+  }
 
-  const readMarking = (node: AnyNode): ParsedMarking | undefined => {
-    const item = resolve(node);
-    const offset = offsetOf(node, 0);
+  private readMarking(node: AnyNode): ParsedMarking | undefined {
+    const item = this.resolve(node);
+    const offset = this.offsetOf(node, 0);
     if (!isMap(item)) {
-      report(offset, `a marking must be a mapping with at least a name, ${found(item)}`);
+      this.report(offset, `a marking must be a mapping with at least a name, ${found(item)}`);
       return undefined;
     }
-    const namePair = pairOf(item, 'name');
-    const markingName = namePair === undefined ? undefined : name(namePair, 'marking name');
-    if (namePair === undefined) report(offset, 'a marking has no name');
+    const namePair = this.pairOf(item, 'name');
+    const markingName = namePair === undefined ? undefined : this.name(namePair, 'marking name');
+    if (namePair === undefined) this.report(offset, 'a marking has no name');
     // Messages about the rest of the entry name it as written, even when the name is invalid.
-    const written = namePair === undefined ? undefined : resolve(namePair.value as AnyNode);
+    const written = namePair === undefined ? undefined : this.resolve(namePair.value as AnyNode);
     const label = JSON.stringify(
       markingName ??
         (isScalar(written) && typeof written.value === 'string' ? written.value : '(unnamed)'),
     );
-    checkKeys(item, FILE_KEYS.marking, `marking ${label}`);
+    this.checkKeys(item, FILE_KEYS.marking, `marking ${label}`);
 
-    const marking: DesiredMarking = { name: markingName ?? '', source: positionOf(offset) };
-    const problemsBefore = problems.length;
-    const descriptionPair = pairOf(item, 'description');
-    if (descriptionPair) marking.description = description(descriptionPair, 'description');
-    const publicPair = pairOf(item, 'public');
-    if (publicPair) marking.public = boolean(publicPair, 'public');
-    const adminOnlyPair = pairOf(item, 'adminOnly');
-    if (adminOnlyPair) marking.adminOnly = boolean(adminOnlyPair, 'adminOnly');
-    const valuesPair = pairOf(item, 'values');
-    if (valuesPair) marking.values = readValues(valuesPair, label);
-    const defaultPair = pairOf(item, 'defaultValue');
+    const marking: DesiredMarking = { name: markingName ?? '', source: this.positionOf(offset) };
+    const problemsBefore = this.problems.length;
+    const descriptionPair = this.pairOf(item, 'description');
+    if (descriptionPair) marking.description = this.description(descriptionPair, 'description');
+    const publicPair = this.pairOf(item, 'public');
+    if (publicPair) marking.public = this.boolean(publicPair, 'public');
+    const adminOnlyPair = this.pairOf(item, 'adminOnly');
+    if (adminOnlyPair) marking.adminOnly = this.boolean(adminOnlyPair, 'adminOnly');
+    const valuesPair = this.pairOf(item, 'values');
+    if (valuesPair) marking.values = this.readValues(valuesPair, label);
+    const defaultPair = this.pairOf(item, 'defaultValue');
     if (defaultPair) {
-      const node = resolve(defaultPair.value as AnyNode);
+      const node = this.resolve(defaultPair.value as AnyNode);
       if (isScalar(node) && node.value === null) {
         marking.defaultValue = null;
       } else {
-        const defaultValue = name(defaultPair, 'defaultValue');
+        const defaultValue = this.name(defaultPair, 'defaultValue');
         if (
           defaultValue !== undefined &&
           marking.values !== undefined &&
           !marking.values.some((value) => value.name === defaultValue)
         ) {
-          report(
-            valueOffset(defaultPair),
+          this.report(
+            this.valueOffset(defaultPair),
             `defaultValue "${defaultValue}" is not one of the values listed for ${label}`,
           );
         }
         marking.defaultValue = defaultValue;
       }
     }
-    if (markingName === undefined || problems.length > problemsBefore) return undefined;
-    const nameOffset = valueOffset(namePair as Pair);
-    return { marking, nameOffset, namePosition: positionOf(nameOffset) };
-  };
+    if (markingName === undefined || this.problems.length > problemsBefore) return undefined;
+    const nameOffset = this.valueOffset(namePair as Pair);
+    return { marking, nameOffset, namePosition: this.positionOf(nameOffset) };
+  }
 
-  const root = resolve(doc.contents as AnyNode);
-  if (root === null || root === undefined || (isScalar(root) && root.value === null)) {
-    report(0, 'the file is empty; expected a `markings` list');
-    return { markings: [], problems };
+  /** The document's markings: a `markings` list, or (options.single) one marking itself. */
+  readDocument(options: ParseOptions): ParsedMarking[] {
+    const root = this.resolve(this.doc.contents as AnyNode);
+    if (root === null || root === undefined || (isScalar(root) && root.value === null)) {
+      this.report(0, 'the file is empty; expected a `markings` list');
+      return [];
+    }
+    if (!isMap(root)) {
+      this.report(
+        this.offsetOf(root, 0),
+        `expected a mapping with a \`markings\` list, ${found(root)}`,
+      );
+      return [];
+    }
+    if (options.single && this.pairOf(root, 'markings') === undefined) {
+      const parsed = this.readMarking(root);
+      return parsed === undefined ? [] : [parsed];
+    }
+    this.checkKeys(root, FILE_KEYS.document, 'the top level');
+    const markingsPair = this.pairOf(root, 'markings');
+    if (markingsPair === undefined) {
+      this.report(this.offsetOf(root, 0), 'missing the `markings` list');
+      return [];
+    }
+    const list = this.resolve(markingsPair.value as AnyNode);
+    if (!isSeq(list)) {
+      this.report(this.valueOffset(markingsPair), `\`markings\` must be a list, ${found(list)}`);
+      return [];
+    }
+    const markings: ParsedMarking[] = [];
+    for (const node of list.items) {
+      const parsed = this.readMarking(node as AnyNode);
+      if (parsed !== undefined) markings.push(parsed);
+    }
+    return markings;
   }
-  if (!isMap(root)) {
-    report(offsetOf(root, 0), `expected a mapping with a \`markings\` list, ${found(root)}`);
-    return { markings: [], problems };
-  }
-  if (options.single && pairOf(root, 'markings') === undefined) {
-    const parsed = readMarking(root);
-    return { markings: parsed === undefined ? [] : [parsed], problems };
-  }
-  checkKeys(root, FILE_KEYS.document, 'the top level');
-  const markingsPair = pairOf(root, 'markings');
-  if (markingsPair === undefined) {
-    report(offsetOf(root, 0), 'missing the `markings` list');
-    return { markings: [], problems };
-  }
-  const list = resolve(markingsPair.value as AnyNode);
-  if (!isSeq(list)) {
-    report(valueOffset(markingsPair), `\`markings\` must be a list, ${found(list)}`);
-    return { markings: [], problems };
-  }
-  const markings: ParsedMarking[] = [];
-  for (const node of list.items) {
-    const parsed = readMarking(node as AnyNode);
-    if (parsed !== undefined) markings.push(parsed);
-  }
-  return { markings, problems };
 }
 
 /**

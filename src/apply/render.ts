@@ -1,3 +1,7 @@
+/**
+ * The plan and the run report of `markings apply` as text for people, like terraform's plan:
+ * rendering marks each piece with its role, and the command decides the colours.
+ */
 import type { FieldChange, Plan } from './plan.js';
 import { planIsEmpty } from './plan.js';
 import type { RunReport } from './report.js';

@@ -1,3 +1,8 @@
+/**
+ * The sources of `markings apply|create|update -f`: files, directories and stdin read into texts,
+ * then parsed and checked together, every problem of every file reported at once with its
+ * position, before anything is sent.
+ */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { InputError, UsageError } from '../errors.js';

@@ -1,3 +1,7 @@
+/**
+ * How a plan becomes requests: bulk Create or Update Multiple chunks where they are cheapest,
+ * per-marking value operations where an update touches few values, deletions last.
+ */
 import {
   BODY_MAX_BYTES,
   BULK_MAX_ITEMS,

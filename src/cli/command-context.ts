@@ -1,3 +1,7 @@
+/**
+ * The command context: what every command gets (streams, environment, configuration, the service
+ * client, a prompter, the output helpers), with heavy pieces loaded on first use.
+ */
 import type { ApiClient } from '../api/client.js';
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';

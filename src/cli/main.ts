@@ -48,7 +48,7 @@ export async function main(): Promise<void> {
   let count = 0;
   let firstAt = 0;
   const stop = (exitCode: number) => {
-    // The configuration store's file writer (when-exit, under conf) re-raises a signal it sees,
+    // An exit hook under a library (signal-exit, under the prompts) re-raises a signal it sees,
     // once and at once: that echo is not the user's second Ctrl-C.
     if (count > 0 && performance.now() - firstAt < SIGNAL_ECHO_MS) return;
     count++;

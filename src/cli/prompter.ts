@@ -24,18 +24,29 @@ async function ask<T>(question: () => Promise<T>): Promise<T> {
   }
 }
 
-/** @inquirer/prompts on the real terminal, writing to stderr so stdout stays data only. */
+/**
+ * Inquirer's confirm, input and password prompts on the real terminal, writing to stderr so stdout
+ * stays data only. Each is its own package, loaded when its question is asked.
+ */
 export function terminalPrompter(io: IOStreams): Prompter {
   // Taken when a question is asked: the first use of process.stdin sets up a stream on descriptor
   // 0, a few ms of every command's start-up.
   const context = () => ({ input: io.stdin, output: io.stderr });
-  const prompts = () => import('@inquirer/prompts');
   return {
     confirm: (message, defaultAnswer = false) =>
-      ask(async () => (await prompts()).confirm({ message, default: defaultAnswer }, context())),
+      ask(async () => {
+        const { default: confirm } = await import('@inquirer/confirm');
+        return confirm({ message, default: defaultAnswer }, context());
+      }),
     input: (message) =>
-      ask(async () => (await prompts()).input({ message, required: true }, context())),
+      ask(async () => {
+        const { default: input } = await import('@inquirer/input');
+        return input({ message, required: true }, context());
+      }),
     secret: (message) =>
-      ask(async () => (await prompts()).password({ message, mask: false }, context())),
+      ask(async () => {
+        const { default: password } = await import('@inquirer/password');
+        return password({ message, mask: false }, context());
+      }),
   };
 }

@@ -17,7 +17,7 @@ export {
   TIMEOUT_RANGE,
 } from './timeout.js';
 
-/** The options every command accepts (DESIGN.md 5). */
+/** The options every command accepts (docs/design.md 5). */
 export interface GlobalOptions {
   context?: string;
   baseUrl?: string;

@@ -1,7 +1,11 @@
+/**
+ * Stored contexts: the configuration file, where it lives, how it is read (a plain JSON read) and
+ * changed (read again, then replaced atomically).
+ */
 import { chmod, readFile } from 'node:fs/promises';
-import type Conf from 'conf';
 import { dirname, join } from 'node:path';
 import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';
+import { errnoCode } from '../files/fs-errors.js';
 
 /** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
 export const MOCK_CONTEXT = 'mock';
@@ -56,18 +60,17 @@ export function contextNameProblem(name: string): string | undefined {
     : 'a context name is 1-64 letters, digits, dots, dashes or underscores';
 }
 
-type ConfInstance = Conf<ConfigData>;
-
 /**
- * Contexts, stored with `conf` in a 0600 file (0700 directory). `KSCTL_CONFIG_DIR` moves it.
+ * Contexts, stored in a 0600 JSON file (0700 directory). `KSCTL_CONFIG_DIR` moves it.
  *
- * Reading is a plain JSON read of that file: every network command reads it, and loading `conf`
- * (with its schema validator) costs more than most commands' own work. `conf` loads on the first
- * change, so the file is written the way it always is (atomically, with its modes). A file that
- * is not a configuration is reported with its path and left as it is, never replaced.
+ * Reading is a plain JSON read of that file: every network command reads it. A change reads the
+ * file again, applies itself and replaces the file atomically (files/atomic-write.ts: a reader
+ * sees the old file or the new one, a crash leaves no half-written file). A file that is not a
+ * configuration is reported with its path and left as it is, never replaced.
  */
 export class ConfigStore {
-  private conf: ConfInstance | undefined;
+  /** The directory was made (0700) by this process's first change. */
+  private directoryReady = false;
 
   private constructor(
     readonly path: string,
@@ -107,7 +110,7 @@ export class ConfigStore {
   async set(name: string, ctx: ContextConfig): Promise<void> {
     const problem = contextNameProblem(name);
     if (problem) throw new UsageError(`invalid context name "${name}": ${problem}`);
-    await this.change((conf) => conf.set('contexts', { ...conf.get('contexts'), [name]: ctx }));
+    await this.change((data) => ({ ...data, contexts: { ...data.contexts, [name]: ctx } }));
   }
 
   /** Renames a context, keeping it current if it was; refuses a name in use. */
@@ -120,58 +123,57 @@ export class ConfigStore {
         hint: `remove it first (\`ksctl context remove ${to}\`) or choose another name`,
       });
     }
-    await this.change((conf) => {
-      const { [from]: _old, ...rest } = conf.get('contexts');
-      conf.set('contexts', { ...rest, [to]: context });
-      if (conf.get('currentContext') === from) conf.set('currentContext', to);
+    await this.change((data) => {
+      const { [from]: _old, ...rest } = data.contexts;
+      const contexts = { ...rest, [to]: context };
+      return data.currentContext === from
+        ? { ...data, currentContext: to, contexts }
+        : { ...data, contexts };
     });
   }
 
   async use(name: string): Promise<void> {
     this.get(name);
-    await this.change((conf) => conf.set('currentContext', name));
+    await this.change((data) => ({ ...data, currentContext: name }));
   }
 
   async remove(name: string): Promise<void> {
     this.get(name);
-    await this.change((conf) => {
-      const { [name]: _removed, ...rest } = conf.get('contexts');
-      conf.set('contexts', rest);
-      if (conf.get('currentContext') === name) conf.delete('currentContext');
+    await this.change((data) => {
+      const { [name]: _removed, ...contexts } = data.contexts;
+      if (data.currentContext !== name) return { ...data, contexts };
+      const { currentContext: _current, ...rest } = data;
+      return { ...rest, contexts };
     });
   }
 
-  /** Applies a change through `conf` (which reads the file again first) and keeps its result. */
-  private async change(apply: (conf: ConfInstance) => void): Promise<void> {
+  /** Applies a change to the file as it is now (read again first), and keeps the result. */
+  private async change(apply: (data: ConfigData) => ConfigData): Promise<void> {
+    const [{ ensureDirectory }, { writeFileAtomic }] = await Promise.all([
+      import('../files/directories.js'),
+      import('../files/atomic-write.js'),
+    ]);
+    const dir = dirname(this.path);
+    if (!this.directoryReady) {
+      await ensureDirectory(dir, 0o700).catch((error: unknown) => {
+        throw new InputError((error as Error).message, { hint: CANNOT_WRITE_HINT, cause: error });
+      });
+      await chmod(dir, 0o700).catch(() => undefined);
+      this.directoryReady = true;
+    }
+    const data = apply(await readConfig(this.path));
     try {
-      if (!this.conf) {
-        // conf would create the directory with Node's recursive mkdir, which can spin forever.
-        const { ensureDirectory } = await import('../files/directories.js');
-        await ensureDirectory(dirname(this.path), 0o700).catch((error: unknown) => {
-          throw new InputError((error as Error).message, { hint: CANNOT_WRITE_HINT, cause: error });
-        });
-        const { default: Conf } = await import('conf');
-        this.conf = new Conf<ConfigData>({
-          projectName: 'ksctl',
-          projectSuffix: '',
-          configName: 'config',
-          cwd: dirname(this.path),
-          configFileMode: 0o600,
-          defaults: { contexts: {} },
-        });
-        await chmod(dirname(this.path), 0o700).catch(() => undefined);
-      }
-      apply(this.conf);
-      this.data = this.conf.store;
+      // Tab-indented, as the file has always been written.
+      await writeFileAtomic(this.path, JSON.stringify(data, undefined, '\t'), 0o600);
     } catch (error) {
-      if (isKsctlError(error)) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      if (typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) throw error; // errno codes only
+      const code = errnoCode(isKsctlError(error) ? error.cause : error);
+      if (code === undefined || !/^E[A-Z]+$/.test(code)) throw error;
       throw new InputError(`cannot write the configuration ${this.path} (${code})`, {
         hint: CANNOT_WRITE_HINT,
         cause: error,
       });
     }
+    this.data = data;
   }
 }
 
@@ -179,7 +181,7 @@ const CONFIG_FILE = 'config.json';
 const CANNOT_WRITE_HINT =
   'check the permissions of that directory, or point `KSCTL_CONFIG_DIR` elsewhere';
 
-/** Where `conf` keeps ksctl's file by default (the `env-paths` rules conf follows). */
+/** Where ksctl's file is by default: the platform's configuration directory (the env-paths rules). */
 async function defaultConfigDir(): Promise<string> {
   const { homedir } = await import('node:os');
   const home = homedir();

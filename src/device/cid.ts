@@ -1,5 +1,5 @@
 /**
- * Conversation ids of the device request format (DESIGN.md 2.4):
+ * Conversation ids of the device request format (docs/design.md 2.4):
  * `CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>`. The cid is also the AAD of the
  * envelope, so client and service must agree on it byte for byte.
  */

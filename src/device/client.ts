@@ -1,5 +1,5 @@
 /**
- * Device requests from ksctl with a stored profile (DESIGN.md 2.4): builds the envelope, signs
+ * Device requests from ksctl with a stored profile (docs/design.md 2.4): builds the envelope, signs
  * the attributes, answers the fingerprint exchange (4001), opens the answer and every key in it,
  * and checks the service's signatures. Returns data; failures are typed errors (device causes).
  */

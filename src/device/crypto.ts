@@ -1,5 +1,5 @@
 /**
- * The cryptography of the device request format (DESIGN.md 2.4), shared by ksctl and the mock.
+ * The cryptography of the device request format (docs/design.md 2.4), shared by ksctl and the mock.
  * Every piece is AES-256-GCM with a 16-byte IV and the IV ‖ ciphertext ‖ tag layout of the
  * profile files, so it uses the same envelope helper; only keys, AADs and encodings differ:
  *

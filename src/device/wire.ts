@@ -1,5 +1,5 @@
 /**
- * Wire types of the device request format (DESIGN.md 2.4), defined once for ksctl and the mock.
+ * Wire types of the device request format (docs/design.md 2.4), defined once for ksctl and the mock.
  * Member names are the service's (`protection-keys`, `cattrs`, …), hence the quoted keys.
  */
 

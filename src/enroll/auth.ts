@@ -2,7 +2,7 @@
  * The identity token `AUTH` = Base64(STOKEN + UIDAUTH), built by the client and split by the
  * server. STOKEN begins with `I.`, UIDAUTH with `,I`, so the token reads `I.<…>,I<…>`.
  * The vendor's sample clients join STOKEN and a UIDAUTH with `","` even when the UIDAUTH
- * already has its comma, so the server side accepts one comma or two (DESIGN.md 2).
+ * already has its comma, so the server side accepts one comma or two (docs/design.md 2).
  */
 import { InputError } from '../errors.js';
 import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';

@@ -1,7 +1,7 @@
 /**
- * The enrollment error causes of DESIGN.md 2.3 as data: the mock answers with `status`,
+ * The enrollment error causes of docs/design.md 2.3 as data: the mock answers with `status`,
  * `reasonPhrase` and `message`; ksctl turns a code into `explanation`, `hint` and the typed error
- * whose exit code DESIGN.md 5 gives for the status.
+ * whose exit code docs/design.md 5 gives for the status.
  */
 import type { ErrorBody } from '../api/wire.js';
 import {
@@ -82,7 +82,7 @@ const UNKNOWN_CAUSE =
   'the answer names no known cause; retry, and if it persists quote the conversation ID to the service operators';
 const ASK_ADMIN = 'ask your tenant administrator, quoting the conversation ID';
 
-/** Reason phrase and error class by status (DESIGN.md 2.3 first column, DESIGN.md 5). */
+/** Reason phrase and error class by status (docs/design.md 2.3 first column, docs/design.md 5). */
 const BY_STATUS: Record<number, { reasonPhrase: string; errorClass: ErrorClass }> = {
   400: { reasonPhrase: 'Bad Request', errorClass: InputError },
   401: { reasonPhrase: 'Unauthorized', errorClass: AuthError },
@@ -116,7 +116,7 @@ function cause(
   };
 }
 
-/** One entry per code, in the order of DESIGN.md 2.3. The status is the code's first 3 digits. */
+/** One entry per code, in the order of docs/design.md 2.3. The status is the code's first 3 digits. */
 export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
   cause(
     CauseCode.invalidJson,
@@ -345,7 +345,7 @@ export function causeErrorBody(code: EnrollmentCauseCode, cid: string): ErrorBod
   return { error: { cid, code, message: entry?.message ?? 'Other internal error' } };
 }
 
-/** Error class for a status with no known cause code (DESIGN.md 5). */
+/** Error class for a status with no known cause code (docs/design.md 5). */
 export function errorClassForStatus(status: number): ErrorClass {
   if (status === 400 || status === 413 || status === 415) return InputError;
   if (status === 401 || status === 403) return AuthError;

@@ -1,7 +1,7 @@
 /**
  * Where an enrollment goes: the keyspace, the enrollment URL (key server public key, portal) and
  * the API URL (register endpoint). Each comes from flag > environment > context; what is still
- * missing is discovered through the key naming lookup (DESIGN.md 2.1), whose URL defaults to
+ * missing is discovered through the key naming lookup (docs/design.md 2.1), whose URL defaults to
  * the API URL. A portal sign-in may also name the API URL.
  */
 import type { ApiClient } from '../api/client.js';

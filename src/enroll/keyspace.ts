@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../errors.js';
 
-/** Keyspaces are 4 characters [A-Za-z0-9] (DESIGN.md 2). */
+/** Keyspaces are 4 characters [A-Za-z0-9] (docs/design.md 2). */
 const KEYSPACE = /^[A-Za-z0-9]{4}$/;
 
 export function isKeyspace(text: unknown): text is string {

@@ -1,5 +1,5 @@
 /**
- * The enrollment portal's sign-in (DESIGN.md 2.1): a form POST to
+ * The enrollment portal's sign-in (docs/design.md 2.1): a form POST to
  * `{enrollment_url}/keyspace/{ks}/register` whose answer carries the token pair and the URLs in
  * `X-Ionic-Reg-*` response headers. A password sign-in returns STOKEN and UIDAUTH; an e-mail
  * sign-in returns the UIDAUTH only, the STOKEN being the code e-mailed to the user.

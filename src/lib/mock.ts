@@ -9,7 +9,7 @@ import { InputError, NotFoundError, UsageError } from '../errors.js';
 import type { MockKeyListing } from '../device/wire.js';
 import { mintFor } from '../mock/admin/enrollment-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
-import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/state.js';
+import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
 import { MockServer } from '../mock/server.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 

@@ -1,5 +1,5 @@
 /**
- * The one hook between the mock's stores and its durable state (DESIGN.md 3.2). A store reports
+ * The one hook between the mock's stores and its durable state (docs/design.md 3.2). A store reports
  * every change as a record, one call per mutation, in the form it holds the data; the durable
  * state (persistence/durable.ts) journals the records, and replays them through persistence/records.ts.
  * Without `--state` nobody listens and a record costs one call.

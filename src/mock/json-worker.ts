@@ -1,5 +1,5 @@
 /**
- * Request bodies as JSON, bounded (DESIGN.md 3.2.1): strict UTF-8, at most MAX_JSON_DEPTH levels
+ * Request bodies as JSON, bounded (docs/design.md 3.2.1): strict UTF-8, at most MAX_JSON_DEPTH levels
  * of nesting (checked on the bytes, before parsing: V8 parses a 30 MiB `[[[[…` for seconds and
  * gigabytes), and large bodies parsed off the main thread, so a maximal body that is then
  * rejected never holds up the other clients' requests.

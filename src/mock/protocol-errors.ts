@@ -1,6 +1,6 @@
 /**
  * Node's own HTTP protocol errors, answered with the JSON error body like every other error
- * (DESIGN.md 3.2.1): Node's defaults send an empty, non-JSON answer or none.
+ * (docs/design.md 3.2.1): Node's defaults send an empty, non-JSON answer or none.
  */
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * The request journal (`GET /_mock/requests`, DESIGN.md 3.4): the last requests, oldest first,
+ * The request journal (`GET /_mock/requests`, docs/design.md 3.4): the last requests, oldest first,
  * bounded in entries and in bytes (long paths and ids are cut), secrets in query strings
  * redacted. It is not state: it records what the mock was asked, for people debugging a client.
  */

@@ -1,6 +1,6 @@
 /**
  * From Node's request to the router's MockRequest, and from any failure to a JSON error answer:
- * every step here copes with whatever a client sends (DESIGN.md 3.2.1).
+ * every step here copes with whatever a client sends (docs/design.md 3.2.1).
  */
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, validateHeaderName, validateHeaderValue } from 'node:http';
@@ -163,7 +163,7 @@ export function mockRequest(
   };
 }
 
-/** The enrollment side answers unexpected failures with its own code (DESIGN.md 2.3). */
+/** The enrollment side answers unexpected failures with its own code (docs/design.md 2.3). */
 function isEnrollmentPath(path: string): boolean {
   return path.startsWith('/v2.') || path.startsWith(`${ENROLLMENT_PATH}/`);
 }

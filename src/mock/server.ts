@@ -1,3 +1,8 @@
+/**
+ * MockServer, the embedded mock of the whole service side: a factory that wires the state, the
+ * routes of each side, faults, latency and the durable state to an HTTP server. The `mock serve`
+ * command and the tests only choose where it listens.
+ */
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,7 +62,7 @@ export interface MockServerOptions {
   /** close() waits this long for requests in flight, then cuts them off (default 10 s). */
   closeGraceMs?: number;
   /**
-   * Keep the state in this directory (DESIGN.md 3.2): restored at start, every change on disk
+   * Keep the state in this directory (docs/design.md 3.2): restored at start, every change on disk
    * before it is acknowledged. On an existing state `seed` is not applied (a reset applies it);
    * `devToken` and `faults`, when given, replace the stored ones.
    */
@@ -357,7 +362,7 @@ const retryAfter = (status: number): Record<string, string> =>
   status === 429 || status === 503 ? { 'retry-after': '1' } : {};
 
 /**
- * A rule whose `code` is an enrollment cause (DESIGN.md 2.3) answers, on whatever path it
+ * A rule whose `code` is an enrollment cause (docs/design.md 2.3) answers, on whatever path it
  * matches, exactly as the service does for that cause: its status, reason phrase and message
  * (a `status` in the rule is then ignored). Other rules answer with their status.
  */
@@ -374,7 +379,7 @@ function faultError(rule: FaultRule): MockHttpError {
   );
 }
 
-/** The change may or may not persist; enrollment says so with its own cause (DESIGN.md 2.3). */
+/** The change may or may not persist; enrollment says so with its own cause (docs/design.md 2.3). */
 function stateNotWritten(path: string): MockHttpError {
   if (path.startsWith('/v2.3/register/')) return causeError(CauseCode.deviceNotStored);
   return new MockHttpError(

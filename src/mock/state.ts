@@ -1,13 +1,20 @@
+/**
+ * The whole mock's model: tenants with their markings stores, users, keyspaces, the principals of
+ * bearer tokens and basic credentials, the enrollment and device stores, fault rules and the
+ * request journal. The sides' routes work on it; mock/persistence/ stores it (it never imports
+ * persistence).
+ */
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';
 import { KeyStore, RecentCids } from './device/store.js';
-import { EnrollmentState } from './enrollment/state.js';
+import { EnrollmentState } from './enrollment/store.js';
 import { FaultSet } from './admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
 import { IdGenerator } from './ids.js';
 import { Journal } from './request-journal.js';
-import { type MarkingChanges, MarkingsStore } from './markings/store.js';
+import { MarkingsStore } from './markings/store.js';
+import type { MarkingChanges } from './markings/stored.js';
 
 export interface Principal {
   name: string;

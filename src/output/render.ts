@@ -1,3 +1,7 @@
+/**
+ * The one place output is shaped: a command hands a view (a table, a record, text) and the
+ * renderer writes a table, tab-separated rows, JSON or YAML, with terminal-aware times and widths.
+ */
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
 
@@ -154,10 +158,29 @@ export async function renderView<T>(
 
 const GAP = 2;
 const ELLIPSIS = '…';
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** A cell cut to `width` characters, its end replaced by an ellipsis. */
-function cut(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
+/** How many terminal columns a text takes (a CJK character two, a combining accent none). */
+type WidthOf = (text: string) => number;
+
+/** A cell cut to `width` columns, whole characters only, its end replaced by an ellipsis. */
+function cut(text: string, width: number, widthOf: WidthOf): string {
+  if (widthOf(text) <= width) return text;
+  if (PRINTABLE_ASCII.test(text)) return `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
+  let kept = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const segmentWidth = widthOf(segment);
+    if (used + segmentWidth > width - 1) break;
+    kept += segment;
+    used += segmentWidth;
+  }
+  return `${kept}${ELLIPSIS}`;
+}
+
+/** A cell padded with spaces to `width` columns. */
+function pad(text: string, width: number, widthOf: WidthOf): string {
+  return text + ' '.repeat(Math.max(0, width - widthOf(text)));
 }
 
 /**
@@ -208,7 +231,14 @@ async function renderTable<T>(
   const now = options.now ?? Date.now();
   const cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
   const headers = columns.map((c) => c.header);
-  const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  // Widths in terminal columns, by grapheme cluster: CJK and emoji take two, accents none. Text
+  // of printable ASCII only is as wide as it is long, and spares loading the measure.
+  const ascii = cells.every((row) => row.every((cell) => PRINTABLE_ASCII.test(cell)));
+  const [widthOf, chalk] = await Promise.all([
+    ascii ? (text: string) => text.length : import('string-width').then((m) => m.default),
+    io.color ? import('chalk').then((m) => m.default) : undefined,
+  ]);
+  const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => widthOf(r[i]!))));
   // One column short of the width: a line that fills the terminal exactly wraps on some.
   const widths = options.wide
     ? natural
@@ -218,12 +248,11 @@ async function renderTable<T>(
         io.columns - 1,
         columns.map((c) => c.flexible === true),
       );
-  const chalk = io.color ? (await import('chalk')).default : undefined;
   const line = (texts: string[], style?: (t: string) => string) =>
     texts
       .map((t, i) => {
-        const text = cut(t, widths[i]!);
-        const padded = i === texts.length - 1 ? text : text.padEnd(widths[i]! + GAP);
+        const text = cut(t, widths[i]!, widthOf);
+        const padded = i === texts.length - 1 ? text : pad(text, widths[i]! + GAP, widthOf);
         return style ? style(padded) : padded;
       })
       .join('')

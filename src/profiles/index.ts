@@ -1,4 +1,4 @@
-/** Ionic SDK compatible profile files (DESIGN.md section 4): formats, safe store, operations. */
+/** Ionic SDK compatible profile files (docs/design.md section 4): formats, safe store, operations. */
 export { parseAesGcmKeyHex } from './aesgcm-format.js';
 export type { DecodedProfileFile } from './codec.js';
 export { decodeProfileFile, encodeProfileFile } from './codec.js';

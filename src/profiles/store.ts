@@ -42,17 +42,22 @@ export async function saveProfiles(spec: PersistorSpec, set: ProfileSet): Promis
 export async function updateProfiles(
   spec: PersistorSpec,
   mutate: ProfileSetMutation,
+  options?: FileLockOptions,
 ): Promise<ProfileSet> {
   checkPersistorSecrets(spec);
-  return withProfileFileLock(spec.path, async () => {
-    const current = await readProfileFile(spec);
-    const next = await mutate(copyProfileSet(current.set));
-    assertStorable(next, spec.path);
-    // An existing password file keeps its version, so readers on older SDKs keep working.
-    const version = spec.passwordVersion ?? current.passwordVersion;
-    await writeFileAtomic(path.resolve(spec.path), encodeProfileFile(spec, next, version));
-    return next;
-  });
+  return withProfileFileLock(
+    spec.path,
+    async () => {
+      const current = await readProfileFile(spec);
+      const next = await mutate(copyProfileSet(current.set));
+      assertStorable(next, spec.path);
+      // An existing password file keeps its version, so readers on older SDKs keep working.
+      const version = spec.passwordVersion ?? current.passwordVersion;
+      await writeFileAtomic(path.resolve(spec.path), encodeProfileFile(spec, next, version));
+      return next;
+    },
+    options,
+  );
 }
 
 /** The profile files the current async context holds for a whole task (withProfilesHeld). */

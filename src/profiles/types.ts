@@ -1,6 +1,6 @@
 /**
  * The data held in an Ionic SDK profile file (a "persistor"), and how to reach one.
- * Field names follow the SDKs' JSON so the mapping stays obvious (DESIGN.md section 4).
+ * Field names follow the SDKs' JSON so the mapping stays obvious (docs/design.md section 4).
  */
 
 /** One Secure Enrollment Profile (SEP): a device enrolled in one keyspace. */

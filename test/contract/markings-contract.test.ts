@@ -2,7 +2,7 @@
  * The markings API of the mock, written down once: a table of request → expected answer (every
  * error the API has, paging, members), and every filter the grammar allows, generated from the
  * data and checked against a reference evaluation written here, independently of the mock's.
- * Any drift of the mock from DESIGN.md 1.1/1.2 shows up as a row that fails.
+ * Any drift of the mock from docs/design.md 1.1/1.2 shows up as a row that fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -141,7 +141,7 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-// ---- the reference evaluation (DESIGN.md 1.2), independent of src/api/filters.ts ----
+// ---- the reference evaluation (docs/design.md 1.2), independent of src/api/filters.ts ----
 
 type Scalar = string | number | boolean;
 
@@ -751,7 +751,7 @@ describe('the markings API contract', () => {
     if (row.answer !== undefined) expect(answer.body).toMatchObject(row.answer as object);
     row.then?.(answer.body as AnswerBody);
     if (answer.status >= 400) {
-      // Every error is the JSON error body of DESIGN.md 1.4, and changed nothing.
+      // Every error is the JSON error body of docs/design.md 1.4, and changed nothing.
       expect(answer.body).toMatchObject({
         error: { cid: expect.any(String), message: expect.any(String) },
       });

@@ -1,6 +1,6 @@
 /**
  * `ksctl mock serve --state DIR` killed with SIGKILL in the middle of a write storm: every write
- * it acknowledged (answered 2xx) is there after a restart (DESIGN.md 3.2). The real command, a
+ * it acknowledged (answered 2xx) is there after a restart (docs/design.md 3.2). The real command, a
  * real kill, several rounds on the same directory. Needs a build (`npm test` builds first).
  */
 import { join } from 'node:path';

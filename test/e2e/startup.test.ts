@@ -78,6 +78,10 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('assert');
     // The client times requests with process.hrtime: the global performance loads perf_hooks.
     expect(builtins).not.toContain('perf_hooks');
+    // Only profile writers and the mock take lock files (their host name and waits), and a
+    // retry's wait loads the timers it needs then.
+    expect(builtins).not.toContain('os');
+    expect(builtins).not.toContain('timers/promises');
     // The CLI is CommonJS: Node's ES module loader (a few ms to start) stays unloaded.
     expect(builtins).not.toContain('internal/modules/esm/translators');
     // Standard input is a stream set up on first use; only --token-file - and prompts read it.

@@ -1,6 +1,6 @@
 /**
  * Issue 7: requests that used to end the mock or starve it, one regression test each, and the
- * bounds of DESIGN.md 3.2.1 (nesting depth, timeouts, connections, journal, conversation id,
+ * bounds of docs/design.md 3.2.1 (nesting depth, timeouts, connections, journal, conversation id,
  * strict Basic credentials). Against the in-process mock, with raw sockets where no HTTP client
  * would send the request.
  */

@@ -25,6 +25,8 @@ export interface CliOptions {
   columns?: number;
   /** Sees standard output as it is written (to tell output streamed from output held back). */
   onStdout?: (chunk: Buffer) => void;
+  /** Sees standard error as it is written (to act on a message while the command runs). */
+  onStderr?: (chunk: Buffer) => void;
 }
 
 export interface CliResult {
@@ -60,7 +62,7 @@ function scriptedPrompter(answers: (boolean | string)[], questions: string[]): P
 
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
   const stdout = capture(options.onStdout);
-  const stderr = capture();
+  const stderr = capture(options.onStderr);
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? '');
   const tty = options.tty ?? false;

@@ -1,4 +1,4 @@
-/** DESIGN.md 5's exit code for each enrollment status, written out independently of the code. */
+/** docs/design.md 5's exit code for each enrollment status, written out independently of the code. */
 export const EXIT_BY_STATUS: Record<number, number> = {
   400: 3,
   401: 4,

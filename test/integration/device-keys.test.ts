@@ -1,5 +1,5 @@
 /**
- * Device requests against the in-process mock (DESIGN.md 2.4), through ksctl's own client:
+ * Device requests against the in-process mock (docs/design.md 2.4), through ksctl's own client:
  * key create, fetch and modify, the fingerprint exchange, markings as key attributes, and every
  * failure of the device cause table (src/device/causes.ts), each where a user would meet it.
  */

@@ -1,8 +1,8 @@
 /**
- * Every enrollment cause of DESIGN.md 2.3 through the mock and the CLI: the mock answers with the
+ * Every enrollment cause of docs/design.md 2.3 through the mock and the CLI: the mock answers with the
  * cause's status and message (seen in the --debug trace and the mock's journal), and ksctl prints
  * the explanation with the code, the hint and the conversation id it sent, and exits with the
- * code DESIGN.md 5 gives for the status. Fault rules produce each cause; the causes that can
+ * code docs/design.md 5 gives for the status. Fault rules produce each cause; the causes that can
  * happen naturally are produced naturally too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -12,7 +12,7 @@ import type { TokenPair } from '../../src/api/wire.js';
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
-import type { OutboxMessage } from '../../src/mock/enrollment/state.js';
+import type { OutboxMessage } from '../../src/mock/enrollment/store.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';

@@ -62,13 +62,16 @@ describe('the profile file lock', () => {
     const lock = `${suite.profilesPath}.lock`;
     // Process 1 always exists.
     await writeFile(lock, `1 live-run ${hostname()}\n`);
-    const running = cli(['enroll', '--mock-user', 'alice', '--name', 'patient']);
-    let waited = 0;
-    // Bounded: the enrollment waits up to two minutes, the test far less.
-    while (waited < 50 && (await registered()) === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      waited++;
-    }
+    let startedWaiting: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (startedWaiting = resolve));
+    const running = cli(['enroll', '--mock-user', 'alice', '--name', 'patient'], {
+      onStderr: (chunk) => {
+        if (chunk.toString('utf8').includes('waiting for')) startedWaiting();
+      },
+    });
+    // The enrollment says it waits before it registers anything: from then on it holds still
+    // until the lock is gone.
+    await Promise.race([waiting, running]);
     expect(await registered()).toBe(0);
     await rm(lock);
     const result = await running;

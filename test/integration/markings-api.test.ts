@@ -1,7 +1,6 @@
 /**
  * Every markings and values operation through HttpMarkingsApi against the in-process mock.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
@@ -158,7 +157,7 @@ describe('valueLimit', () => {
     expect(listed!.detail).toEqual({
       description: 'Data classification level',
       valueCount: 3,
-      // The members of the public Ionic API (DESIGN.md 1.1); the default was set at version 1.
+      // The members of the public Ionic API (docs/design.md 1.1); the default was set at version 1.
       dataType: 'string',
       default: false,
       defaultVersion: 1,
@@ -227,17 +226,30 @@ describe('list filters and paging', () => {
       (await mock.journal())
         .filter((r) => r.method === 'GET' && r.path.includes('/markings?'))
         .map((r) => new URL(r.path, 'http://x').searchParams.get('skip'));
-    const items = api.listMarkings({ limit: 2 })[Symbol.asyncIterator]();
+    // The pages asked for, as the listing asks, and their answers.
+    const asked: string[] = [];
+    const answers: Promise<unknown>[] = [];
+    const watched = {
+      request: (method: string, path: string, options: { query?: { skip?: number } }) => {
+        asked.push(String(options.query?.skip ?? 0));
+        const answer = client.request(method, path, options);
+        answers.push(answer.catch(() => undefined));
+        return answer;
+      },
+    } as unknown as ApiClient;
+    const items = new HttpMarkingsApi(watched).listMarkings({ limit: 2 })[Symbol.asyncIterator]();
     expect((await items.next()).value?.name).toBe('Region');
-    // The first page is in hand and nothing more has been asked of the iterator.
-    for (let i = 0; i < 200 && (await skips()).length < 2; i++) await sleep(5);
-    expect(await skips()).toEqual(['0', '2']);
-    await sleep(50);
-    expect(await skips()).toEqual(['0', '2']);
+    // The first page is in hand and nothing more has been asked of the iterator: the page ahead
+    // has been asked for. Once its answer is in, a page beyond it would be asked for at once.
+    expect(asked).toEqual(['0', '2']);
+    await answers[1];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual(['0', '2']);
     const rest: string[] = [];
     for (let next = await items.next(); !next.done; next = await items.next())
       rest.push(next.value.name);
     expect(rest).toEqual(['classification', 'project', 'region', 'regional-office']);
+    expect(asked).toEqual(['0', '2', '4']);
     expect(await skips()).toEqual(['0', '2', '4']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * How the markings commands fail: exit codes of DESIGN.md 5, the message on stderr with the
+ * How the markings commands fail: exit codes of docs/design.md 5, the message on stderr with the
  * conversation id of the failing request, nothing sent when the input is invalid, retries.
  */
 import { createServer } from 'node:net';

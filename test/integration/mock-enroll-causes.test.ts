@@ -1,5 +1,5 @@
 /**
- * Every row of the enrollment cause table (DESIGN.md 2.3) from the real mock over HTTP: natural
+ * Every row of the enrollment cause table (docs/design.md 2.3) from the real mock over HTTP: natural
  * causes from requests that really have the fault, the rest from fault rules. Each answer must
  * carry the cause's status, exact reason phrase, code and message, and echo the request's cid.
  */

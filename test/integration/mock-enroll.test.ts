@@ -8,7 +8,7 @@ import { type KnsAnswer, PORTAL_HEADERS, type TokenPair } from '../../src/api/wi
 import { CauseCode } from '../../src/enroll/causes.js';
 import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
 import { buildRegistration, recoverKeys } from '../../src/enroll/protocol.js';
-import type { OutboxMessage } from '../../src/mock/enrollment/state.js';
+import type { OutboxMessage } from '../../src/mock/enrollment/store.js';
 import { MockServer } from '../../src/mock/server.js';
 import {
   type Answer,

@@ -1,5 +1,5 @@
 /**
- * `ksctl mock serve --state DIR` in process: what a restart keeps (DESIGN.md 3.2), the lock,
+ * `ksctl mock serve --state DIR` in process: what a restart keeps (docs/design.md 3.2), the lock,
  * reset, and what --dev-token and --seed mean on an existing state. The kill -9 test spawns the
  * real command (test/e2e/mock-state-kill.test.ts).
  */

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import Conf from 'conf';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { InputError } from '../../src/errors.js';
@@ -61,15 +60,30 @@ describe('the configuration store', () => {
       else process.env.XDG_CONFIG_HOME = saved;
     });
 
-    it.runIf(process.platform === 'linux')('reads the file conf itself would use', async () => {
-      process.env.XDG_CONFIG_HOME = await dirs.make();
-      const conf = new Conf({ projectName: 'ksctl', projectSuffix: '', configName: 'config' });
-      conf.set('currentContext', 'from-conf');
-      conf.set('contexts', { 'from-conf': { baseUrl: 'http://127.0.0.1:1/v2/c' } });
-      const store = await ConfigStore.open({});
-      expect(store.currentContext).toBe('from-conf');
-      expect(store.names()).toEqual(['from-conf']);
-    });
+    it.runIf(process.platform === 'linux')(
+      'reads and writes the file where earlier versions (with conf) kept it, in the same form',
+      async () => {
+        const home = await dirs.make();
+        process.env.XDG_CONFIG_HOME = home;
+        const file = join(home, 'ksctl', 'config.json');
+        await mkdir(dirname(file), { recursive: true });
+        // As conf wrote it: tab-indented, without a final newline.
+        const written = JSON.stringify(
+          {
+            contexts: { 'from-conf': { baseUrl: 'http://127.0.0.1:1/v2/c' } },
+            currentContext: 'from-conf',
+          },
+          undefined,
+          '\t',
+        );
+        await writeFile(file, written);
+        const store = await ConfigStore.open({});
+        expect(store.currentContext).toBe('from-conf');
+        expect(store.names()).toEqual(['from-conf']);
+        await store.use('from-conf');
+        expect(await readFile(file, 'utf8')).toBe(written);
+      },
+    );
   });
 });
 

@@ -18,7 +18,7 @@ import { EXIT_BY_STATUS } from '../helpers/exit-codes.js';
 const CID = 'Basic 2f1c7a52-93c4-4d4e-9d8e-0a1b2c3d4e5f';
 
 describe('the cause table', () => {
-  it('has one entry per code of DESIGN.md 2.3, each named in CauseCode', () => {
+  it('has one entry per code of docs/design.md 2.3, each named in CauseCode', () => {
     const codes = ENROLLMENT_CAUSES.map((entry) => entry.code);
     expect(codes).toHaveLength(35);
     expect(new Set(codes).size).toBe(35);
@@ -39,7 +39,7 @@ describe('the cause table', () => {
     expect(phrases[50302]).toBe('Service Unavailable');
   });
 
-  it('maps each status to the exit code of DESIGN.md 5', () => {
+  it('maps each status to the exit code of docs/design.md 5', () => {
     for (const entry of ENROLLMENT_CAUSES) {
       expect(entry.status).toBe(Math.floor(entry.code / 100));
       const error = new entry.errorClass('x');

@@ -25,7 +25,7 @@ function claimsPartOf(uidauth: string): string {
 }
 
 describe('mintTokenPair', () => {
-  it('mints the shapes of DESIGN.md 2.2 with the claims asked for', () => {
+  it('mints the shapes of docs/design.md 2.2 with the claims asked for', () => {
     const pair = mint();
     expect(pair.stoken).toMatch(/^I\.[A-Za-z0-9_-]{22}$/);
     expect(pair.uidauth).toMatch(/^,I[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);

@@ -37,9 +37,13 @@ const LAYERS: readonly (readonly string[])[] = [
   // Each side's store (its part of the model).
   [
     'mock/markings/store.ts',
+    'mock/markings/stored.ts',
+    'mock/markings/specs.ts',
+    'mock/markings/fields.ts',
     'mock/markings/filter-match.ts',
+    'mock/markings/wire-form.ts',
     'mock/device/store.ts',
-    'mock/enrollment/state.ts',
+    'mock/enrollment/store.ts',
     'mock/admin/faults.ts',
   ],
   // The whole mock's model.

@@ -1,5 +1,5 @@
 /**
- * Fault rule validation (DESIGN.md 3.3): the regressions where a rule that could never fire, or
+ * Fault rule validation (docs/design.md 3.3): the regressions where a rule that could never fire, or
  * would answer with a code the service does not have, was accepted.
  */
 import { describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ describe('fault rules', () => {
     ['status=429,probability=.5', { status: 429, probability: 0.5 }],
     ['code=40105', { code: CauseCode.tokenIncorrect }],
     [`code=${MarkingsErrorCode.validation}`, { code: MarkingsErrorCode.validation }],
-    // The status that goes with a code is free-form (DESIGN.md 3.3).
+    // The status that goes with a code is free-form (docs/design.md 3.3).
     ['code=40010,status=503', { code: 40010, status: 503 }],
   ])('accepts %j', (text, rule) => {
     expect(parseFaultText(text)).toEqual(rule);

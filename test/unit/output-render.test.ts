@@ -9,7 +9,7 @@ import {
   writeJsonArray,
 } from '../../src/output/render.js';
 
-function io(tty: boolean) {
+function io(tty: boolean, width = 120) {
   const stdout = new PassThrough();
   let text = '';
   stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -21,7 +21,7 @@ function io(tty: boolean) {
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
     color: false,
-    columns: 120,
+    columns: width,
   };
   return { streams, text: () => text };
 }
@@ -68,6 +68,33 @@ describe('tables', () => {
     expect(lines[0]).toMatch(/^NAME\s+COUNT\s+NOTE\s*$/);
     expect(lines[1]).toMatch(/^classification\s+3\s+/);
     expect(lines[0]!.indexOf('COUNT')).toBe(lines[1]!.indexOf('3'));
+  });
+
+  it('on a terminal: columns line up by display width (CJK and emoji two columns, accents none)', async () => {
+    const out = io(true);
+    const wide: Row[] = [
+      { name: '機密', count: 1, note: 'a' },
+      { name: '🇫🇷 fr', count: 2, note: 'b' },
+      { name: 'cafe\u0301', count: 3, note: 'c' },
+      { name: 'plain', count: 4, note: 'd' },
+    ];
+    await renderView(out.streams, 'table', { kind: 'table', data: wide, rows: wide, columns });
+    expect(out.text().split('\n')).toEqual([
+      'NAME   COUNT  NOTE',
+      '機密   1      a',
+      '🇫🇷 fr  2      b',
+      'cafe\u0301   3      c',
+      'plain  4      d',
+      '',
+    ]);
+  });
+
+  it('on a narrow terminal: a cell is cut by display width, never through a character', async () => {
+    const out = io(true, 10);
+    const one: Column<Row>[] = [{ header: 'NAME', value: (r) => r.name, flexible: true }];
+    const long: Row[] = [{ name: '機密機密機密機密', count: 0, note: null }];
+    await renderView(out.streams, 'table', { kind: 'table', data: long, rows: long, columns: one });
+    expect(out.text()).toBe('NAME\n機密機密…\n');
   });
 
   it('records piped: label<TAB>value lines, then one line per listed item', async () => {

@@ -208,11 +208,15 @@ describe('lock file', () => {
     const lock = `${spec.path}.lock`;
     await writeFile(lock, 'another process\n');
     let done = false;
-    const update = updateProfiles(spec, addOne(1)).then(() => {
+    let startedWaiting: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (startedWaiting = resolve));
+    const update = updateProfiles(spec, addOne(1), { onWait: () => startedWaiting() }).then(() => {
       done = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // It says it waits: from then on nothing is written until the lock is gone.
+    await Promise.race([waiting, update]);
     expect(done).toBe(false);
+    expect((await loadProfiles(spec)).profiles).toHaveLength(0);
     await rm(lock);
     await update;
     expect((await loadProfiles(spec)).profiles).toHaveLength(1);

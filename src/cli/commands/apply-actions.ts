@@ -1,3 +1,8 @@
+/**
+ * The actions of `markings apply` (files, plan, confirmation, requests, report) and
+ * `markings export` (every marking, or the filtered ones, in the file format), with their option
+ * types.
+ */
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
@@ -122,7 +127,7 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
 }
 
 /**
- * Removing values and deleting markings are destructive (DESIGN 5): the question lists what goes.
+ * Removing values and deleting markings are destructive (docs/design.md 5): the question lists what goes.
  * Undefined when the plan removes nothing.
  */
 function destructiveQuestion(plan: Plan): string | undefined {

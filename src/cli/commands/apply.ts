@@ -11,7 +11,7 @@ const actions = () => import('./apply-actions.js');
 
 const CONCURRENCY_HELP = 'requests in flight at once (default 4)';
 
-/** `ksctl markings apply`: create or update markings from YAML/JSON files (DESIGN.md 5.1). */
+/** `ksctl markings apply`: create or update markings from YAML/JSON files (docs/design.md 5.1). */
 export function applyCommand(ctx: CommandContext): Command {
   return new Command('apply')
     .description('create or update markings from YAML or JSON files: show the plan, then apply it')

@@ -1,4 +1,4 @@
-import type { NameKind } from '../completion.js';
+import type { NameKind } from '../completion-scripts.js';
 import type { CommandContext } from '../command-context.js';
 
 /** A Tab press waits for this long at most. */

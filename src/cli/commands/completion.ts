@@ -13,7 +13,7 @@ export function completionCommand(ctx: CommandContext): Command {
       '\nLoad it into this shell session with source <(ksctl completion bash) (zsh likewise), or save it\nwhere the shell loads completions from, for every session:\n\nExamples:\n  ksctl completion bash > ~/.local/share/bash-completion/completions/ksctl\n  ksctl completion zsh > "${fpath[1]}/_ksctl"\n  ksctl completion fish > ~/.config/fish/completions/ksctl.fish',
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish', _options: unknown, command: Command) => {
-      const { completionScript } = await import('../completion.js');
+      const { completionScript } = await import('../completion-scripts.js');
       let root = command;
       while (root.parent) root = root.parent;
       ctx.io.stdout.write(completionScript(root, shell));

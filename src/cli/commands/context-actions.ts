@@ -1,3 +1,7 @@
+/**
+ * The actions of `ksctl context`: add, set and unset settings, rename, use, list, show and remove
+ * stored contexts. Secrets come from files (or stdin) and are never shown.
+ */
 import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
 import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';

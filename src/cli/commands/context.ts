@@ -1,3 +1,7 @@
+/**
+ * `ksctl context`: the commander definitions of add, set, unset, rename, use, list, show and
+ * remove, one function each; the work is in context-actions.ts, loaded when a command runs.
+ */
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
@@ -13,41 +17,56 @@ export function contextCommand(ctx: CommandContext): Command {
   );
   examples(context, 'ksctl context list', 'ksctl context use prod');
 
-  context
-    .command('add')
-    .description('add a context (the first one becomes current)')
-    .argument('<name>', 'context name')
-    // The global --base-url, --token-file and --timeout are read here as the context's own
-    // settings (a --timeout of its own would never see a value: the global one takes it).
-    .option('--username <name>', 'basic authentication user (password from --password-file)')
-    .option('--password-file <path>', 'basic authentication password file, or - for stdin')
-    .option('--api-url <url>', 'enrollment API URL (scheme, host, port)')
-    .option('--enrollment-url <url>', 'enrollment server URL (public key and portal)')
-    .option('--kns-url <url>', 'key naming lookup URL, to discover the rest from a keyspace')
-    .option('--keyspace <ks>', 'default keyspace for enrollment')
-    .addOption(
-      new Option('--persistor <kind>', 'default profile persistor').choices([
-        'plaintext',
-        'password',
-        'aesgcm',
-      ]),
-    )
-    .option('--persistor-path <path>', 'default profile file')
-    .option('--use', 'make it the current context')
-    .option(
-      '--force',
-      'replace a context of the same name as a whole (to change single settings: context set)',
-    )
-    .addHelpText(
-      'after',
-      '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout.\n\nExamples:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use\n  ksctl context add lab --base-url http://127.0.0.1:8443/v2/dev --kns-url http://127.0.0.1:8443 --keyspace ABcd',
-    )
-    .action(async (name: string, options: ContextAddOptions) =>
-      (await actions()).add(ctx, name, options),
-    );
+  context.addCommand(contextAddCommand(ctx));
+  context.addCommand(contextSetCommand(ctx));
+  context.addCommand(contextUnsetCommand(ctx));
+  context.addCommand(contextRenameCommand(ctx));
+  context.addCommand(contextUseCommand(ctx));
+  context.addCommand(contextListCommand(ctx));
+  context.addCommand(contextShowCommand(ctx));
+  context.addCommand(contextRemoveCommand(ctx));
 
-  context
-    .command('set')
+  return context;
+}
+
+function contextAddCommand(ctx: CommandContext): Command {
+  return (
+    new Command('add')
+      .description('add a context (the first one becomes current)')
+      .argument('<name>', 'context name')
+      // The global --base-url, --token-file and --timeout are read here as the context's own
+      // settings (a --timeout of its own would never see a value: the global one takes it).
+      .option('--username <name>', 'basic authentication user (password from --password-file)')
+      .option('--password-file <path>', 'basic authentication password file, or - for stdin')
+      .option('--api-url <url>', 'enrollment API URL (scheme, host, port)')
+      .option('--enrollment-url <url>', 'enrollment server URL (public key and portal)')
+      .option('--kns-url <url>', 'key naming lookup URL, to discover the rest from a keyspace')
+      .option('--keyspace <ks>', 'default keyspace for enrollment')
+      .addOption(
+        new Option('--persistor <kind>', 'default profile persistor').choices([
+          'plaintext',
+          'password',
+          'aesgcm',
+        ]),
+      )
+      .option('--persistor-path <path>', 'default profile file')
+      .option('--use', 'make it the current context')
+      .option(
+        '--force',
+        'replace a context of the same name as a whole (to change single settings: context set)',
+      )
+      .addHelpText(
+        'after',
+        '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout.\n\nExamples:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use\n  ksctl context add lab --base-url http://127.0.0.1:8443/v2/dev --kns-url http://127.0.0.1:8443 --keyspace ABcd',
+      )
+      .action(async (name: string, options: ContextAddOptions) =>
+        (await actions()).add(ctx, name, options),
+      )
+  );
+}
+
+function contextSetCommand(ctx: CommandContext): Command {
+  return new Command('set')
     .description('change settings of a context, keeping the others')
     .argument('<context>', 'context name')
     .argument('<key-value...>', 'KEY VALUE pairs')
@@ -69,9 +88,10 @@ Examples:
   ksctl context set qa keyspace ABcd persistor password persistor-path ./qa.pw`,
     )
     .action(async (name: string, pairs: string[]) => (await actions()).set(ctx, name, pairs));
+}
 
-  context
-    .command('unset')
+function contextUnsetCommand(ctx: CommandContext): Command {
+  return new Command('unset')
     .description('remove settings of a context')
     .argument('<context>', 'context name')
     .argument('<key...>', 'setting names (token and password name the stored secrets)')
@@ -91,38 +111,43 @@ Examples:
   ksctl context unset qa persistor persistor-path`,
     )
     .action(async (name: string, keys: string[]) => (await actions()).unset(ctx, name, keys));
+}
 
-  context
-    .command('rename')
+function contextRenameCommand(ctx: CommandContext): Command {
+  return new Command('rename')
     .description('rename a context (the current context follows)')
     .argument('<context>', 'context name')
     .argument('<new>', 'new name')
     .addHelpText('after', '\nExamples:\n  ksctl context rename mock mock-old')
     .action(async (from: string, to: string) => (await actions()).rename(ctx, from, to));
+}
 
-  context
-    .command('use')
+function contextUseCommand(ctx: CommandContext): Command {
+  return new Command('use')
     .description('make a context the current one')
     .argument('<context>', 'context name')
     .addHelpText('after', '\nExamples:\n  ksctl context use prod')
     .action(async (name: string) => (await actions()).use(ctx, name));
+}
 
-  context
-    .command('list')
+function contextListCommand(ctx: CommandContext): Command {
+  return new Command('list')
     .alias('ls')
     .description('list contexts; * marks the current one')
     .addHelpText('after', '\nExamples:\n  ksctl context list\n  ksctl context list -o json')
     .action(async () => (await actions()).list(ctx));
+}
 
-  context
-    .command('show')
+function contextShowCommand(ctx: CommandContext): Command {
+  return new Command('show')
     .description('show a context (the current one by default); secrets are never shown')
     .argument('[context]', 'context name')
     .addHelpText('after', '\nExamples:\n  ksctl context show\n  ksctl context show prod -o yaml')
     .action(async (name: string | undefined) => (await actions()).show(ctx, name));
+}
 
-  context
-    .command('remove')
+function contextRemoveCommand(ctx: CommandContext): Command {
+  return new Command('remove')
     .alias('rm')
     .description('remove a context and the credentials stored with it')
     .argument('<context>', 'context name')
@@ -131,6 +156,4 @@ Examples:
     .action(async (name: string, options: { yes?: boolean }) =>
       (await actions()).remove(ctx, name, options.yes),
     );
-
-  return context;
 }

@@ -1,3 +1,7 @@
+/**
+ * `ksctl demo`: a guided tour on an embedded mock in a throwaway directory. Each step runs a real
+ * ksctl command line in this process and shows it as the user would type it.
+ */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

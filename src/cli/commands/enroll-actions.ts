@@ -1,3 +1,8 @@
+/**
+ * The actions of `ksctl enroll`: one device (keys already being generated, endpoints resolved or
+ * discovered, token pairs from any source, the profile stored under the file lock) or many
+ * (`--count`, `--tokens-file`) with a progress line and a summary.
+ */
 import { availableParallelism, hostname } from 'node:os';
 import { ApiClient } from '../../api/client.js';
 import { readSecretFile, resolveContext, resolveTimeoutMs } from '../../config/settings.js';

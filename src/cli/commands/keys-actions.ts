@@ -1,3 +1,8 @@
+/**
+ * `ksctl keys create|fetch|modify`: device requests made with a stored profile. Attributes come
+ * from NAME=VALUE flags; key bytes are shown only with --show-secrets; items the service refuses
+ * become the command's error after the keys it did give.
+ */
 import type { Column } from '../../output/render.js';
 import { UsageError } from '../../errors.js';
 import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';

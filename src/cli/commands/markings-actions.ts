@@ -1,3 +1,8 @@
+/**
+ * The actions of `ksctl markings list|get|create|update|delete`, with their option types: the
+ * command side (options, prompts, rendering). How an update changes a marking is
+ * src/markings/update.ts.
+ */
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
@@ -125,7 +130,7 @@ export async function create(
   await ctx.render(markingView(created));
 }
 
-/** Removing values is destructive (DESIGN 5): list what goes and ask, or need --yes. */
+/** Removing values is destructive (docs/design.md 5): list what goes and ask, or need --yes. */
 async function confirmRemoval(
   ctx: CommandContext,
   marking: Marking,

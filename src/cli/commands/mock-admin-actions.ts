@@ -7,7 +7,7 @@ import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../a
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
-import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/state.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 import type { Column } from '../../output/render.js';
 
 export interface TokensOptions {
@@ -36,7 +36,7 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   if (explicit === undefined && (await ctx.config()).find(MOCK_CONTEXT))
     ctx.globals.context = MOCK_CONTEXT;
   const connection = await ctx.connection();
-  // A URL from the flag or the environment outranks everything in the context (DESIGN.md 5).
+  // A URL from the flag or the environment outranks everything in the context (docs/design.md 5).
   const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
   return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
 }

@@ -220,7 +220,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
 }
 
 /**
- * The last resort of DESIGN.md 3.2.1: the server answers every failure of a request itself, but
+ * The last resort of docs/design.md 3.2.1: the server answers every failure of a request itself, but
  * an error that escapes it (a stray callback, a promise nobody awaits) is logged, without its
  * stack or data that could hold secrets, and the mock keeps serving instead of dying.
  */

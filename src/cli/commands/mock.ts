@@ -1,3 +1,8 @@
+/**
+ * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, faults and
+ * reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
+ * mock from mock-admin-actions.ts, each loaded when its command runs.
+ */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
@@ -34,91 +39,11 @@ export function mockCommand(ctx: CommandContext): Command {
     'eval "$(ksctl mock tokens --user alice)" && ksctl enroll --name laptop',
   );
 
-  mock
-    .command('serve')
-    .description('run the mock service until Ctrl-C (state in memory, or durable with --state)')
-    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7878)
-    .option('--seed <file>', 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults')
-    .option(
-      '--state <dir>',
-      'keep the state in this directory: it survives restarts and kill -9 (--seed applies only to a new state)',
-    )
-    .option(
-      '--dev-token <token>',
-      'use this dev token instead of a random one (with --state: instead of the stored one)',
-    )
-    .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
-    .option(
-      '--fault <rule>',
-      'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 (repeatable)',
-      collect,
-    )
-    .option('--json', 'print the connection details as one JSON object instead of the banner')
-    .option(
-      '--ready-file <path>',
-      'write the connection details as JSON to this file once listening',
-    )
-    .option('--no-context', 'do not add or refresh the "mock" context')
-    .option('--no-log', 'do not log each request on stderr')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
-    )
-    .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
-
-  mock
-    .command('tokens')
-    .description('mint a fresh STOKEN/UIDAUTH pair on a running mock (for enrollment tests)')
-    .requiredOption(
-      '--user <name>',
-      'user the pair is for (any name; unknown users fail to enroll)',
-    )
-    .option('--keyspace <ks>', 'keyspace (the mock default when left out)')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  eval "$(ksctl mock tokens --user alice)" && ksctl enroll\n  ksctl mock tokens --user mallory -o json',
-    )
-    .action(async (options: TokensOptions) => (await adminActions()).tokens(ctx, options));
-
-  mock
-    .command('outbox')
-    .description('registration codes the portal "e-mailed" (for enroll --email), oldest first')
-    .option('--to <address>', 'only the messages to this address')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  ksctl enroll --email alice@example.com    # terminal 1: asks for the code\n  ksctl mock outbox --to alice@example.com  # terminal 2: shows it',
-    )
-    .action(async (options: OutboxOptions) => (await adminActions()).outbox(ctx, options));
-
-  mock
-    .command('requests')
-    .description("the mock's request journal: method, path, status, time taken, conversation id")
-    .option('-f, --follow', 'keep printing new requests until Ctrl-C')
-    .option(
-      '--tail <n>',
-      'show the last N requests (0: only new ones with --follow)',
-      atLeast(0, 'a count'),
-      100,
-    )
-    .option('--admin', 'include requests to the /_mock admin endpoints')
-    .option(
-      '--interval <ms>',
-      'with --follow, how often to ask the mock',
-      atLeast(100, 'milliseconds'),
-      1000,
-    )
-    .addHelpText(
-      'after',
-      "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
-    )
-    .action(async (options: RequestsOptions) => (await adminActions()).requests(ctx, options));
-
-  mock
-    .command('devices')
-    .description('devices enrolled with the mock (their keys are never shown)')
-    .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
-    .action(async () => (await adminActions()).devices(ctx));
+  mock.addCommand(mockServeCommand(ctx));
+  mock.addCommand(mockTokensCommand(ctx));
+  mock.addCommand(mockOutboxCommand(ctx));
+  mock.addCommand(mockRequestsCommand(ctx));
+  mock.addCommand(mockDevicesCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -166,4 +91,95 @@ Examples:
   ).action(async (options: { yes?: boolean }) => (await adminActions()).reset(ctx, options.yes));
 
   return mock;
+}
+
+function mockServeCommand(ctx: CommandContext): Command {
+  return new Command('serve')
+    .description('run the mock service until Ctrl-C (state in memory, or durable with --state)')
+    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7878)
+    .option('--seed <file>', 'YAML or JSON: tenants, keyspaces, users, tokens, markings, faults')
+    .option(
+      '--state <dir>',
+      'keep the state in this directory: it survives restarts and kill -9 (--seed applies only to a new state)',
+    )
+    .option(
+      '--dev-token <token>',
+      'use this dev token instead of a random one (with --state: instead of the stored one)',
+    )
+    .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
+    .option(
+      '--fault <rule>',
+      'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 (repeatable)',
+      collect,
+    )
+    .option('--json', 'print the connection details as one JSON object instead of the banner')
+    .option(
+      '--ready-file <path>',
+      'write the connection details as JSON to this file once listening',
+    )
+    .option('--no-context', 'do not add or refresh the "mock" context')
+    .option('--no-log', 'do not log each request on stderr')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
+    )
+    .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
+}
+
+function mockTokensCommand(ctx: CommandContext): Command {
+  return new Command('tokens')
+    .description('mint a fresh STOKEN/UIDAUTH pair on a running mock (for enrollment tests)')
+    .requiredOption(
+      '--user <name>',
+      'user the pair is for (any name; unknown users fail to enroll)',
+    )
+    .option('--keyspace <ks>', 'keyspace (the mock default when left out)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  eval "$(ksctl mock tokens --user alice)" && ksctl enroll\n  ksctl mock tokens --user mallory -o json',
+    )
+    .action(async (options: TokensOptions) => (await adminActions()).tokens(ctx, options));
+}
+
+function mockOutboxCommand(ctx: CommandContext): Command {
+  return new Command('outbox')
+    .description('registration codes the portal "e-mailed" (for enroll --email), oldest first')
+    .option('--to <address>', 'only the messages to this address')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl enroll --email alice@example.com    # terminal 1: asks for the code\n  ksctl mock outbox --to alice@example.com  # terminal 2: shows it',
+    )
+    .action(async (options: OutboxOptions) => (await adminActions()).outbox(ctx, options));
+}
+
+function mockRequestsCommand(ctx: CommandContext): Command {
+  return new Command('requests')
+    .description("the mock's request journal: method, path, status, time taken, conversation id")
+    .option('-f, --follow', 'keep printing new requests until Ctrl-C')
+    .option(
+      '--tail <n>',
+      'show the last N requests (0: only new ones with --follow)',
+      atLeast(0, 'a count'),
+      100,
+    )
+    .option('--admin', 'include requests to the /_mock admin endpoints')
+    .option(
+      '--interval <ms>',
+      'with --follow, how often to ask the mock',
+      atLeast(100, 'milliseconds'),
+      1000,
+    )
+    .addHelpText(
+      'after',
+      "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+    )
+    .action(async (options: RequestsOptions) => (await adminActions()).requests(ctx, options));
+}
+
+function mockDevicesCommand(ctx: CommandContext): Command {
+  return new Command('devices')
+    .description('devices enrolled with the mock (their keys are never shown)')
+    .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
+    .action(async () => (await adminActions()).devices(ctx));
 }

@@ -1,5 +1,5 @@
 /**
- * Enrollment admin endpoints (DESIGN.md 3.4), dev token required:
+ * Enrollment admin endpoints (docs/design.md 3.4), dev token required:
  *   POST /_mock/tokens {keyspace?, user, ttlSeconds?, omitUid?} → {stoken, uidauth}
  *     Any user name may be minted (unknown users produce 40901); `ttlSeconds: 0` mints a pair
  *     that has already expired (40105); `omitUid: true` leaves `uid` out of the claims (45102).

@@ -1,3 +1,8 @@
+/**
+ * Fault injection for the mock: `--latency`, and fault rules (method, path, status or cause code,
+ * probability, times) from the command line, a seed file or `PUT /_mock/faults`, checked in one
+ * place; FaultSet holds the rules in force and picks the one that fires for a request.
+ */
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
 import { causeByCode } from '../../enroll/causes.js';
 import { UsageError } from '../../errors.js';
@@ -31,7 +36,7 @@ const MARKINGS_CODES = new Set<number>(Object.values(MarkingsErrorCode));
 
 /**
  * A rule's `code` must be one the service answers with: a markings error code or an enrollment
- * cause code (DESIGN.md 2.3). Which `status` goes with it is the rule's business (3.3).
+ * cause code (docs/design.md 2.3). Which `status` goes with it is the rule's business (3.3).
  */
 function isKnownCode(code: number): boolean {
   return MARKINGS_CODES.has(code) || causeByCode(code) !== undefined;

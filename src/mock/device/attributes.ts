@@ -1,6 +1,6 @@
 /**
  * Key attributes on the service side: parsing the attribute text a device sends, opening its
- * protected values, and the markings rule of DESIGN.md 2.4 (an attribute named like a marking
+ * protected values, and the markings rule of docs/design.md 2.4 (an attribute named like a marking
  * carries only that marking's values; a marking's default is added when the attribute is left out).
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * What create, fetch and modify do with a verified request (DESIGN.md 2.4). Each returns the
+ * What create, fetch and modify do with a verified request (docs/design.md 2.4). Each returns the
  * answer's `data` and the item errors keyed by ref or key id, or undefined when `data` does not
  * have the operation's shape (the route answers 40023).
  */
@@ -22,7 +22,7 @@ import {
   resealProtected,
   withMarkingDefaults,
 } from './attributes.js';
-import type { DeviceKeys, DeviceRecord } from '../enrollment/state.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import type { MockState } from '../state.js';
 import type { StoredKey } from './store.js';
 

@@ -1,5 +1,5 @@
 /**
- * The device request endpoints on the API URL (DESIGN.md 2.4): `/v2.3|v2.4/keys/create|fetch`
+ * The device request endpoints on the API URL (docs/design.md 2.4): `/v2.3|v2.4/keys/create|fetch`
  * and `/v2.4/keys/modify`, for the devices this mock enrolled; and `GET /_mock/keys`.
  *
  * Order of the checks: the body's shape (40020), the cid's form (40021), the device (40120), the
@@ -19,7 +19,7 @@ import { json, type MockRequest, type MockResponse, type Route, route } from '..
 import type { MockState } from '../state.js';
 import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
 
-/** A failure answered as an HTTP error with the JSON body of DESIGN.md 1.4. */
+/** A failure answered as an HTTP error with the JSON body of docs/design.md 1.4. */
 class DeviceHttpError extends Error {
   readonly status: number;
   constructor(readonly code: DeviceErrorCodeValue) {

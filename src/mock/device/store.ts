@@ -1,5 +1,5 @@
 /**
- * Keys created through device requests (DESIGN.md 2.4) and the device fingerprints the service
+ * Keys created through device requests (docs/design.md 2.4) and the device fingerprints the service
  * knows. The data is plain JSON (`snapshot()`/`restore()`), and it changes only through
  * `create`, `modify`, `addFingerprint` and `clear`, each reported to the change feed that the
  * durable state journals (persistence/records.ts).

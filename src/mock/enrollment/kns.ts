@@ -8,7 +8,7 @@ import type { MockState } from '../state.js';
 const KNS_TTL_SECONDS = 3600;
 
 /**
- * Key naming lookup (DESIGN.md 2.1): from a keyspace alone, where to enroll and which API to
+ * Key naming lookup (docs/design.md 2.1): from a keyspace alone, where to enroll and which API to
  * use. Offline or enrollment-disabled keyspaces are still named; registration says why it fails.
  */
 export function knsRoute(state: MockState, info: () => MockInfo): Route {

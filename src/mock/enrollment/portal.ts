@@ -1,5 +1,5 @@
 /**
- * The enrollment side under `{enrollment_url}` (DESIGN.md 2, 2.1): the key server public key and
+ * The enrollment side under `{enrollment_url}` (docs/design.md 2, 2.1): the key server public key and
  * the enrollment portal's sign-in, which answers with response headers.
  *
  * Portal sign-in, form-encoded:
@@ -145,7 +145,7 @@ function signedIn(
       [PORTAL_HEADERS.apiUrl]: info.apiUrl,
       [PORTAL_HEADERS.pubkeyUrl]: `${info.enrollmentUrl}/keyspace/${keyspace.id}/pubkey`,
       [PORTAL_HEADERS.keyspace]: keyspace.id,
-      // The two headers later vendor SDKs read (DESIGN.md 2.1).
+      // The two headers later vendor SDKs read (docs/design.md 2.1).
       [PORTAL_HEADERS.apiUrls]: info.apiUrl,
       [PORTAL_HEADERS.pubkey]: pubkey,
     },

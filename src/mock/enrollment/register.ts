@@ -1,5 +1,5 @@
 /**
- * `POST /v2.3/register/{keyspace}` (service interface 4.2, DESIGN.md 2.3).
+ * `POST /v2.3/register/{keyspace}` (service interface 4.2, docs/design.md 2.3).
  *
  * Order of the checks, cheapest and most general first:
  *   1. X-Conversation-ID (40009): without it no answer can be quoted.

@@ -1,5 +1,5 @@
 /**
- * The mock portal's STOKEN and UIDAUTH (DESIGN.md 2.2):
+ * The mock portal's STOKEN and UIDAUTH (docs/design.md 2.2):
  *   STOKEN  = `I.` + base64url(16 random bytes)
  *   UIDAUTH = `,I` + base64url(claims JSON) + `.` + base64url(HMAC-SHA256(secret, claims-part + "|" + STOKEN))
  * The signature covers STOKEN, so a UIDAUTH validates only together with its own STOKEN.

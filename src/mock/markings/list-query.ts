@@ -1,5 +1,5 @@
 /**
- * The query string of a list request (DESIGN.md 1.2): paging (skip/limit, or the SCIM pair
+ * The query string of a list request (docs/design.md 1.2): paging (skip/limit, or the SCIM pair
  * startIndex/count), `valueLimit` where it applies, `or`, and filter terms. Nothing is ignored:
  * any other parameter, or a term the grammar refuses, is a 400 naming it.
  */

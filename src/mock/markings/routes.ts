@@ -1,3 +1,8 @@
+/**
+ * The markings resources of the mock under /v2/{tenant}: list, get, create, update and delete of
+ * markings and their values, Create or Update Multiple, with If-Match preconditions and the
+ * list paging (skip/limit, or SCIM's startIndex/count) the service answers with.
+ */
 import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../api/filters.js';
 import type { ListEnvelope, Marking } from '../../api/wire.js';
 import { authenticate, authorize } from '../auth.js';
@@ -40,7 +45,7 @@ function listEnvelope<T>(query: ListQuery, total: number, items: T[]): ListEnvel
   return { totalResults: total, skip, limit, ...scim, Resources: items };
 }
 
-/** The markings resources of DESIGN.md 1.2, under /v2/{tenant}. */
+/** The markings resources of docs/design.md 1.2, under /v2/{tenant}. */
 export function markingsRoutes(state: MockState): Route[] {
   const base = '/v2/:tenant/markings';
   return [

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
-import type { ListFilter, MarkingFilterField, ValueFilterField } from '../../api/filters.js';
-import { type FieldReader, matchesFilter } from './filter-match.js';
-import { descriptionProblem, nameProblem } from '../../api/names.js';
+/**
+ * One tenant's markings and their values, as the mock serves them: reads through the indexes,
+ * writes checked whole before anything changes (specs.ts), every change reported as a record for
+ * the durable state, and the wire form with each principal's changedBy.
+ */
+import type { ListFilter } from '../../api/filters.js';
 import {
   BULK_MAX_ITEMS,
-  type ChangedBy,
   type ErrorDetailWire,
   type Marking,
   MarkingsErrorCode,
@@ -13,183 +14,33 @@ import {
 } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-
-export interface StoredValue {
-  id: string;
-  name: string;
-  description: string;
-  createdTs: number;
-  createdBy: string;
-  updatedTs: number;
-  updatedBy: string;
-  version: number;
-}
-
-interface StoredMarking {
-  id: string;
-  name: string;
-  public: boolean;
-  adminOnly: boolean;
-  defaultValue: string | null;
-  description: string;
-  createdTs: number;
-  createdBy: string;
-  updatedTs: number;
-  updatedBy: string;
-  version: number;
-  /** The version at which defaultValue was last set; 0 while it is null. */
-  defaultVersion: number;
-  valuesByName: Map<string, StoredValue>;
-  valuesById: Map<string, StoredValue>;
-  /** Values ordered by name; rebuilt lazily after a change. */
-  sorted: StoredValue[] | undefined;
-}
-
-/** A value in a request body after validation. */
-interface ValueSpec {
-  id?: string;
-  name: string;
-  description?: string;
-}
-
-/** A create or update body after validation; `values` present means "the complete set". */
-interface MarkingSpec {
-  id?: string;
-  name?: string;
-  public?: boolean;
-  adminOnly?: boolean;
-  defaultValue?: string | null;
-  description?: string;
-  values?: ValueSpec[];
-}
-
-function validationError(details: ErrorDetailWire[]): MockHttpError {
-  const first = details[0];
-  const summary = first ? `${first.path}: ${first.message}` : 'invalid request';
-  return new MockHttpError(
-    400,
-    MarkingsErrorCode.validation,
-    `validation failed: ${summary}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
-    details,
-  );
-}
-
-function byName(a: { name: string }, b: { name: string }): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
-/** Reads a request body into a MarkingSpec, collecting every problem under `prefix`. */
-function parseMarkingSpec(
-  raw: unknown,
-  prefix: string,
-  mode: 'create' | 'update',
-  problems: ErrorDetailWire[],
-): MarkingSpec {
-  const at = (path: string) => (prefix ? `${prefix}.${path}` : path);
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push({ path: prefix || '$', message: 'must be a JSON object' });
-    return {};
-  }
-  const body = raw as Record<string, unknown>;
-  const spec: MarkingSpec = {};
-  if (body.id !== undefined) {
-    if (typeof body.id === 'string') spec.id = body.id;
-    else problems.push({ path: at('id'), message: 'must be a string' });
-  }
-  if (body.name !== undefined || mode === 'create') {
-    const problem = nameProblem(body.name);
-    if (problem) problems.push({ path: at('name'), message: problem });
-    else spec.name = body.name as string;
-  }
-  for (const flag of ['public', 'adminOnly'] as const) {
-    if (body[flag] === undefined) continue;
-    if (typeof body[flag] === 'boolean') spec[flag] = body[flag];
-    else problems.push({ path: at(flag), message: 'must be true or false' });
-  }
-  if (body.defaultValue !== undefined) {
-    if (body.defaultValue === null || typeof body.defaultValue === 'string') {
-      spec.defaultValue = body.defaultValue;
-    } else problems.push({ path: at('defaultValue'), message: 'must be null or a value name' });
-  }
-  if (body.detail !== undefined && body.detail !== null) {
-    if (typeof body.detail !== 'object' || Array.isArray(body.detail)) {
-      problems.push({ path: at('detail'), message: 'must be an object' });
-      return spec;
-    }
-    const detail = body.detail as Record<string, unknown>;
-    if (detail.description !== undefined) {
-      const problem = descriptionProblem(detail.description);
-      if (problem) problems.push({ path: at('detail.description'), message: problem });
-      else spec.description = detail.description as string;
-    }
-    if (detail.values !== undefined) {
-      spec.values = parseValueSpecs(detail.values, at('detail.values'), problems);
-    }
-  }
-  return spec;
-}
-
-function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]): ValueSpec[] {
-  if (!Array.isArray(raw)) {
-    problems.push({ path, message: 'must be an array' });
-    return [];
-  }
-  if (raw.length > VALUES_MAX_PER_MARKING) {
-    problems.push({ path, message: `at most ${VALUES_MAX_PER_MARKING} values per marking` });
-    return [];
-  }
-  const seen = new Set<string>();
-  const specs: ValueSpec[] = [];
-  raw.forEach((item, i) => {
-    // The item's path is only spelt out for a problem: a bulk request holds 50,000 values.
-    const spec = parseValueSpec(item, () => `${path}[${i}]`, 'create', problems);
-    if (!spec) return;
-    if (seen.has(spec.name!)) {
-      problems.push({ path: `${path}[${i}].name`, message: `duplicate value name "${spec.name}"` });
-    }
-    seen.add(spec.name!);
-    specs.push(spec as ValueSpec);
-  });
-  return specs;
-}
-
-function parseValueSpec(
-  raw: unknown,
-  at: string | (() => string),
-  mode: 'create' | 'update',
-  problems: ErrorDetailWire[],
-): Partial<ValueSpec> | undefined {
-  const path = () => (typeof at === 'string' ? at : at());
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push({ path: path(), message: 'must be an object with a name' });
-    return undefined;
-  }
-  const v = raw as Record<string, unknown>;
-  const spec: Partial<ValueSpec> = {};
-  let ok = true;
-  if (v.id !== undefined) {
-    if (typeof v.id === 'string') spec.id = v.id;
-    else {
-      problems.push({ path: `${path()}.id`, message: 'must be a string' });
-      ok = false;
-    }
-  }
-  if (v.name !== undefined || mode === 'create') {
-    const problem = nameProblem(v.name);
-    if (problem) {
-      problems.push({ path: `${path()}.name`, message: problem });
-      ok = false;
-    } else spec.name = v.name as string;
-  }
-  if (v.description !== undefined) {
-    const problem = descriptionProblem(v.description);
-    if (problem) {
-      problems.push({ path: `${path()}.description`, message: problem });
-      ok = false;
-    } else spec.description = v.description as string;
-  }
-  return ok ? spec : undefined;
-}
+import { exactName, readMarkingField, readValueField } from './fields.js';
+import { matchesFilter } from './filter-match.js';
+import { WireForm } from './wire-form.js';
+import {
+  checkBulkNames,
+  checkDefault,
+  checkValueIds,
+  duplicateMarking,
+  duplicateValue,
+  type MarkingSpec,
+  parseMarkingSpec,
+  parseValueSpec,
+  validationError,
+  type ValueSpec,
+} from './specs.js';
+import {
+  byName,
+  forgetNamed,
+  isDefined,
+  type MarkingChanges,
+  type MarkingRecord,
+  markingRecord,
+  NO_CHANGES,
+  restoreNamed,
+  type StoredMarking,
+  type StoredValue,
+} from './stored.js';
 
 export interface MarkingAttributeRule {
   name: string;
@@ -203,32 +54,6 @@ export interface Actor {
 }
 
 /**
- * Where the store reports each change, in the form it holds the data: a marking without its
- * values, or one value (the durable state journals them; see persistence/records.ts).
- */
-export interface MarkingChanges {
-  marking(record: MarkingRecord): void;
-  markingDeleted(id: string): void;
-  value(markingId: string, record: StoredValue): void;
-  valueDeleted(markingId: string, id: string): void;
-}
-
-/** A stored marking without its values and indexes. */
-export type MarkingRecord = Omit<StoredMarking, 'valuesByName' | 'valuesById' | 'sorted'>;
-
-const NO_CHANGES: MarkingChanges = {
-  marking: () => undefined,
-  markingDeleted: () => undefined,
-  value: () => undefined,
-  valueDeleted: () => undefined,
-};
-
-function markingRecord(m: StoredMarking): MarkingRecord {
-  const { valuesByName: _byName, valuesById: _byId, sorted: _sorted, ...record } = m;
-  return record;
-}
-
-/**
  * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
  * on one marking are serialised and readers never see half an update.
  */
@@ -237,15 +62,16 @@ export class MarkingsStore {
   private readonly byName = new Map<string, StoredMarking>();
   private sortedCache: StoredMarking[] | undefined;
 
-  /** `changedBy` of each principal name, built once. */
-  private readonly principals = new Map<string, ChangedBy>();
+  private readonly wire: WireForm;
 
   constructor(
     private readonly ids: IdGenerator,
     private readonly tenantId = '',
     private readonly now: () => number = Date.now,
     private readonly changes: MarkingChanges = NO_CHANGES,
-  ) {}
+  ) {
+    this.wire = new WireForm(tenantId);
+  }
 
   get size(): number {
     return this.byId.size;
@@ -266,12 +92,12 @@ export class MarkingsStore {
     const filtered = candidates.filter((m) => matchesFilter(filter, m, readMarkingField));
     return {
       total: filtered.length,
-      items: filtered.slice(skip, skip + limit).map((m) => this.toWire(m, valueLimit)),
+      items: filtered.slice(skip, skip + limit).map((m) => this.markingToWire(m, valueLimit)),
     };
   }
 
   get(id: string, valueLimit?: number): Marking {
-    return this.toWire(this.mustGet(id), valueLimit);
+    return this.markingToWire(this.mustGet(id), valueLimit);
   }
 
   version(id: string): number {
@@ -291,18 +117,18 @@ export class MarkingsStore {
     const values = candidates.filter((v) => matchesFilter(filter, v, readValueField));
     return {
       total: values.length,
-      items: values.slice(skip, skip + limit).map((v) => this.valueToWire(m.id, v)),
+      items: values.slice(skip, skip + limit).map((v) => this.wire.value(m.id, v)),
     };
   }
 
   getValue(markingId: string, valueId: string): MarkingValue {
     const m = this.mustGet(markingId);
-    return this.valueToWire(m.id, this.mustGetValue(m, valueId));
+    return this.wire.value(m.id, this.mustGetValue(m, valueId));
   }
 
   /**
    * The marking named `name` as device requests see it: markings are the attributes of keys
-   * (DESIGN.md 2.4), so a key attribute of this name may only carry these values.
+   * (docs/design.md 2.4), so a key attribute of this name may only carry these values.
    */
   attributeRule(name: string): MarkingAttributeRule | undefined {
     const m = this.byName.get(name);
@@ -326,10 +152,10 @@ export class MarkingsStore {
   create(raw: unknown, actor: Actor): Marking {
     const problems: ErrorDetailWire[] = [];
     const spec = parseMarkingSpec(raw, '', 'create', problems);
-    this.checkDefault(spec, undefined, '', problems);
+    checkDefault(spec, undefined, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
-    return this.toWire(this.insert(spec, actor), undefined);
+    return this.markingToWire(this.insert(spec, actor), undefined);
   }
 
   update(id: string, raw: unknown, actor: Actor, ifMatch: number | undefined): Marking {
@@ -337,14 +163,14 @@ export class MarkingsStore {
     this.checkVersion(m, ifMatch);
     const problems: ErrorDetailWire[] = [];
     const spec = parseMarkingSpec(raw, '', 'update', problems);
-    this.checkValueIds(m, spec, '', problems);
-    this.checkDefault(spec, m, '', problems);
+    checkValueIds(m, spec, '', problems);
+    checkDefault(spec, m, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (spec.name !== undefined && spec.name !== m.name && this.byName.has(spec.name)) {
       throw duplicateMarking(spec.name);
     }
     this.apply(m, spec, actor);
-    return this.toWire(m, undefined);
+    return this.markingToWire(m, undefined);
   }
 
   /** Create or Update Multiple: everything is checked before anything changes. */
@@ -369,21 +195,21 @@ export class MarkingsStore {
         missing.push({ path: `[${i}].id`, message: `no marking with id ${spec.id}` });
         return;
       }
-      this.checkValueIds(existing, spec, `[${i}]`, problems);
-      this.checkDefault(spec, existing, `[${i}]`, problems);
+      checkValueIds(existing, spec, `[${i}]`, problems);
+      checkDefault(spec, existing, `[${i}]`, problems);
     });
     if (problems.length > 0) throw validationError(problems);
     if (missing.length > 0) {
       throw new MockHttpError(404, MarkingsErrorCode.notFound, missing[0]!.message, missing);
     }
-    this.checkBulkNames(specs);
+    checkBulkNames(this.byId.values(), specs);
     const touched = specs.map((spec) => {
       if (spec.id === undefined) return this.insert(spec, actor);
       const m = this.byId.get(spec.id)!;
       this.apply(m, spec, actor);
       return m;
     });
-    return touched.map((m) => this.toWire(m, valueLimit));
+    return touched.map((m) => this.markingToWire(m, valueLimit));
   }
 
   delete(id: string, ifMatch: number | undefined): void {
@@ -410,7 +236,7 @@ export class MarkingsStore {
     const value = this.newValue(spec as ValueSpec, actor);
     this.addValue(m, value);
     this.touch(m, actor);
-    return this.valueToWire(m.id, value);
+    return this.wire.value(m.id, value);
   }
 
   updateValue(
@@ -429,7 +255,7 @@ export class MarkingsStore {
     const renamed = spec.name !== undefined && spec.name !== value.name;
     if (renamed && m.valuesByName.has(spec.name!)) throw duplicateValue(spec.name!, m.name);
     const describe = spec.description !== undefined && spec.description !== value.description;
-    if (!renamed && !describe) return this.valueToWire(m.id, value);
+    if (!renamed && !describe) return this.wire.value(m.id, value);
     const renamesDefault = renamed && m.defaultValue === value.name;
     if (renamed) {
       if (renamesDefault) m.defaultValue = spec.name!;
@@ -444,7 +270,7 @@ export class MarkingsStore {
     value.version++;
     this.changes.value(m.id, value);
     this.touch(m, actor, renamesDefault);
-    return this.valueToWire(m.id, value);
+    return this.wire.value(m.id, value);
   }
 
   deleteValue(markingId: string, valueId: string, actor: Actor, ifMatch?: number): void {
@@ -497,102 +323,6 @@ export class MarkingsStore {
         412,
         MarkingsErrorCode.preconditionFailed,
         `marking "${m.name}" is at version ${m.version}, not ${ifMatch}`,
-      );
-    }
-  }
-
-  /** Values given with an id must belong to the marking being updated. */
-  private checkValueIds(
-    m: StoredMarking | undefined,
-    spec: MarkingSpec,
-    prefix: string,
-    problems: ErrorDetailWire[],
-  ): void {
-    // Each existing value may be matched once, by id or by name, or two entries would fight over it.
-    const matchedBy = new Map<StoredValue, number>();
-    // A new marking has no values to match: nothing to check for its values.
-    if (m === undefined && !spec.values?.some((v) => v.id !== undefined)) return;
-    spec.values?.forEach((v, i) => {
-      const path = () => `${prefix ? `${prefix}.` : ''}detail.values[${i}]`;
-      if (v.id !== undefined && !m?.valuesById.has(v.id)) {
-        problems.push({
-          path: `${path()}.id`,
-          message: `no value with id ${v.id} in this marking`,
-        });
-        return;
-      }
-      const existing = v.id !== undefined ? m?.valuesById.get(v.id) : m?.valuesByName.get(v.name);
-      if (existing === undefined) return;
-      const other = matchedBy.get(existing);
-      if (other !== undefined) {
-        problems.push({
-          path: path(),
-          message: `matches the same existing value ("${existing.name}") as detail.values[${other}]`,
-        });
-      }
-      matchedBy.set(existing, i);
-    });
-  }
-
-  /** defaultValue must name one of the values the marking will have. */
-  private checkDefault(
-    spec: MarkingSpec,
-    m: StoredMarking | undefined,
-    prefix: string,
-    problems: ErrorDetailWire[],
-  ): void {
-    const wanted = spec.defaultValue !== undefined ? spec.defaultValue : (m?.defaultValue ?? null);
-    if (wanted === null) return;
-    const names = spec.values
-      ? new Set(
-          spec.values.map((v) => v.name ?? (v.id ? m?.valuesById.get(v.id)?.name : undefined)),
-        )
-      : new Set(m?.valuesByName.keys());
-    if (!names.has(wanted)) {
-      problems.push({
-        path: `${prefix ? `${prefix}.` : ''}defaultValue`,
-        message: `"${wanted}" is not one of the marking's values`,
-      });
-    }
-  }
-
-  /** Marking names after the whole request must be unique, renames and swaps included. */
-  private checkBulkNames(specs: MarkingSpec[]): void {
-    const finalName = new Map<string, string>();
-    for (const m of this.byId.values()) finalName.set(m.id, m.name);
-    const indexById = new Map<string, number>();
-    specs.forEach((spec, i) => {
-      if (spec.id === undefined) return;
-      indexById.set(spec.id, i);
-      if (spec.name !== undefined) finalName.set(spec.id, spec.name);
-    });
-    const conflicts: ErrorDetailWire[] = [];
-    const conflict = (i: number, message: string) =>
-      conflicts.push({ path: `[${i}].name`, message });
-    // Owner of each final name: a marking id, or `#i` for the i-th new item.
-    const owner = new Map<string, string>();
-    for (const [id, name] of finalName) {
-      const other = owner.get(name);
-      if (other === undefined) owner.set(name, id);
-      else
-        conflict(indexById.get(id) ?? indexById.get(other)!, `"${name}" would name two markings`);
-    }
-    specs.forEach((spec, i) => {
-      if (spec.id !== undefined || spec.name === undefined) return;
-      const other = owner.get(spec.name);
-      if (other === undefined) owner.set(spec.name, `#${i}`);
-      else if (other.startsWith('#'))
-        conflict(i, `"${spec.name}" is also used by item ${other.slice(1)}`);
-      else if (indexById.has(other))
-        conflict(i, `"${spec.name}" is also the new name of item ${indexById.get(other)}`);
-      else conflict(i, `a marking named "${spec.name}" already exists`);
-    });
-    if (conflicts.length > 0) {
-      throw new MockHttpError(
-        409,
-        MarkingsErrorCode.duplicateName,
-        `duplicate marking name: ${conflicts[0]!.path}: ${conflicts[0]!.message}`,
-        conflicts,
       );
     }
   }
@@ -771,159 +501,9 @@ export class MarkingsStore {
   }
 
   /** valueLimit 0 leaves values out and does no per-value work at all. */
-  private toWire(m: StoredMarking, valueLimit: number | undefined): Marking {
-    const detail: Marking['detail'] = {
-      description: m.description,
-      valueCount: m.valuesById.size,
-      dataType: 'string',
-      default: false,
-      defaultVersion: m.defaultVersion,
-      policies: { referenced: 0 },
-    };
-    if (valueLimit !== 0) {
-      const sorted = this.sortedValues(m);
-      const slice = valueLimit === undefined ? sorted : sorted.slice(0, valueLimit);
-      detail.values = slice.map((v) => this.valueToWire(m.id, v));
-    }
-    return {
-      id: m.id,
-      name: m.name,
-      public: m.public,
-      adminOnly: m.adminOnly,
-      defaultValue: m.defaultValue,
-      detail,
-      _createdTs: m.createdTs,
-      _createdBy: m.createdBy,
-      _updatedTs: m.updatedTs,
-      _updatedBy: m.updatedBy,
-      _version: m.version,
-      changedBy: this.changedBy(m.updatedBy),
-    };
+  private markingToWire(m: StoredMarking, valueLimit: number | undefined): Marking {
+    if (valueLimit === 0) return this.wire.marking(m, undefined);
+    const sorted = this.sortedValues(m);
+    return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
   }
-
-  private valueToWire(markingId: string, v: StoredValue): MarkingValue {
-    return {
-      id: v.id,
-      markingId,
-      name: v.name,
-      description: v.description,
-      _createdTs: v.createdTs,
-      _createdBy: v.createdBy,
-      _updatedTs: v.updatedTs,
-      _updatedBy: v.updatedBy,
-      _version: v.version,
-      changedBy: this.changedBy(v.updatedBy),
-      policies: { referenced: 0, relevant: 0 },
-    };
-  }
-
-  /** The public API's principal object; its id is stable for a name within the tenant. */
-  private changedBy(userName: string): ChangedBy {
-    let principal = this.principals.get(userName);
-    if (principal === undefined) {
-      const id = createHash('sha256')
-        .update(`${this.tenantId}/${userName}`)
-        .digest('hex')
-        .slice(0, 24);
-      principal = { tenantId: this.tenantId, id, userName, display: userName, exists: true };
-      this.principals.set(userName, principal);
-    }
-    return { ...principal };
-  }
-}
-
-function isDefined<T>(item: T | undefined): item is T {
-  return item !== undefined;
-}
-
-/**
- * Puts a replayed record into an id index and a name index, updating an existing entry in place.
- * A rename replayed after a swap may find its old name taken by the other entry already.
- */
-function restoreNamed<T extends { id: string; name: string }>(
-  byId: Map<string, T>,
-  byName: Map<string, T>,
-  record: { id: string; name: string },
-  fresh: () => T,
-): void {
-  const existing = byId.get(record.id);
-  if (!existing) {
-    const entry = fresh();
-    byId.set(entry.id, entry);
-    byName.set(entry.name, entry);
-    return;
-  }
-  if (byName.get(existing.name) === existing) byName.delete(existing.name);
-  Object.assign(existing, record);
-  byName.set(existing.name, existing);
-}
-
-function forgetNamed<T extends { name: string }>(
-  byId: Map<string, T>,
-  byName: Map<string, T>,
-  id: string,
-): void {
-  const existing = byId.get(id);
-  if (!existing) return;
-  byId.delete(id);
-  if (byName.get(existing.name) === existing) byName.delete(existing.name);
-}
-
-/** The name an AND filter requires exactly, if it has a `name=` term. */
-function exactName(filter: ListFilter): string | undefined {
-  const term = filter.terms.find((t) => t.field === 'name' && t.op === 'eq' && !t.negated);
-  return term === undefined ? undefined : (term.operands[0] as string);
-}
-
-/** What markings and values share: every filterable field of a value. */
-type CommonFields = Pick<StoredValue, 'id' | 'name' | 'description' | 'createdTs' | 'updatedTs'>;
-
-const readValueField: FieldReader<CommonFields> = (v, field) => {
-  switch (field as ValueFilterField) {
-    case 'id':
-      return v.id;
-    case 'name':
-      return v.name;
-    case 'description':
-      return v.description;
-    case '_createdTs':
-      return v.createdTs;
-    case '_updatedTs':
-      return v.updatedTs;
-  }
-};
-
-const readMarkingField: FieldReader<StoredMarking> = (m, field) => {
-  switch (field as MarkingFilterField) {
-    case 'public':
-      return m.public;
-    case 'adminOnly':
-      return m.adminOnly;
-    case 'defaultValue':
-      return m.defaultValue;
-    case '_createdBy':
-      return m.createdBy;
-    case '_updatedBy':
-      return m.updatedBy;
-    default:
-      return readValueField(m, field);
-  }
-};
-
-function duplicateMarking(name: string): MockHttpError {
-  return new MockHttpError(
-    409,
-    MarkingsErrorCode.duplicateName,
-    `a marking named "${name}" already exists`,
-    [{ path: 'name', message: 'must be unique in the tenant' }],
-  );
-}
-
-function duplicateValue(name: string, marking: string): MockHttpError {
-  return new MockHttpError(
-    409,
-    MarkingsErrorCode.duplicateName,
-    `marking "${marking}" already has a value named "${name}"`,
-    [{ path: 'name', message: 'must be unique within the marking' }],
-  );
 }

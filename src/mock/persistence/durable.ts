@@ -1,5 +1,5 @@
 /**
- * `ksctl mock serve --state DIR` (DESIGN.md 3.2): the state survives a restart, and kill -9.
+ * `ksctl mock serve --state DIR` (docs/design.md 3.2): the state survives a restart, and kill -9.
  *
  * DIR holds `lock` (the live mock's pid), `snapshot.jsonl` (the whole state at some point, with a
  * generation number G) and `journal-G.jsonl` (every change since, appended as it happens; see

@@ -1,5 +1,5 @@
 /**
- * The record kinds of the mock's durable state (DESIGN.md 3.2), in one place. A journal line and
+ * The record kinds of the mock's durable state (docs/design.md 3.2), in one place. A journal line and
  * a snapshot line are both `{"k": kind, "d": data}`; replaying them in order rebuilds the state.
  * The stores report records as they hold the data (mock/changes.ts), so members added to a
  * marking or a value persist without a change here. To make a new piece of state durable: report
@@ -9,8 +9,8 @@
 import { createPrivateKey } from 'node:crypto';
 import type { FaultRule } from '../../api/wire.js';
 import type { StoredKey } from '../device/store.js';
-import type { DeviceEntry, OutboxMessage } from '../enrollment/state.js';
-import type { MarkingRecord, StoredValue } from '../markings/store.js';
+import type { DeviceEntry, OutboxMessage } from '../enrollment/store.js';
+import type { MarkingRecord, StoredValue } from '../markings/stored.js';
 import {
   type MockKeyspace,
   type MockState,

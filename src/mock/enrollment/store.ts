@@ -1,5 +1,5 @@
 /**
- * The mock's enrollment state (DESIGN.md 2, 3): the key server key pair, the portal secret that
+ * The mock's enrollment state (docs/design.md 2, 3): the key server key pair, the portal secret that
  * signs UIDAUTHs, enrolled devices, and what replay protection remembers. `clear()` keeps the key
  * pair, so a reset does not invalidate public keys that clients have already fetched.
  */

@@ -1,3 +1,8 @@
+/**
+ * Shell completion generated from the program itself: the command tree as completion sees it, and
+ * the bash, zsh and fish scripts built from it, with names looked up live through
+ * `ksctl __complete`.
+ */
 import type { Command, Option } from 'commander';
 
 /** Names that `ksctl __complete KIND` looks up at the moment the user presses Tab. */
@@ -275,29 +280,6 @@ function fish(root: Node): string {
         `        case ${quote(path)}\n            set specs ${specs.map(quote).join(' ')}\n            set variadic ${variadic ? 1 : 0}`,
     )
     .join('\n');
-  const lines: string[] = [];
-  walk(root, (n) => {
-    const at = `__ksctl_at ${quote(n.path)}`;
-    for (const child of n.children) {
-      lines.push(
-        `complete -c ksctl -n ${quote(at)} -a ${quote(child.names[0]!)} -d ${quote(child.description)}`,
-      );
-    }
-    const options = n === root ? n.options : n.options.filter((o) => !o.flags.includes('--help'));
-    for (const o of options) {
-      const long = o.flags.find((f) => f.startsWith('--'));
-      const short = o.flags.find((f) => !f.startsWith('--'));
-      const global = n === root && !o.flags.includes('--version');
-      const parts = ['complete -c ksctl'];
-      if (!global) parts.push(`-n ${quote(at)}`);
-      if (long) parts.push(`-l ${long.slice(2)}`);
-      if (short) parts.push(`-s ${short.slice(1)}`);
-      if (o.value?.kind === 'file') parts.push('-r -F');
-      else if (o.value) parts.push(`-x -a ${quote(`(__ksctl_value ${spec(o.value)})`)}`);
-      parts.push(`-d ${quote(o.description)}`);
-      lines.push(parts.join(' '));
-    }
-  });
   return `${HEADER('fish', 'ksctl completion fish | source')}
 # The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
 function __ksctl_path
@@ -390,8 +372,36 @@ end
 
 complete -c ksctl -f
 complete -c ksctl -a '(__ksctl_arguments)'
-${lines.join('\n')}
+${fishCompletions(root).join('\n')}
 `;
+}
+
+/** fish's `complete` lines: each command's subcommands and options, global options everywhere. */
+function fishCompletions(root: Node): string[] {
+  const lines: string[] = [];
+  walk(root, (n) => {
+    const at = `__ksctl_at ${quote(n.path)}`;
+    for (const child of n.children) {
+      lines.push(
+        `complete -c ksctl -n ${quote(at)} -a ${quote(child.names[0]!)} -d ${quote(child.description)}`,
+      );
+    }
+    const options = n === root ? n.options : n.options.filter((o) => !o.flags.includes('--help'));
+    for (const o of options) {
+      const long = o.flags.find((f) => f.startsWith('--'));
+      const short = o.flags.find((f) => !f.startsWith('--'));
+      const global = n === root && !o.flags.includes('--version');
+      const parts = ['complete -c ksctl'];
+      if (!global) parts.push(`-n ${quote(at)}`);
+      if (long) parts.push(`-l ${long.slice(2)}`);
+      if (short) parts.push(`-s ${short.slice(1)}`);
+      if (o.value?.kind === 'file') parts.push('-r -F');
+      else if (o.value) parts.push(`-x -a ${quote(`(__ksctl_value ${spec(o.value)})`)}`);
+      parts.push(`-d ${quote(o.description)}`);
+      lines.push(parts.join(' '));
+    }
+  });
+  return lines;
 }
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;

@@ -1,0 +1,261 @@
+/**
+ * Request bodies of the markings endpoints, checked before anything changes: read into specs with
+ * every problem collected (a 400 lists them all), then checked against the stored markings (value
+ * ids, the default value, unique names across a bulk request), and the errors for names in use.
+ */
+import { descriptionProblem, nameProblem } from '../../api/names.js';
+import { type ErrorDetailWire, MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../api/wire.js';
+import { MockHttpError } from '../http.js';
+import type { StoredMarking, StoredValue } from './stored.js';
+
+/** A value in a request body after validation. */
+export interface ValueSpec {
+  id?: string;
+  name: string;
+  description?: string;
+}
+
+/** A create or update body after validation; `values` present means "the complete set". */
+export interface MarkingSpec {
+  id?: string;
+  name?: string;
+  public?: boolean;
+  adminOnly?: boolean;
+  defaultValue?: string | null;
+  description?: string;
+  values?: ValueSpec[];
+}
+
+export function validationError(details: ErrorDetailWire[]): MockHttpError {
+  const first = details[0];
+  const summary = first ? `${first.path}: ${first.message}` : 'invalid request';
+  return new MockHttpError(
+    400,
+    MarkingsErrorCode.validation,
+    `validation failed: ${summary}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
+    details,
+  );
+}
+
+/** Reads a request body into a MarkingSpec, collecting every problem under `prefix`. */
+export function parseMarkingSpec(
+  raw: unknown,
+  prefix: string,
+  mode: 'create' | 'update',
+  problems: ErrorDetailWire[],
+): MarkingSpec {
+  const at = (path: string) => (prefix ? `${prefix}.${path}` : path);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push({ path: prefix || '$', message: 'must be a JSON object' });
+    return {};
+  }
+  const body = raw as Record<string, unknown>;
+  const spec: MarkingSpec = {};
+  if (body.id !== undefined) {
+    if (typeof body.id === 'string') spec.id = body.id;
+    else problems.push({ path: at('id'), message: 'must be a string' });
+  }
+  if (body.name !== undefined || mode === 'create') {
+    const problem = nameProblem(body.name);
+    if (problem) problems.push({ path: at('name'), message: problem });
+    else spec.name = body.name as string;
+  }
+  for (const flag of ['public', 'adminOnly'] as const) {
+    if (body[flag] === undefined) continue;
+    if (typeof body[flag] === 'boolean') spec[flag] = body[flag];
+    else problems.push({ path: at(flag), message: 'must be true or false' });
+  }
+  if (body.defaultValue !== undefined) {
+    if (body.defaultValue === null || typeof body.defaultValue === 'string') {
+      spec.defaultValue = body.defaultValue;
+    } else problems.push({ path: at('defaultValue'), message: 'must be null or a value name' });
+  }
+  if (body.detail !== undefined && body.detail !== null) {
+    if (typeof body.detail !== 'object' || Array.isArray(body.detail)) {
+      problems.push({ path: at('detail'), message: 'must be an object' });
+      return spec;
+    }
+    const detail = body.detail as Record<string, unknown>;
+    if (detail.description !== undefined) {
+      const problem = descriptionProblem(detail.description);
+      if (problem) problems.push({ path: at('detail.description'), message: problem });
+      else spec.description = detail.description as string;
+    }
+    if (detail.values !== undefined) {
+      spec.values = parseValueSpecs(detail.values, at('detail.values'), problems);
+    }
+  }
+  return spec;
+}
+
+function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]): ValueSpec[] {
+  if (!Array.isArray(raw)) {
+    problems.push({ path, message: 'must be an array' });
+    return [];
+  }
+  if (raw.length > VALUES_MAX_PER_MARKING) {
+    problems.push({ path, message: `at most ${VALUES_MAX_PER_MARKING} values per marking` });
+    return [];
+  }
+  const seen = new Set<string>();
+  const specs: ValueSpec[] = [];
+  raw.forEach((item, i) => {
+    // The item's path is only spelt out for a problem: a bulk request holds 50,000 values.
+    const spec = parseValueSpec(item, () => `${path}[${i}]`, 'create', problems);
+    if (!spec) return;
+    if (seen.has(spec.name!)) {
+      problems.push({ path: `${path}[${i}].name`, message: `duplicate value name "${spec.name}"` });
+    }
+    seen.add(spec.name!);
+    specs.push(spec as ValueSpec);
+  });
+  return specs;
+}
+
+export function parseValueSpec(
+  raw: unknown,
+  at: string | (() => string),
+  mode: 'create' | 'update',
+  problems: ErrorDetailWire[],
+): Partial<ValueSpec> | undefined {
+  const path = () => (typeof at === 'string' ? at : at());
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push({ path: path(), message: 'must be an object with a name' });
+    return undefined;
+  }
+  const v = raw as Record<string, unknown>;
+  const spec: Partial<ValueSpec> = {};
+  let ok = true;
+  if (v.id !== undefined) {
+    if (typeof v.id === 'string') spec.id = v.id;
+    else {
+      problems.push({ path: `${path()}.id`, message: 'must be a string' });
+      ok = false;
+    }
+  }
+  if (v.name !== undefined || mode === 'create') {
+    const problem = nameProblem(v.name);
+    if (problem) {
+      problems.push({ path: `${path()}.name`, message: problem });
+      ok = false;
+    } else spec.name = v.name as string;
+  }
+  if (v.description !== undefined) {
+    const problem = descriptionProblem(v.description);
+    if (problem) {
+      problems.push({ path: `${path()}.description`, message: problem });
+      ok = false;
+    } else spec.description = v.description as string;
+  }
+  return ok ? spec : undefined;
+}
+
+/** Values given with an id must belong to the marking being updated. */
+export function checkValueIds(
+  m: StoredMarking | undefined,
+  spec: MarkingSpec,
+  prefix: string,
+  problems: ErrorDetailWire[],
+): void {
+  // Each existing value may be matched once, by id or by name, or two entries would fight over it.
+  const matchedBy = new Map<StoredValue, number>();
+  // A new marking has no values to match: nothing to check for its values.
+  if (m === undefined && !spec.values?.some((v) => v.id !== undefined)) return;
+  spec.values?.forEach((v, i) => {
+    const path = () => `${prefix ? `${prefix}.` : ''}detail.values[${i}]`;
+    if (v.id !== undefined && !m?.valuesById.has(v.id)) {
+      problems.push({
+        path: `${path()}.id`,
+        message: `no value with id ${v.id} in this marking`,
+      });
+      return;
+    }
+    const existing = v.id !== undefined ? m?.valuesById.get(v.id) : m?.valuesByName.get(v.name);
+    if (existing === undefined) return;
+    const other = matchedBy.get(existing);
+    if (other !== undefined) {
+      problems.push({
+        path: path(),
+        message: `matches the same existing value ("${existing.name}") as detail.values[${other}]`,
+      });
+    }
+    matchedBy.set(existing, i);
+  });
+}
+
+/** defaultValue must name one of the values the marking will have. */
+export function checkDefault(
+  spec: MarkingSpec,
+  m: StoredMarking | undefined,
+  prefix: string,
+  problems: ErrorDetailWire[],
+): void {
+  const wanted = spec.defaultValue !== undefined ? spec.defaultValue : (m?.defaultValue ?? null);
+  if (wanted === null) return;
+  const names = spec.values
+    ? new Set(spec.values.map((v) => v.name ?? (v.id ? m?.valuesById.get(v.id)?.name : undefined)))
+    : new Set(m?.valuesByName.keys());
+  if (!names.has(wanted)) {
+    problems.push({
+      path: `${prefix ? `${prefix}.` : ''}defaultValue`,
+      message: `"${wanted}" is not one of the marking's values`,
+    });
+  }
+}
+
+/** Marking names after the whole request must be unique, renames and swaps included. */
+export function checkBulkNames(stored: Iterable<StoredMarking>, specs: MarkingSpec[]): void {
+  const finalName = new Map<string, string>();
+  for (const m of stored) finalName.set(m.id, m.name);
+  const indexById = new Map<string, number>();
+  specs.forEach((spec, i) => {
+    if (spec.id === undefined) return;
+    indexById.set(spec.id, i);
+    if (spec.name !== undefined) finalName.set(spec.id, spec.name);
+  });
+  const conflicts: ErrorDetailWire[] = [];
+  const conflict = (i: number, message: string) => conflicts.push({ path: `[${i}].name`, message });
+  // Owner of each final name: a marking id, or `#i` for the i-th new item.
+  const owner = new Map<string, string>();
+  for (const [id, name] of finalName) {
+    const other = owner.get(name);
+    if (other === undefined) owner.set(name, id);
+    else conflict(indexById.get(id) ?? indexById.get(other)!, `"${name}" would name two markings`);
+  }
+  specs.forEach((spec, i) => {
+    if (spec.id !== undefined || spec.name === undefined) return;
+    const other = owner.get(spec.name);
+    if (other === undefined) owner.set(spec.name, `#${i}`);
+    else if (other.startsWith('#'))
+      conflict(i, `"${spec.name}" is also used by item ${other.slice(1)}`);
+    else if (indexById.has(other))
+      conflict(i, `"${spec.name}" is also the new name of item ${indexById.get(other)}`);
+    else conflict(i, `a marking named "${spec.name}" already exists`);
+  });
+  if (conflicts.length > 0) {
+    throw new MockHttpError(
+      409,
+      MarkingsErrorCode.duplicateName,
+      `duplicate marking name: ${conflicts[0]!.path}: ${conflicts[0]!.message}`,
+      conflicts,
+    );
+  }
+}
+
+export function duplicateMarking(name: string): MockHttpError {
+  return new MockHttpError(
+    409,
+    MarkingsErrorCode.duplicateName,
+    `a marking named "${name}" already exists`,
+    [{ path: 'name', message: 'must be unique in the tenant' }],
+  );
+}
+
+export function duplicateValue(name: string, marking: string): MockHttpError {
+  return new MockHttpError(
+    409,
+    MarkingsErrorCode.duplicateName,
+    `marking "${marking}" already has a value named "${name}"`,
+    [{ path: 'name', message: 'must be unique within the marking' }],
+  );
+}

@@ -1,0 +1,103 @@
+/**
+ * The form the mock keeps markings and values in: indexes by id and by name, and the records the
+ * durable state journals (a marking without its values, or one value), with the two helpers that
+ * replay records into the indexes.
+ */
+export interface StoredValue {
+  id: string;
+  name: string;
+  description: string;
+  createdTs: number;
+  createdBy: string;
+  updatedTs: number;
+  updatedBy: string;
+  version: number;
+}
+
+export interface StoredMarking {
+  id: string;
+  name: string;
+  public: boolean;
+  adminOnly: boolean;
+  defaultValue: string | null;
+  description: string;
+  createdTs: number;
+  createdBy: string;
+  updatedTs: number;
+  updatedBy: string;
+  version: number;
+  /** The version at which defaultValue was last set; 0 while it is null. */
+  defaultVersion: number;
+  valuesByName: Map<string, StoredValue>;
+  valuesById: Map<string, StoredValue>;
+  /** Values ordered by name; rebuilt lazily after a change. */
+  sorted: StoredValue[] | undefined;
+}
+
+/** A stored marking without its values and indexes. */
+export type MarkingRecord = Omit<StoredMarking, 'valuesByName' | 'valuesById' | 'sorted'>;
+
+/**
+ * Where the store reports each change, in the form it holds the data: a marking without its
+ * values, or one value (the durable state journals them; see persistence/records.ts).
+ */
+export interface MarkingChanges {
+  marking(record: MarkingRecord): void;
+  markingDeleted(id: string): void;
+  value(markingId: string, record: StoredValue): void;
+  valueDeleted(markingId: string, id: string): void;
+}
+
+export const NO_CHANGES: MarkingChanges = {
+  marking: () => undefined,
+  markingDeleted: () => undefined,
+  value: () => undefined,
+  valueDeleted: () => undefined,
+};
+
+export function markingRecord(m: StoredMarking): MarkingRecord {
+  const { valuesByName: _byName, valuesById: _byId, sorted: _sorted, ...record } = m;
+  return record;
+}
+
+/** Orders by name (UTF-16 code units, as `<` compares). */
+export function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export function isDefined<T>(item: T | undefined): item is T {
+  return item !== undefined;
+}
+
+/**
+ * Puts a replayed record into an id index and a name index, updating an existing entry in place.
+ * A rename replayed after a swap may find its old name taken by the other entry already.
+ */
+export function restoreNamed<T extends { id: string; name: string }>(
+  byId: Map<string, T>,
+  byName: Map<string, T>,
+  record: { id: string; name: string },
+  fresh: () => T,
+): void {
+  const existing = byId.get(record.id);
+  if (!existing) {
+    const entry = fresh();
+    byId.set(entry.id, entry);
+    byName.set(entry.name, entry);
+    return;
+  }
+  if (byName.get(existing.name) === existing) byName.delete(existing.name);
+  Object.assign(existing, record);
+  byName.set(existing.name, existing);
+}
+
+export function forgetNamed<T extends { name: string }>(
+  byId: Map<string, T>,
+  byName: Map<string, T>,
+  id: string,
+): void {
+  const existing = byId.get(id);
+  if (!existing) return;
+  byId.delete(id);
+  if (byName.get(existing.name) === existing) byName.delete(existing.name);
+}

@@ -1,0 +1,71 @@
+/**
+ * Stored markings and values in the public API's wire form, with the changedBy principal object
+ * of each user name (built once per name; its id is stable for a name within the tenant).
+ */
+import { createHash } from 'node:crypto';
+import type { ChangedBy, Marking, MarkingValue } from '../../api/wire.js';
+import type { StoredMarking, StoredValue } from './stored.js';
+
+export class WireForm {
+  /** `changedBy` of each principal name, built once. */
+  private readonly principals = new Map<string, ChangedBy>();
+
+  constructor(private readonly tenantId: string) {}
+
+  /** A marking with `values` (already ordered and cut to the value limit), or without any. */
+  marking(m: StoredMarking, values: StoredValue[] | undefined): Marking {
+    const detail: Marking['detail'] = {
+      description: m.description,
+      valueCount: m.valuesById.size,
+      dataType: 'string',
+      default: false,
+      defaultVersion: m.defaultVersion,
+      policies: { referenced: 0 },
+    };
+    if (values !== undefined) detail.values = values.map((v) => this.value(m.id, v));
+    return {
+      id: m.id,
+      name: m.name,
+      public: m.public,
+      adminOnly: m.adminOnly,
+      defaultValue: m.defaultValue,
+      detail,
+      _createdTs: m.createdTs,
+      _createdBy: m.createdBy,
+      _updatedTs: m.updatedTs,
+      _updatedBy: m.updatedBy,
+      _version: m.version,
+      changedBy: this.changedBy(m.updatedBy),
+    };
+  }
+
+  value(markingId: string, v: StoredValue): MarkingValue {
+    return {
+      id: v.id,
+      markingId,
+      name: v.name,
+      description: v.description,
+      _createdTs: v.createdTs,
+      _createdBy: v.createdBy,
+      _updatedTs: v.updatedTs,
+      _updatedBy: v.updatedBy,
+      _version: v.version,
+      changedBy: this.changedBy(v.updatedBy),
+      policies: { referenced: 0, relevant: 0 },
+    };
+  }
+
+  /** The public API's principal object; its id is stable for a name within the tenant. */
+  private changedBy(userName: string): ChangedBy {
+    let principal = this.principals.get(userName);
+    if (principal === undefined) {
+      const id = createHash('sha256')
+        .update(`${this.tenantId}/${userName}`)
+        .digest('hex')
+        .slice(0, 24);
+      principal = { tenantId: this.tenantId, id, userName, display: userName, exists: true };
+      this.principals.set(userName, principal);
+    }
+    return { ...principal };
+  }
+}
