@@ -275,60 +275,61 @@ _ksctl_argument() {
 
 # The subcommands and long flags of a command.
 _ksctl_words() {
+  local subcommands="" flags=""
   case "$1" in
-    '') commands='markings enroll profiles keys context status mock api completion demo' options='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --help' ;;
-    'markings') commands='list get create update delete apply export values' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings list') commands='' options='--name --contains --starts-with --public --no-public --value-limit --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings get') commands='' options='--value-limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings create') commands='' options='--value --description --public --admin-only --default-value --file --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings update') commands='' options='--rename --description --public --no-public --admin-only --no-admin-only --default-value --no-default-value --add-value --remove-value --set-values --file --yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings delete') commands='' options='--yes --if-version --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings apply') commands='' options='--file --dry-run --exit-code --prune --yes --concurrency --verbose --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings export') commands='' options='--file --force --name --contains --starts-with --public --no-public --concurrency --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values') commands='list get add update delete' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values list') commands='' options='--name --contains --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values get') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values add') commands='' options='--description --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values update') commands='' options='--rename --description --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'markings values delete') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'enroll') commands='' options='--keyspace --api-url --enrollment-url --kns-url --stoken-file --uidauth-file --username --password-file --email --registration-code-file --mock-user --tokens-file --name --no-set-active --count --concurrency --verify --no-verify --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles') commands='list show use delete convert check' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles list') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles show') commands='' options='--show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles use') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles delete') commands='' options='--yes --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles convert') commands='' options='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'profiles check') commands='' options='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys') commands='create fetch modify' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys create') commands='' options='--ref --count --attr --protected-attr --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys fetch') commands='' options='--profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'keys modify') commands='' options='--attr --protected-attr --clear --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context') commands='add set unset rename use list show remove' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context add') commands='' options='--username --password-file --api-url --enrollment-url --kns-url --keyspace --persistor --persistor-path --use --force --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context unset') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context rename') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context use') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context list') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context show') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'context remove') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'status') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock') commands='serve tokens outbox requests devices faults reset' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock serve') commands='' options='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock tokens') commands='' options='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock outbox') commands='' options='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock requests') commands='' options='--follow --tail --admin --interval --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock devices') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock faults') commands='list set clear' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock faults list') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock faults set') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock faults clear') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'mock reset') commands='' options='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'api') commands='' options='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'completion') commands='' options='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
-    'demo') commands='' options='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide' ;;
+    '') subcommands='markings enroll profiles keys context status mock api completion demo' flags='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager --help' ;;
+    'markings') subcommands='list get create update delete apply export values' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings list') subcommands='' flags='--name --contains --starts-with --public --no-public --value-limit --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings get') subcommands='' flags='--value-limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings create') subcommands='' flags='--value --description --public --admin-only --default-value --file --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings update') subcommands='' flags='--rename --description --public --no-public --admin-only --no-admin-only --default-value --no-default-value --add-value --remove-value --set-values --file --yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings delete') subcommands='' flags='--yes --if-version --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings apply') subcommands='' flags='--file --dry-run --exit-code --prune --yes --concurrency --verbose --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings export') subcommands='' flags='--file --force --name --contains --starts-with --public --no-public --concurrency --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values') subcommands='list get add update delete' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values list') subcommands='' flags='--name --contains --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values get') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values add') subcommands='' flags='--description --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values update') subcommands='' flags='--rename --description --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'markings values delete') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'enroll') subcommands='' flags='--keyspace --api-url --enrollment-url --kns-url --stoken-file --uidauth-file --username --password-file --email --registration-code-file --mock-user --tokens-file --name --no-set-active --count --concurrency --verify --no-verify --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles') subcommands='list show use delete convert check' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles list') subcommands='' flags='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles show') subcommands='' flags='--show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles use') subcommands='' flags='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles delete') subcommands='' flags='--yes --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles convert') subcommands='' flags='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles check') subcommands='' flags='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys') subcommands='create fetch modify' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys create') subcommands='' flags='--ref --count --attr --protected-attr --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys fetch') subcommands='' flags='--profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys modify') subcommands='' flags='--attr --protected-attr --clear --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context') subcommands='add set unset rename use list show remove' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context add') subcommands='' flags='--username --password-file --api-url --enrollment-url --kns-url --keyspace --persistor --persistor-path --use --force --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context unset') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context rename') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context use') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context list') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context show') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'context remove') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'status') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock') subcommands='serve tokens outbox requests devices faults reset' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock serve') subcommands='' flags='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock tokens') subcommands='' flags='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock outbox') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock requests') subcommands='' flags='--follow --tail --admin --interval --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock devices') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock faults') subcommands='list set clear' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock faults list') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock faults set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock faults clear') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock reset') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'api') subcommands='' flags='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'completion') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'demo') subcommands='' flags='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
   esac
-  if [[ "$2" == -* ]]; then echo "$options"; else echo "$commands"; fi
+  if [[ "$2" == -* ]]; then echo "$flags"; else echo "$subcommands"; fi
 }
 
 # Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.

@@ -27,14 +27,28 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** Receives one line per traced event; secrets are already redacted. */
   trace?: (line: string) => void;
-  /** Told before each wait to retry ("retrying in 2 s after 503"), for people watching. */
-  onRetry?: (message: string) => void;
+  /**
+   * Told when a request starts (with what it is for, "get marking classification"); the handle
+   * hears of each wait to retry ("retrying in 2 s after 503") and of the end. A terminal shows
+   * a spinner with it, so no wait on the service is silent.
+   */
+  activity?: (what: string) => RequestActivity;
+  /**
+   * False when the base URL is not the markings API's `{base_url}` (the admin and enrollment
+   * endpoints live on the origin): a 404 then says nothing about a tenant missing from it.
+   */
+  markingsBase?: boolean;
   userAgent?: string;
   /**
    * The process is a short command (the CLI): WebAssembly is compiled for a quick exit rather
    * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
    */
   shortLived?: boolean;
+}
+
+export interface RequestActivity {
+  retrying(message: string): void;
+  done(): void;
 }
 
 export interface RequestOptions {
@@ -140,9 +154,17 @@ function networkMessage(error: unknown): string {
 }
 
 /** What to do after no answer: a timeout names --timeout, and a write may have landed. */
-function unreachableHint(reason: string, method: string, timeoutMs: number): string {
+function unreachableHint(
+  reason: string,
+  method: string,
+  timeoutMs: number,
+  underBase: boolean,
+): string {
   if (reason !== TIMED_OUT) {
-    return 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running';
+    // A URL of its own (a profile's server, an enrollment URL) is not the base URL's to fix.
+    return underBase
+      ? 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running'
+      : 'check that the service is running at that address';
   }
   const raise = `no answer within ${timeoutMs / 1000} s; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
   return IDEMPOTENT_READS.has(method)
@@ -167,9 +189,9 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
   private readonly options: Required<
-    Omit<ClientOptions, 'trace' | 'userAgent' | 'onRetry' | 'shortLived'>
+    Omit<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'>
   > &
-    Pick<ClientOptions, 'trace' | 'userAgent' | 'onRetry'>;
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
 
   constructor(options: ClientOptions) {
     if (options.shortLived === true) compileWasmForShortProcess();
@@ -203,6 +225,20 @@ export class ApiClient {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
+    const activity = this.options.activity?.(options.what ?? `${method} ${redactUrl(path)}`);
+    try {
+      return await this.attempts<T>(method, path, options, activity);
+    } finally {
+      activity?.done();
+    }
+  }
+
+  private async attempts<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    activity: RequestActivity | undefined,
+  ): Promise<Answer<T>> {
     const url = this.url(path, options.query);
     const cid = options.conversationId ?? randomUUID();
     const headers: Record<string, string> = {
@@ -251,11 +287,11 @@ export class ApiClient {
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
         if (idempotent && attempt < this.options.retries) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
-          this.options.onRetry?.(retryMessage(wait, reason));
+          activity?.retrying(retryMessage(wait, reason));
           await sleep(wait, options.signal);
           continue;
         }
-        throw this.failedAttempt(error, reason, status, { method, what, shownUrl, cid });
+        throw this.failedAttempt(error, reason, status, { method, path, url, what, shownUrl, cid });
       }
       const ms = Math.round(nowMs() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
@@ -274,7 +310,7 @@ export class ApiClient {
         this.trace(
           `  retrying in ${wait} ms (attempt ${attempt + 2} of ${this.options.retries + 1})`,
         );
-        this.options.onRetry?.(retryMessage(wait, String(status)));
+        activity?.retrying(retryMessage(wait, String(status)));
         await sleep(wait, options.signal);
         continue;
       }
@@ -294,7 +330,18 @@ export class ApiClient {
     error: unknown,
     reason: string,
     status: number | undefined,
-    { method, what, shownUrl, cid }: AttemptNames & { method: string },
+    {
+      method,
+      path,
+      url,
+      what,
+      shownUrl,
+      cid,
+    }: AttemptNames & {
+      method: string;
+      path: string;
+      url: string;
+    },
   ): KsctlError {
     if (status !== undefined) {
       // The service answered, but its body broke off (a proxy or a crash mid-answer).
@@ -311,9 +358,9 @@ export class ApiClient {
     return new UnreachableError(
       what,
       reason,
-      `${what}: cannot reach the service at ${this.origin()}: ${reason}`,
+      `${what}: cannot reach the service at ${new URL(url).origin}: ${reason}`,
       {
-        hint: unreachableHint(reason, method, this.options.timeoutMs),
+        hint: unreachableHint(reason, method, this.options.timeoutMs, !isAbsolute(path)),
         conversationId: cid,
         cause: error,
       },
@@ -340,7 +387,8 @@ export class ApiClient {
         body,
         cid,
       );
-      throw status === 404 && !isAbsolute(path) ? withTenantHint(error, this.baseUrl) : error;
+      const underTenant = !isAbsolute(path) && this.options.markingsBase !== false;
+      throw status === 404 && underTenant ? withTenantHint(error, this.baseUrl) : error;
     }
     const problem = status < 300 ? options.expect?.(body) : undefined;
     if (problem !== undefined) {
@@ -390,10 +438,6 @@ export class ApiClient {
         status,
       },
     );
-  }
-
-  private origin(): string {
-    return new URL(this.baseUrl).origin;
   }
 
   private trace(line: string): void {

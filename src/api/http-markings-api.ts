@@ -309,7 +309,11 @@ export class HttpMarkingsApi implements MarkingsApi {
     return body;
   }
 
-  async resolveValue(markingId: string, idOrName: string): Promise<MarkingValue> {
+  async resolveValue(
+    markingId: string,
+    idOrName: string,
+    markingName?: string,
+  ): Promise<MarkingValue> {
     if (looksLikeId(idOrName)) {
       const answer = await this.client.request<MarkingValue>(
         'GET',
@@ -328,10 +332,14 @@ export class HttpMarkingsApi implements MarkingsApi {
     });
     const found = page.items[0];
     if (!found) {
-      throw new NotFoundError(`value "${idOrName}" not found in this marking`, {
-        hint: 'list its values with `ksctl markings values list MARKING`',
-        conversationId,
-      });
+      const marking = markingName ?? 'MARKING';
+      throw new NotFoundError(
+        `value "${idOrName}" not found in ${markingName ? `marking ${markingName}` : 'this marking'}`,
+        {
+          hint: `list its values with \`ksctl markings values list ${marking}\``,
+          conversationId,
+        },
+      );
     }
     return found;
   }

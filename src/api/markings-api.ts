@@ -42,7 +42,8 @@ export interface MarkingsApi {
   ): AsyncIterable<MarkingValue>;
   getValue(markingId: string, valueId: string): Promise<MarkingValue>;
   /** A value named by id or by name within its marking. */
-  resolveValue(markingId: string, idOrName: string): Promise<MarkingValue>;
+  /** `markingName`, when known, names the marking in the error for a value it lacks. */
+  resolveValue(markingId: string, idOrName: string, markingName?: string): Promise<MarkingValue>;
   createValue(markingId: string, input: ValueInput): Promise<MarkingValue>;
   updateValue(markingId: string, valueId: string, update: ValueUpdate): Promise<MarkingValue>;
   deleteValue(markingId: string, valueId: string): Promise<void>;

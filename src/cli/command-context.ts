@@ -2,7 +2,8 @@
  * The command context: what every command gets (streams, environment, configuration, the service
  * client, a prompter, the output helpers), with heavy pieces loaded on first use.
  */
-import type { ApiClient } from '../api/client.js';
+import { Writable } from 'node:stream';
+import type { ApiClient, RequestActivity } from '../api/client.js';
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
@@ -35,10 +36,17 @@ export interface RunOptions {
   prompter?: Prompter;
   signal?: AbortSignal;
   interrupts?: InterruptPolicy;
+  cleanups?: ExitCleanups;
 }
 
 /** Runs one ksctl command line in this process and returns its exit code. */
 export type CommandLineRunner = (argv: string[], options?: RunOptions) => Promise<number>;
+
+/**
+ * Synchronous work that must happen however the process ends (Ctrl-C, a closed stdout): the entry
+ * runs each before it exits early.
+ */
+export type ExitCleanups = Set<() => void>;
 
 /**
  * What every command gets: streams, environment, configuration, the service client and a prompter.
@@ -56,15 +64,75 @@ export class CommandContext {
   runCommandLine: CommandLineRunner | undefined;
   /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
   private spinner: Spinner | undefined;
+  /** Requests to the service in flight (what each is for), and the spinner that names them. */
+  private readonly requests = new Map<number, string>();
+  private requestCount = 0;
+  private requestSpinner: Spinner | undefined;
+
+  /**
+   * The streams commands write to. On a terminal, a write takes a running spinner off the line
+   * first (it comes back after 300 ms of quiet), so data and messages are never drawn over.
+   */
+  readonly io: IOStreams;
+  /** The streams as given: the spinners draw on these. */
+  private readonly terminal: IOStreams;
 
   constructor(
-    readonly io: IOStreams,
+    io: IOStreams,
     readonly env: NodeJS.ProcessEnv,
     private readonly basePrompter: Prompter,
     /** Aborted on Ctrl-C; commands that can stop gracefully watch it. */
     readonly signal: AbortSignal,
     private readonly interrupts: InterruptPolicy = { graceful: false },
-  ) {}
+    private readonly cleanups: ExitCleanups = new Set(),
+  ) {
+    this.terminal = io;
+    this.io = io.stderrIsTTY ? this.spinnersGiveWay(io) : io;
+  }
+
+  /** The streams that make way for spinners, flushed before the command ends. */
+  private readonly givingWay: Writable[] = [];
+
+  /**
+   * `io` with its terminal streams (stdout when it is one, stderr) taking the spinners off the
+   * line before each write; a pipe is left as it is.
+   */
+  private spinnersGiveWay(io: IOStreams): IOStreams {
+    const giveWay = (target: Writable) => {
+      const stream = new Writable({
+        write: (chunk: Buffer, _encoding, done) => {
+          for (const spinner of [this.spinner, this.requestSpinner]) {
+            spinner?.pause();
+            spinner?.resume();
+          }
+          if (target.write(chunk)) done();
+          else target.once('drain', () => done());
+        },
+      });
+      this.givingWay.push(stream);
+      return stream;
+    };
+    const stdout = io.stdoutIsTTY ? giveWay(io.stdout) : io.stdout;
+    const stderr = giveWay(io.stderr);
+    // Property by property: stdin stays a getter, made on first use.
+    return Object.defineProperties(
+      {},
+      {
+        ...Object.getOwnPropertyDescriptors(io),
+        stdout: { value: stdout, enumerable: true },
+        stderr: { value: stderr, enumerable: true },
+      },
+    ) as IOStreams;
+  }
+
+  /**
+   * Runs `cleanup` if the process ends before the command does (a second Ctrl-C, a reader that
+   * went away); the returned function withdraws it once the command has cleaned up itself.
+   */
+  onEarlyExit(cleanup: () => void): () => void {
+    this.cleanups.add(cleanup);
+    return () => this.cleanups.delete(cleanup);
+  }
 
   /**
    * Says that this command watches `signal` and stops by itself (finishing what is in flight);
@@ -94,7 +162,10 @@ export class CommandContext {
   }
 
   /** A client for the service; closed when the command ends. `retries: 0` for a one-shot probe. */
-  async client(connection?: Connection, options: { retries?: number } = {}): Promise<ApiClient> {
+  async client(
+    connection?: Connection,
+    options: { retries?: number; markingsBase?: boolean } = {},
+  ): Promise<ApiClient> {
     const [conn, { ApiClient }] = await Promise.all([
       connection ?? this.connection(),
       import('../api/client.js'),
@@ -106,15 +177,54 @@ export class CommandContext {
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
       shortLived: true,
-      trace: this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined,
-      // A wait to retry is worth a line on a terminal; logs get it from --debug.
-      onRetry:
-        this.io.stderrIsTTY && !this.quiet
-          ? (message) => this.io.stderr.write(`\r\x1b[2K${message}\n`)
-          : undefined,
+      trace: this.traceLine(),
+      activity: await this.requestActivity(),
     });
     this.clients.push(client);
     return client;
+  }
+
+  /** `--debug`'s trace on stderr, or nothing. */
+  traceLine(): ((line: string) => void) | undefined {
+    return this.debugEnabled() ? (line) => this.io.stderr.write(`[debug] ${line}\n`) : undefined;
+  }
+
+  /**
+   * What every client of the service is given, so that no wait on it is silent: after 300 ms on a
+   * terminal a spinner names the request (or the last of those in flight, and how many more),
+   * and a wait to retry says why. A command's own spinner (`waiting`) names the wait better and
+   * wins; piped stderr and --quiet get nothing.
+   */
+  async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
+    if (!this.io.stderrIsTTY || this.quiet) return undefined;
+    const { startSpinner } = await import('../output/progress.js');
+    return (what) => {
+      if (this.spinner)
+        return {
+          retrying: (message) => this.spinner?.relabel(`${what}: ${message}`, true),
+          done() {},
+        };
+      const id = ++this.requestCount;
+      this.requests.set(id, what);
+      const label = () => {
+        const all = [...this.requests.values()];
+        const more = all.length > 1 ? ` (and ${all.length - 1} more)` : '';
+        return `${all.at(-1)}${more}…`;
+      };
+      if (this.requestSpinner) this.requestSpinner.relabel(label());
+      else this.requestSpinner = startSpinner(this.terminal, label());
+      return {
+        retrying: (message) => this.requestSpinner?.relabel(`${what}: ${message}`, true),
+        done: () => {
+          this.requests.delete(id);
+          if (this.requests.size > 0) this.requestSpinner?.relabel(label());
+          else {
+            this.requestSpinner?.stop();
+            this.requestSpinner = undefined;
+          }
+        },
+      };
+    };
   }
 
   async markings(): Promise<MarkingsApi> {
@@ -169,7 +279,37 @@ export class CommandContext {
       this.say(view.empty);
       return;
     }
-    await renderView(this.io, format, view, { wide: this.globals.wide === true });
+    const table = view.kind === 'table' && format === 'table';
+    await this.paged(table, (io) =>
+      renderView(io, format, view, { wide: this.globals.wide === true, quiet: this.quiet }),
+    );
+  }
+
+  /**
+   * `write` to the pager when `table` is a table for a terminal and paging is on (`--no-pager`
+   * and piped output turn it off), else to stdout.
+   */
+  private async paged(table: boolean, write: (io: IOStreams) => Promise<void>): Promise<void> {
+    const { startPager } =
+      table && this.io.stdoutIsTTY && this.globals.pager !== false
+        ? await import('../output/pager.js')
+        : { startPager: async () => undefined };
+    const pager = await startPager(this.env);
+    if (pager === undefined) return write(this.io);
+    // What the table says on stderr ("cut to fit") waits until the pager has the screen no more.
+    const said: Buffer[] = [];
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        said.push(Buffer.from(chunk));
+        done();
+      },
+    });
+    try {
+      await write({ ...this.io, stdout: pager.input, stderr });
+    } finally {
+      await pager.close();
+      if (said.length > 0) this.io.stderr.write(Buffer.concat(said));
+    }
   }
 
   /**
@@ -203,7 +343,9 @@ export class CommandContext {
     const { startSpinner } = await import('../output/progress.js');
     const outer = this.spinner;
     outer?.pause();
-    const spinner = startSpinner(this.io, label, { quiet: this.quiet });
+    // A spinner of requests already under way gives way to the one that names the whole wait.
+    this.requestSpinner?.pause();
+    const spinner = startSpinner(this.terminal, label, { quiet: this.quiet });
     this.spinner = spinner;
     try {
       return await work();
@@ -211,6 +353,7 @@ export class CommandContext {
       spinner.stop();
       this.spinner = outer;
       outer?.resume();
+      if (!outer) this.requestSpinner?.resume();
     }
   }
 
@@ -218,12 +361,12 @@ export class CommandContext {
   get prompter(): Prompter {
     const base = this.basePrompter;
     const asking = async <T>(ask: () => Promise<T>): Promise<T> => {
-      const spinner = this.spinner;
-      spinner?.pause();
+      const spinners = [this.spinner, this.requestSpinner];
+      for (const spinner of spinners) spinner?.pause();
       try {
         return await ask();
       } finally {
-        spinner?.resume();
+        for (const spinner of spinners) spinner?.resume();
       }
     };
     return {
@@ -231,6 +374,18 @@ export class CommandContext {
       input: (message) => asking(() => base.input(message)),
       secret: (message) => asking(() => base.secret(message)),
     };
+  }
+
+  /**
+   * All of standard input, for `-` in place of a file. On a terminal, first says what it waits
+   * for and how to end it: a silent wait looks like a hang.
+   */
+  async readStdin(what: string): Promise<string> {
+    if (this.io.stdinIsTTY) {
+      this.say(`reading ${what} from standard input; end it with Ctrl-D on a line of its own`);
+    }
+    const { readAll } = await import('../files/streams.js');
+    return readAll(this.io.stdin);
   }
 
   /** A message for people, on stderr; --quiet silences it. */
@@ -265,5 +420,11 @@ export class CommandContext {
 
   async dispose(): Promise<void> {
     await Promise.all(this.clients.map((c) => c.close()));
+    // Everything written has reached the real streams before the entry flushes and exits.
+    await Promise.all(
+      this.givingWay.map(
+        (stream) => new Promise<void>((resolve) => stream.write('', () => resolve())),
+      ),
+    );
   }
 }

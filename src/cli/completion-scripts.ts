@@ -148,7 +148,11 @@ function wordsAt(root: Node, n: Node): { commands: string[]; options: string[] }
 const HEADER = (shell: string, load: string) =>
   `# ${shell} completion for ksctl, generated from its commands (npm run completions)\n# load it with: ${load}\n`;
 
-function bash(root: Node): string {
+/**
+ * `_ksctl_path`, `_ksctl_option` and the cases of `_ksctl_argument`: plain `case` statements that
+ * bash and zsh read alike (the completion functions around them differ).
+ */
+function caseLookups(root: Node): { lookups: string; argumentCases: string } {
   const casePattern = (pattern: string) =>
     pattern.startsWith('*|') ? `*${quote(pattern.slice(1))}` : quote(pattern);
   const paths = pathCases(root)
@@ -157,21 +161,14 @@ function bash(root: Node): string {
   const options = optionCases(root)
     .map(([pattern, s]) => `    ${casePattern(pattern)}) echo ${quote(s)} ;;`)
     .join('\n');
-  const args = argumentCases(root)
+  const argumentLines = argumentCases(root)
     .map(
       ([path, specs, variadic]) =>
         `    ${quote(path)}) specs=(${specs.map(quote).join(' ')}) variadic=${variadic ? 1 : 0} ;;`,
     )
     .join('\n');
-  const words: string[] = [];
-  walk(root, (n) => {
-    const { commands, options: flags } = wordsAt(root, n);
-    words.push(
-      `    ${quote(n.path)}) commands=${quote(commands.join(' '))} options=${quote(flags.join(' '))} ;;`,
-    );
-  });
-  return `${HEADER('bash', 'source <(ksctl completion bash)')}
-# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
+  return {
+    lookups: `# The subcommand a word leads to from a path ("markings" + "ls" = "markings list").
 _ksctl_path() {
   case "$1|$2" in
 ${paths}
@@ -185,7 +182,22 @@ _ksctl_option() {
 ${options}
     *) return 1 ;;
   esac
+}`,
+    argumentCases: argumentLines,
+  };
 }
+
+function bash(root: Node): string {
+  const { lookups, argumentCases: args } = caseLookups(root);
+  const words: string[] = [];
+  walk(root, (n) => {
+    const { commands, options: flags } = wordsAt(root, n);
+    words.push(
+      `    ${quote(n.path)}) subcommands=${quote(commands.join(' '))} flags=${quote(flags.join(' '))} ;;`,
+    );
+  });
+  return `${HEADER('bash', 'source <(ksctl completion bash)')}
+${lookups}
 
 # What the Nth (from 0) positional argument of a command is.
 _ksctl_argument() {
@@ -201,10 +213,11 @@ ${args}
 
 # The subcommands and long flags of a command.
 _ksctl_words() {
+  local subcommands="" flags=""
   case "$1" in
 ${words.join('\n')}
   esac
-  if [[ "$2" == -* ]]; then echo "$options"; else echo "$commands"; fi
+  if [[ "$2" == -* ]]; then echo "$flags"; else echo "$subcommands"; fi
 }
 
 # Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.
@@ -261,10 +274,103 @@ complete -F _ksctl ksctl
 `;
 }
 
+/**
+ * Native zsh: `commands`, `options` and `path` are special parameters there, so the bash script
+ * cannot simply run under bashcompinit. Works both sourced (`source <(ksctl completion zsh)`, after
+ * compinit) and autoloaded from a file `_ksctl` on `fpath`.
+ */
 function zsh(root: Node): string {
+  const { lookups, argumentCases: args } = caseLookups(root);
+  const words: string[] = [];
+  walk(root, (n) => {
+    const { commands, options: flags } = wordsAt(root, n);
+    words.push(
+      `    ${quote(n.path)}) subcommands=(${commands.map(quote).join(' ')}) flags=(${flags.map(quote).join(' ')}) ;;`,
+    );
+  });
   return `#compdef ksctl
-${HEADER('zsh', 'source <(ksctl completion zsh)')}autoload -U +X bashcompinit && bashcompinit
-${bash(root).split('\n').slice(2).join('\n')}`;
+${HEADER('zsh', 'source <(ksctl completion zsh), after compinit; or save it as _ksctl on $fpath')}
+${lookups}
+
+# What the Nth (from 1) positional argument of a command is.
+_ksctl_argument() {
+  local -a specs
+  local variadic=0
+  case "$1" in
+${args}
+    *) return 1 ;;
+  esac
+  if (($2 <= \${#specs})); then print -r -- "\${specs[$2]}"
+  elif ((variadic)); then print -r -- "\${specs[-1]}"
+  else return 1; fi
+}
+
+# Offers the subcommands, or with a leading "-" the long flags, of a command.
+_ksctl_words() {
+  local -a subcommands flags
+  case "$1" in
+${words.join('\n')}
+  esac
+  if [[ "$2" == -* ]]; then compadd -- "\${flags[@]}"; else compadd -- "\${subcommands[@]}"; fi
+}
+
+# Offers what a spec allows; names are looked up live and silent when they cannot be.
+_ksctl_complete() {
+  local -a found flags
+  [[ -n "$_ksctl_context" ]] && flags+=(--context "$_ksctl_context")
+  [[ -n "$2" ]] && flags+=(--marking "$2")
+  case "$1" in
+    'choice '*) compadd -- \${=1#choice } ;;
+    'name '*)
+      found=("\${(@f)$("\${words[1]}" __complete "\${1#name }" "\${flags[@]}" -- "$PREFIX" 2>/dev/null)}")
+      compadd -- "\${(@)found:#}"
+      ;;
+    file) _files ;;
+  esac
+}
+
+_ksctl() {
+  local cmdpath="" w i next spec pending="" prev _ksctl_context=""
+  local -a args
+  for ((i = 2; i < CURRENT; i++)); do
+    w="\${words[i]}"
+    if [[ -n "$pending" ]]; then
+      [[ "$pending" == --context ]] && _ksctl_context="$w"
+      pending=""
+      continue
+    fi
+    if [[ "$w" == -* ]]; then
+      [[ "$w" != *=* ]] && _ksctl_option "$cmdpath" "$w" >/dev/null && pending="$w"
+      [[ "$w" == --context=* ]] && _ksctl_context="\${w#*=}"
+      continue
+    fi
+    if next="$(_ksctl_path "$cmdpath" "$w")"; then cmdpath="$next"; else args+=("$w"); fi
+  done
+  # The word is a flag's value: after "--flag " or "--flag=".
+  prev="\${words[CURRENT-1]}"
+  if [[ "$PREFIX" == --*=* ]]; then
+    prev="\${PREFIX%%=*}"
+    compset -P '*='
+  elif [[ "$prev" != -* ]]; then
+    prev=""
+  fi
+  if [[ -n "$prev" ]] && spec="$(_ksctl_option "$cmdpath" "$prev")"; then
+    _ksctl_complete "$spec" "\${args[1]}"
+    return
+  fi
+  if [[ "$PREFIX" != -* ]] && spec="$(_ksctl_argument "$cmdpath" "$((\${#args} + 1))")"; then
+    _ksctl_complete "$spec" "\${args[1]}"
+    return
+  fi
+  _ksctl_words "$cmdpath" "$PREFIX"
+}
+
+if [[ "\${funcstack[1]}" == _ksctl ]]; then
+  _ksctl "$@"
+else
+  compdef _ksctl ksctl
+fi
+`;
 }
 
 function fish(root: Node): string {

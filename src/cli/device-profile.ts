@@ -42,7 +42,8 @@ export async function withDeviceHttp<T>(
     timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
     userAgent: `ksctl/${VERSION}`,
     shortLived: true,
-    trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
+    trace: ctx.traceLine(),
+    activity: await ctx.requestActivity(),
   });
   try {
     return await work(http);

@@ -1,7 +1,12 @@
 import { CommanderError } from 'commander';
 import { asKsctlError } from '../errors.js';
 import { systemIO } from '../output/io.js';
-import { CommandContext, type InterruptPolicy, type RunOptions } from './command-context.js';
+import {
+  CommandContext,
+  type ExitCleanups,
+  type InterruptPolicy,
+  type RunOptions,
+} from './command-context.js';
 import { buildProgram } from './program.js';
 import { terminalPrompter } from './prompter.js';
 
@@ -15,6 +20,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     options.prompter ?? terminalPrompter(io),
     options.signal ?? new AbortController().signal,
     options.interrupts,
+    options.cleanups,
   );
   ctx.runCommandLine = run;
   try {
@@ -25,9 +31,13 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const { formatError } = await import('../output/errors.js');
+    const [{ formatError }, { proseWidth }] = await Promise.all([
+      import('../output/errors.js'),
+      import('../output/wrap.js'),
+    ]);
     const typed = asKsctlError(error);
-    io.stderr.write(formatError(typed, ctx.debugEnabled()));
+    const width = io.stderrIsTTY ? proseWidth(io.columns) : undefined;
+    io.stderr.write(formatError(typed, ctx.debugEnabled(), width));
     return typed.exitCode;
   } finally {
     await ctx.dispose();
@@ -38,13 +48,26 @@ const SIGNAL_ECHO_MS = 250;
 
 /**
  * The process entry, and the only place that exits. Ctrl-C (or SIGTERM) aborts the signal of a
- * command that stops gracefully (apply, bulk enroll, mock serve): it finishes what is in flight and
- * reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143 for
- * SIGTERM).
+ * command that stops gracefully (apply, bulk enroll, mock serve, demo): it finishes what is in
+ * flight and reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143
+ * for SIGTERM). A reader that goes away (`ksctl markings list | head -1`) ends any command quietly
+ * with exit 0, as `head` expects. Whichever way the process ends early, what the command made that
+ * must not outlive it (the demo's folder) is removed first.
  */
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const interrupts: InterruptPolicy = { graceful: false };
+  const cleanups: ExitCleanups = new Set();
+  const exit = (exitCode: number): never => {
+    for (const cleanup of cleanups) {
+      try {
+        cleanup();
+      } catch {
+        // Best effort: the process is ending either way.
+      }
+    }
+    process.exit(exitCode);
+  };
   let count = 0;
   let firstAt = 0;
   const stop = (exitCode: number) => {
@@ -53,20 +76,31 @@ export async function main(): Promise<void> {
     if (count > 0 && performance.now() - firstAt < SIGNAL_ECHO_MS) return;
     count++;
     if (count === 1) firstAt = performance.now();
-    if (!interrupts.graceful || count > 1) process.exit(exitCode);
+    if (!interrupts.graceful || count > 1) exit(exitCode);
     controller.abort();
   };
-  // A reader that goes away (`ksctl markings list | head -1`) is not an error of ours.
+  const isClosedPipe = (error: unknown) =>
+    (error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
+      if (isClosedPipe(error)) exit(0);
     });
   }
+  // A stream that forwards to stdout (the demo's steps) fails with the same EPIPE: still quiet.
+  process.on('uncaughtException', (error) => {
+    if (isClosedPipe(error)) exit(0);
+    process.stderr.write(`${error.stack ?? String(error)}\n`);
+    exit(1);
+  });
   process.on('SIGINT', () => stop(130));
   process.on('SIGTERM', () => stop(143));
-  const code = await run(process.argv.slice(2), { signal: controller.signal, interrupts });
+  const code = await run(process.argv.slice(2), {
+    signal: controller.signal,
+    interrupts,
+    cleanups,
+  });
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  process.exit(code);
+  exit(code);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
+import { proseWidth, reflow, wrapLines } from '../output/wrap.js';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { apiCommand } from './commands/api.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
@@ -14,18 +15,78 @@ import type { CommandContext } from './command-context.js';
 import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
-import { helpCommand } from './help.js';
+import { examples, helpCommand } from './help.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * A command's help, and under a subcommand's the program's options by name only (`ksctl --help`
+ * describes them): thirteen lines repeated on every page would bury the command's own.
+ */
+function helpWithGlobalOptions(this: Help, cmd: Command, helper: Help): string {
+  const own = Help.prototype.formatHelp.call(this, cmd, helper);
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  if (root === cmd) return own;
+  const flags = helper
+    .visibleOptions(root)
+    .filter((o) => o.long !== '--help' && o.long !== '--version')
+    .map((o) => (o.short ? `${o.short}/${o.long}` : o.long));
+  return `${own}\nGlobal options (ksctl --help describes them): ${flags.join(', ')}\n`;
+}
+
+/**
+ * `--password x` is an unknown option because secrets never come from the command line (they
+ * would show in `ps` and shell history): point at the flag that reads it from a file.
+ */
+function withSecretFlagHint(cmd: Command, text: string): string {
+  const flag = /^error: unknown option '(--[\w-]+)/.exec(text)?.[1];
+  if (flag === undefined) return text;
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    if (c.options.some((o) => o.long === `${flag}-file`)) {
+      return text.replace(
+        /\n/,
+        `\nhint: secrets are never taken on the command line; use ${flag}-file PATH (- reads standard input)\n`,
+      );
+    }
+  }
+  return text;
+}
+
+/**
+ * `--public --no-public` on one command line: which did the user mean? Commander takes the last;
+ * a usage error is kinder than a guess.
+ */
+function contradictions(action: Command, args: readonly string[]): void {
+  const given = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  for (let c: Command | null = action; c; c = c.parent) {
+    for (const negated of c.options.filter((o) => o.negate && o.long !== undefined)) {
+      const positive = negated.long!.replace(/^--no-/, '--');
+      const both =
+        c.options.some((o) => o.long === positive) && given(positive) && given(negated.long!);
+      if (both) {
+        throw new UsageError(`${positive} and ${negated.long} contradict each other: give one`);
+      }
+    }
+  }
+}
 
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
 function configureTree(cmd: Command, ctx: CommandContext): void {
   cmd
     .helpOption('-h, --help', 'show help')
     .exitOverride()
+    // Commander lays help out on one long line per item; it is wrapped to the terminal here, with
+    // the notes commands add under their help.
     .configureOutput({
-      writeOut: (text) => ctx.io.stdout.write(text),
-      writeErr: (text) => ctx.io.stderr.write(text),
+      writeOut: (text) => ctx.io.stdout.write(reflow(text, proseWidth(ctx.io.columns))),
+      writeErr: (text) => {
+        const said = withSecretFlagHint(cmd, text);
+        ctx.io.stderr.write(
+          ctx.io.stderrIsTTY ? wrapLines(said, proseWidth(ctx.io.columns)) : said,
+        );
+      },
     })
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ helpWidth: 10_000, formatHelp: helpWithGlobalOptions })
     .showHelpAfterError('(add --help for usage)')
     .showSuggestionAfterError(true);
   // The program has its own `help [command...]` (help.ts); groups keep commander's, worded alike.
@@ -110,12 +171,25 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
       timeoutSeconds,
     )
     .option('-q, --quiet', 'print only data, no messages')
-    .option('--wide', 'show tables in full, however wide the terminal (cells are cut to fit)')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes, 130 interrupted.',
-    );
-  program.hook('preAction', (_root, action) => {
+    .option(
+      '--wide',
+      'show tables with every column and every cell in full, however wide the terminal',
+    )
+    .option('--no-pager', 'print long tables directly, not through $PAGER (less -FRX)');
+  examples(
+    program,
+    'ksctl demo                       # a guided tour on an embedded mock',
+    'ksctl mock serve                 # a local mock; adds the "mock" context',
+    'ksctl markings list',
+    'ksctl markings apply -f markings.yaml --dry-run',
+    'ksctl enroll --mock-user alice',
+  );
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes, 130 interrupted.',
+  );
+  program.hook('preAction', (root, action) => {
+    contradictions(action, argv ?? root.args);
     ctx.globals = action.optsWithGlobals();
   });
   const word = commandWord(program, argv);

@@ -4,6 +4,7 @@
  * (`<home>/.ionicsecurity/profiles.pt|pw|aesgcm`); `KSCTL_HOME` replaces the home directory,
  * so tests and the demo never touch the real one.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { readSecretFile, resolveContext } from '../config/settings.js';
 import type { ContextConfig } from '../config/store.js';
@@ -75,6 +76,9 @@ export async function resolvePersistor(
   const path =
     explicitPath ?? context.persistorPath ?? defaultPersistorPath(kind, profilesHome(ctx.env));
   const spec: PersistorSpec = { kind, path };
+  // A secret that a new file (or a conversion's target) will be written with is asked twice: a
+  // typo would leave profiles nobody can open.
+  const fresh = prefix === '--to' || !existsSync(path);
   if (kind === 'password') {
     spec.password = await secret(ctx, {
       file: flags.passwordFile,
@@ -82,7 +86,8 @@ export async function resolvePersistor(
       flag: `${prefix}-password-file`,
       envName: useDefaults ? 'KSCTL_PERSISTOR_PASSWORD' : undefined,
       what: 'profile password',
-      question: `Password of ${path}:`,
+      question: fresh ? `New password for ${path}:` : `Password of ${path}:`,
+      confirm: fresh,
     });
     spec.passwordVersion = flags.version ?? (useDefaults ? context.persistorVersion : undefined);
   } else if (kind === 'aesgcm') {
@@ -94,6 +99,7 @@ export async function resolvePersistor(
       envName: useDefaults ? 'KSCTL_PERSISTOR_AESGCM_KEY' : undefined,
       what: 'AES-GCM persistor key',
       question: `AES-GCM key of ${path} (64 hex characters):`,
+      confirm: fresh,
     });
     spec.aesgcmKey = parseAesGcmKeyHex(hex);
     const adata =
@@ -121,6 +127,8 @@ interface SecretSource {
   envName: string | undefined;
   what: string;
   question: string;
+  /** Asked on a terminal: ask again and compare (a new secret). */
+  confirm?: boolean;
 }
 
 /** A secret from its file flag, the environment, or a prompt that never echoes. */
@@ -130,6 +138,12 @@ export async function secret(ctx: CommandContext, source: SecretSource): Promise
   if (fromEnv) return fromEnv;
   if (ctx.canPrompt()) {
     const answer = (await ctx.prompter.secret(source.question)).trim();
+    if (answer !== '' && source.confirm === true) {
+      const again = (await ctx.prompter.secret(`The ${source.what} again, to confirm:`)).trim();
+      if (again !== answer) {
+        throw new UsageError(`the two entries of the ${source.what} differ; nothing was written`);
+      }
+    }
     if (answer !== '') return answer;
   }
   throw new UsageError(`the ${source.what} is missing`, {

@@ -31,6 +31,8 @@ export interface GlobalOptions {
   quiet?: boolean;
   /** Tables in full, however wide the terminal. */
   wide?: boolean;
+  /** false with --no-pager: long tables on a terminal are not paged. */
+  pager?: boolean;
 }
 
 export interface Connection {

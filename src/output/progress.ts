@@ -20,6 +20,9 @@ const BAR_WIDTH = 30;
 
 const NO_BAR: ProgressBar = { tick() {}, set() {}, done() {} };
 
+/** The stderr streams a progress bar is on: a spinner keeps off the line meanwhile. */
+const barShownOn = new WeakSet<object>();
+
 /**
  * A one-line progress bar on stderr, redrawn in place:
  *   Applying 1000 markings [██████████░░░░░░░░░░░░░░░░░░░░]  340/1000  1 failed
@@ -47,6 +50,7 @@ export function progressBar(
     const line = `${label} [${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${counts}${failed}`;
     io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
     shown = true;
+    barShownOn.add(io.stderr);
   };
   return {
     tick(failed = false) {
@@ -62,6 +66,7 @@ export function progressBar(
     done() {
       if (shown) io.stderr.write('\r\x1b[2K');
       shown = false;
+      barShownOn.delete(io.stderr);
     },
   };
 }
@@ -75,11 +80,13 @@ export interface Spinner {
   /** Clears the line and stops drawing until `resume`. */
   pause(): void;
   resume(): void;
+  /** Says something else from now on; `now` draws it at once, without the 300 ms grace. */
+  relabel(label: string, now?: boolean): void;
   /** Clears the line for good. */
   stop(): void;
 }
 
-const NO_SPINNER: Spinner = { pause() {}, resume() {}, stop() {} };
+const NO_SPINNER: Spinner = { pause() {}, resume() {}, relabel() {}, stop() {} };
 
 /**
  * A spinner and `label` on stderr once 300 ms have passed, until `stop`. Only on a terminal and
@@ -92,6 +99,7 @@ export function startSpinner(io: IOStreams, label: string, options: ProgressOpti
   let ticker: NodeJS.Timeout | undefined;
   let delay: NodeJS.Timeout | undefined;
   const draw = () => {
+    if (barShownOn.has(io.stderr)) return;
     const line = `${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} ${label}`;
     io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
     shown = true;
@@ -115,6 +123,14 @@ export function startSpinner(io: IOStreams, label: string, options: ProgressOpti
     pause: halt,
     resume() {
       if (!stopped && delay === undefined && ticker === undefined) begin();
+    },
+    relabel(text, now = false) {
+      label = text;
+      if (stopped || !now || ticker !== undefined) return;
+      clearTimeout(delay);
+      delay = undefined;
+      draw();
+      ticker = setInterval(draw, REDRAW_MS);
     },
     stop() {
       stopped = true;

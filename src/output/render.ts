@@ -4,6 +4,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
+import { proseWidth, wrapLines } from './wrap.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -25,6 +26,11 @@ export interface Column<T> {
   wide?: boolean;
   /** Cut first when the table is too wide for the terminal (free text: descriptions). */
   flexible?: boolean;
+  /**
+   * What a user types back (a name, an id): never cut; the other columns are cut, then left out,
+   * to make room. Without any, a table's first column that is not free text is its identifier.
+   */
+  id?: boolean;
 }
 
 /** What a command hands to the renderer: the data for json/yaml and how to show it as a table. */
@@ -54,6 +60,8 @@ export interface RenderOptions {
   wide?: boolean;
   /** Now, for relative times (tests fix it). */
   now?: number;
+  /** --quiet: no note that a table was cut to fit. */
+  quiet?: boolean;
 }
 
 export function isoTime(ms: number): string {
@@ -227,27 +235,56 @@ async function renderTable<T>(
     writeOut(io.stdout, out.length > 0 ? `${out.join('\n')}\n` : '');
     return;
   }
-  const columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
+  let columns = options.wide ? allColumns : allColumns.filter((c) => c.wide !== true);
   const now = options.now ?? Date.now();
-  const cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
-  const headers = columns.map((c) => c.header);
+  const identifies = (c: Column<T>) =>
+    columns.some((other) => other.id === true)
+      ? c.id === true
+      : c === columns.find((other) => other.flexible !== true);
+  const ids = new Set(columns.filter(identifies));
   // Widths in terminal columns, by grapheme cluster: CJK and emoji take two, accents none. Text
   // of printable ASCII only is as wide as it is long, and spares loading the measure.
-  const ascii = cells.every((row) => row.every((cell) => PRINTABLE_ASCII.test(cell)));
+  const allCells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+  const ascii = allCells.every((row) => row.every((cell) => PRINTABLE_ASCII.test(cell)));
   const [widthOf, chalk] = await Promise.all([
     ascii ? (text: string) => text.length : import('string-width').then((m) => m.default),
     io.color ? import('chalk').then((m) => m.default) : undefined,
   ]);
-  const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => widthOf(r[i]!))));
-  // One column short of the width: a line that fills the terminal exactly wraps on some.
-  const widths = options.wide
-    ? natural
-    : fitWidths(
-        natural,
-        headers.map((h) => Math.max(h.length, 3)),
-        io.columns - 1,
-        columns.map((c) => c.flexible === true),
-      );
+  let widths: number[] = [];
+  let cells: string[][] = [];
+  let headers: string[] = [];
+  let dropped = false;
+  for (;;) {
+    cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+    headers = columns.map((c) => c.header);
+    const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => widthOf(r[i]!))));
+    if (options.wide) {
+      widths = natural;
+      break;
+    }
+    // One column short of the width: a line that fills the terminal exactly wraps on some.
+    const available = io.columns - 1;
+    const flexible = columns.map((c) => c.flexible === true);
+    // Free text is cut first; a short column cut ("just n…") says nothing, so one is left out
+    // (free text first, then from the right) before any other is cut; identifiers never are.
+    const spare = [...columns]
+      .reverse()
+      .sort((a, b) => Number(b.flexible === true) - Number(a.flexible === true));
+    const drop = spare.find((c) => !ids.has(c));
+    const least = columns.map((c, i) =>
+      ids.has(c) || (drop !== undefined && !flexible[i])
+        ? natural[i]!
+        : Math.max(headers[i]!.length, 3),
+    );
+    widths = fitWidths(natural, least, available, flexible);
+    const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
+    if (total <= available || drop === undefined) {
+      if (widths.some((w, i) => w < natural[i]!)) dropped = true;
+      break;
+    }
+    columns = columns.filter((c) => c !== drop);
+    dropped = true;
+  }
   const line = (texts: string[], style?: (t: string) => string) =>
     texts
       .map((t, i) => {
@@ -259,6 +296,9 @@ async function renderTable<T>(
       .trimEnd();
   const out = [line(headers, chalk?.bold), ...cells.map((r) => line(r))];
   writeOut(io.stdout, `${out.join('\n')}\n`);
+  if (dropped && io.stderrIsTTY && options.quiet !== true) {
+    io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
+  }
 }
 
 export function writeOut(stream: Writable, text: string): void {
@@ -267,7 +307,10 @@ export function writeOut(stream: Writable, text: string): void {
 
 /** A message for people on stderr (never data). Suppressed by --quiet. */
 export function say(io: IOStreams, quiet: boolean, text: string): void {
-  if (!quiet) io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  if (quiet) return;
+  // On a terminal, to its width between words; piped, one line a message for grep.
+  const shown = io.stderrIsTTY ? wrapLines(text.replace(/\n$/, ''), proseWidth(io.columns)) : text;
+  io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 
 /** Text handed to the stream at once: big enough for few writes, small enough to stay flat. */

@@ -1,10 +1,14 @@
 /**
- * Shell completion for real: the scripts in completions/ match the program, and a bash with the
- * script sourced completes commands, options and names (live from a mock and the configuration).
+ * Shell completion for real: the scripts in completions/ match the program, and bash, zsh and fish
+ * (each a real shell with the script loaded) complete commands, options, option values and names
+ * (live from a mock and the configuration). zsh runs its completion system in a pseudo-terminal
+ * (zpty), pressing Tab on each line; fish answers `complete -C`; bash runs `_ksctl` as `complete -F`
+ * would. A shell that is not installed fails the test (.ci/run installs them); set
+ * KSCTL_TEST_SKIP_SHELLS=1 to skip the missing ones on a workstation.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdir, readFile, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -13,6 +17,7 @@ import { assertBuilt, BIN, ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const FILES = { bash: 'ksctl.bash', zsh: '_ksctl', fish: 'ksctl.fish' } as const;
+type ShellName = keyof typeof FILES;
 
 describe('completions/ holds the scripts the program generates', () => {
   for (const [shell, file] of Object.entries(FILES)) {
@@ -24,116 +29,231 @@ describe('completions/ holds the scripts the program generates', () => {
   }
 });
 
-const hasBash = spawnSync('bash', ['--version']).status === 0;
+const quote = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
-describe.skipIf(!hasBash)('bash completion', () => {
-  const dirs = tempDirs();
-  let mock: TestMock;
-  let env: NodeJS.ProcessEnv;
+/** Sourced by an interactive `zsh -f` in the pseudo-terminal: prints each match Tab finds. */
+const ZSH_INIT = (load: string) => `PROMPT=''; RPROMPT=''; PS2=''
+unsetopt beep
+${load}
+zstyle ':completion:*' insert-tab false
+compadd() {
+  if (( \${@[(I)-[OAD]]} )); then builtin compadd "$@"; return; fi
+  local -a __ksctl_hits
+  builtin compadd -O __ksctl_hits "$@"
+  print -rl -- "" "KSCTL-MATCH "\${^__ksctl_hits}
+  builtin compadd "$@"
+}
+_ksctl_test_end() { print -r -- "" KSCTL-END; exit }
+comppostfuncs=(_ksctl_test_end)
+bindkey '^I' complete-word
+print -r -- KSCTL-READY
+`;
 
-  beforeAll(async () => {
-    assertBuilt();
-    mock = await startMock();
-    const configDir = await dirs.make();
-    const binDir = await dirs.make();
-    await symlink(BIN, join(binDir, 'ksctl'));
-    env = {
-      PATH: `${binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
-      KSCTL_CONFIG_DIR: configDir,
-      KSCTL_HOME: configDir,
-    };
-    await mkdir(configDir, { recursive: true });
-    for (const name of ['staging', 'mock']) {
-      const added = await runCli(
-        ['context', 'add', name, '--base-url', mock.baseUrl, '--token-file', '-', '--use'],
-        { env: { KSCTL_CONFIG_DIR: configDir }, stdin: mock.token },
-      );
-      expect(added.code).toBe(0);
-    }
-    await mock.call('POST', '/v2/dev/markings', {
-      name: 'classification',
-      detail: { values: [{ name: 'public' }, { name: 'internal' }, { name: 'restricted' }] },
-    });
-    await mock.call('POST', '/v2/dev/markings', {
-      name: 'region',
-      detail: { values: [{ name: 'eu' }] },
-    });
+/** Types each line into a fresh interactive zsh and presses Tab. */
+const ZSH_DRIVER = `zmodload zsh/zpty || exit 3
+init=$1; shift
+for line in "$@"; do
+  zpty ksctl_z 'zsh -f -i'
+  zpty -w ksctl_z "source \${(q)init}"
+  out=""
+  while zpty -r ksctl_z chunk; do out+=$chunk; [[ $out == *KSCTL-READY$'\\r'* ]] && break; done
+  zpty -w -n ksctl_z "$line"$'\\t'
+  out=""
+  while zpty -r ksctl_z chunk; do out+=$chunk; [[ $out == *KSCTL-END* ]] && break; done
+  zpty -d ksctl_z
+  print -r -- "$out" | tr -d '\\r' | grep -a '^KSCTL-MATCH ' | sed 's/^KSCTL-MATCH //' | tr '\\n' '\\t'
+  print
+done
+`;
+
+const installed = (shell: string) => spawnSync(shell, ['--version']).status === 0;
+const skipMissing = process.env.KSCTL_TEST_SKIP_SHELLS === '1';
+
+/** A shell and how its script is loaded: zsh both sourced and autoloaded from $fpath. */
+const SHELLS: { name: string; shell: ShellName; zshFpath?: boolean }[] = [
+  { name: 'bash', shell: 'bash' },
+  { name: 'zsh (source <(ksctl completion zsh))', shell: 'zsh' },
+  { name: 'zsh (completions/_ksctl on $fpath)', shell: 'zsh', zshFpath: true },
+  { name: 'fish', shell: 'fish' },
+];
+
+const dirs = tempDirs();
+let mock: TestMock;
+let env: NodeJS.ProcessEnv;
+let work: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  mock = await startMock();
+  const configDir = await dirs.make();
+  const binDir = await dirs.make();
+  work = await dirs.make();
+  await symlink(BIN, join(binDir, 'ksctl'));
+  env = {
+    PATH: `${binDir}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    KSCTL_CONFIG_DIR: configDir,
+    KSCTL_HOME: configDir,
+    HOME: work,
+    TERM: 'xterm',
+  };
+  await mkdir(configDir, { recursive: true });
+  for (const name of ['staging', 'mock']) {
+    const added = await runCli(
+      ['context', 'add', name, '--base-url', mock.baseUrl, '--token-file', '-', '--use'],
+      { env: { KSCTL_CONFIG_DIR: configDir }, stdin: mock.token },
+    );
+    expect(added.code).toBe(0);
+  }
+  await mock.call('POST', '/v2/dev/markings', {
+    name: 'classification',
+    detail: { values: [{ name: 'public' }, { name: 'internal' }, { name: 'restricted' }] },
   });
-
-  afterAll(async () => {
-    await mock?.close();
-    await dirs.removeAll();
+  await mock.call('POST', '/v2/dev/markings', {
+    name: 'region',
+    detail: { values: [{ name: 'eu' }] },
   });
+  await mkdir(join(work, 'fpath'));
+  await copyFile(join(ROOT, 'completions', '_ksctl'), join(work, 'fpath', '_ksctl'));
+  await writeFile(
+    join(work, 'sourced.zsh'),
+    ZSH_INIT(
+      `autoload -U compinit && compinit -u -D\nsource ${quote(join(ROOT, 'completions', '_ksctl'))}`,
+    ),
+  );
+  await writeFile(
+    join(work, 'fpath.zsh'),
+    ZSH_INIT(
+      `fpath=(${quote(join(work, 'fpath'))} $fpath)\nautoload -U compinit && compinit -u -D`,
+    ),
+  );
+  await writeFile(join(work, 'driver.zsh'), ZSH_DRIVER);
+});
 
-  /**
-   * COMPREPLY for each command line; the last word is the one being completed. Asynchronous: the
-   * mock answers from this process.
-   */
-  async function complete(
-    lines: string[][],
-    extraEnv: NodeJS.ProcessEnv = {},
-  ): Promise<string[][]> {
+afterAll(async () => {
+  await mock?.close();
+  await dirs.removeAll();
+});
+
+/**
+ * The words each shell offers for each command line (the last word is the one being completed),
+ * sorted, with a "--flag=" the shell keeps in front of a value taken off.
+ */
+async function complete(
+  target: (typeof SHELLS)[number],
+  lines: string[][],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<string[][]> {
+  const run = (file: string, args: string[]) =>
+    promisify(execFile)(file, args, {
+      cwd: work,
+      env: { ...env, ...extraEnv },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  let stdout: string;
+  if (target.shell === 'bash') {
     const calls = lines
       .map((words) => {
-        const quoted = words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
-        return `COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _ksctl; printf '%s\\t' "\${COMPREPLY[@]}"; echo`;
+        return `COMP_WORDS=(${words.map(quote).join(' ')}); COMP_CWORD=${words.length - 1}; _ksctl; printf '%s\\t' "\${COMPREPLY[@]}"; echo`;
       })
       .join('\n');
-    const result = await promisify(execFile)(
-      'bash',
-      ['--norc', '-c', `source completions/ksctl.bash\n${calls}`],
-      { cwd: ROOT, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 30_000 },
-    );
+    const script = join(ROOT, 'completions', FILES.bash);
+    const result = await run('bash', ['--norc', '-c', `source ${quote(script)}\n${calls}`]);
     expect(result.stderr).toBe('');
-    return result.stdout
-      .split('\n')
-      .slice(0, lines.length)
-      .map((line) => line.split('\t').filter((w) => w !== ''));
+    stdout = result.stdout;
+  } else if (target.shell === 'fish') {
+    const script = join(ROOT, 'completions', FILES.fish);
+    const calls = lines.map(
+      (words) =>
+        `echo (complete -C ${quote(words.join(' '))} | string replace -r '\\t.*' '' | string join \\t)`,
+    );
+    const result = await run('fish', [
+      '--no-config',
+      '-c',
+      [`source ${quote(script)}`, ...calls].join('\n'),
+    ]);
+    expect(result.stderr).toBe('');
+    stdout = result.stdout;
+  } else {
+    const init = join(work, target.zshFpath ? 'fpath.zsh' : 'sourced.zsh');
+    const result = await run('zsh', [
+      '-f',
+      join(work, 'driver.zsh'),
+      init,
+      ...lines.map((w) => w.join(' ')),
+    ]);
+    stdout = result.stdout;
   }
+  return stdout
+    .split('\n')
+    .slice(0, lines.length)
+    .map((line) =>
+      line
+        .split('\t')
+        .filter((w) => w !== '')
+        .map((w) => w.replace(/^--[a-z-]+=/, ''))
+        .sort(),
+    );
+}
 
-  it('completes commands, subcommands through aliases, and options', async () => {
-    const [top, mark, values, rmOptions, output, outputEquals, get] = await complete([
-      ['ksctl', ''],
-      ['ksctl', 'mark'],
-      ['ksctl', 'marking', 'values', ''],
-      ['ksctl', 'context', 'rm', '--'],
-      ['ksctl', 'markings', 'list', '-o', ''],
-      ['ksctl', 'markings', 'list', '--output', '=', 'j'],
-      ['ksctl', '--context', 'mock', 'markings', 'g'],
-    ]);
-    expect(top).toEqual(expect.arrayContaining(['markings', 'enroll', 'context', 'completion']));
-    expect(top).not.toContain('__complete');
-    expect(mark).toEqual(['markings']);
-    expect(values).toEqual(['list', 'get', 'add', 'update', 'delete']);
-    // `context rm` is `context remove` (not `markings delete`): its own --yes and the globals.
-    expect(rmOptions).toEqual(expect.arrayContaining(['--yes', '--help', '--context', '--output']));
-    expect(rmOptions).not.toContain('--if-version');
-    expect(output).toEqual(['table', 'json', 'yaml']);
-    expect(outputEquals).toEqual(['json']);
-    expect(get).toEqual(['get']);
-  });
-
-  it('completes marking, value and context names live, never a stray option', async () => {
-    const [markings, prefixed, valueNames, removeValue, contexts, contextFlag] = await complete([
-      ['ksctl', 'markings', 'get', ''],
-      ['ksctl', 'markings', 'delete', 'region', 'cl'],
-      ['ksctl', 'markings', 'values', 'get', 'classification', ''],
-      ['ksctl', 'markings', 'update', 'classification', '--remove-value', 'r'],
-      ['ksctl', 'context', 'use', ''],
-      ['ksctl', '--context', 's'],
-    ]);
-    expect(markings).toEqual(['classification', 'region']);
-    expect(prefixed).toEqual(['classification']);
-    expect(valueNames).toEqual(['internal', 'public', 'restricted']);
-    expect(removeValue).toEqual(['restricted']);
-    expect(contexts).toEqual(['mock', 'staging']);
-    expect(contextFlag).toEqual(['staging']);
-  });
-
-  it('offers nothing, silently, when the service is away', async () => {
-    const [away] = await complete([['ksctl', 'markings', 'get', '']], {
-      KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev',
+for (const target of SHELLS) {
+  const missing = !installed(target.shell);
+  describe.skipIf(missing && skipMissing)(`${target.name} completion`, () => {
+    it(`${target.shell} is installed (.ci/run installs it)`, () => {
+      expect(missing).toBe(false);
     });
-    expect(away).toEqual([]);
+
+    it('completes commands, subcommands through aliases, and options', async () => {
+      const [top, mark, values, rmOptions, output, outputEquals, get] = await complete(target, [
+        ['ksctl', ''],
+        ['ksctl', 'mark'],
+        ['ksctl', 'marking', 'values', ''],
+        ['ksctl', 'context', 'rm', '--'],
+        ['ksctl', 'markings', 'list', '-o', ''],
+        target.shell === 'bash'
+          ? ['ksctl', 'markings', 'list', '--output', '=', 'j']
+          : ['ksctl', 'markings', 'list', '--output=j'],
+        ['ksctl', '--context', 'mock', 'markings', 'g'],
+      ]);
+      expect(top).toEqual(expect.arrayContaining(['markings', 'enroll', 'context', 'completion']));
+      expect(top).not.toContain('__complete');
+      expect(mark).toEqual(['markings']);
+      expect(values).toEqual(['add', 'delete', 'get', 'list', 'update']);
+      // `context rm` is `context remove` (not `markings delete`): its own --yes and the globals.
+      expect(rmOptions).toEqual(
+        expect.arrayContaining(['--yes', '--help', '--context', '--output']),
+      );
+      expect(rmOptions).not.toContain('--if-version');
+      expect(output).toEqual(['json', 'table', 'yaml']);
+      expect(outputEquals).toEqual(['json']);
+      expect(get).toEqual(['get']);
+    });
+
+    it('completes marking, value and context names live, never a stray option', async () => {
+      const [markings, prefixed, valueNames, removeValue, contexts, contextFlag] = await complete(
+        target,
+        [
+          ['ksctl', 'markings', 'get', ''],
+          ['ksctl', 'markings', 'delete', 'region', 'cl'],
+          ['ksctl', 'markings', 'values', 'get', 'classification', ''],
+          ['ksctl', 'markings', 'update', 'classification', '--remove-value', 'r'],
+          ['ksctl', 'context', 'use', ''],
+          ['ksctl', '--context', 's'],
+        ],
+      );
+      expect(markings).toEqual(['classification', 'region']);
+      expect(prefixed).toEqual(['classification']);
+      expect(valueNames).toEqual(['internal', 'public', 'restricted']);
+      expect(removeValue).toEqual(['restricted']);
+      expect(contexts).toEqual(['mock', 'staging']);
+      expect(contextFlag).toEqual(['staging']);
+    });
+
+    it('offers nothing, silently, when the service is away', async () => {
+      const [away] = await complete(target, [['ksctl', 'markings', 'get', '']], {
+        KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev',
+      });
+      expect(away).toEqual([]);
+    });
   });
-});
+}

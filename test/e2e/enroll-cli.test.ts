@@ -115,7 +115,10 @@ describe('ksctl enroll against ksctl mock serve', () => {
     expect(
       (await ksctl(['enroll', '--persistor-path', join(suite.home, 'replay.pt')], env)).code,
     ).toBe(0);
-    const again = await ksctl(['enroll', '--persistor-path', join(suite.home, 'replay.pt')], env);
+    const again = await ksctl(
+      ['enroll', '--persistor-path', join(suite.home, 'replay.pt'), '--name', 'again'],
+      env,
+    );
     expect(again.code).toBe(6);
     expect(again.stderr).toMatch(
       /^error: this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once \(40902\)\nhint: .+\nconversation id: [0-9a-f-]{36}\n$/,

@@ -191,7 +191,10 @@ describe('on a terminal', () => {
 
   it.skipIf(!hasScript)('tables have a header; piped they do not', async () => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = [process.execPath, BIN, 'markings', 'list', '--wide'].map(quote).join(' ');
+    // --no-pager: the table itself, not less's (tables-cli tests the pager).
+    const command = [process.execPath, BIN, 'markings', 'list', '--wide', '--no-pager']
+      .map(quote)
+      .join(' ');
     const result = spawnSync('script', ['-qec', command, '/dev/null'], {
       env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
       encoding: 'utf8',

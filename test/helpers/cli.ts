@@ -79,7 +79,8 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
   const questions: string[] = [];
   const code = await run(argv, {
     io,
-    env: { ...options.env },
+    // A terminal without a pager unless a test asks for one (less would take the test's terminal).
+    env: { KSCTL_PAGER: 'cat', ...options.env },
     prompter: scriptedPrompter([...(options.answers ?? [])], questions),
   });
   return { code, stdout: stdout.text(), stderr: stderr.text(), questions };

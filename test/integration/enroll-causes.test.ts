@@ -37,6 +37,8 @@ async function mint(request: Record<string, unknown>): Promise<TokenPair> {
   return answer.body as TokenPair;
 }
 
+let enrollments = 0;
+
 /** `ksctl --debug enroll` with a fresh pair (or the one given); checks the cause end to end. */
 async function expectCause(
   code: number,
@@ -45,7 +47,9 @@ async function expectCause(
   const cause = causeByCode(code)!;
   const keyspace = options.keyspace ?? 'ABcd';
   const pair = options.pair ?? (await mint({ user: 'alice', keyspace }));
-  const result = await cli(['--debug', 'enroll', '--keyspace', keyspace], {
+  // A name of its own: enrollments under the host name would be numbered on, and say so.
+  const name = `cause-${code}-${++enrollments}`;
+  const result = await cli(['--debug', 'enroll', '--keyspace', keyspace, '--name', name], {
     env: { KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth },
   });
   const errorLines = result.stderr.split('\n').filter((l) => !l.startsWith('[debug]'));

@@ -453,6 +453,28 @@ describe('test devices in bulk', () => {
     expect(new Set(set.profiles.map((p) => p.deviceId)).size).toBe(8);
     // No profile was active, so the first one stored became active; the rest left it alone.
     expect(set.profiles.filter((p) => p.deviceId === set.activeDeviceId)).toHaveLength(1);
+
+    // A second run continues the numbers, unpadded: qa-9 beside qa-8, not qa-09.
+    const more = await cli(
+      [
+        'enroll',
+        '--count',
+        '2',
+        '--mock-user',
+        'alice',
+        '--name',
+        'qa',
+        '--no-verify',
+        '-o',
+        'json',
+      ],
+      { env: adminEnv() },
+    );
+    expect(more.code).toBe(0);
+    expect(JSON.parse(more.stdout).enrolled.map((r: { name: string }) => r.name)).toEqual([
+      'qa-9',
+      'qa-10',
+    ]);
   });
 
   it('signs in to the portal once per device', async () => {

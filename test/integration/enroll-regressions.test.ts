@@ -5,6 +5,7 @@
  * thousands of lines.
  */
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProfiles } from '../../src/profiles/index.js';
@@ -101,42 +102,34 @@ describe('profile names', () => {
     expect(await suite.mock.journal()).toEqual([]);
   });
 
-  it('keeps a name that is already taken, says so, and each profile stays addressable by device id', async () => {
-    const ids: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const result = await cli([
-        'enroll',
-        '--mock-user',
-        'alice',
-        '--name',
-        'laptop',
-        '-o',
-        'json',
-      ]);
-      expect(result.code).toBe(0);
-      ids.push(JSON.parse(result.stdout).deviceId);
-    }
-    const second = await cli(['profiles', 'list', '-o', 'json']);
-    expect(JSON.parse(second.stdout).map((p: { name: string }) => p.name)).toEqual([
-      'laptop',
-      'laptop',
-    ]);
+  it('refuses a --name already in the file before spending a token pair; the host name is numbered on', async () => {
+    const first = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop', '-o', 'json']);
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).deviceId as string;
+    const registrations = async () =>
+      (await suite.mock.journal()).filter((r) => r.path.startsWith('/v2.3/register/')).length;
+    const before = await registrations();
+    expect(before).toBe(1);
 
-    const third = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop']);
-    expect(third.stderr).toContain(
-      `note: ${join(suite.dir, 'profiles.pt')} already had 2 profiles named "laptop" (${ids.join(', ')}); name them by device id`,
+    const again = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop']);
+    expect(again.code).toBe(6);
+    expect(again.stderr).toContain(
+      `error: ${join(suite.dir, 'profiles.pt')} already has a profile named "laptop" (device ${id}); nothing was enrolled`,
     );
+    expect(again.stderr).toContain(`hint: choose another --name, or delete that profile first`);
+    expect(await registrations()).toBe(before);
 
-    const byName = await cli(['profiles', 'use', 'laptop']);
-    expect(byName.stderr).toContain('3 profiles in');
-    expect(byName.code).toBe(2);
-    const byId = await cli(['profiles', 'use', ids[1]!]);
-    expect(byId.code).toBe(0);
-    const removed = await cli(['profiles', 'delete', ids[0]!, '--yes']);
-    expect(removed.code).toBe(0);
-    const left = await loadProfiles({ kind: 'plaintext', path: join(suite.dir, 'profiles.pt') });
-    expect(left.profiles.map((p) => p.deviceId)).not.toContain(ids[0]);
-    expect(left.activeDeviceId).toBe(ids[1]);
+    const host = hostname();
+    for (let i = 0; i < 2; i++) {
+      expect((await cli(['enroll', '--mock-user', 'alice'])).code).toBe(0);
+    }
+    const listed = await cli(['profiles', 'list', '-o', 'json']);
+    expect(JSON.parse(listed.stdout).map((p: { name: string }) => p.name)).toEqual([
+      'laptop',
+      host,
+      `${host}-2`,
+    ]);
+    expect((await cli(['profiles', 'use', host])).code).toBe(0);
   });
 });
 

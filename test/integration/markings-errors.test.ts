@@ -81,7 +81,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
       ['markings', 'values', 'get', 'classification', 'nope'],
       {},
       5,
-      /value "nope" not found in this marking/,
+      /value "nope" not found in marking classification\nhint: list its values with `ksctl markings values list classification`/,
     ],
     [
       'a duplicate name (409)',

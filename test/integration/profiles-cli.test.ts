@@ -267,6 +267,40 @@ describe('convert: a round trip through every format', () => {
   });
 });
 
+describe('a new password is asked twice', () => {
+  it('convert --to-persistor password on a terminal confirms it; two that differ write nothing', async () => {
+    const args = (target: string) => [
+      'profiles',
+      'convert',
+      '--persistor-path',
+      PT_FIXTURE,
+      '--to-persistor',
+      'password',
+      '--to-path',
+      target,
+    ];
+    const target = join(dir, 'confirmed.pw');
+    const differ = await cli(args(target), { tty: true, answers: ['secret-one', 'secret-two'] });
+    expect(differ.questions).toEqual([
+      `New password for ${target}:`,
+      'The profile password again, to confirm:',
+    ]);
+    expect(differ.code).toBe(2);
+    expect(differ.stderr).toMatch(
+      /^error: the two entries of the profile password differ; nothing was written$/m,
+    );
+    await expect(readFile(target)).rejects.toThrow();
+    const same = await cli(args(target), { tty: true, answers: ['secret-one', 'secret-one'] });
+    expect(same.code).toBe(0);
+    const opened = await cli(['profiles', 'list', '--persistor-path', target], {
+      tty: true,
+      answers: ['secret-one'],
+    });
+    expect(opened.questions).toEqual([`Password of ${target}:`]);
+    expect(opened.code).toBe(0);
+  });
+});
+
 describe('where the profile file is', () => {
   it('defaults to .ionicsecurity under KSCTL_HOME, and the kind follows a known extension', async () => {
     const home = join(dir, '.ionicsecurity', 'profiles.pt');

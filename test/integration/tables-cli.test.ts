@@ -1,4 +1,6 @@
 /** Tables on a terminal: they fit its width, say when they are empty, and show times relative. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cliFor, mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
@@ -83,7 +85,7 @@ describe('feedback on waits', () => {
     await mock.setFaults([rule]);
     const shown = await cli(['markings', 'list'], { tty: true });
     expect(shown.code).toBe(0);
-    expect(shown.stderr).toMatch(/retrying in [\d.]+ s after 503\n/);
+    expect(shown.stderr).toMatch(/list markings: retrying in [\d.]+ s after 503/);
     await mock.setFaults([rule]);
     const piped = await cli(['markings', 'list']);
     expect(piped.code).toBe(0);
@@ -91,5 +93,30 @@ describe('feedback on waits', () => {
     await mock.setFaults([rule]);
     const quiet = await cli(['markings', 'list', '-q'], { tty: true });
     expect(quiet.stderr).not.toContain('retrying');
+  });
+});
+
+describe('long tables on a terminal go through a pager', () => {
+  it('$PAGER gets the table on a terminal; --no-pager, KSCTL_PAGER=cat and a pipe print directly', async () => {
+    for (const name of ['region', 'classification']) {
+      expect((await cli(['markings', 'create', name, '--value', 'a'])).code).toBe(0);
+    }
+    const file = join(dir, 'paged.txt');
+    const env = { KSCTL_PAGER: undefined, PAGER: `cat > '${file}'` };
+    const paged = await cli(['markings', 'list'], { tty: true, columns: 80, env });
+    expect(paged.code).toBe(0);
+    expect(paged.stdout).toBe('');
+    expect(await readFile(file, 'utf8')).toMatch(/^NAME +VALUES.*\nclassification .*\nregion /s);
+
+    const direct = await cli(['markings', 'list', '--no-pager'], { tty: true, columns: 80, env });
+    expect(direct.stdout).toMatch(/^NAME +VALUES/);
+    const cat = await cli(['markings', 'list'], {
+      tty: true,
+      columns: 80,
+      env: { ...env, KSCTL_PAGER: 'cat' },
+    });
+    expect(cat.stdout).toMatch(/^NAME +VALUES/);
+    const piped = await cli(['markings', 'list'], { env });
+    expect(piped.stdout).toMatch(/^classification\t/);
   });
 });

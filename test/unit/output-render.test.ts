@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type IOStreams, terminalColumns } from '../../src/output/io.js';
 import {
   type Column,
+  type View,
   fitWidths,
   relativeTime,
   renderView,
@@ -128,6 +129,67 @@ describe('tables', () => {
       columns: [],
     });
     expect(out.text()).toBe('- name: a\n  n: 1\n');
+  });
+});
+
+describe('the identifier column', () => {
+  interface Profile {
+    name: string;
+    deviceId: string;
+    keyspace: string;
+    server: string;
+  }
+  const profileColumns: Column<Profile>[] = [
+    { header: 'NAME', value: (r) => r.name, id: true },
+    { header: 'DEVICE ID', value: (r) => r.deviceId, id: true },
+    { header: 'KEYSPACE', value: (r) => r.keyspace },
+    { header: 'SERVER', value: (r) => r.server, flexible: true },
+  ];
+  const profiles: Profile[] = [
+    {
+      name: 'laptop',
+      deviceId: 'ABcd.1.20deed5c-9d0a-4a57-b0bb-5d3e07a6c4e1',
+      keyspace: 'ABcd',
+      server: 'http://127.0.0.1:7878',
+    },
+  ];
+
+  async function shown<T>(width: number, view: View<T>) {
+    const out = io(true);
+    let stderr = '';
+    out.streams.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await renderView({ ...out.streams, columns: width }, 'table', view);
+    return { stdout: out.text(), stderr };
+  }
+
+  it('is never cut: other columns are cut, then left out, and the table says --wide shows all', async () => {
+    const view = {
+      kind: 'table' as const,
+      data: profiles,
+      rows: profiles,
+      columns: profileColumns,
+    };
+    const at80 = await shown(80, view);
+    expect(at80.stdout).toContain('ABcd.1.20deed5c-9d0a-4a57-b0bb-5d3e07a6c4e1');
+    expect(at80.stdout).toMatch(/^NAME +DEVICE ID +KEYSPACE +SERVER$/m);
+    const at60 = await shown(60, view);
+    expect(at60.stdout).toContain('laptop  ABcd.1.20deed5c-9d0a-4a57-b0bb-5d3e07a6c4e1');
+    expect(at60.stdout).not.toMatch(/SERVER/);
+    expect(at60.stderr).toMatch(/--wide shows every column in full/);
+    for (const line of at60.stdout.trimEnd().split('\n')) expect(line.length).toBeLessThan(60);
+    const out = io(true);
+    let quietErr = '';
+    out.streams.stderr.on('data', (chunk: Buffer) => (quietErr += chunk.toString('utf8')));
+    await renderView({ ...out.streams, columns: 60 }, 'table', view, { quiet: true });
+    expect(quietErr).toBe('');
+  });
+
+  it('is the first column when none is marked: a long marking name stays whole', async () => {
+    const long = { name: 'very-long-marking-name-for-the-retention-table', count: 3, note: 'x' };
+    const view = { kind: 'table' as const, data: [long], rows: [long], columns };
+    const at40 = await shown(40, view);
+    expect(at40.stdout).toContain('very-long-marking-name-for-the-retention-table');
+    expect(at40.stdout).not.toContain('…');
   });
 });
 

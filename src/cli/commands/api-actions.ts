@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
-import { readAll } from '../../files/streams.js';
+import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
 
 export interface ApiOptions {
@@ -59,6 +59,8 @@ function refuseOtherOrigin(url: string, baseUrl: string): void {
   }
 }
 
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 
 export async function api(
@@ -68,19 +70,22 @@ export async function api(
   options: ApiOptions,
 ): Promise<void> {
   const method = methodText.toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new UsageError(`"${methodText}" is not an HTTP method`);
-  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) {
-    throw new UsageError(`the path must start with / or be a full URL, not "${path}"`);
+  if (!HTTP_METHODS.includes(method)) {
+    throw new UsageError(`"${methodText}" is not an HTTP method`, {
+      hint: `use one of ${HTTP_METHODS.join(', ')}`,
+    });
   }
+  // `markings/x` is a path under the base URL, as gh api takes it.
+  if (!path.startsWith('/') && !/^https?:\/\//.test(path)) path = `/${path}`;
   let body: string | undefined;
   if (options.input !== undefined) {
     try {
       body =
-        options.input === '-' ? await readAll(ctx.io.stdin) : await readFile(options.input, 'utf8');
+        options.input === '-'
+          ? await ctx.readStdin('the request body')
+          : await readFile(options.input, 'utf8');
     } catch (error) {
-      throw new UsageError(
-        `cannot read ${options.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw fileError('read the --input file', options.input, error);
     }
   }
   const connection = await ctx.connection();

@@ -20,7 +20,6 @@ import {
 import { type RunReport, runExitCode } from '../../apply/report.js';
 import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
-import { readAll } from '../../files/streams.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
@@ -70,7 +69,7 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
   const format = ctx.format();
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   // Every file is read and checked before the first request.
-  const stdin = files.includes('-') ? await readAll(ctx.io.stdin) : undefined;
+  const stdin = files.includes('-') ? await ctx.readStdin('markings (YAML or JSON)') : undefined;
   const desired = await loadDesiredMarkings(files, { stdin });
   // Ctrl-C from here on: no new request starts, those in flight finish, the report says what
   // was done, and the exit code is 130.

@@ -116,7 +116,7 @@ export async function list(ctx: CommandContext): Promise<void> {
     empty: 'no contexts; add one with ksctl context add NAME --base-url URL --token-file FILE',
     columns: [
       { header: 'CURRENT', value: (r) => (r.current ? '*' : '') },
-      { header: 'NAME', value: (r) => r.name },
+      { header: 'NAME', value: (r) => r.name, id: true },
       { header: 'BASE URL', value: (r) => r.baseUrl ?? '' },
       { header: 'AUTH', value: (r) => authKind(r) },
     ],

@@ -2,11 +2,12 @@
  * `ksctl demo`: a guided tour on an embedded mock in a throwaway directory. Each step runs a real
  * ksctl command line in this process and shows it as the user would type it.
  */
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { InternalError, ServiceError } from '../../errors.js';
+import { InternalError, InterruptedError, ServiceError } from '../../errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -66,11 +67,11 @@ export function markingsTour(): TourStep[] {
     },
     { title: 'List the markings (a table asks for no values at all)', argv: ['markings', 'list'] },
     {
-      title: 'List them with their values',
-      argv: ['markings', 'list', '--name', 'region', '-o', 'yaml'],
+      title: 'List the values of a marking',
+      argv: ['markings', 'values', 'list', 'region'],
     },
     {
-      title: 'The same with --value-limit 0: values left out, the fast path for big markings',
+      title: 'A marking as YAML, values left out with --value-limit 0: the fast path for big ones',
       argv: ['markings', 'list', '--name', 'region', '-o', 'yaml', '--value-limit', '0'],
     },
     {
@@ -188,10 +189,16 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
   if (runCommandLine === undefined) throw new InternalError('the demo needs a command-line runner');
   const { MockServer } = await import('../../mock/server.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
+  const { fill, proseWidth, wrapCommand, wrapProse } = await import('../../output/wrap.js');
+  const width = proseWidth(ctx.io.columns);
   const out = (text: string) => ctx.io.stdout.write(`${text}\n`);
+  const prose = (text: string) => out(wrapProse(text, width));
   // Ctrl-C ends the current step and skips the rest, but the mock and the files are cleaned up.
   ctx.stopsGracefully();
   const dir = await mkdtemp(join(tmpdir(), 'ksctl-demo-'));
+  const withdraw = keep
+    ? () => undefined
+    : ctx.onEarlyExit(() => rmSync(dir, { recursive: true, force: true }));
   const server = await MockServer.start({ port: 0 });
   try {
     const env: NodeJS.ProcessEnv = { ...ctx.env, KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir };
@@ -213,6 +220,8 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
     ])
       delete env[key];
     for (const key of Object.keys(env)) if (key.startsWith('KSCTL_PERSISTOR')) delete env[key];
+    // The tour goes on by itself: no step waits in a pager.
+    env.KSCTL_PAGER = 'cat';
     const { ConfigStore } = await import('../../config/store.js');
     const store = await ConfigStore.open(env);
     await store.set('mock', {
@@ -224,26 +233,25 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       keyspace: server.info.keyspace,
     });
     await store.use('mock');
-    out(
-      `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it),`,
-    );
-    out(
-      'and a throwaway context "mock" points at it. Each step shows the command and what it prints.',
+    prose(
+      `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it), and a throwaway context "mock" points at it. Each step shows the command and what it prints.`,
     );
     const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour(), ...keysTour()];
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
       const argv = typeof step.argv === 'function' ? step.argv() : step.argv;
       out('');
-      out(chalk ? chalk.bold(`${i + 1}. ${step.title}`) : `${i + 1}. ${step.title}`);
-      const shown = commandLine(step.shown ?? argv);
-      out(chalk ? chalk.cyan(`$ ${shown}`) : `$ ${shown}`);
+      const title = fill(`${i + 1}. ${step.title}`, width, { rest: '   ' }).join('\n');
+      out(chalk ? chalk.bold(title) : title);
+      const shown = wrapCommand(`$ ${commandLine(step.shown ?? argv)}`, width).join('\n');
+      out(chalk ? chalk.cyan(shown) : shown);
       await step.before?.();
       const printed: Buffer[] = [];
       const stdout = new Writable({
         write(chunk: Buffer, _encoding, done) {
           printed.push(Buffer.from(chunk));
-          ctx.io.stdout.write(chunk, done);
+          // A reader gone (`ksctl demo | head`) is the real stdout's error, handled where it ends.
+          ctx.io.stdout.write(chunk, () => done());
         },
       });
       const code = await runCommandLine(argv, {
@@ -253,6 +261,7 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
         prompter: ctx.prompter,
         signal: ctx.signal,
       });
+      if (ctx.signal.aborted) break;
       if (code !== (step.exitCode ?? 0)) {
         throw new ServiceError(
           `the demo step "${commandLine(argv)}" failed with exit code ${code}`,
@@ -260,14 +269,17 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       }
       step.after?.(Buffer.concat(printed).toString('utf8'));
     }
+    if (ctx.signal.aborted) {
+      throw new InterruptedError('interrupted; the demo stopped its mock and removes its files');
+    }
     out('');
-    out(
-      'That was the tour. To keep going on your own: `ksctl mock serve` in one terminal, then any of',
+    prose(
+      'That was the tour. To keep going on your own: `ksctl mock serve` in one terminal, then any of the commands above in another; `ksctl --help` lists everything.',
     );
-    out('the commands above in another; `ksctl --help` lists everything.');
   } finally {
     await server.close();
     if (keep) ctx.say(`kept the demo configuration in ${dir}`);
     else await rm(dir, { recursive: true, force: true });
+    withdraw();
   }
 }

@@ -24,7 +24,7 @@ import {
   portalTokens,
   type TokenSource,
 } from '../../enroll/token-sources.js';
-import { InterruptedError, isKsctlError, UsageError } from '../../errors.js';
+import { ConflictError, InterruptedError, isKsctlError, UsageError } from '../../errors.js';
 import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../output/render.js';
@@ -175,7 +175,10 @@ async function tokenSource(
     // The mock serves its admin endpoints beside the API it enrolls into.
     const connection = await ctx.connection();
     const api = await endpoints.api();
-    const admin = await ctx.client({ ...connection, baseUrl: new URL(api.url).origin });
+    const admin = await ctx.client(
+      { ...connection, baseUrl: new URL(api.url).origin },
+      { markingsBase: false },
+    );
     return mockTokens(admin, api, endpoints.keyspace, options.mockUser);
   }
   if (bulk) throw new UsageError('no token pairs for --count');
@@ -198,6 +201,36 @@ async function tokenSource(
   return listedTokens([{ stoken, uidauth }]);
 }
 
+/**
+ * The name of a single enrollment's profile, checked before a token pair is spent: `--name` taken
+ * in the file is a conflict (profiles commands would no longer know which one is meant); the host
+ * name, the default, is numbered on (`laptop-2`) when taken.
+ */
+function singleProfileName(
+  ctx: CommandContext,
+  chosen: string | undefined,
+  existing: ProfileSet,
+  path: string,
+): string {
+  const taken = new Set(existing.profiles.map((p) => p.name));
+  if (chosen !== undefined) {
+    if (!taken.has(chosen)) return chosen;
+    const holder = existing.profiles.find((p) => p.name === chosen)!;
+    throw new ConflictError(
+      `${path} already has a profile named "${chosen}" (device ${holder.deviceId}); nothing was enrolled`,
+      {
+        hint: `choose another --name, or delete that profile first (ksctl profiles delete ${holder.deviceId})`,
+      },
+    );
+  }
+  const host = hostname();
+  if (!taken.has(host)) return host;
+  let n = 2;
+  while (taken.has(`${host}-${n}`)) n++;
+  ctx.say(`a profile named "${host}" is already in ${path}: this one is "${host}-${n}"`);
+  return `${host}-${n}`;
+}
+
 async function enrollOne(
   ctx: CommandContext,
   options: EnrollOptions,
@@ -205,12 +238,13 @@ async function enrollOne(
   existing: ProfileSet,
   keys: Promise<DeviceKeyPair> | undefined,
 ): Promise<void> {
+  const name = singleProfileName(ctx, options.name, existing, run.persistor.path);
   const shared = prepareRun(run);
   let stored: StoredDevice;
   try {
     // A spinner on a terminal; the e-mailed code prompt, if it comes, takes it off the line.
     stored = await ctx.waiting(`enrolling a device into keyspace ${run.endpoints.keyspace}…`, () =>
-      enrollAndStore(run, shared, 0, options.name ?? hostname(), keys),
+      enrollAndStore(run, shared, 0, name, keys),
     );
   } catch (error) {
     if (ctx.signal.aborted) throw new InterruptedError('interrupted; no profile was stored');
@@ -220,13 +254,6 @@ async function enrollOne(
   ctx.say(
     `enrolled ${row.deviceId} into keyspace ${row.keyspace}; profile "${row.name}" saved to ${run.persistor.path}${row.active ? ' (active)' : ''}`,
   );
-  // Names need not be unique in a profile file; device ids are, and every command takes them.
-  const namesakes = existing.profiles.filter((p) => p.name === row.name);
-  if (namesakes.length > 0) {
-    ctx.say(
-      `note: ${run.persistor.path} already had ${plural(namesakes.length, 'profile')} named "${row.name}" (${namesakes.map((p) => p.deviceId).join(', ')}); name them by device id in ksctl profiles commands`,
-    );
-  }
   await ctx.render({
     kind: 'record',
     data: { ...row, persistor: run.persistor.kind, path: run.persistor.path },
@@ -258,8 +285,8 @@ async function enrollMany(
   const base = options.name ?? DEFAULT_BULK_NAME;
   // A second run with the same name continues the numbering: names stay unique in the file.
   const first = lastNumberOf(base, existing) + 1;
-  const width = String(first + count - 1).length;
-  const nameOf = (index: number) => `${base}-${String(first + index).padStart(width, '0')}`;
+  // Plain numbers: padding would differ between runs (test-device-09 beside test-device-1).
+  const nameOf = (index: number) => `${base}-${first + index}`;
   // The longest name, with its number: only its length can fail after --name was checked.
   checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
   const shared = prepareRun(run);
@@ -308,8 +335,8 @@ async function enrollMany(
     data: { enrolled, failed },
     rows: enrolled,
     columns: [
-      { header: 'NAME', value: (r: ProfileRow) => r.name },
-      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'NAME', value: (r: ProfileRow) => r.name, id: true },
+      { header: 'DEVICE ID', value: (r) => r.deviceId, id: true },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
       { header: 'ACTIVE', value: (r) => (r.active ? '*' : '') },
     ],

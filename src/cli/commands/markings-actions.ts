@@ -7,7 +7,6 @@ import { descriptionProblem, nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
-import { readAll } from '../../files/streams.js';
 import { markingsListView, markingView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../command-context.js';
@@ -125,7 +124,7 @@ export async function create(
     detail: { description: options.description, values },
   });
   ctx.say(
-    `created marking ${created.name} (${created.id}) with ${created.detail.valueCount} values`,
+    `created marking ${created.name} (${created.id}) with ${plural(created.detail.valueCount, 'value')}`,
   );
   await ctx.render(markingView(created));
 }
@@ -248,7 +247,7 @@ function refuseWithFile(options: object, flags: Record<string, string>): void {
 
 async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
   const { loadMarkingDocument } = await import('../../apply/sources.js');
-  const stdin = file === '-' ? await readAll(ctx.io.stdin) : undefined;
+  const stdin = file === '-' ? await ctx.readStdin('a marking (YAML or JSON)') : undefined;
   return loadMarkingDocument(file, { stdin });
 }
 

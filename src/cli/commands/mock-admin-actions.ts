@@ -8,7 +8,7 @@ import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
-import type { Column } from '../../output/render.js';
+import type { Column, Timestamp } from '../../output/render.js';
 
 export interface TokensOptions {
   user: string;
@@ -38,7 +38,10 @@ async function adminClient(ctx: CommandContext): Promise<ApiClient> {
   const connection = await ctx.connection();
   // A URL from the flag or the environment outranks everything in the context (docs/design.md 5).
   const contextRoot = givenUrl === undefined ? connection.context.apiUrl : undefined;
-  return ctx.client({ ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin });
+  return ctx.client(
+    { ...connection, baseUrl: contextRoot ?? new URL(connection.baseUrl).origin },
+    { markingsBase: false },
+  );
 }
 
 /** A GET of a running mock's admin endpoint, its JSON answer. */
@@ -124,8 +127,9 @@ export async function outbox(ctx: CommandContext, options: OutboxOptions): Promi
     kind: 'table',
     data: messages,
     rows: messages,
+    empty: wanted === undefined ? 'no messages in the outbox' : `no messages to ${options.to}`,
     columns: [
-      { header: 'TIME', value: (m) => m.time },
+      { header: 'TIME', value: (m) => at(m.time) },
       { header: 'TO', value: (m) => m.to },
       { header: 'KEYSPACE', value: (m) => m.keyspace },
       { header: 'CODE', value: (m) => m.code },
@@ -139,24 +143,32 @@ export async function devices(ctx: CommandContext): Promise<void> {
     kind: 'table',
     data: body,
     rows: body,
+    empty: 'no enrolled devices',
     columns: [
       { header: 'DEVICE ID', value: (d) => d.deviceId },
       { header: 'USER', value: (d) => d.user },
       { header: 'KEYSPACE', value: (d) => d.keyspace },
       { header: 'TENANT', value: (d) => d.tenant },
-      { header: 'CREATED', value: (d) => d.createdAt },
+      { header: 'CREATED', value: (d) => at(d.createdAt) },
     ],
   });
 }
 
+/** A time the mock sends as ISO 8601: relative on a terminal, like every other table's. */
+function at(iso: string): Timestamp | string {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? iso : { time };
+}
+
+/** Piped, every column in this order; on a terminal the path is never cut, the cid is --wide. */
 const REQUEST_COLUMNS: Column<JournalEntry>[] = [
-  { header: 'TIME', value: (r) => r.time },
+  { header: 'TIME', value: (r) => at(r.time) },
   { header: 'METHOD', value: (r) => r.method },
-  { header: 'PATH', value: (r) => r.path },
+  { header: 'PATH', value: (r) => r.path, id: true },
   { header: 'STATUS', value: (r) => r.status },
   { header: 'MS', value: (r) => r.durationMs },
   { header: 'BYTES', value: (r) => r.requestBytes },
-  { header: 'CID', value: (r) => r.cid },
+  { header: 'CID', value: (r) => r.cid, wide: true },
 ];
 
 /**
@@ -178,7 +190,13 @@ export async function requests(ctx: CommandContext, options: RequestsOptions): P
   const shown = newEntries(first, 0, options.admin === true);
   const tail = options.tail === 0 ? [] : shown.slice(-options.tail);
   if (!options.follow) {
-    await ctx.render({ kind: 'table', data: tail, rows: tail, columns: REQUEST_COLUMNS });
+    await ctx.render({
+      kind: 'table',
+      data: tail,
+      rows: tail,
+      columns: REQUEST_COLUMNS,
+      empty: 'no requests yet',
+    });
     return;
   }
   ctx.stopsGracefully();
@@ -217,14 +235,29 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
   if (!ctx.io.stdoutIsTTY) {
     return (entries) => {
       for (const entry of entries)
-        write(`${REQUEST_COLUMNS.map((c) => String(c.value(entry))).join('\t')}\n`);
+        write(
+          `${[entry.time, ...REQUEST_COLUMNS.slice(1).map((c) => String(c.value(entry)))].join('\t')}\n`,
+        );
     };
   }
-  const widths = [24, 7, 48, 6, 8, 9];
+  // One line a request at 80 columns: the clock time (relative times say "just now" to every
+  // row), short columns of fixed width, the path last and whole; bytes and cid with --wide.
+  const wide = ctx.globals.wide === true;
+  const clock = (iso: string) =>
+    Number.isNaN(Date.parse(iso)) ? iso : new Date(iso).toTimeString().slice(0, 8);
+  const widths = [8, 6, 6, 5];
   const line = (cells: string[]) =>
-    `${cells.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join(' ')}\n`;
-  write(line(REQUEST_COLUMNS.map((c) => c.header)));
+    `${cells.map((cell, i) => (i < widths.length ? cell.padEnd(widths[i]!) : cell)).join('  ')}\n`;
+  const cells = (r: JournalEntry) => [
+    clock(r.time),
+    r.method,
+    String(r.status),
+    String(Math.round(r.durationMs)),
+    r.path,
+    ...(wide ? [String(r.requestBytes), r.cid] : []),
+  ];
+  write(line(['TIME', 'METHOD', 'STATUS', 'MS', 'PATH', ...(wide ? ['BYTES', 'CID'] : [])]));
   return (entries) => {
-    for (const entry of entries) write(line(REQUEST_COLUMNS.map((c) => String(c.value(entry)))));
+    for (const entry of entries) write(line(cells(entry)));
   };
 }

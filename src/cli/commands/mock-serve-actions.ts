@@ -61,7 +61,12 @@ function usersSection(users: MockUserInfo[]): string {
         ]),
   ];
   const width = Math.max(...ways.map(([command]) => command.length));
-  const enroll = ways.map(([command, note]) => `${command.padEnd(width)}  # ${note}`);
+  // Notes aligned when every line fits 80 columns; else each right after its command, so that a
+  // narrow terminal wraps them between words (say() does) rather than across the padding.
+  const aligned = ways.every(([, note]) => 19 + width + 4 + note.length <= 80);
+  const enroll = ways.map(
+    ([command, note]) => `${aligned ? command.padEnd(width) : command}  # ${note}`,
+  );
   return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
 }
 

@@ -1,4 +1,5 @@
-import { UsageError } from '../../errors.js';
+import { existsSync } from 'node:fs';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { resolveWriteTarget } from '../../files/atomic-write.js';
 import { createdCell, profileFields } from '../../output/profiles.js';
 import { byName, plural } from '../../output/render.js';
@@ -35,7 +36,15 @@ export interface ConvertOptions extends PersistorOptionValues {
 }
 
 export async function list(ctx: CommandContext, options: PersistorOptionValues): Promise<void> {
-  const spec = await resolvePersistor(ctx, persistorFlags(options));
+  const flags = persistorFlags(options);
+  const spec = await resolvePersistor(ctx, flags);
+  // No file at the default place means no profiles yet; no file where the user pointed is a typo.
+  const named = flags.path ?? (ctx.env.KSCTL_PERSISTOR_PATH || undefined);
+  if (named !== undefined && !existsSync(spec.path)) {
+    throw new NotFoundError(`there is no profile file at ${spec.path}`, {
+      hint: `check ${flags.path !== undefined ? '--persistor-path' : 'KSCTL_PERSISTOR_PATH'}; ksctl enroll creates the file`,
+    });
+  }
   const rows = (await listProfiles(spec)).sort((a, b) =>
     byName({ name: a.name ?? a.deviceId }, { name: b.name ?? b.deviceId }),
   );
@@ -46,8 +55,8 @@ export async function list(ctx: CommandContext, options: PersistorOptionValues):
     empty: `no profiles in ${spec.path}`,
     columns: [
       { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
-      { header: 'NAME', value: (r) => r.name ?? r.deviceId },
-      { header: 'DEVICE ID', value: (r) => r.deviceId },
+      { header: 'NAME', value: (r) => r.name ?? r.deviceId, id: true },
+      { header: 'DEVICE ID', value: (r) => r.deviceId, id: true },
       { header: 'KEYSPACE', value: (r) => r.keyspace },
       { header: 'SERVER', value: (r) => r.server, wide: true },
       { header: 'CREATED', value: createdCell },

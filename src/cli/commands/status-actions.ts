@@ -53,15 +53,14 @@ export async function status(ctx: CommandContext): Promise<void> {
     conn.contextName === undefined
       ? 'none (flags and environment)'
       : `${conn.contextName}${conn.contextName === store.currentContext ? ' (current)' : ''}`;
+  // A service that never answered reported nothing: say why, not that it declined to.
+  const unreported = check.answered ? 'not reported by the service' : 'unknown (no answer)';
   const fields: [string, string][] = [
     ['Context', context],
     ['Base URL', conn.baseUrl + (tenantless ? '  (no /v2/TENANT in it)' : '')],
     ['Credentials', authText(conn.auth)],
-    ['Who', check.principal ?? 'not reported by the service'],
-    [
-      'Scopes',
-      check.scopes === undefined ? 'not reported by the service' : check.scopes.join(' ') || 'none',
-    ],
+    ['Who', check.principal ?? unreported],
+    ['Scopes', check.scopes === undefined ? unreported : check.scopes.join(' ') || 'none'],
     ['Read markings', check.canRead === undefined ? 'unknown' : check.canRead ? 'yes' : 'no'],
     ['Service', serviceText(check)],
     ['Active profile', profile.text],

@@ -52,7 +52,7 @@ export async function get(
 ): Promise<void> {
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
-  await ctx.render(valueView(await api.resolveValue(marking.id, valueRef)));
+  await ctx.render(valueView(await api.resolveValue(marking.id, valueRef, marking.name)));
 }
 
 export async function add(
@@ -104,7 +104,7 @@ export async function update(
   }
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
-  const value = await api.resolveValue(marking.id, valueRef);
+  const value = await api.resolveValue(marking.id, valueRef, marking.name);
   const updated = await api.updateValue(marking.id, value.id, {
     name: options.rename,
     description: options.description,
@@ -122,7 +122,7 @@ export async function remove(
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const targets: MarkingValue[] = [];
-  for (const ref of refs) targets.push(await api.resolveValue(marking.id, ref));
+  for (const ref of refs) targets.push(await api.resolveValue(marking.id, ref, marking.name));
   const names = targets.map((v) => `"${v.name}"`).join(', ');
   await ctx.confirm(
     `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,

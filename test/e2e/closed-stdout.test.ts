@@ -1,0 +1,164 @@
+/**
+ * A reader that goes away early (`ksctl markings list | head -1`) ends every command quietly:
+ * exit 0, nothing on stderr, no stack trace, and nothing the command made left behind (the demo's
+ * folder). The lists are long enough (3,000 markings, 300 values) that writes outlast the reader.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BIN, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+let served: ServedMock;
+let env: NodeJS.ProcessEnv;
+let tmp: string;
+
+beforeAll(async () => {
+  assertBuilt();
+  const configDir = await dirs.make();
+  tmp = await dirs.make();
+  const seed = join(configDir, 'seed.json');
+  const markings = Array.from({ length: 3000 }, (_, i) => ({
+    name: `marking-${String(i).padStart(4, '0')}`,
+    values: i === 0 ? Array.from({ length: 300 }, (_, v) => `value-${v}`) : ['a'],
+  }));
+  await writeFile(seed, JSON.stringify({ markings }));
+  served = await serveMock(['--seed', seed], {
+    env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
+    readyFile: join(configDir, 'ready.json'),
+  });
+  // TMPDIR: the demo's folder goes there, so the test can see that none is left.
+  env = cleanEnv({ KSCTL_CONFIG_DIR: configDir, KSCTL_HOME: configDir, TMPDIR: tmp });
+  for (let i = 0; i < 5; i++) {
+    const answer = await fetch(`${served.info.baseUrl}/markings?limit=1`, {
+      headers: { authorization: `Bearer ${served.info.token}` },
+    });
+    await answer.text();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await served?.stop();
+  await dirs.removeAll();
+});
+
+/** `ksctl ARGS | head -1`: ksctl's exit code and stderr, and what head printed. */
+function intoHead(args: string[], whileRunning?: () => Promise<void>) {
+  return new Promise<{ code: number | null; stderr: string; line: string }>((resolve, reject) => {
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        'node "$0" "$@" 2>"$KSCTL_TEST_ERR" | head -1; echo "exit ${PIPESTATUS[0]}"',
+        BIN,
+        ...args,
+      ],
+      {
+        env: { ...env, KSCTL_TEST_ERR: join(tmp, 'stderr') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      },
+    );
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+    let running = true;
+    child.once('error', reject);
+    child.once('close', async () => {
+      running = false;
+      const { readFile } = await import('node:fs/promises');
+      const stderr = await readFile(join(tmp, 'stderr'), 'utf8');
+      const lines = out.split('\n');
+      const exit = /^exit (\d+)$/.exec(lines.at(-2) ?? '');
+      resolve({ code: exit ? Number(exit[1]) : null, stderr, line: lines[0]! });
+    });
+    if (whileRunning) {
+      void (async () => {
+        // Bounded: new requests until ksctl has noticed that head is gone.
+        for (let i = 0; i < 200 && running; i++) await whileRunning();
+      })();
+    }
+  });
+}
+
+describe('a closed stdout ends a command quietly, with exit 0', () => {
+  const lists: string[][] = [
+    ['markings', 'list'],
+    ['markings', 'list', '-o', 'json'],
+    ['markings', 'list', '-o', 'yaml', '--value-limit', '0'],
+    ['markings', 'export'],
+    ['markings', 'values', 'list', 'marking-0000'],
+    ['context', 'list'],
+    ['profiles', 'list'],
+    ['mock', 'requests'],
+    ['mock', 'devices'],
+    ['mock', 'outbox'],
+    ['mock', 'faults', 'list'],
+    ['--help'],
+  ];
+  for (const args of lists) {
+    it(`ksctl ${args.join(' ')} | head -1`, { timeout: 60_000 }, async () => {
+      const result = await intoHead(args);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+    });
+  }
+
+  it(
+    'ksctl mock requests --follow | head -1 ends once a request arrives after head left',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const result = await intoHead(
+        ['mock', 'requests', '--follow', '--interval', '100'],
+        async () => {
+          const answer = await fetch(`${served.info.baseUrl}/markings?limit=1`, {
+            headers: { authorization: `Bearer ${served.info.token}` },
+          });
+          await answer.text();
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.line).toMatch(/GET\t/);
+    },
+  );
+
+  it('ksctl demo | head -1 leaves no folder behind', { timeout: 120_000 }, async () => {
+    const before = (await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'));
+    expect(before).toEqual([]);
+    const result = await intoHead(['demo']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.line).toMatch(/mock of the service is running/);
+    expect((await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'))).toEqual([]);
+  });
+
+  it(
+    'ksctl demo stopped by Ctrl-C twice leaves no folder behind either',
+    { timeout: 120_000 },
+    async () => {
+      const child = spawn(process.execPath, [BIN, 'demo'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+      const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+      // Bounded: until the tour has started (its folder exists).
+      for (let i = 0; i < 400 && !/^1\. /m.test(out); i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect((await readdir(tmp)).some((f) => f.startsWith('ksctl-demo-'))).toBe(true);
+      child.kill('SIGINT');
+      // A second Ctrl-C, after the echo window of the first: the process ends at once.
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect((await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'))).toEqual([]);
+    },
+  );
+});

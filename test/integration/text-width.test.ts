@@ -1,0 +1,245 @@
+/**
+ * At home in a narrow terminal: every help page, the mock's banner and the demo's narration,
+ * rendered at 80 and 40 columns, have no line longer than the terminal and no word split across
+ * lines (the words read the same as at full width). A word longer than the width is allowed only
+ * alone on its line: nothing can break it.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { CommandContext } from '../../src/cli/command-context.js';
+import type { IOStreams } from '../../src/output/io.js';
+import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.removeAll());
+
+const WIDTHS = [80, 40];
+
+/** What a terminal shows of a text: spinner frames overwritten, escapes gone. */
+function shownLines(text: string): string[] {
+  return text.split('\n').map((line) =>
+    line
+      .split('\r')
+      .at(-1)!
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
+  );
+}
+
+/** The lines longer than `width` that are not one unbreakable word (or quoted argument). */
+function overlong(lines: string[], width: number): string[] {
+  return lines.filter((line) => {
+    if (line.length <= width) return false;
+    // A quoted argument of a command line is one word: breaking it would change the command.
+    const words = line
+      .trim()
+      .replace(/ \\$/, '')
+      .replace(/'[^']*'|"[^"]*"/g, 'Q')
+      .split(/\s+/);
+    return words.length > 1;
+  });
+}
+
+/** The words of a text, whatever its line breaks (a command's ` \` is not a word). */
+const words = (text: string) =>
+  shownLines(text)
+    .join(' ')
+    .split(/\s+/)
+    .filter((w) => w !== '' && w !== '\\');
+
+function commandPaths(cmd: Command, path: string[] = []): string[][] {
+  const paths = [path];
+  for (const sub of cmd.commands) {
+    if (sub.name() === 'help' || sub.name() === '__complete') continue;
+    paths.push(...commandPaths(sub, [...path, sub.name()]));
+  }
+  return paths;
+}
+
+describe('the wrapping helper', () => {
+  it('breaks between words only, a long word alone on its line', () => {
+    expect(fill('aaa bbb ccc', 7)).toEqual(['aaa bbb', 'ccc']);
+    expect(fill('a verylongword b', 6)).toEqual(['a', 'verylongword', 'b']);
+  });
+
+  it('keeps two columns while the description has room, else puts it under its term', () => {
+    const help = '  --name <name>     only the marking with exactly this name\n';
+    expect(reflow(help, 50)).toBe(
+      '  --name <name>     only the marking with exactly\n                    this name\n',
+    );
+    expect(reflow(help, 30)).toBe(
+      '  --name <name>\n      only the marking with\n      exactly this name\n',
+    );
+  });
+
+  it('joins prose broken for another width, and breaks a command line with a backslash', () => {
+    expect(reflow('Exit codes: 0 ok, 1 bug,\n2 usage.', 80)).toBe(
+      'Exit codes: 0 ok, 1 bug, 2 usage.',
+    );
+    expect(reflow('  ksctl markings list --name region -o yaml', 30)).toBe(
+      '  ksctl markings list --name \\\n      region -o yaml',
+    );
+    expect(
+      wrapCommand("$ ksctl markings create x --description 'Data classification level'", 50),
+    ).toEqual(['$ ksctl markings create x --description \\', "    'Data classification level'"]);
+  });
+
+  it('hangs a labelled message under its text; a line that fits keeps its spacing', () => {
+    expect(wrapLines('hint: pass --yes to confirm the change', 20)).toBe(
+      'hint: pass --yes to\n      confirm the\n      change',
+    );
+    expect(wrapLines('  a    b', 20)).toBe('  a    b');
+  });
+});
+
+describe('help pages fit the terminal', () => {
+  const ctx = new CommandContext(
+    {} as IOStreams,
+    {},
+    { confirm: async () => false, input: async () => '', secret: async () => '' },
+    new AbortController().signal,
+  );
+  const paths = commandPaths(buildProgram(ctx));
+
+  it('covers every command', () => {
+    expect(paths.length).toBeGreaterThan(40);
+  });
+
+  for (const path of paths) {
+    it(`ksctl ${[...path, '--help'].join(' ')}`, async () => {
+      const full = await runCli([...path, '--help'], { columns: 1000 });
+      expect(full.code).toBe(0);
+      for (const width of WIDTHS) {
+        const shown = await runCli([...path, '--help'], { columns: width });
+        const lines = shownLines(shown.stdout);
+        expect(overlong(lines, width), `at ${width} columns`).toEqual([]);
+        expect(words(shown.stdout), `at ${width} columns`).toEqual(words(full.stdout));
+      }
+    });
+  }
+
+  it('a subcommand names the global options once, in a line, and the top level has examples', async () => {
+    const sub = await runCli(['markings', 'values', 'list', '--help'], { columns: 80 });
+    expect(sub.stdout).not.toMatch(/per-request timeout/);
+    expect(sub.stdout).toMatch(/Global options \(ksctl --help describes them\): --context,/);
+    const top = await runCli(['--help'], { columns: 80 });
+    expect(top.stdout).toMatch(/^Examples:\n {2}ksctl demo/m);
+    expect(top.stdout).toMatch(/per-request timeout/);
+  });
+});
+
+/** `ksctl mock serve` on a terminal of `width` columns: its banner, until it is ready. */
+async function banner(width: number): Promise<string> {
+  const dir = await dirs.make();
+  let stderr = '';
+  const sink = new PassThrough().setEncoding('utf8');
+  sink.on('data', (t: string) => (stderr += t));
+  const io: IOStreams = {
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: sink,
+    stdinIsTTY: false,
+    stdoutIsTTY: true,
+    stderrIsTTY: true,
+    color: false,
+    columns: width,
+  };
+  const ready = join(dir, 'ready.json');
+  const stop = new AbortController();
+  const serving = run(['mock', 'serve', '--port', '0', '--ready-file', ready], {
+    io,
+    env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir },
+    signal: stop.signal,
+  });
+  for (let i = 0; i < 400 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
+  stop.abort();
+  expect(await serving).toBe(0);
+  return stderr;
+}
+
+describe('the mock banner fits the terminal', () => {
+  it('at 80 and 40 columns, the words as at full width', { timeout: 60_000 }, async () => {
+    const tokenless = (text: string) =>
+      words(text).map((w) => w.replace(/ksdev\.[\w-]+|127\.0\.0\.1:\d+/g, 'X'));
+    const full = await banner(1000);
+    expect(full).toMatch(/Dev token:/);
+    for (const width of WIDTHS) {
+      const shown = await banner(width);
+      expect(overlong(shownLines(shown), width), `at ${width} columns`).toEqual([]);
+      expect(tokenless(shown)).toEqual(tokenless(full));
+    }
+  });
+});
+
+/**
+ * The demo's narration on a terminal of `width` columns: the opening, each step's title and
+ * command line, the closing (the steps' own output is data: tables fit by themselves).
+ */
+async function demoNarration(width: number): Promise<{ lines: string[]; text: string[] }> {
+  const dir = await dirs.make();
+  const shown = await runCli(['demo'], {
+    tty: true,
+    columns: width,
+    env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir, TMPDIR: dir },
+  });
+  expect(shown.code, shown.stderr).toBe(0);
+  const blocks = shownLines(shown.stdout).join('\n').split('\n\n');
+  const lines: string[] = [];
+  const text: string[] = [];
+  for (const [i, block] of blocks.entries()) {
+    const all = block.split('\n');
+    // A step: its title, then its command (on as many lines as end with ` \`).
+    let end = all.length;
+    if (i > 0 && i < blocks.length - 1) {
+      const command = all.findIndex((l) => l.startsWith('$ '));
+      if (command < 0) continue;
+      end = command + 1;
+      while (end < all.length && all[end - 1]!.endsWith(' \\')) end++;
+    }
+    const narration = all.slice(0, end);
+    lines.push(...narration);
+    text.push(
+      narration
+        .join(' ')
+        .replace(/ \\ /g, ' ')
+        .replace(/127\.0\.0\.1:\d+|ksctl-demo-\w+|\bABcd\w+/g, 'X')
+        .split(/\s+/)
+        .join(' '),
+    );
+  }
+  return { lines, text };
+}
+
+describe('the demo fits the terminal', () => {
+  it(
+    'its narration at 80 and 40 columns, the words as at full width',
+    { timeout: 120_000 },
+    async () => {
+      const full = await demoNarration(1000);
+      expect(full.text.length).toBeGreaterThan(15);
+      for (const width of WIDTHS) {
+        const shown = await demoNarration(width);
+        expect(overlong(shown.lines, width), `at ${width} columns`).toEqual([]);
+        expect(shown.text).toEqual(full.text);
+      }
+    },
+  );
+
+  it('shows a marking’s values as a short table, not a page of YAML', async () => {
+    const dir = await dirs.make();
+    const shown = await runCli(['demo'], {
+      tty: true,
+      columns: 80,
+      env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir, TMPDIR: dir },
+    });
+    const step = shown.stdout.split('\n\n').find((b) => b.startsWith('5. '))!;
+    expect(step).toMatch(/\$ ksctl markings values list region/);
+    expect(step.split('\n').length).toBeLessThan(10);
+  });
+});

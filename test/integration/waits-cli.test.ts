@@ -1,0 +1,80 @@
+/**
+ * No wait on the service is silent: against a slow mock (400 ms a request), every command that
+ * talks to it shows a spinner naming what it waits for on a terminal, and nothing on a piped
+ * stderr.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mockCliSuite } from '../helpers/cli.js';
+
+const suite = mockCliSuite({ latency: { minMs: 400, maxMs: 400 } });
+
+/** What a spinner frame drew last before being cleared: `⠋ label`. */
+const spinnerLabels = (stderr: string) =>
+  [...stderr.matchAll(/\r\x1b\[2K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ([^\r]*)/g)].map((m) => m[1]!);
+
+describe('waits on the service show a spinner on a terminal', () => {
+  const commands: [argv: string[], label: RegExp][] = [
+    [['markings', 'create', 'region', '--value', 'eu'], /create marking region/],
+    [['markings', 'update', 'classification', '--description', 'x'], /marking/],
+    [['markings', 'delete', 'classification', '--yes'], /marking/],
+    [['markings', 'export'], /list markings|list values|marking/],
+    [['markings', 'values', 'add', 'classification', 'secret'], /value|marking/],
+    [['status'], /list markings|introspect/],
+    [['markings', 'apply', '-f', 'FILE', '--dry-run'], /list markings|marking/],
+  ];
+  for (const [command, label] of commands) {
+    let argv = command;
+    it(`ksctl ${command.join(' ')}`, { timeout: 30_000 }, async () => {
+      const created = await suite.mock.call('POST', '/v2/dev/markings', {
+        name: 'classification',
+        detail: { values: [{ name: 'public' }] },
+      });
+      expect(created.status).toBe(201);
+      const file = join(suite.configDir, 'markings.yaml');
+      await writeFile(file, 'markings:\n  - name: region\n    values: [eu]\n');
+      argv = argv.map((a) => (a === 'FILE' ? file : a));
+      const shown = await suite.ksctl(argv, { tty: true, columns: 80 });
+      expect(shown.stderr).not.toMatch(/error:/);
+      const labels = spinnerLabels(shown.stderr);
+      expect(labels.length, shown.stderr).toBeGreaterThan(0);
+      expect(labels.join('\n')).toMatch(label);
+      // The spinner leaves a clean line behind it, and fits the terminal.
+      for (const l of labels) expect(l.length).toBeLessThan(80);
+      expect(shown.stderr).toMatch(/\r\x1b\[2K(?![⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏])/);
+
+      await suite.mock.reset();
+      await suite.mock.call('POST', '/v2/dev/markings', {
+        name: 'classification',
+        detail: { values: [{ name: 'public' }] },
+      });
+      const piped = await suite.ksctl(argv);
+      expect(piped.stderr).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]|\r/);
+    });
+  }
+});
+
+describe('an unreachable service', () => {
+  it('shows its retries on the spinner, not a line each, and fails with one error', async () => {
+    const shown = await suite.ksctl(['markings', 'list'], {
+      tty: true,
+      columns: 80,
+      env: { KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev' },
+    });
+    expect(shown.code).toBe(7);
+    expect(spinnerLabels(shown.stderr).join('\n')).toMatch(
+      /retrying in [\d.]+ s after connection refused/,
+    );
+    const lines = shown.stderr.split('\n').map((l) =>
+      l
+        .split('\r')
+        .at(-1)!
+        .replace(/\x1b\[2K/g, ''),
+    );
+    expect(lines.filter((l) => /retrying/.test(l))).toEqual([]);
+    expect(lines[0]).toMatch(
+      /^error: list markings: cannot reach the service at http:\/\/127\.0\.0\.1:9/,
+    );
+  });
+});
