@@ -62,6 +62,7 @@ _ksctl_path() {
     'mock|outbox') echo 'mock outbox' ;;
     'mock|requests') echo 'mock requests' ;;
     'mock|devices') echo 'mock devices' ;;
+    'mock|messages') echo 'mock messages' ;;
     'mock|faults') echo 'mock faults' ;;
     'mock|reset') echo 'mock reset' ;;
     'mock faults|list') echo 'mock faults list' ;;
@@ -169,6 +170,7 @@ _ksctl_option() {
     'profiles convert|--persistor-version') echo 'choice 1.0 1.1' ;;
     'profiles convert|--persistor-aesgcm-key-file') echo 'file' ;;
     'profiles convert|--persistor-aesgcm-adata') echo 'text' ;;
+    'profiles check|--api-version') echo 'text' ;;
     'profiles check|--persistor') echo 'choice plaintext password aesgcm' ;;
     'profiles check|--persistor-path') echo 'file' ;;
     'profiles check|--persistor-password-file') echo 'file' ;;
@@ -179,7 +181,9 @@ _ksctl_option() {
     'keys create|--count') echo 'text' ;;
     'keys create|--attr') echo 'text' ;;
     'keys create|--protected-attr') echo 'text' ;;
+    'keys create|--mutable-attr') echo 'text' ;;
     'keys create|--profile') echo 'file' ;;
+    'keys create|--api-version') echo 'text' ;;
     'keys create|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys create|--persistor-path') echo 'file' ;;
     'keys create|--persistor-password-file') echo 'file' ;;
@@ -187,6 +191,7 @@ _ksctl_option() {
     'keys create|--persistor-aesgcm-key-file') echo 'file' ;;
     'keys create|--persistor-aesgcm-adata') echo 'text' ;;
     'keys fetch|--profile') echo 'file' ;;
+    'keys fetch|--api-version') echo 'text' ;;
     'keys fetch|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys fetch|--persistor-path') echo 'file' ;;
     'keys fetch|--persistor-password-file') echo 'file' ;;
@@ -196,6 +201,7 @@ _ksctl_option() {
     'keys modify|--attr') echo 'text' ;;
     'keys modify|--protected-attr') echo 'text' ;;
     'keys modify|--profile') echo 'file' ;;
+    'keys modify|--api-version') echo 'text' ;;
     'keys modify|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys modify|--persistor-path') echo 'file' ;;
     'keys modify|--persistor-password-file') echo 'file' ;;
@@ -299,11 +305,11 @@ _ksctl_words() {
     'profiles use') subcommands='' flags='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'profiles delete') subcommands='' flags='--yes --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'profiles convert') subcommands='' flags='--to-persistor --to-path --to-password-file --to-persistor-version --to-aesgcm-key-file --to-aesgcm-adata --force --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'profiles check') subcommands='' flags='--persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'profiles check') subcommands='' flags='--api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'keys') subcommands='create fetch modify' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'keys create') subcommands='' flags='--ref --count --attr --protected-attr --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'keys fetch') subcommands='' flags='--profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'keys modify') subcommands='' flags='--attr --protected-attr --clear --profile --show-secrets --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys create') subcommands='' flags='--ref --count --attr --protected-attr --mutable-attr --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys fetch') subcommands='' flags='--profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'keys modify') subcommands='' flags='--attr --protected-attr --clear --yes --force --profile --show-secrets --api-version --persistor --persistor-path --persistor-password-file --persistor-version --persistor-aesgcm-key-file --persistor-aesgcm-adata --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context') subcommands='add set unset rename use list show remove' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context add') subcommands='' flags='--username --password-file --api-url --enrollment-url --kns-url --keyspace --persistor --persistor-path --use --force --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
@@ -314,12 +320,13 @@ _ksctl_words() {
     'context show') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context remove') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'status') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'mock') subcommands='serve tokens outbox requests devices faults reset' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'mock serve') subcommands='' flags='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock') subcommands='serve tokens outbox requests devices messages faults reset' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock serve') subcommands='' flags='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --no-cors --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock tokens') subcommands='' flags='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock outbox') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock requests') subcommands='' flags='--follow --tail --admin --interval --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock devices') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock messages') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults') subcommands='list set clear' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults list') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;

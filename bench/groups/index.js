@@ -1,6 +1,6 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
-import { keysConcurrency, keysRoundTrip } from './keys.js';
+import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
 import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
@@ -23,5 +23,6 @@ export const groups = [
   state,
   keysRoundTrip,
   keysConcurrency,
+  keysDialects,
   library,
 ];

@@ -10,6 +10,9 @@ import { loadProfiles } from '../../dist/profiles/index.js';
  * instead. Both sides do the same preparation, so the difference of their times is the key
  * requests alone. Prints `{ created, perSecond, createMs, roundTripMs }` on stdout: the median
  * in-process milliseconds of a one-key create and of a create plus fetch, over 50 of each.
+ * `--round-trips N` instead creates one key and fetches it back, N times, and prints
+ * `{ roundTrips, perSecond, createMs, fetchMs }` (keys per second and median milliseconds).
+ * `--api-version 2.3|2.4` picks the dialect (default 2.4).
  */
 const { values } = parseArgs({
   options: {
@@ -17,6 +20,8 @@ const { values } = parseArgs({
     create: { type: 'string', default: '0' },
     concurrency: { type: 'string', default: '1' },
     idle: { type: 'string', default: '0' },
+    'round-trips': { type: 'string', default: '0' },
+    'api-version': { type: 'string', default: '2.4' },
   },
 });
 
@@ -24,7 +29,7 @@ const set = await loadProfiles({ kind: 'plaintext', path: values.profiles });
 const profile = set.profiles.find((p) => p.deviceId === set.activeDeviceId);
 if (!profile) throw new Error(`no active profile in ${values.profiles}`);
 const http = new ApiClient({ baseUrl: profile.server, auth: { kind: 'none' }, retries: 0 });
-const client = new DeviceClient(profile, http);
+const client = new DeviceClient(profile, http, undefined, values['api-version']);
 const one = [{ ref: 'bench', count: 1, attributes: {} }];
 
 async function createOne() {
@@ -38,8 +43,27 @@ const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await client.fetch([]);
 const create = Number(values.create);
+const roundTrips = Number(values['round-trips']);
 const result = { created: 0 };
-if (create > 0) {
+if (roundTrips > 0) {
+  const creates = [];
+  const fetches = [];
+  const started = performance.now();
+  for (let i = 0; i < roundTrips; i++) {
+    const t0 = performance.now();
+    const key = await createOne();
+    const t1 = performance.now();
+    const fetched = await client.fetch([key.id]);
+    if (!fetched.keys[0]?.key.equals(key.key)) throw new Error('the key came back different');
+    creates.push(t1 - t0);
+    fetches.push(performance.now() - t1);
+  }
+  result.created = roundTrips;
+  result.roundTrips = roundTrips;
+  result.perSecond = Math.round(roundTrips / ((performance.now() - started) / 1000));
+  result.createMs = Number(median(creates).toFixed(2));
+  result.fetchMs = Number(median(fetches).toFixed(2));
+} else if (create > 0) {
   const started = performance.now();
   let next = 0;
   const worker = async () => {

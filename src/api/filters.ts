@@ -158,6 +158,38 @@ export function parseFilterTerm(parameter: string, text: string, fields: FilterF
   return { field, type, op, negated, operands, parameter, text };
 }
 
+/**
+ * Terms with each parameter once: a repeated `__any` (or `__any__ne`) term is one term with the
+ * union of the operands (`name__any=a&name__any=b` is `name__any=a,b`, as clients that send
+ * lists as repeated parameters mean it); any other repeated parameter has no one meaning and
+ * throws FilterProblem naming it. Order is kept (first occurrence).
+ */
+export function combineRepeatedTerms(terms: readonly FilterTerm[]): FilterTerm[] {
+  const byParameter = new Map<string, FilterTerm>();
+  for (const term of terms) {
+    const seen = byParameter.get(term.parameter);
+    if (seen === undefined) {
+      byParameter.set(term.parameter, term);
+      continue;
+    }
+    if (term.op !== 'any') {
+      const hint =
+        term.op === 'eq'
+          ? `; to match any of several values use ${term.field}__any=${seen.text},${term.text}`
+          : '';
+      throw new FilterProblem(term.parameter, `is given more than once${hint}`);
+    }
+    const operands = [...seen.operands];
+    for (const operand of term.operands) if (!operands.includes(operand)) operands.push(operand);
+    byParameter.set(term.parameter, {
+      ...seen,
+      operands,
+      text: operands.map(String).join(','),
+    });
+  }
+  return [...byParameter.values()];
+}
+
 /** `true`/`false` of the `or` parameter. */
 export function parseOrParameter(text: string): boolean {
   if (text === 'true' || text === 'false') return text === 'true';

@@ -216,6 +216,11 @@ export interface RegisterResponse {
   deviceID: string;
   SEPAESK: string;
   'SEPAESK-IDC': string;
+  /**
+   * `CID|ENROLLMENT|<X-Conversation-ID uuid>|<keyspace>|<epoch ms>|<version>`: the Java SDK
+   * requires it and checks the uuid; the mock always sends it.
+   */
+  cid?: string;
 }
 
 /** The JSON object encrypted inside `p`. */

@@ -5,6 +5,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
+  combineRepeatedTerms,
   FILTER_OPERATORS,
   type FilterFields,
   FilterProblem,
@@ -21,7 +22,9 @@ export interface FilterOptionValues {
 function filterParser(fields: FilterFields) {
   return (text: string, previous: FilterTerm[] | undefined): FilterTerm[] => {
     try {
-      return [...(previous ?? []), parseFilterExpression(text, fields)];
+      // Repeated --filter NAME__any terms are one union; other repeats are refused here, as
+      // the service would refuse them.
+      return combineRepeatedTerms([...(previous ?? []), parseFilterExpression(text, fields)]);
     } catch (error) {
       if (error instanceof FilterProblem) {
         throw new InvalidArgumentError(`${JSON.stringify(text)}: ${error.reason}.`);

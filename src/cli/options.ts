@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { API_VERSIONS, type ApiVersion, isApiVersion } from '../device/cid.js';
 import { parseTimeoutMs, TIMEOUT_RANGE } from '../config/timeout.js';
 
 /** Option parsers for commander: they throw InvalidArgumentError, which commander reports (exit 2). */
@@ -24,6 +25,21 @@ export function timeoutSeconds(text: string): number {
   const ms = parseTimeoutMs(text);
   if (ms === undefined) throw new InvalidArgumentError(`expected ${TIMEOUT_RANGE}.`);
   return ms / 1000;
+}
+
+/**
+ * `--api-version 2.3|2.4`: the dialect of device requests (docs/design.md 2.4). v2.4 by default, as
+ * the current SDKs speak it; v2.3 for services that predate it.
+ */
+export function apiVersionOption(cmd: Command): Command {
+  return cmd.option(
+    '--api-version <version>',
+    `dialect of the device requests: ${API_VERSIONS.join(' or ')} (default 2.4, as the current SDKs speak)`,
+    (text: string): ApiVersion => {
+      if (isApiVersion(text)) return text;
+      throw new InvalidArgumentError(`must be ${API_VERSIONS.join(' or ')}`);
+    },
+  );
 }
 
 /** Repeatable options collect into an array. */

@@ -1,26 +1,35 @@
 /**
- * Every failure of a device request, in one table: the mock answers with `status` (0: inside the
- * answer envelope, not as an HTTP error) and `message`; ksctl turns the code into the typed
- * error of `errorClass` (its exit code) with `hint`.
+ * Every failure of a device request, in one table: the mock answers with `status` and `message`
+ * in the place `where` says, and ksctl turns the code into the typed error of `errorClass` (its
+ * exit code) with `hint`. What can be sealed (the device is known and the request's envelope
+ * opened) is answered inside an envelope under the request's cid, with a status below 500 (the JS
+ * SDK never settles on a 5xx and hangs on an answer it cannot open); only the rest is an HTTP
+ * error with a plain JSON body. The codes avoid the ones the SDKs give a meaning of their own
+ * (4002 is their clock calibration) and use theirs where the cause is theirs (4001, 4020, 4202).
  *
  * | code | where | cause |
  * |---|---|---|
  * | 40020 | HTTP 400 | body is not JSON `{"cid", "envelope"}` with two strings |
- * | 40021 | HTTP 400 | cid is not `CID|<deviceId>|<epoch ms>|<Base64 of 4 bytes>` |
+ * | 40021 | HTTP 400 | cid is not `CID|<deviceId>|<epoch ms>|<nonce>[|<version>]` |
  * | 40022 | HTTP 400 | envelope is not Base64 |
- * | 40023 | HTTP 400 | envelope opens but is not `{"meta": {"hfphash"}, "data": {…}}` of the operation |
  * | 40120 | HTTP 401 | the cid names a device the service never enrolled |
- * | 40121 | HTTP 401 | the cid's time is more than 5 minutes from the service's clock |
  * | 40122 | HTTP 401 | the envelope does not open with the device's SEP.CD:IDC key and the cid |
- * | 40920 | HTTP 409 | the cid was used before |
- * | 4001 | envelope | the fingerprint hash is unknown: send the full `hfp` |
- * | 4002 | envelope, per ref or id | an attribute named like a marking carries a value the marking lacks |
- * | 4003 | envelope, per id | the key belongs to another tenant |
- * | 4004 | envelope, per id | no key has this id |
- * | 4005 | envelope, per ref or id | `csig`/`msig` does not verify with SEP.CD:KS |
- * | 4006 | envelope, per ref or id | the item is malformed (ref, qty, attribute JSON) |
- * | 4007 | envelope, per id | `prevmsig` is not the key's current signature (changed meanwhile) |
- * | 4008 | envelope, per ref or id | an `ionic-protected-*` value does not open with SEP.CD:KS |
+ * | 40023 | sealed, 400 | envelope opens but is not `{"meta": {"hfphash"}, "data"}` of the operation |
+ * | 40121 | sealed, 401 | the cid's time is more than 5 minutes from the service's clock |
+ * | 40920 | sealed, 409 | the cid was used before |
+ * | 40420 | sealed, 404 | a device endpoint this service does not serve (`/v2.4/assertions/create`) |
+ * | 4001 | sealed, 200 | the fingerprint hash is unknown: send the full `hfp` |
+ * | 4020 | per ref or id | an attribute named like a marking carries a value the marking lacks |
+ * | 4003 | per id | the key belongs to another tenant |
+ * | 4004 | per id | no key has this id |
+ * | 4005 | per ref or id | `csig`/`msig` does not verify with SEP.CD:KS |
+ * | 4006 | per ref or id | the item is malformed (ref, qty, attribute JSON, force) |
+ * | 4202 | per id | modify: `prevcsig`/`prevmsig` are not the key's current signatures (stale) |
+ * | 4008 | per ref or id | an `ionic-protected-*` value does not open with SEP.CD:KS |
+ *
+ * Per-ref failures of a create fail the whole create (nothing is created), as the top-level
+ * `error`; per-id failures of fetch and modify go in `data.errorMap` (v2.4) or the inner `error`
+ * keyed by id (v2.3), beside the keys that worked.
  */
 import {
   AuthError,
@@ -41,13 +50,14 @@ export const DeviceErrorCode = {
   clockSkew: 40121,
   envelopeNotAuthentic: 40122,
   cidReused: 40920,
+  endpointNotServed: 40420,
   fingerprintUnknown: 4001,
-  markingValueRefused: 4002,
+  markingValueRefused: 4020,
   keyOfOtherTenant: 4003,
   keyNotFound: 4004,
   signatureInvalid: 4005,
   itemInvalid: 4006,
-  signatureStale: 4007,
+  signatureStale: 4202,
   protectedUnreadable: 4008,
 } as const;
 
@@ -55,7 +65,12 @@ export type DeviceErrorCodeValue = (typeof DeviceErrorCode)[keyof typeof DeviceE
 
 export interface DeviceCause {
   code: DeviceErrorCodeValue;
-  /** HTTP status, or 0 for an error inside the answer envelope. */
+  /**
+   * `http`: an HTTP error with a plain JSON body; `sealed`: the whole request's error inside the
+   * answer envelope; `item`: one ref's or key's error inside the envelope (HTTP 200).
+   */
+  where: 'http' | 'sealed' | 'item';
+  /** The HTTP status of the answer. */
   status: number;
   /** The mock's message (item errors add their particulars). */
   message: string;
@@ -71,6 +86,7 @@ const LIKELY_BUG =
 export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.requestInvalid,
+    where: 'http',
     status: 400,
     message: 'the body must be a JSON object with string members cid and envelope',
     hint: LIKELY_BUG,
@@ -78,13 +94,16 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   },
   {
     code: DeviceErrorCode.cidMalformed,
+    where: 'http',
     status: 400,
-    message: 'the cid must read CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>',
+    message:
+      'the cid must read CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>, and in v2.4 |<version> (2.3 or 2.4) after it',
     hint: LIKELY_BUG,
     errorClass: InputError,
   },
   {
     code: DeviceErrorCode.envelopeUndecodable,
+    where: 'http',
     status: 400,
     message: 'the envelope is not Base64',
     hint: LIKELY_BUG,
@@ -92,13 +111,15 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   },
   {
     code: DeviceErrorCode.envelopeContentInvalid,
+    where: 'sealed',
     status: 400,
-    message: 'the envelope must hold {"meta": {"hfphash": …}, "data": {…}} of this operation',
+    message: 'the envelope must hold {"meta": {"hfphash": …}, "data": …} of this operation',
     hint: LIKELY_BUG,
     errorClass: InputError,
   },
   {
     code: DeviceErrorCode.deviceUnknown,
+    where: 'http',
     status: 401,
     message: 'the service knows no device with this id',
     hint: `${WRONG_KEYS} (a mock without --state forgets its devices when it stops)`,
@@ -106,6 +127,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   },
   {
     code: DeviceErrorCode.clockSkew,
+    where: 'sealed',
     status: 401,
     message: "the cid's time is more than 5 minutes away from the service's clock",
     hint: "set this machine's clock right (the service accepts 5 minutes either way)",
@@ -113,6 +135,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   },
   {
     code: DeviceErrorCode.envelopeNotAuthentic,
+    where: 'http',
     status: 401,
     message: "the envelope does not open with the device's SEP.CD:IDC key and the cid",
     hint: WRONG_KEYS,
@@ -120,63 +143,81 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   },
   {
     code: DeviceErrorCode.cidReused,
+    where: 'sealed',
     status: 409,
     message: 'this cid was used before; every request needs a new one',
     hint: LIKELY_BUG,
     errorClass: ConflictError,
   },
   {
+    code: DeviceErrorCode.endpointNotServed,
+    where: 'sealed',
+    status: 404,
+    message: 'this service does not serve this device endpoint',
+    hint: 'the mock serves key create, fetch and modify, resources and messages (v2.3 and v2.4); check the path',
+    errorClass: NotFoundError,
+  },
+  {
     code: DeviceErrorCode.fingerprintUnknown,
-    status: 0,
+    where: 'sealed',
+    status: 200,
     message: 'unknown hfphash: send the full hfp',
     hint: 'the service asked for the device fingerprint twice; retry, and report it if it persists',
     errorClass: ServiceError,
   },
   {
     code: DeviceErrorCode.markingValueRefused,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: 'a marking attribute carries a value the marking does not have',
     hint: 'use one of the values the marking has (ksctl markings values list NAME), or add the value first',
     errorClass: InputError,
   },
   {
     code: DeviceErrorCode.keyOfOtherTenant,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: "the key belongs to another tenant than the device's",
     hint: 'fetch it with a profile enrolled in the tenant that created it',
     errorClass: NotFoundError,
   },
   {
     code: DeviceErrorCode.keyNotFound,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: 'no key has this id',
     hint: 'check the key id (ids start with the keyspace of the device that created them)',
     errorClass: NotFoundError,
   },
   {
     code: DeviceErrorCode.signatureInvalid,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: "the attribute signature does not verify with the device's SEP.CD:KS key",
     hint: WRONG_KEYS,
     errorClass: AuthError,
   },
   {
     code: DeviceErrorCode.itemInvalid,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: 'the item is malformed',
     hint: LIKELY_BUG,
     errorClass: InputError,
   },
   {
     code: DeviceErrorCode.signatureStale,
-    status: 0,
-    message: 'the key was changed since it was fetched (prevmsig is not its current signature)',
-    hint: 'fetch the key again and repeat the change',
+    where: 'item',
+    status: 200,
+    message:
+      'the key was changed since it was fetched (prevcsig and prevmsig are not its current signatures)',
+    hint: 'fetch the key again (ksctl keys fetch ID) and repeat the change, or pass --force to replace it as it is now',
     errorClass: ConflictError,
   },
   {
     code: DeviceErrorCode.protectedUnreadable,
-    status: 0,
+    where: 'item',
+    status: 200,
     message: "a protected attribute does not open with the device's SEP.CD:KS key",
     hint: WRONG_KEYS,
     errorClass: AuthError,

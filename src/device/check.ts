@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ErrorClass } from '../enroll/causes.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import type { Profile } from '../profiles/types.js';
+import type { ApiVersion } from './cid.js';
 import { DeviceClient } from './client.js';
 import { refusalError } from './refusals.js';
 
@@ -17,6 +18,8 @@ export interface CheckResult {
   server: string;
   /** The key created and fetched back. */
   keyId: string;
+  /** The dialect the check spoke. */
+  apiVersion: ApiVersion;
   /** Create and fetch, in milliseconds. */
   ms: number;
 }
@@ -25,9 +28,10 @@ export async function checkDevice(
   profile: Pick<Profile, 'deviceId' | 'server' | 'aesCdIdcKey' | 'aesCdEiKey'>,
   http: ApiClient,
   signal?: AbortSignal,
+  apiVersion: ApiVersion = '2.4',
 ): Promise<CheckResult> {
   const started = performance.now();
-  const client = new DeviceClient(profile, http, signal);
+  const client = new DeviceClient(profile, http, signal, apiVersion);
   const created = await client.create([{ ref: CHECK_REF, count: 1, attributes: {} }]);
   if (created.refused.length > 0) throw refusalError(created.refused);
   const [key] = created.keys;
@@ -41,6 +45,7 @@ export async function checkDevice(
     deviceId: profile.deviceId,
     server: profile.server,
     keyId: key.id,
+    apiVersion,
     ms: Math.round((performance.now() - started) * 10) / 10,
   };
 }

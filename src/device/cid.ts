@@ -1,29 +1,55 @@
 /**
- * Conversation ids of the device request format (docs/design.md 2.4):
- * `CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>`. The cid is also the AAD of the
- * envelope, so client and service must agree on it byte for byte.
+ * Conversation ids of the device request format (docs/design.md 2.4, spec/device-requests-sdks.md):
+ * `CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>` in the v2.3 dialect, the same with
+ * `|<version>` (`2.4.0`) in v2.4. The nonce may come with or without its `==` padding (the Java
+ * SDK strips it). The cid is also the AAD of the envelope, so client and service must agree on
+ * it byte for byte: the service uses it exactly as sent.
  */
 import { randomBytes } from 'node:crypto';
 
 /** How far a cid's time may be from the service's clock. */
 export const CID_MAX_SKEW_MS = 5 * 60 * 1000;
 
-export function makeCid(deviceId: string, nowMs = Date.now(), nonce = randomBytes(4)): string {
-  return ['CID', deviceId, String(nowMs), nonce.toString('base64')].join('|');
+/** The dialects of the device request format, named by the version in their paths. */
+export const API_VERSIONS = ['2.3', '2.4'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** The version field a v2.4 cid carries (the SDKs send `2.4.0`). */
+const CID_VERSION: Record<ApiVersion, string | undefined> = { '2.3': undefined, '2.4': '2.4.0' };
+
+export function isApiVersion(text: string): text is ApiVersion {
+  return (API_VERSIONS as readonly string[]).includes(text);
+}
+
+export function makeCid(
+  deviceId: string,
+  version: ApiVersion = '2.4',
+  nowMs = Date.now(),
+  nonce = randomBytes(4),
+): string {
+  const parts = ['CID', deviceId, String(nowMs), nonce.toString('base64')];
+  const field = CID_VERSION[version];
+  return (field === undefined ? parts : [...parts, field]).join('|');
 }
 
 export interface ParsedCid {
   deviceId: string;
   timeMs: number;
+  /** The version field of a five-part cid, as sent. */
+  version?: string;
 }
 
-/** The parts of a cid, or undefined when it is not of the form above. */
+/** A version field names a dialect the service speaks: `2.3` or `2.4`, with or without a patch. */
+const SERVED_VERSION = /^2\.[34](?:\.\d{1,4})?$/;
+
+/** The parts of a cid, or undefined when it is not of the forms above. */
 export function parseCid(cid: string): ParsedCid | undefined {
   const parts = cid.split('|');
-  if (parts.length !== 4) return undefined;
-  const [tag, deviceId, time, nonce] = parts as [string, string, string, string];
+  if (parts.length !== 4 && parts.length !== 5) return undefined;
+  const [tag, deviceId, time, nonce, version] = parts as [string, string, string, string, string?];
   if (tag !== 'CID' || deviceId === '' || !/^\d{1,16}$/.test(time)) return undefined;
-  // 4 bytes in standard Base64 are always 8 characters ending in `==`.
-  if (!/^[A-Za-z0-9+/]{6}==$/.test(nonce)) return undefined;
-  return { deviceId, timeMs: Number(time) };
+  // 4 bytes in standard Base64 are 6 characters and `==`, which some clients leave out.
+  if (!/^[A-Za-z0-9+/]{5}[AQgw](?:==)?$/.test(nonce)) return undefined;
+  if (version !== undefined && !SERVED_VERSION.test(version)) return undefined;
+  return { deviceId, timeMs: Number(time), ...(version === undefined ? {} : { version }) };
 }

@@ -1,18 +1,18 @@
 /**
- * Device requests from ksctl with a stored profile (docs/design.md 2.4): builds the envelope, signs
- * the attributes, answers the fingerprint exchange (4001), opens the answer and every key in it,
- * and checks the service's signatures. Returns data; failures are typed errors (device causes).
+ * Device requests from ksctl with a stored profile (docs/design.md 2.4), in either dialect (v2.4 by
+ * default, as the current SDKs speak; v2.3 for older services): builds the envelope, signs the
+ * attributes, answers the fingerprint exchange (4001), opens the answer and every key in it, and
+ * checks the service's signatures. Returns data; failures are typed errors (device causes).
  */
 import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { errorFromAnswer } from '../api/errors.js';
-import { AuthError, type KsctlError, ServiceError } from '../errors.js';
+import { AuthError, type KsctlError, ServiceError, UsageError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
 import type { Profile } from '../profiles/types.js';
 import { DeviceErrorCode, deviceCause, deviceError } from './causes.js';
-import { makeCid } from './cid.js';
+import { type ApiVersion, makeCid } from './cid.js';
 import {
-  aad,
   checkServiceSignature,
   isProtectedAttribute,
   openEnvelope,
@@ -23,18 +23,27 @@ import {
   unwrapDataKey,
 } from './crypto.js';
 import {
+  checkModifySigs,
+  createdKeyAad,
+  createSignatureAad,
+  fetchedKeyAad,
+  modifySignatureAad,
+  modifySigsText,
+} from './dialects.js';
+import {
   type AnswerContent,
-  type CreateAnswerData,
   type CreateData,
+  DEVICE_PATHS,
+  type DeviceOperation,
   type DeviceRequestBody,
-  type FetchAnswerData,
-  type FetchedKeyWire,
   type ItemErrorWire,
-  KEY_PATH,
   type ModifyData,
+  type ModifyItem,
 } from './wire.js';
 
 export type Attributes = Record<string, string[]>;
+
+export type DeviceProfile = Pick<Profile, 'deviceId' | 'server' | 'aesCdIdcKey' | 'aesCdEiKey'>;
 
 /** This device's fingerprint, sent in full only when the service asks (error 4001). */
 const FINGERPRINT = JSON.stringify({ fptype: 'ksctl' });
@@ -43,10 +52,12 @@ const FINGERPRINT_HASH = createHash('sha256').update(FINGERPRINT).digest('hex');
 export interface KeyRequest {
   ref: string;
   count: number;
-  /** Plain attributes, which the service sees (markings among them). */
+  /** Fixed attributes; `ionic-protected-*` ones are sealed before they leave the machine. */
   attributes: Attributes;
   /** `ionic-protected-*` attributes, sealed before they leave the machine. */
   protectedAttributes?: Attributes;
+  /** Mutable attributes the keys start with (v2.4). */
+  mutableAttributes?: Attributes;
 }
 
 export interface DeviceKey {
@@ -58,8 +69,9 @@ export interface DeviceKey {
   /** The key's attributes, protected ones opened. */
   attributes: Attributes;
   mutableAttributes?: Attributes;
-  /** The signature a modify must quote as `prevmsig`. */
-  signature?: string;
+  /** The service's signatures of the attributes: what a guarded modify quotes. */
+  csig?: string;
+  msig?: string;
 }
 
 /** A ref or key id the service refused, with the typed error it maps to. */
@@ -75,92 +87,153 @@ export interface DeviceAnswer {
   refused: ItemRefusal[];
 }
 
+export interface KeyChange {
+  key: DeviceKey;
+  /** The new mutable attributes (they replace the old ones); protected ones are sealed. */
+  attributes: Attributes;
+  protectedAttributes?: Attributes;
+  /** Replace without quoting the key's signatures (no stale guard). */
+  force?: boolean;
+}
+
+export interface ModifyAnswer {
+  /** The keys changed, with their new signatures. */
+  modified: { id: string; csig: string; msig: string }[];
+  refused: ItemRefusal[];
+}
+
 export class DeviceClient {
   constructor(
-    private readonly profile: Pick<Profile, 'deviceId' | 'server' | 'aesCdIdcKey' | 'aesCdEiKey'>,
+    private readonly profile: DeviceProfile,
     private readonly http: ApiClient,
     private readonly signal?: AbortSignal,
+    readonly version: ApiVersion = '2.4',
   ) {}
 
   async create(requests: KeyRequest[]): Promise<DeviceAnswer> {
-    const signatures = new Map<string, string | undefined>();
-    const { cid, content } = await this.exchange<CreateAnswerData>(
-      KEY_PATH.create,
-      'create keys',
-      (cid): CreateData => ({
-        'protection-keys': requests.map((r) => {
-          const cattrs = JSON.stringify({
-            ...r.attributes,
-            ...this.sealProtected(r.protectedAttributes ?? {}),
-          });
-          const csig = signAttributes(this.profile.aesCdEiKey, aad(cid, r.ref), cattrs);
-          signatures.set(r.ref, csig);
+    const v24 = this.version === '2.4';
+    if (!v24 && requests.some((r) => Object.keys(r.mutableAttributes ?? {}).length > 0)) {
+      throw new UsageError('mutable attributes at creation need the v2.4 dialect', {
+        hint: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
+      });
+    }
+    const sent = new Map<string, { csig: string; msig?: string }>();
+    const { cid, content } = await this.exchange('create', 'create keys', (cid): CreateData => ({
+      'protection-keys': requests.map((r) => {
+        const cattrs = this.attributeText({ ...r.attributes, ...(r.protectedAttributes ?? {}) });
+        const csig = signAttributes(
+          this.profile.aesCdEiKey,
+          createSignatureAad(cid, r.ref, false),
+          cattrs,
+        );
+        if (!v24) {
+          sent.set(r.ref, { csig });
           return { ref: r.ref, qty: r.count, cattrs, csig };
-        }),
+        }
+        const mattrs = this.attributeText(r.mutableAttributes ?? {});
+        const msig = signAttributes(
+          this.profile.aesCdEiKey,
+          createSignatureAad(cid, r.ref, true),
+          mattrs,
+        );
+        sent.set(r.ref, { csig, msig });
+        return { ref: r.ref, qty: r.count, cattrs, mattrs, csig, msig };
       }),
-    );
-    const attributesOf = new Map(
-      requests.map((r) => [r.ref, { ...r.attributes, ...(r.protectedAttributes ?? {}) }]),
-    );
+    }));
+    const requested = new Map(requests.map((r) => [r.ref, r]));
     const keys = list(content.data['protection-keys']).map((wire): DeviceKey => {
       if (!isJsonObject(wire) || typeof wire.id !== 'string' || typeof wire.ref !== 'string') {
         throw malformed('create');
       }
-      const csig = signatures.get(wire.ref);
-      const keyAad =
-        csig === undefined ? aad(cid, wire.ref, wire.id) : aad(cid, wire.ref, wire.id, csig);
+      const request = requested.get(wire.ref);
+      const sigs = sent.get(wire.ref);
+      if (!request || !sigs) {
+        throw new ServiceError(
+          `the service's create answer names ref "${wire.ref}", not asked for`,
+        );
+      }
+      const keyAad = createdKeyAad(this.version, cid, wire.ref, wire.id, sigs.csig, sigs.msig);
       return {
         id: wire.id,
         ref: wire.ref,
         key: this.unwrap(keyAad, wire.key, wire.id),
-        attributes: attributesOf.get(wire.ref) ?? {},
+        attributes: { ...request.attributes, ...(request.protectedAttributes ?? {}) },
+        ...(v24 ? { mutableAttributes: request.mutableAttributes ?? {} } : {}),
+        ...(typeof wire.csig === 'string' ? { csig: wire.csig } : {}),
+        ...(typeof wire.msig === 'string' ? { msig: wire.msig } : {}),
       };
     });
-    return { keys, refused: refusals(content.error, 'ref') };
+    return { keys, refused: refusals(content, 'ref') };
   }
 
   async fetch(ids: string[]): Promise<DeviceAnswer> {
-    const { cid, content } = await this.exchange<FetchAnswerData>(
-      KEY_PATH.fetch,
-      'fetch keys',
-      () => ({ 'protection-keys': ids }),
-    );
+    const { cid, content } = await this.exchange('fetch', 'fetch keys', () => ({
+      'protection-keys': ids,
+    }));
     const keys = list(content.data['protection-keys']).map((wire) => this.openFetched(cid, wire));
-    return { keys, refused: refusals(content.error, 'key') };
+    return { keys, refused: refusals(content, 'key') };
   }
 
-  /** Replaces the mutable attributes of keys as last fetched (`signature` guards the change). */
-  async modify(
-    changes: { key: DeviceKey; attributes: Attributes; protectedAttributes?: Attributes }[],
-  ): Promise<DeviceAnswer> {
-    const { cid, content } = await this.exchange<FetchAnswerData>(
-      KEY_PATH.modify,
-      'modify keys',
-      (cid): ModifyData => ({
-        'protection-keys': changes.map(({ key, attributes, protectedAttributes }) => {
-          const mattrs = JSON.stringify({
-            ...attributes,
-            ...this.sealProtected(protectedAttributes ?? {}),
-          });
-          return {
-            id: key.id,
-            mattrs,
-            msig: signAttributes(this.profile.aesCdEiKey, aad(cid, key.id), mattrs),
-            prevmsig: key.signature ?? '',
-          };
-        }),
-      }),
-    );
-    const keys = list(content.data['protection-keys']).map((wire) => this.openFetched(cid, wire));
-    return { keys, refused: refusals(content.error, 'key') };
-  }
-
-  private sealProtected(attributes: Attributes): Attributes {
-    const sealed: Attributes = {};
-    for (const [name, values] of Object.entries(attributes)) {
-      sealed[name] = [protectValues(this.profile.aesCdEiKey, name, values)];
+  /**
+   * Replaces the mutable attributes of keys (v2.4). A guarded change quotes the key's signatures
+   * as last fetched, so the service refuses it (4202) when the key changed meanwhile.
+   */
+  async modify(changes: KeyChange[]): Promise<ModifyAnswer> {
+    if (this.version !== '2.4') {
+      throw new UsageError('the v2.3 dialect has no key modify', {
+        hint: 'modify keys with --api-version 2.4 (the default)',
+      });
     }
-    return sealed;
+    const sent = new Map<string, ModifyItem>();
+    const { content } = await this.exchange('modify', 'modify keys', (cid): ModifyData => ({
+      'protection-keys': changes.map(({ key, attributes, protectedAttributes, force = false }) => {
+        const mattrs = this.attributeText({ ...attributes, ...(protectedAttributes ?? {}) });
+        const item: ModifyItem = {
+          id: key.id,
+          force,
+          csig: '',
+          prevcsig: force ? '' : (key.csig ?? ''),
+          prevmsig: force ? '' : (key.msig ?? ''),
+          mattrs,
+          msig: signAttributes(
+            this.profile.aesCdEiKey,
+            modifySignatureAad(cid, key.id, force),
+            mattrs,
+          ),
+        };
+        sent.set(key.id, item);
+        return item;
+      }),
+    }));
+    const modified = list(content.data['protection-keys']).map((wire) => {
+      if (!isJsonObject(wire) || typeof wire.id !== 'string') throw malformed('modify');
+      const item = sent.get(wire.id);
+      if (!item || typeof wire.csig !== 'string' || typeof wire.msig !== 'string') {
+        throw malformed('modify');
+      }
+      const sigs = typeof wire.sigs === 'string' ? wire.sigs : '';
+      if (!checkModifySigs(this.profile.aesCdEiKey, modifySigsText(item.id, item), sigs)) {
+        throw new AuthError(
+          `the service's answer for key ${item.id} does not carry the signature of the change (sigs) made with the profile's SEP.CD:KS key (aesCdEiKey)`,
+          { hint: deviceCause(DeviceErrorCode.signatureInvalid)!.hint },
+        );
+      }
+      return { id: item.id, csig: wire.csig, msig: wire.msig };
+    });
+    return { modified, refused: refusals(content, 'key') };
+  }
+
+  /** Attribute JSON text, `ionic-protected-*` values sealed under SEP.CD:KS (AAD = the name). */
+  private attributeText(attributes: Attributes): string {
+    const sealed = Object.fromEntries(
+      Object.entries(attributes).map(([name, values]): [string, string[]] => [
+        name,
+        isProtectedAttribute(name)
+          ? [protectValues(this.profile.aesCdEiKey, name, values)]
+          : values,
+      ]),
+    );
+    return JSON.stringify(sealed);
   }
 
   private openFetched(cid: string, wire: unknown): DeviceKey {
@@ -168,23 +241,28 @@ export class DeviceClient {
       !isJsonObject(wire) ||
       typeof wire.id !== 'string' ||
       typeof wire.cattrs !== 'string' ||
-      typeof wire.csig !== 'string'
+      typeof wire.csig !== 'string' ||
+      (wire.mattrs !== undefined && typeof wire.mattrs !== 'string') ||
+      (wire.msig !== undefined && typeof wire.msig !== 'string')
     ) {
       throw malformed('fetch');
     }
-    const k = wire as unknown as FetchedKeyWire;
-    const key = this.unwrap(aad(cid, k.id, k.csig), k.key, k.id);
-    const attributes = openAttributes(key, k.id, k.cattrs, k.csig, 'cattrs');
+    const { id, cattrs, csig } = wire;
+    const mattrs = wire.mattrs as string | undefined;
+    const msig = wire.msig as string | undefined;
+    const key = this.unwrap(fetchedKeyAad(this.version, cid, id, csig, msig), wire.key, id);
+    const attributes = openAttributes(key, id, cattrs, csig, 'cattrs');
     const mutableAttributes =
-      typeof k.mattrs === 'string' && typeof k.msig === 'string'
-        ? openAttributes(key, k.id, k.mattrs, k.msig, 'mattrs')
+      mattrs !== undefined && msig !== undefined
+        ? openAttributes(key, id, mattrs, msig, 'mattrs')
         : undefined;
     return {
-      id: k.id,
+      id,
       key,
       attributes,
       ...(mutableAttributes ? { mutableAttributes } : {}),
-      signature: k.msig ?? k.csig,
+      csig,
+      ...(msig === undefined ? {} : { msig }),
     };
   }
 
@@ -206,14 +284,16 @@ export class DeviceClient {
    * One request and its opened answer. When the service does not know the fingerprint (4001)
    * the request is sent once more, with a new cid and the full fingerprint.
    */
-  private async exchange<D>(
-    path: string,
+  private async exchange(
+    operation: DeviceOperation,
     what: string,
     data: (cid: string) => unknown,
-  ): Promise<{ cid: string; content: AnswerContent<D> }> {
+  ): Promise<{ cid: string; content: AnswerContent<Record<string, unknown>> }> {
+    const path = DEVICE_PATHS[this.version][operation];
+    if (path === undefined) throw new UsageError(`the v${this.version} dialect has no ${what}`);
     let hfp: string | undefined;
     for (;;) {
-      const cid = makeCid(this.profile.deviceId);
+      const cid = makeCid(this.profile.deviceId, this.version);
       const meta =
         hfp === undefined ? { hfphash: FINGERPRINT_HASH } : { hfphash: FINGERPRINT_HASH, hfp };
       const body: DeviceRequestBody = {
@@ -226,9 +306,9 @@ export class DeviceClient {
         conversationId: cid,
         what: label,
         signal: this.signal,
-        mapError: (status, errorBody) => httpError(status, errorBody, cid, label),
+        mapError: (status, errorBody) => this.httpError(status, errorBody, cid, label),
       });
-      const content = this.openAnswer<D>(cid, answer.body);
+      const content = this.openAnswer(cid, answer.body);
       const error = content.error;
       if (
         isWholeError(error) &&
@@ -238,34 +318,67 @@ export class DeviceClient {
         hfp = FINGERPRINT;
         continue;
       }
-      if (isWholeError(error)) {
-        throw deviceError(
-          error.code,
-          `${label}: the service refused: ${error.message} (${error.code})`,
-          {
-            conversationId: cid,
-          },
-        );
-      }
+      if (isWholeError(error)) throw refusedWhole(error, label, cid);
       return { cid, content };
     }
   }
 
-  private openAnswer<D>(cid: string, body: unknown): AnswerContent<D> {
+  private openAnswer(cid: string, body: unknown): AnswerContent<Record<string, unknown>> {
     if (!isJsonObject(body) || body.cid !== cid || typeof body.envelope !== 'string') {
       throw new ServiceError('the service answered a device request without its cid and envelope', {
         conversationId: cid,
       });
     }
     const opened = openEnvelope(this.profile.aesCdIdcKey, cid, body.envelope);
-    if (!opened.ok || !isJsonObject(opened.content) || !isJsonObject(opened.content.data)) {
+    if (!opened.ok || !isJsonObject(opened.content)) {
       throw new AuthError(
         `the answer does not open with the profile's SEP.CD:IDC key (aesCdIdcKey) of ${this.profile.deviceId}`,
         { conversationId: cid, hint: deviceCause(DeviceErrorCode.envelopeNotAuthentic)!.hint },
       );
     }
-    return opened.content as unknown as AnswerContent<D>;
+    const content = opened.content;
+    const data = isJsonObject(content.data) ? content.data : {};
+    return { ...content, data } as AnswerContent<Record<string, unknown>>;
   }
+
+  /**
+   * An HTTP error answer: sealed (the device's own error, inside an envelope under our cid), a
+   * device cause in a plain body, or the service's usual errors.
+   */
+  private httpError(status: number, body: unknown, cid: string, what: string): KsctlError {
+    if (isJsonObject(body) && body.cid === cid && typeof body.envelope === 'string') {
+      const opened = openEnvelope(this.profile.aesCdIdcKey, cid, body.envelope);
+      const error = opened.ok && isJsonObject(opened.content) ? opened.content.error : undefined;
+      if (isWholeError(error)) return refusedWhole(error, what, cid, status);
+    }
+    const error = isJsonObject(body) && isJsonObject(body.error) ? body.error : undefined;
+    const code = typeof error?.code === 'number' ? error.code : undefined;
+    const cause = code === undefined ? undefined : deviceCause(code);
+    if (cause && cause.status === status) {
+      return deviceError(code, `${what}: ${cause.message} (${code})`, {
+        conversationId: cid,
+        status,
+      });
+    }
+    return errorFromAnswer(status, body, cid, what);
+  }
+}
+
+function refusedWhole(
+  error: ItemErrorWire,
+  what: string,
+  cid: string,
+  status?: number,
+): KsctlError {
+  // A create refused for its refs: the service's message names them, and is the whole story.
+  const message =
+    deviceCause(error.code)?.where === 'item' && error.message.startsWith('ref')
+      ? error.message
+      : `${what}: the service refused: ${error.message} (${error.code})`;
+  return deviceError(error.code, message, {
+    conversationId: cid,
+    ...(status === undefined ? {} : { status }),
+  });
 }
 
 function list(value: unknown): unknown[] {
@@ -274,7 +387,7 @@ function list(value: unknown): unknown[] {
 
 function malformed(operation: string): ServiceError {
   return new ServiceError(
-    `the service's ${operation} answer lists a key without id, key or attributes`,
+    `the service's ${operation} answer lists a key without id, key, attributes or signatures`,
   );
 }
 
@@ -282,20 +395,22 @@ function isWholeError(error: unknown): error is ItemErrorWire {
   return isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string';
 }
 
-function refusals(error: AnswerContent<unknown>['error'], noun: 'ref' | 'key'): ItemRefusal[] {
-  if (error === undefined || isWholeError(error)) return [];
-  return Object.entries(error).flatMap(([item, e]) => {
-    if (!isJsonObject(e) || typeof e.code !== 'number') return [];
-    const message = typeof e.message === 'string' ? e.message : 'refused';
-    return [
-      {
-        item,
-        code: e.code,
-        message,
-        error: deviceError(e.code, `${noun} ${JSON.stringify(item)}: ${message}`),
-      },
-    ];
-  });
+/** Per-item errors, wherever the dialect put them: `data.errorMap` or the inner `error` map. */
+function refusals(
+  content: AnswerContent<Record<string, unknown>>,
+  noun: 'ref' | 'key',
+): ItemRefusal[] {
+  const maps = [content.data.errorMap, isWholeError(content.error) ? undefined : content.error];
+  return maps.flatMap((map) =>
+    isJsonObject(map)
+      ? Object.entries(map).flatMap(([item, e]) => {
+          if (!isJsonObject(e) || typeof e.code !== 'number') return [];
+          const message = typeof e.message === 'string' ? e.message : 'refused';
+          const error = deviceError(e.code, `${noun} ${JSON.stringify(item)}: ${message}`);
+          return [{ item, code: e.code, message, error }];
+        })
+      : [],
+  );
 }
 
 /** The attributes of a fetched key, signature checked and protected values opened. */
@@ -317,27 +432,14 @@ function openAttributes(
   }
   if (!isJsonObject(parsed))
     throw new ServiceError(`the ${member} of key ${id} are not a JSON object`);
-  const out: Attributes = {};
-  for (const [name, values] of Object.entries(parsed as Attributes)) {
-    const opened =
-      isProtectedAttribute(name) && Array.isArray(values) && values.length === 1
-        ? openProtectedValues(dataKey, id, values[0]!)
-        : undefined;
-    out[name] = opened ?? values;
-  }
-  return out;
-}
-
-/** An HTTP error answer: a device cause when the code is one, else the service's usual errors. */
-function httpError(status: number, body: unknown, cid: string, what: string): KsctlError {
-  const error = isJsonObject(body) && isJsonObject(body.error) ? body.error : undefined;
-  const code = typeof error?.code === 'number' ? error.code : undefined;
-  const cause = code === undefined ? undefined : deviceCause(code);
-  if (cause && cause.status === status) {
-    return deviceError(code, `${what}: ${cause.message} (${code})`, {
-      conversationId: cid,
-      status,
-    });
-  }
-  return errorFromAnswer(status, body, cid, what);
+  return Object.fromEntries(
+    Object.entries(parsed).map(([name, values]): [string, string[]] => {
+      const list = Array.isArray(values) ? values.map(String) : [String(values)];
+      const opened =
+        isProtectedAttribute(name) && list.length === 1
+          ? openProtectedValues(dataKey, id, list[0]!)
+          : undefined;
+      return [name, opened ?? list];
+    }),
+  );
 }

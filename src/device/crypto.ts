@@ -124,6 +124,8 @@ export function openProtectedValues(
   if (!opened.ok) return undefined;
   try {
     const values: unknown = JSON.parse(opened.plaintext.toString('utf8'));
+    // A bare string is its one value (the JS SDK seals the value as its caller gives it).
+    if (typeof values === 'string') return [values];
     return isStringList(values) ? values : undefined;
   } catch {
     return undefined;

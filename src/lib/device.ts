@@ -1,21 +1,30 @@
 /**
  * `DeviceClient`: key requests as an enrolled device (create, fetch, modify), with a profile from
- * `enroll()` or a `ProfileFile`. Over the same code as `ksctl keys`: the envelope, the signatures,
- * the fingerprint exchange and the checks of every answer.
+ * `enroll()` or a `ProfileFile`, in either dialect of the device request format (v2.4, the
+ * default, or v2.3). Over the same code as `ksctl keys`: the envelope, the signatures, the
+ * fingerprint exchange and the checks of every answer.
  */
 import { ApiClient } from '../api/client.js';
+import { API_VERSIONS, type ApiVersion } from '../device/cid.js';
 import {
   type Attributes,
   type DeviceAnswer,
   type DeviceKey,
+  type DeviceProfile,
   DeviceClient as DeviceRequests,
   type ItemRefusal,
+  type KeyChange,
+  type ModifyAnswer,
 } from '../device/client.js';
-import type { Profile } from '../profiles/types.js';
 import { UsageError } from '../errors.js';
 import { checkTiming, clientOptions } from './connection.js';
 
-export type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal };
+export type { Attributes, DeviceAnswer, DeviceKey, DeviceProfile, ItemRefusal, KeyChange };
+export type { ModifyAnswer };
+
+/** The dialects of the device request format this version of ksctl speaks. */
+export const DEVICE_API_VERSIONS: readonly DeviceApiVersion[] = API_VERSIONS;
+export type DeviceApiVersion = ApiVersion;
 
 /** Keys to create under one ref. */
 export interface KeyRequest {
@@ -27,14 +36,12 @@ export interface KeyRequest {
   attributes?: Attributes;
   /** `ionic-protected-*` attributes, sealed before they leave the process. */
   protectedAttributes?: Attributes;
+  /** Mutable attributes the keys start with (v2.4 only). */
+  mutableAttributes?: Attributes;
 }
 
-/** The dialects of the device request API this version of ksctl speaks. */
-export const DEVICE_API_VERSIONS = ['2.3'] as const;
-export type DeviceApiVersion = (typeof DEVICE_API_VERSIONS)[number];
-
 export interface DeviceClientOptions {
-  /** The dialect of the device requests (default '2.3'). */
+  /** The dialect: '2.4' (the default, the current SDKs') or '2.3' (older services; no modify). */
   apiVersion?: DeviceApiVersion;
   /** Time each attempt may take, in milliseconds (default 30,000). */
   timeout?: number;
@@ -44,16 +51,6 @@ export interface DeviceClientOptions {
   /** One line per request and answer (envelopes are opaque; no key material is traced). */
   trace?: (line: string) => void;
 }
-
-/** A key to change: as created or fetched (its `signature` guards the change), and its new attributes. */
-export interface KeyChange {
-  key: DeviceKey;
-  /** The new mutable attributes: the complete set ({} removes them all). */
-  attributes: Attributes;
-  protectedAttributes?: Attributes;
-}
-
-export type DeviceProfile = Pick<Profile, 'deviceId' | 'server' | 'aesCdIdcKey' | 'aesCdEiKey'>;
 
 export class DeviceClient {
   readonly deviceId: string;
@@ -72,8 +69,8 @@ export class DeviceClient {
         'DeviceClient needs a profile: deviceId, server and the two SEP keys (from enroll() or a ProfileFile)',
       );
     }
-    const apiVersion = options.apiVersion ?? '2.3';
-    if (!(DEVICE_API_VERSIONS as readonly string[]).includes(apiVersion)) {
+    const apiVersion = options.apiVersion ?? '2.4';
+    if (!DEVICE_API_VERSIONS.includes(apiVersion)) {
       throw new UsageError(
         `device API version ${String(apiVersion)} is not one ksctl speaks (${DEVICE_API_VERSIONS.join(', ')})`,
       );
@@ -83,7 +80,7 @@ export class DeviceClient {
     this.apiVersion = apiVersion;
     // Every request names the profile's server in full; the envelope is the credential.
     this.http = new ApiClient(clientOptions(profile.server, { kind: 'none' }, options));
-    this.requests = new DeviceRequests(profile, this.http);
+    this.requests = new DeviceRequests(profile, this.http, undefined, apiVersion);
   }
 
   /**
@@ -103,8 +100,11 @@ export class DeviceClient {
     return this.requests.fetch([...new Set(Array.isArray(ids) ? ids : [ids])]);
   }
 
-  /** Replaces the mutable attributes of keys (a change made meanwhile is refused, not undone). */
-  modifyKeys(changes: KeyChange | KeyChange[]): Promise<DeviceAnswer> {
+  /**
+   * Replaces the mutable attributes of keys as created or last fetched (v2.4): a key changed
+   * meanwhile is refused (`ConflictError`), not overwritten, unless the change says `force`.
+   */
+  modifyKeys(changes: KeyChange | KeyChange[]): Promise<ModifyAnswer> {
     return this.requests.modify(Array.isArray(changes) ? changes : [changes]);
   }
 

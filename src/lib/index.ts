@@ -44,6 +44,7 @@ export {
   type ItemRefusal,
   type KeyChange,
   type KeyRequest,
+  type ModifyAnswer,
 } from './device.js';
 export {
   AuthError,

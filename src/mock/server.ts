@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
-import { deviceRoutes } from './device/routes.js';
+import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
+import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
@@ -71,6 +72,11 @@ export interface MockServerOptions {
   compactAfterBytes?: number;
   /** Told about what a restart forgave (a torn last journal line) and failed compactions. */
   onWarning?: (message: string) => void;
+  /**
+   * Answer browsers' cross-origin requests (default true): the JS SDK runs in web pages served
+   * from another origin than the mock. See cors.ts.
+   */
+  cors?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
 }
@@ -256,16 +262,17 @@ export class MockServer {
     const method = req.method ?? 'GET';
     const target = requestTarget(req.url);
     const body = new BodyReader(req);
+    const cors = this.options.cors === false ? undefined : corsOrigin(req);
     let answer: MockResponse;
     try {
-      if (!target) {
+      if (cors !== undefined && isPreflight(req)) answer = preflightAnswer(req, cors);
+      else if (!target) {
         throw new MockHttpError(
           400,
           MarkingsErrorCode.badRequest,
           'the request target is not a path',
         );
-      }
-      answer = await this.answer(mockRequest(req, method, target, cid, body));
+      } else answer = await this.answer(mockRequest(req, method, target, cid, body));
     } catch (error) {
       answer = errorAnswer(cid, error, target?.pathname ?? '');
     }
@@ -277,7 +284,7 @@ export class MockServer {
         answer = errorAnswer(cid, stateNotWritten(target?.pathname ?? ''), '');
       }
     }
-    this.send(res, cid, answer);
+    this.send(res, cid, cors === undefined ? answer : withCors(answer, cors));
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
@@ -302,6 +309,9 @@ export class MockServer {
     }
     const match = this.router.match(req.method, req.path);
     if (!match) {
+      // A device's request to an endpoint the mock lacks: sealed for the device when it can be.
+      const sealed = await unservedDeviceEndpoint(this.state, req);
+      if (sealed) return sealed;
       throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
     }
     if ('allowed' in match) {
@@ -381,7 +391,7 @@ function faultError(rule: FaultRule): MockHttpError {
 
 /** The change may or may not persist; enrollment says so with its own cause (docs/design.md 2.3). */
 function stateNotWritten(path: string): MockHttpError {
-  if (path.startsWith('/v2.3/register/')) return causeError(CauseCode.deviceNotStored);
+  if (/^\/v2\.[34]\/register\//.test(path)) return causeError(CauseCode.deviceNotStored);
   return new MockHttpError(
     500,
     MarkingsErrorCode.internal,

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';
-import { KeyStore, RecentCids } from './device/store.js';
+import { DeviceMessages, KeyStore, RecentCids } from './device/store.js';
 import { EnrollmentState } from './enrollment/store.js';
 import { FaultSet } from './admin/faults.js';
 import { ChangeFeed, RecordedMap } from './changes.js';
@@ -95,6 +95,8 @@ export class MockState {
   readonly keys = new KeyStore(this.changes);
   /** Replay protection of device requests; not state, like the journal. */
   readonly cids = new RecentCids(CID_MAX_SKEW_MS);
+  /** What devices logged with `/v2.4/messages`; not state, like the journal. */
+  readonly deviceMessages = new DeviceMessages();
   private readonly journal = new Journal();
 
   constructor(
@@ -169,6 +171,7 @@ export class MockState {
     this.enrollment.clear();
     this.keys.clear();
     this.cids.clear();
+    this.deviceMessages.clear();
     this.clearJournal();
   }
 }

@@ -8,6 +8,7 @@ import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
 import { makeCid } from '../../src/device/cid.js';
 import { aad, openEnvelope, protectValues, signAttributes } from '../../src/device/crypto.js';
 import { DeviceClient } from '../../src/device/client.js';
+import type { KsctlError } from '../../src/errors.js';
 import { KEY_PATH, type MockKeyListing } from '../../src/device/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import {
@@ -99,20 +100,30 @@ describe('key round trip', () => {
     expect(listed[0]).not.toHaveProperty('key');
   });
 
-  it('modifies mutable attributes, guarded by the signature last fetched', async () => {
+  it('modifies mutable attributes, guarded by the signatures last fetched', async () => {
     const c = client(addDevice(mock));
     const [key] = (await c.create([{ ref: 'r', count: 1, attributes: {} }])).keys;
     const [fetched] = (await c.fetch([key!.id])).keys;
+    // The create answer's signatures are the ones a fetch gives: either guards a modify.
+    expect([key!.csig, key!.msig]).toEqual([fetched!.csig, fetched!.msig]);
     const modified = await c.modify([{ key: fetched!, attributes: { stage: ['review'] } }]);
     expect(modified.refused).toEqual([]);
-    expect(modified.keys[0]!.mutableAttributes).toEqual({ stage: ['review'] });
-    expect((await c.fetch([key!.id])).keys[0]!.mutableAttributes).toEqual({ stage: ['review'] });
+    const [after] = (await c.fetch([key!.id])).keys;
+    expect(after!.mutableAttributes).toEqual({ stage: ['review'] });
+    expect(modified.modified).toEqual([{ id: key!.id, csig: after!.csig, msig: after!.msig }]);
     // A second change from the same stale copy is refused: someone changed the key meanwhile.
     const stale = await c.modify([{ key: fetched!, attributes: { stage: ['done'] } }]);
     expect(stale.refused.map((r) => [r.item, seenIn(r.error)])).toEqual([
       [key!.id, DeviceErrorCode.signatureStale],
     ]);
     expect(stale.refused[0]!.error.exitCode).toBe(6);
+    expect(stale.refused[0]!.message).toContain('prevmsig is not its msig');
+    // Forced, the same stale copy replaces them.
+    const forced = await c.modify([
+      { key: fetched!, attributes: { stage: ['done'] }, force: true },
+    ]);
+    expect(forced.refused).toEqual([]);
+    expect((await c.fetch([key!.id])).keys[0]!.mutableAttributes).toEqual({ stage: ['done'] });
   });
 
   it('answers unknown ids and keys of another tenant under error, not as an HTTP error', async () => {
@@ -162,20 +173,22 @@ describe('markings are the attributes of keys', () => {
 
   it('refuses a value the marking does not have, naming the marking, the value and the allowed ones', async () => {
     await classification();
-    const c = client(addDevice(mock));
-    const answer = await c.create([
-      { ref: 'bad', count: 1, attributes: { classification: ['top-secret'] } },
-      { ref: 'good', count: 1, attributes: { classification: ['restricted'] } },
-    ]);
-    expect(answer.keys.map((k) => k.ref)).toEqual(['good']);
-    expect(answer.refused).toHaveLength(1);
-    const [refusal] = answer.refused;
-    expect(refusal!.item).toBe('bad');
-    expect(seenIn(refusal!.error)).toBe(DeviceErrorCode.markingValueRefused);
-    expect(refusal!.error.exitCode).toBe(3);
-    expect(refusal!.message).toBe(
-      'marking "classification" has no value "top-secret"; allowed: "internal", "public", "restricted"',
+    const device = addDevice(mock);
+    const c = client(device);
+    const error = (await c
+      .create([
+        { ref: 'bad', count: 1, attributes: { classification: ['top-secret'] } },
+        { ref: 'good', count: 1, attributes: { classification: ['restricted'] } },
+      ])
+      .catch((e: unknown) => e)) as KsctlError;
+    expect(seenIn(error)).toBe(DeviceErrorCode.markingValueRefused);
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toBe(
+      'ref "bad": marking "classification" has no value "top-secret"; allowed: "internal", "public", "restricted"',
     );
+    expect(error.conversationId).toMatch(new RegExp(`^CID\\|${device.deviceId}\\|`));
+    // A create is whole: the good ref made no key either.
+    expect(mock.server.state.keys.list()).toEqual([]);
   });
 
   it('adds the default of a marking the request leaves out, and the value shows on fetch', async () => {
@@ -196,7 +209,7 @@ describe('markings are the attributes of keys', () => {
       DeviceErrorCode.markingValueRefused,
     ]);
     expect(answer.refused[0]!.message).toContain('has no value "bogus"');
-    expect((await c.fetch([key!.id])).keys[0]!.mutableAttributes).toBeUndefined();
+    expect((await c.fetch([key!.id])).keys[0]!.mutableAttributes).toEqual({});
   });
 });
 
@@ -204,10 +217,10 @@ describe('failures inside the answer envelope', () => {
   it('4005: a csig made with another SEP.CD:KS key; the profile is wrong (exit 4)', async () => {
     const device = addDevice(mock);
     const wrong = client({ ...device, aesCdEiKey: Buffer.alloc(32, 7) });
-    const answer = await wrong.create([{ ref: 'r', count: 1, attributes: {} }]);
-    expect(answer.refused.map((r) => [seenIn(r.error), r.error.exitCode])).toEqual([
-      [DeviceErrorCode.signatureInvalid, 4],
-    ]);
+    const error = (await wrong
+      .create([{ ref: 'r', count: 1, attributes: {} }])
+      .catch((e: unknown) => e)) as KsctlError;
+    expect([seenIn(error), error.exitCode]).toEqual([DeviceErrorCode.signatureInvalid, 4]);
   });
 
   it('4006: a malformed item; 4008: a protected value sealed with another key', async () => {
@@ -235,15 +248,38 @@ describe('failures inside the answer envelope', () => {
       { cid },
     );
     const content = await openAnswer(device, await postRaw(mock, KEY_PATH.create, body));
-    expect(content.data['protection-keys']).toEqual([]);
-    expect(content.error?.zero?.code).toBe(DeviceErrorCode.itemInvalid);
-    expect(content.error?.sealed?.code).toBe(DeviceErrorCode.protectedUnreadable);
+    // No SDK reads per-ref errors of a create: one top-level error names every ref refused.
+    expect(content.data).toEqual({});
+    const error = content.error as unknown as { code: number; message: string };
+    expect(error.code).toBe(DeviceErrorCode.itemInvalid);
+    expect(error.message).toMatch(
+      /^2 refs refused, nothing created: ref "zero": qty .*\(4006\); ref "sealed": protected attribute .*\(4008\)$/,
+    );
     codesSeen.add(DeviceErrorCode.itemInvalid).add(DeviceErrorCode.protectedUnreadable);
     expect(mock.server.state.keys.list()).toEqual([]);
   });
 });
 
-describe('failures answered as HTTP errors', () => {
+describe('bounds', () => {
+  it('a create makes at most 10,000 keys over all its refs, or none', async () => {
+    const device = addDevice(mock);
+    const refs = Array.from({ length: 11 }, (_, i) => ({
+      ref: `r${i}`,
+      count: 1000,
+      attributes: {},
+    }));
+    const error = (await client(device)
+      .create(refs)
+      .catch((e: unknown) => e)) as KsctlError;
+    expect(seenIn(error)).toBe(DeviceErrorCode.itemInvalid);
+    expect(error.message).toContain(
+      'a create may make at most 10000 keys, not 11000: nothing created',
+    );
+    expect(mock.server.state.keys.list()).toEqual([]);
+  });
+});
+
+describe('failures of the whole request: HTTP errors, or sealed once the device is proved', () => {
   const content = { meta: HFP, data: { 'protection-keys': [] } };
   const cases: [string, number, number, (d: DeviceProfile) => unknown][] = [
     ['a body that is not JSON', 400, DeviceErrorCode.requestInvalid, () => 'not json'],
@@ -269,13 +305,13 @@ describe('failures answered as HTTP errors', () => {
       'a cid 6 minutes old',
       401,
       DeviceErrorCode.clockSkew,
-      (d) => sealedBody(d, content, { cid: makeCid(d.deviceId, Date.now() - 6 * 60_000) }),
+      (d) => sealedBody(d, content, { cid: makeCid(d.deviceId, '2.4', Date.now() - 6 * 60_000) }),
     ],
     [
       'a cid 6 minutes ahead',
       401,
       DeviceErrorCode.clockSkew,
-      (d) => sealedBody(d, content, { cid: makeCid(d.deviceId, Date.now() + 6 * 60_000) }),
+      (d) => sealedBody(d, content, { cid: makeCid(d.deviceId, '2.4', Date.now() + 6 * 60_000) }),
     ],
     [
       'an envelope that is not Base64',
@@ -319,23 +355,51 @@ describe('failures answered as HTTP errors', () => {
   ];
   it.each(cases)('%s: %i %i', async (_what, status, code, body) => {
     const device = addDevice(mock);
-    const answer = await postRaw(mock, KEY_PATH.create, body(device));
+    const sent = body(device) as { cid?: string };
+    const answer = await postRaw(mock, KEY_PATH.create, sent);
     expect(answer.status).toBe(status);
-    expect(answer.body.error?.code).toBe(code);
-    expect(answer.body.error?.message).toBe(DEVICE_CAUSES.find((c) => c.code === code)!.message);
+    const cause = DEVICE_CAUSES.find((c) => c.code === code)!;
+    if (cause.where === 'sealed') {
+      // The device proved itself: its error comes sealed under the request's cid.
+      expect(answer.body.cid).toBe(sent.cid);
+      const content = await openAnswer(device, answer);
+      expect(content.error).toEqual({ code, message: cause.message });
+    } else {
+      expect(answer.body.error?.code).toBe(code);
+      expect(answer.body.error?.message).toBe(cause.message);
+    }
     codesSeen.add(code);
   });
 
-  it('40920: the same cid twice; the error quotes the cid', async () => {
+  it('40420: a device endpoint the mock lacks, sealed for the device; a plain 404 for others', async () => {
+    const device = addDevice(mock);
+    const body = sealedBody(device, content);
+    const answer = await postRaw(mock, '/v2.4/assertions/create', body);
+    expect([answer.status, answer.body.cid]).toEqual([404, body.cid]);
+    expect((await openAnswer(device, answer)).error).toEqual({
+      code: DeviceErrorCode.endpointNotServed,
+      message: 'POST /v2.4/assertions/create: this service does not serve this device endpoint',
+    });
+    codesSeen.add(DeviceErrorCode.endpointNotServed);
+    // Not a device's request (unknown device, or no envelope): the ordinary 404.
+    const stranger = await postRaw(
+      mock,
+      '/v2.4/assertions/create',
+      sealedBody(addDeviceLess(), content),
+    );
+    expect([stranger.status, stranger.body.envelope]).toEqual([404, undefined]);
+    expect((await postRaw(mock, '/v2.4/nothing', { a: 1 })).status).toBe(404);
+  });
+
+  it('40920: the same cid twice, sealed under that cid', async () => {
     const device = addDevice(mock);
     const body = sealedBody(device, content);
     expect((await postRaw(mock, KEY_PATH.fetch, body)).status).toBe(200);
     const again = await postRaw(mock, KEY_PATH.fetch, body);
-    expect([again.status, again.body.error?.code, again.body.error?.cid]).toEqual([
-      409,
-      DeviceErrorCode.cidReused,
-      body.cid,
-    ]);
+    expect([again.status, again.body.cid]).toEqual([409, body.cid]);
+    expect((await openAnswer(device, again)).error).toMatchObject({
+      code: DeviceErrorCode.cidReused,
+    });
     codesSeen.add(DeviceErrorCode.cidReused);
   });
 

@@ -5,6 +5,7 @@
  * explained with the allowed values, and a profile with wrong keys failing with exit 4.
  */
 import { describe, expect, it } from 'vitest';
+import { serviceSignature } from '../../src/device/crypto.js';
 import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
@@ -89,7 +90,16 @@ describe('ksctl keys', () => {
     const badModify = await cli(['keys', 'modify', id, '--attr', 'classification=nope']);
     expect(badModify.code).toBe(3);
     expect(badModify.stderr).toContain('has no value "nope"; allowed: "internal", "public"');
-    await ok(['keys', 'modify', id, '--clear']);
+    // --clear removes, so it asks like any removal: off a terminal it needs --yes.
+    const unasked = await cli(['keys', 'modify', id, '--clear']);
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain(
+      `Remove every mutable attribute of key ${id} (classification=public; stage=review): confirmation needed`,
+    );
+    expect(
+      JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,
+    ).toEqual({ classification: ['public'], stage: ['review'] });
+    await ok(['keys', 'modify', id, '--clear', '--yes']);
     expect(
       JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,
     ).toEqual({});
@@ -99,6 +109,20 @@ describe('ksctl keys', () => {
     expect(partly.code).toBe(5);
     expect(tsvRows(partly.stdout).map((r) => r[0])).toEqual([id]);
     expect(partly.stderr).toContain('key "ABcdMissing": no key has this id');
+  });
+
+  it('--mutable-attr gives new keys mutable attributes (v2.4), which modify then replaces', async () => {
+    await enrollOne();
+    const created = await ok(['keys', 'create', '--attr', 'a=1', '--mutable-attr', 'stage=draft']);
+    const [row] = tsvRows(created.stdout);
+    expect(row!.slice(1)).toEqual(['ksctl', 'a=1', 'stage=draft']);
+    await ok(['keys', 'modify', row![0]!, '--attr', 'stage=final']);
+    expect(tsvRows((await ok(['keys', 'fetch', row![0]!])).stdout)).toEqual([
+      [row![0], 'a=1', 'stage=final'],
+    ]);
+    const old = await cli(['keys', 'create', '--mutable-attr', 's=1', '--api-version', '2.3']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain('--mutable-attr needs the v2.4 dialect');
   });
 
   it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
@@ -124,6 +148,11 @@ describe('ksctl keys', () => {
     [['keys', 'create', '--count', '0'], /expected a whole number from 1 to 1000/],
     [['keys', 'modify', 'ABcdX'], /nothing to change/],
     [['keys', 'fetch'], /missing required argument/],
+    [['keys', 'fetch', 'ABcdX', '--api-version', '2.5'], /--api-version.*must be 2\.3 or 2\.4/],
+    [
+      ['keys', 'modify', 'ABcdX', '--attr', 'a=b', '--api-version', '2.3'],
+      /v2\.3 dialect has no key modify/,
+    ],
   ])('%j is a usage error (exit 2)', async (argv, message) => {
     const result = await cli(argv);
     expect(result.code).toBe(2);
@@ -138,6 +167,49 @@ describe('ksctl keys', () => {
   });
 });
 
+describe('a modify that meets a change made meanwhile', () => {
+  it('is refused (exit 6), names what changed and how to go on; --force replaces it', async () => {
+    await enrollOne();
+    const created = await ok(['keys', 'create', '-o', 'json']);
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
+    await ok(['keys', 'modify', id, '--attr', 'stage=draft']);
+    // Another device changes the key between ksctl's fetch and its modify: the second time
+    // the modify looks the key up, the change lands first.
+    const keys = suite.mock.server.state.keys;
+    const get = keys.get.bind(keys);
+    let lookups = 0;
+    keys.get = (keyId: string) => {
+      if (keyId === id && ++lookups === 2) {
+        const key = get(keyId)!;
+        const mattrs = JSON.stringify({ stage: ['published'] });
+        keys.modify(keyId, {
+          mattrs,
+          msig: serviceSignature(Buffer.from(key.key, 'hex'), mattrs),
+          modifiedAt: Date.now(),
+        });
+      }
+      return get(keyId);
+    };
+    try {
+      const stale = await cli(['keys', 'modify', id, '--attr', 'stage=review']);
+      expect(stale.code).toBe(6);
+      expect(stale.stderr).toContain(
+        `key ${id} changed since ksctl fetched it: its mutable attributes are now stage=published (were stage=draft); nothing was changed`,
+      );
+      expect(stale.stderr).toContain(`\`ksctl keys fetch ${id}\` shows it as it is now`);
+      expect(stale.stderr).toContain('--force');
+      noStack(stale.stderr);
+    } finally {
+      keys.get = get;
+    }
+    const now = JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout);
+    expect(now[0].mutableAttributes).toEqual({ stage: ['published'] });
+    await ok(['keys', 'modify', id, '--attr', 'stage=review', '--force']);
+    const forced = JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout);
+    expect(forced[0].mutableAttributes).toEqual({ stage: ['review'] });
+  });
+});
+
 describe('proving a profile', () => {
   it('profiles check creates a key and fetches it back', async () => {
     await enrollOne('box');
@@ -147,6 +219,49 @@ describe('proving a profile', () => {
     expect(result.stderr).toContain('profile "box" works');
     const listed = (await suite.mock.call('GET', '/_mock/keys')).body as { id: string }[];
     expect(listed.map((k) => k.id)).toEqual([shown.keyId]);
+  });
+
+  it('speaks v2.4 by default and v2.3 when asked; a key of one dialect is fetched in the other', async () => {
+    await enrollOne('box');
+    const v23 = await ok(['profiles', 'check', '--api-version', '2.3', '-o', 'json']);
+    expect(JSON.parse(v23.stdout)).toMatchObject({ apiVersion: '2.3', ok: true });
+    expect(v23.stderr).toContain('with v2.3');
+    const created = await ok([
+      'keys',
+      'create',
+      '--api-version',
+      '2.3',
+      '--attr',
+      'a=1',
+      '-o',
+      'json',
+    ]);
+    const { id } = (JSON.parse(created.stdout) as { id: string }[])[0]!;
+    const again = JSON.parse(
+      (await ok(['keys', 'fetch', id, '--show-secrets', '-o', 'json'])).stdout,
+    );
+    const old = JSON.parse(
+      (await ok(['keys', 'fetch', id, '--show-secrets', '--api-version', '2.3', '-o', 'json']))
+        .stdout,
+    );
+    expect(again).toEqual(old);
+    expect(again[0].attributes).toEqual({ a: ['1'] });
+    const paths = (await suite.mock.journal()).map((r) => r.path);
+    // check: create (4001), create, fetch; keys create: create, fetch; keys fetch: fetch.
+    expect(paths.filter((p) => p.startsWith('/v2.3/keys/'))).toHaveLength(6);
+    expect(paths.filter((p) => p.startsWith('/v2.4/keys/'))).toHaveLength(1);
+  });
+
+  it('names a profile without a name (as the vendor persistors write them) by its device id', async () => {
+    await enrollOne('box');
+    const set = await loadProfiles({ kind: 'plaintext', path: suite.profilesPath });
+    delete set.profiles[0]!.name;
+    await saveProfiles({ kind: 'plaintext', path: suite.profilesPath }, set);
+    const deviceId = set.profiles[0]!.deviceId;
+    const result = await ok(['profiles', 'check', deviceId, '-o', 'json']);
+    expect(result.stderr).toContain(`profile ${deviceId} works`);
+    expect(result.stderr).not.toContain('undefined');
+    expect(JSON.parse(result.stdout)).toMatchObject({ name: null, deviceId, ok: true });
   });
 
   it.each([

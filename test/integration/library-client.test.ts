@@ -232,15 +232,45 @@ describe('enroll, ProfileFile and DeviceClient', () => {
     ]);
     const [first] = fetched.keys;
     const modified = await device.modifyKeys({ key: first!, attributes: { owner: ['ci'] } });
-    expect(modified.keys[0]!.mutableAttributes).toEqual({ owner: ['ci'] });
+    expect(modified.modified.map((m) => m.id)).toEqual([first!.id]);
+    const [after] = (await device.fetchKeys(first!.id)).keys;
+    expect(after!.mutableAttributes).toEqual({ owner: ['ci'] });
+    // The key as fetched before the change: its signatures are stale now.
     const stale = await device.modifyKeys({ key: first!, attributes: { owner: ['other'] } });
+    expect(stale.modified).toEqual([]);
     expect(stale.refused[0]!.error).toBeInstanceOf(ConflictError);
-    const refused = await device.createKeys({ ref: 'x', attributes: { classification: ['no'] } });
-    expect(refused.refused).toMatchObject([{ item: 'x', code: 4002, error: { code: 'E_INPUT' } }]);
+    const forced = await device.modifyKeys({
+      key: first!,
+      attributes: { owner: ['other'] },
+      force: true,
+    });
+    expect(forced.refused).toEqual([]);
+    await expect(
+      device.createKeys({ ref: 'x', attributes: { classification: ['no'] } }),
+    ).rejects.toMatchObject({
+      code: 'E_INPUT',
+      message: expect.stringContaining('marking "classification" has no value "no"'),
+    });
     const unknown = await device.fetchKeys('nope');
     expect(unknown.refused[0]!.error).toBeInstanceOf(NotFoundError);
     expect(mock.keys()).toHaveLength(3);
     await device.close();
+  });
+
+  it('speaks the v2.3 dialect when asked: the same keys, and no modify', async () => {
+    const v24 = new DeviceClient(profile);
+    const v23 = new DeviceClient(profile, { apiVersion: '2.3' });
+    expect([v24.apiVersion, v23.apiVersion]).toEqual(['2.4', '2.3']);
+    const [created] = (
+      await v24.createKeys({ ref: 'both', mutableAttributes: { stage: ['draft'] } })
+    ).keys;
+    const [fetched] = (await v23.fetchKeys(created!.id)).keys;
+    expect(fetched!.key.equals(created!.key)).toBe(true);
+    expect(fetched!.attributes.classification).toEqual(['public']);
+    await expect(v23.modifyKeys({ key: fetched!, attributes: {} })).rejects.toBeInstanceOf(
+      UsageError,
+    );
+    await Promise.all([v24.close(), v23.close()]);
   });
 
   it('enrolls in memory through the portal, and a spent token pair is a typed error', async () => {

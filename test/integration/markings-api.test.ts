@@ -277,6 +277,53 @@ describe('list filters and paging', () => {
     }
   });
 
+  /** Names a raw query string lists (for parameters the typed client sends only one way). */
+  async function namesFor(query: string): Promise<string[]> {
+    const page = await client.request<{ Resources?: { name: string }[] }>(
+      'GET',
+      `/markings?${query}`,
+    );
+    return (page.body.Resources ?? []).map((m) => m.name).sort();
+  }
+
+  it.each([
+    // Clients that send a list as repeated parameters mean the union, as a comma list does.
+    ['name__any=region&name__any=project', ['project', 'region']],
+    ['name__any=region,project', ['project', 'region']],
+    ['name__any=region&name__any=project,region', ['project', 'region']],
+    ['name__any__ne=region&name__any__ne=project', ['Region', 'classification', 'regional-office']],
+  ])('%s: a repeated __any is the union', async (query, names) => {
+    expect(await namesFor(query)).toEqual(names);
+  });
+
+  it.each([
+    [
+      'name=region&name=project',
+      'name',
+      'to match any of several values use name__any=region,project',
+    ],
+    ['name__contains=reg&name__contains=ion', 'name__contains', undefined],
+    ['public=true&public=false', 'public', undefined],
+    ['name__all=region&name__all=project', 'name__all', undefined],
+  ])('%s: a repetition with no meaning is a 400 naming it', async (query, parameter, hint) => {
+    const error = await failure(namesFor(query));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toContain(`query parameter ${parameter}: is given more than once`);
+    if (hint) expect(error.message).toContain(hint);
+  });
+
+  it('values: a repeated __any is the union there too', async () => {
+    await api.createOrUpdateMarkings([
+      { name: 'level', detail: { values: [{ name: 'low' }, { name: 'mid' }, { name: 'high' }] } },
+    ]);
+    const [marking] = await all(api.listMarkings({ name: 'level' }));
+    const page = await client.request<{ Resources?: { name: string }[] }>(
+      'GET',
+      `/markings/${marking!.id}/values?name__any=low&name__any=high`,
+    );
+    expect((page.body.Resources ?? []).map((v) => v.name).sort()).toEqual(['high', 'low']);
+  });
+
   it.each(['0', '1001', 'ten'])('limit=%s is a 400', async (limit) => {
     expect(await failure(client.request('GET', '/markings', { query: { limit } }))).toBeInstanceOf(
       InputError,

@@ -75,6 +75,19 @@ describe('--filter', () => {
     expect((await listQueries())[0]).toContain('or=true');
   });
 
+  it('--filter NAME__any given twice is the union of both lists', async () => {
+    expect(
+      await names([
+        'markings',
+        'list',
+        '--filter',
+        'name__any=colors',
+        '--filter',
+        'name__any=tmp-old',
+      ]),
+    ).toEqual(['colors', 'tmp-old']);
+  });
+
   it('a value may hold "=" and commas; any takes a list', async () => {
     expect(await names(['markings', 'list', '--filter', 'name__any=colors,tmp-old,a=b'])).toEqual([
       'colors',
@@ -115,11 +128,15 @@ describe('--filter', () => {
     [['markings', 'list', '--filter', 'name'], 'expected FIELD=VALUE'],
     [['markings', 'export', '--filter', 'name__empty=maybe'], 'must be true or false'],
     [['markings', 'values', 'list', 'colors', '--filter', 'public=true'], 'unknown field'],
+    [
+      ['markings', 'list', '--filter', 'name=a', '--filter', 'name=b'],
+      'is given more than once; to match any of several values use name__any=a,b',
+    ],
   ])('%j is a usage error naming the filter; nothing is sent', async (argv, reason) => {
     const result = await ksctl(argv);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(JSON.stringify(argv[argv.indexOf('--filter') + 1]));
+    expect(result.stderr).toContain(JSON.stringify(argv[argv.lastIndexOf('--filter') + 1]));
     expect(result.stderr).toContain(reason);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     // Only the seeding request of beforeEach reached the service.

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { mockCliSuite, mockEnv, tsvRows } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
+import { addDevice, postRaw, sealedBody } from './device-keys-fixtures.js';
 
 const suite = mockCliSuite({ seed: { markings: [{ name: 'seeded' }] } });
 const { ksctl } = suite;
@@ -72,6 +73,25 @@ describe('ksctl mock reset', () => {
     expect(reset).toMatchObject({ code: 0, stderr: 'the mock is back to its start-up state\n' });
     expect(tsvRows((await ksctl(['markings', 'list'])).stdout).map((r) => r[0])).toEqual([
       'seeded',
+    ]);
+  });
+});
+
+describe('ksctl mock messages', () => {
+  it('lists what devices logged with /v2.4/messages, newest last', async () => {
+    const empty = await ksctl(['mock', 'messages', '-o', 'json']);
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(JSON.parse(empty.stdout)).toEqual([]);
+    const device = addDevice(suite.mock);
+    const body = sealedBody(device, {
+      meta: { hfphash: 'f'.repeat(64), hfp: '{}' },
+      data: [{ data: { event: 'open', file: 'a.txt' }, message_type: 'ionic-file-open' }],
+    });
+    expect((await postRaw(suite.mock, '/v2.4/messages', body)).status).toBe(200);
+    const listed = await ksctl(['mock', 'messages']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(tsvRows(listed.stdout)).toEqual([
+      [expect.any(String), device.deviceId, 'ionic-file-open', '{"event":"open","file":"a.txt"}'],
     ]);
   });
 });

@@ -77,11 +77,29 @@ describe('vectors from an independent implementation', () => {
 });
 
 describe('conversation ids', () => {
-  it('are CID|device|epoch ms|Base64 of 4 bytes, and parse back', () => {
-    const cid = makeCid('ABcd.1.x', 1_763_780_000_000, Buffer.from([0, 1, 2, 3]));
+  it('are CID|device|epoch ms|Base64 of 4 bytes in v2.3, and parse back', () => {
+    const cid = makeCid('ABcd.1.x', '2.3', 1_763_780_000_000, Buffer.from([0, 1, 2, 3]));
     expect(cid).toBe('CID|ABcd.1.x|1763780000000|AAECAw==');
     expect(parseCid(cid)).toEqual({ deviceId: 'ABcd.1.x', timeMs: 1_763_780_000_000 });
-    expect(makeCid('ABcd.1.x')).toMatch(/^CID\|ABcd\.1\.x\|\d{13}\|[A-Za-z0-9+/]{6}==$/);
+  });
+
+  it('carry the version 2.4.0 in v2.4 (the default), and parse back', () => {
+    const cid = makeCid('ABcd.1.x', '2.4', 1_763_780_000_000, Buffer.from([0, 1, 2, 3]));
+    expect(cid).toBe('CID|ABcd.1.x|1763780000000|AAECAw==|2.4.0');
+    expect(parseCid(cid)).toEqual({
+      deviceId: 'ABcd.1.x',
+      timeMs: 1_763_780_000_000,
+      version: '2.4.0',
+    });
+    expect(makeCid('ABcd.1.x')).toMatch(/^CID\|ABcd\.1\.x\|\d{13}\|[A-Za-z0-9+/]{6}==\|2\.4\.0$/);
+  });
+
+  it.each([
+    ['the Java SDK: nonce without its padding', 'CID|ABcd.1.x|1763780000000|AAECAw|2.4.0'],
+    ['the JS SDK: nonce with its padding', 'CID|ABcd.1.x|1763780000000|AAECAw==|2.4.0'],
+    ['a v2.3 version field', 'CID|ABcd.1.x|1763780000000|AAECAw|2.3'],
+  ])('accepts %s', (_what, cid) => {
+    expect(parseCid(cid)).toMatchObject({ deviceId: 'ABcd.1.x', timeMs: 1_763_780_000_000 });
   });
 
   it.each([
@@ -91,6 +109,10 @@ describe('conversation ids', () => {
     'CID|ABcd.1.x|soon|AAECAw==',
     'CID|ABcd.1.x|1763780000000|AAECAwQ=',
     'CID|ABcd.1.x|1763780000000|AAECAw==|extra',
+    'CID|ABcd.1.x|1763780000000|AAECAw==|2.5.0',
+    'CID|ABcd.1.x|1763780000000|AAECAw=|2.4.0',
+    'CID|ABcd.1.x|1763780000000|AAECAx|2.4.0',
+    'CID|ABcd.1.x|1763780000000|AAECAw==|2.4.0|more',
   ])('refuses %s', (cid) => {
     expect(parseCid(cid)).toBeUndefined();
   });

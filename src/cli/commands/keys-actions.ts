@@ -4,8 +4,9 @@
  * become the command's error after the keys it did give.
  */
 import type { Column } from '../../output/render.js';
-import { UsageError } from '../../errors.js';
-import type { Attributes, DeviceAnswer, DeviceKey } from '../../device/client.js';
+import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
+import type { ApiVersion } from '../../device/cid.js';
+import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
 import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
@@ -15,6 +16,8 @@ const PROTECTED_PREFIX = 'ionic-protected-';
 
 export interface KeyOutputOptions extends DeviceOptions {
   showSecrets?: boolean;
+  /** The dialect of the requests (default 2.4). */
+  apiVersion?: ApiVersion;
 }
 
 export interface CreateOptions extends KeyOutputOptions {
@@ -22,6 +25,7 @@ export interface CreateOptions extends KeyOutputOptions {
   count?: number;
   attr?: string[];
   protectedAttr?: string[];
+  mutableAttr?: string[];
 }
 
 export type FetchOptions = KeyOutputOptions;
@@ -30,19 +34,28 @@ export interface ModifyOptions extends KeyOutputOptions {
   attr?: string[];
   protectedAttr?: string[];
   clear?: boolean;
+  /** Replace without the stale guard. */
+  force?: boolean;
+  yes?: boolean;
 }
 
 export async function create(ctx: CommandContext, options: CreateOptions): Promise<void> {
   const attributes = parseAttributes(options.attr, '--attr');
   const protectedAttributes = parseAttributes(options.protectedAttr, '--protected-attr', true);
+  const mutableAttributes = parseAttributes(options.mutableAttr, '--mutable-attr');
+  if (Object.keys(mutableAttributes).length > 0 && options.apiVersion === '2.3') {
+    throw new UsageError('--mutable-attr needs the v2.4 dialect', {
+      hint: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
+    });
+  }
   const ref = options.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
   const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal);
+    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
     const created = await client.create([
-      { ref, count: options.count ?? 1, attributes, protectedAttributes },
+      { ref, count: options.count ?? 1, attributes, protectedAttributes, mutableAttributes },
     ]);
     if (created.keys.length === 0) return created;
     // Fetched back, so the output shows the attributes the keys carry on the service, marking
@@ -65,7 +78,7 @@ export async function fetch(
   const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
-    new DeviceClient(profile, http, ctx.signal).fetch([...new Set(ids)]),
+    new DeviceClient(profile, http, ctx.signal, options.apiVersion).fetch([...new Set(ids)]),
   );
   await report(ctx, answer, options, false);
 }
@@ -85,18 +98,77 @@ export async function modify(
   }
   if (changes > 0 && options.clear)
     throw new UsageError('--clear removes every mutable attribute: pass it alone');
+  if (options.apiVersion === '2.3') {
+    throw new UsageError('the v2.3 dialect has no key modify', {
+      hint: 'drop --api-version 2.3: keys are modified with v2.4, whichever dialect created them',
+    });
+  }
   const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const { refusalError } = await import('../../device/refusals.js');
   const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal);
-    // The change quotes the key's current signature, so it cannot undo a change made meanwhile.
+    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
+    // The change quotes the key's signatures as fetched here, so it cannot undo a change made
+    // meanwhile (unless --force).
     const current = await client.fetch([id]);
     const [key] = current.keys;
     if (!key) throw refusalError(current.refused);
-    return client.modify([{ key, attributes, protectedAttributes }]);
+    if (options.clear) {
+      const now = attributeText(key.mutableAttributes);
+      if (now === '') {
+        ctx.say(`key ${id} has no mutable attributes; nothing to clear`);
+        return current;
+      }
+      await ctx.confirm(`Remove every mutable attribute of key ${id} (${now})?`, options.yes);
+    }
+    const result = await client.modify([
+      { key, attributes, protectedAttributes, force: options.force === true },
+    ]);
+    if (result.refused.length > 0) {
+      const [refusal] = result.refused;
+      if (refusal?.code === STALE) throw await staleError(refusal, key, () => client.fetch([id]));
+      throw refusalError(result.refused);
+    }
+    // Fetched back, so the output shows the key as the service now holds it.
+    return client.fetch([id]);
   });
   await report(ctx, answer, options, false);
+}
+
+/** The service's code for a guarded change to a key that changed since it was fetched. */
+const STALE = 4202;
+
+/**
+ * A stale modify, said in full: what changed on the key since ksctl fetched it (fetched again to
+ * tell), and how to go on. Nothing was changed.
+ */
+async function staleError(
+  refusal: ItemRefusal,
+  before: DeviceKey,
+  refetch: () => Promise<DeviceAnswer>,
+): Promise<KsctlError> {
+  let what = 'its signatures no longer match';
+  try {
+    const [now] = (await refetch()).keys;
+    if (now) {
+      const was = attributeText(before.mutableAttributes) || 'none';
+      const is = attributeText(now.mutableAttributes) || 'none';
+      what =
+        was === is
+          ? `its mutable attributes were set again (still ${is})`
+          : `its mutable attributes are now ${is} (were ${was})`;
+    }
+  } catch {
+    // The refusal is the error; what changed is detail.
+  }
+  return new ConflictError(
+    `key ${before.id} changed since ksctl fetched it: ${what}; nothing was changed`,
+    {
+      hint: `\`ksctl keys fetch ${before.id}\` shows it as it is now; run the modify again to change that, or pass --force to replace it whatever it holds`,
+      serviceCode: refusal.code,
+      cause: refusal.error,
+    },
+  );
 }
 
 /** `NAME=VALUE` flags, a name given several times collecting its values in order. */
@@ -158,7 +230,9 @@ async function report(
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
   columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
-  if (!created)
+  // Created keys have mutable attributes only when --mutable-attr gave them some.
+  const mutable = rows.some((r) => attributeText(r.mutableAttributes) !== '');
+  if (!created || mutable)
     columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
   if (options.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {

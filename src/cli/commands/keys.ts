@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
-import { collect, wholeNumberFrom } from '../options.js';
+import { apiVersionOption, collect, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
 import type { CreateOptions, FetchOptions, ModifyOptions } from './keys-actions.js';
 
@@ -12,12 +12,14 @@ const MAX_COUNT = 1000;
 
 function deviceOptions(cmd: Command): Command {
   return addPersistorOptions(
-    cmd
-      .option(
-        '--profile <profile>',
-        'device id or name of the profile to use (default: the active one)',
-      )
-      .option('--show-secrets', 'print the data keys in hex'),
+    apiVersionOption(
+      cmd
+        .option(
+          '--profile <profile>',
+          'device id or name of the profile to use (default: the active one)',
+        )
+        .option('--show-secrets', 'print the data keys in hex'),
+    ),
   );
 }
 
@@ -41,6 +43,11 @@ export function keysCommand(ctx: CommandContext): Command {
       .option(
         '--protected-attr <name=value>',
         'an attribute encrypted before it leaves this machine (ionic-protected-NAME); repeatable',
+        collect,
+      )
+      .option(
+        '--mutable-attr <name=value>',
+        'a mutable attribute the keys start with (keys modify changes these); repeatable',
         collect,
       )
       .addHelpText(
@@ -78,10 +85,15 @@ export function keysCommand(ctx: CommandContext): Command {
         'a mutable attribute encrypted on this machine; repeatable',
         collect,
       )
-      .option('--clear', 'remove every mutable attribute')
+      .option('--clear', 'remove every mutable attribute (asks first)')
+      .option('-y, --yes', 'do not ask for confirmation (--clear)')
+      .option(
+        '--force',
+        'replace the mutable attributes as they are now, even if the key changed since ksctl fetched it',
+      )
       .addHelpText(
         'after',
-        '\nExamples:\n  ksctl keys modify ABcdx7Rk2Qp --attr stage=review\n  ksctl keys modify ABcdx7Rk2Qp --clear',
+        '\nExamples:\n  ksctl keys modify ABcdx7Rk2Qp --attr stage=review\n  ksctl keys modify ABcdx7Rk2Qp --clear --yes',
       ),
   ).action(async (id: string, options: ModifyOptions) =>
     (await actions()).modify(ctx, id, options),

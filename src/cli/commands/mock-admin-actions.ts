@@ -7,6 +7,7 @@ import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../a
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
+import type { MockDeviceMessages } from '../../device/wire.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 import type { Column, Timestamp } from '../../output/render.js';
 
@@ -161,6 +162,22 @@ function at(iso: string): Timestamp | string {
 }
 
 /** Piped, every column in this order; on a terminal the path is never cut, the cid is --wide. */
+export async function messages(ctx: CommandContext): Promise<void> {
+  const body = await adminGet<MockDeviceMessages>(ctx, '/_mock/messages', 'list device messages');
+  await ctx.render({
+    kind: 'table',
+    data: body.messages,
+    rows: body.messages,
+    empty: 'no device has logged a message',
+    columns: [
+      { header: 'TIME', value: (m) => at(m.time) },
+      { header: 'DEVICE ID', value: (m) => m.deviceId },
+      { header: 'TYPE', value: (m) => m.type },
+      { header: 'DATA', value: (m) => JSON.stringify(m.data) },
+    ],
+  });
+}
+
 const REQUEST_COLUMNS: Column<JournalEntry>[] = [
   { header: 'TIME', value: (r) => at(r.time) },
   { header: 'METHOD', value: (r) => r.method },

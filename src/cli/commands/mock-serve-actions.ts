@@ -25,6 +25,8 @@ export interface ServeOptions {
   readyFile?: string;
   context: boolean;
   log: boolean;
+  /** Answer browsers' cross-origin requests (--no-cors turns it off). */
+  cors: boolean;
 }
 
 /** Users listed in the banner; a large seed is summarised. */
@@ -177,6 +179,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       seed,
       latency,
       faults: faults.length > 0 ? faults : undefined,
+      cors: options.cors,
       onRequest: options.log
         ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
         : undefined,

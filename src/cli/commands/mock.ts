@@ -1,6 +1,6 @@
 /**
- * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, faults and
- * reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
+ * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, messages,
+ * faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
  * mock from mock-admin-actions.ts, each loaded when its command runs.
  */
 import { Command, InvalidArgumentError } from 'commander';
@@ -44,6 +44,7 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockOutboxCommand(ctx));
   mock.addCommand(mockRequestsCommand(ctx));
   mock.addCommand(mockDevicesCommand(ctx));
+  mock.addCommand(mockMessagesCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -120,6 +121,10 @@ function mockServeCommand(ctx: CommandContext): Command {
     )
     .option('--no-context', 'do not add or refresh the "mock" context')
     .option('--no-log', 'do not log each request on stderr')
+    .option(
+      '--no-cors',
+      "do not answer browsers' cross-origin requests (web pages on other origins cannot call the mock)",
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
@@ -182,4 +187,14 @@ function mockDevicesCommand(ctx: CommandContext): Command {
     .description('devices enrolled with the mock (their keys are never shown)')
     .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
     .action(async () => (await adminActions()).devices(ctx));
+}
+
+function mockMessagesCommand(ctx: CommandContext): Command {
+  return new Command('messages')
+    .description('messages devices logged with /v2.4/messages (the newest the mock keeps)')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  ksctl mock messages\n  ksctl mock messages -o json | jq '.[].data'",
+    )
+    .action(async () => (await adminActions()).messages(ctx));
 }

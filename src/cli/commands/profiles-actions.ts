@@ -12,6 +12,7 @@ import {
   showProfile,
   useProfile,
 } from '../../profiles/index.js';
+import type { ApiVersion } from '../../device/cid.js';
 import type { CommandContext } from '../command-context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
@@ -132,25 +133,35 @@ export async function convert(ctx: CommandContext, options: ConvertOptions): Pro
   );
 }
 
+export interface CheckOptions extends PersistorOptionValues {
+  /** The dialect of the requests (default 2.4). */
+  apiVersion?: ApiVersion;
+}
+
 /** Creates one key with the profile and fetches it back: the profile works, or says why not. */
 export async function check(
   ctx: CommandContext,
   ref: string | undefined,
-  options: PersistorOptionValues,
+  options: CheckOptions,
 ): Promise<void> {
   const profile = await loadDeviceProfile(ctx, options, ref);
   const { checkDevice } = await import('../../device/check.js');
-  const result = await withDeviceHttp(ctx, (http) => checkDevice(profile, http, ctx.signal));
+  const result = await withDeviceHttp(ctx, (http) =>
+    checkDevice(profile, http, ctx.signal, options.apiVersion),
+  );
+  // The vendor SDKs' persistors write profiles without a name: those go by their device id.
+  const label = profile.name === undefined ? profile.deviceId : `"${profile.name}"`;
   ctx.say(
-    `profile "${profile.name}" works: ${result.server} knows device ${result.deviceId}, created key ${result.keyId} and gave it back (${result.ms} ms)`,
+    `profile ${label} works: ${result.server} knows device ${result.deviceId}, created key ${result.keyId} with v${result.apiVersion} and gave it back (${result.ms} ms)`,
   );
   await ctx.render({
     kind: 'record',
-    data: { name: profile.name, ...result, ok: true },
+    data: { name: profile.name ?? null, ...result, ok: true },
     fields: [
-      ['Name', profile.name],
+      ['Name', profile.name ?? '(none)'],
       ['Device ID', result.deviceId],
       ['Server', result.server],
+      ['API version', result.apiVersion],
       ['Key created and fetched', result.keyId],
       ['Round trip (ms)', result.ms],
     ],

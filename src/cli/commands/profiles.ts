@@ -1,8 +1,14 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
+import { apiVersionOption } from '../options.js';
 import { addPersistorOptions, type PersistorOptionValues } from '../persistor-flags.js';
-import type { ShowOptions, DeleteOptions, ConvertOptions } from './profiles-actions.js';
+import type {
+  CheckOptions,
+  ConvertOptions,
+  DeleteOptions,
+  ShowOptions,
+} from './profiles-actions.js';
 
 const actions = () => import('./profiles-actions.js');
 
@@ -90,17 +96,16 @@ export function profilesCommand(ctx: CommandContext): Command {
   ).action(async (options: ConvertOptions) => (await actions()).convert(ctx, options));
 
   addPersistorOptions(
-    profiles
-      .command('check')
+    apiVersionOption(profiles.command('check'))
       .description(
         'prove a profile works: create one key with it and fetch it back (default: the active profile)',
       )
       .argument('[profile]', 'device id or name')
       .addHelpText(
         'after',
-        '\nExamples:\n  ksctl profiles check\n  ksctl profiles check laptop --persistor-path ./profiles.pt',
+        '\nExamples:\n  ksctl profiles check\n  ksctl profiles check laptop --persistor-path ./profiles.pt\n  ksctl profiles check --api-version 2.3',
       ),
-  ).action(async (ref: string | undefined, options: PersistorOptionValues) =>
+  ).action(async (ref: string | undefined, options: CheckOptions) =>
     (await actions()).check(ctx, ref, options),
   );
 

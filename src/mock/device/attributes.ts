@@ -33,7 +33,10 @@ export class ItemFailure extends Error {
   }
 }
 
-/** The attributes of a JSON text: an object whose members are arrays of strings. */
+/**
+ * The attributes of a JSON text: an object whose members are arrays of strings. A bare string is
+ * taken as its one value (the JS SDK passes values as its caller gives them).
+ */
 export function parseAttributes(text: string, member: string): Attributes {
   let value: unknown;
   try {
@@ -44,43 +47,47 @@ export function parseAttributes(text: string, member: string): Attributes {
   if (!isJsonObject(value)) {
     throw new ItemFailure(DeviceErrorCode.itemInvalid, `${member} must be a JSON object`);
   }
-  for (const [name, values] of Object.entries(value)) {
-    if (!isStringList(values)) {
+  // fromEntries defines own members, so even a "__proto__" attribute stays an attribute.
+  return Object.fromEntries(
+    Object.entries(value).map(([name, values]): [string, string[]] => {
+      if (typeof values === 'string') return [name, [values]];
+      if (isStringList(values)) return [name, values];
       throw new ItemFailure(
         DeviceErrorCode.itemInvalid,
         `${member}: attribute "${name}" must be an array of strings`,
       );
-    }
-  }
-  return value as Attributes;
+    }),
+  );
 }
 
 /**
- * The protected values as the device sealed them (SEP.CD:KS, AAD = attribute name), checked,
- * then sealed again under the data key with the key id as AAD, as fetch answers return them.
+ * The attributes with their protected values opened, as the device sealed them (SEP.CD:KS,
+ * AAD = attribute name); a value that does not open fails the item.
  */
-export function resealProtected(
-  attributes: Attributes,
-  ksKey: Buffer,
-  dataKey: Buffer,
-  keyId: string,
-): Attributes {
-  const out: Attributes = {};
-  for (const [name, values] of Object.entries(attributes)) {
-    if (!isProtectedAttribute(name)) {
-      out[name] = values;
-      continue;
-    }
-    const opened = values.length === 1 ? openProtectedValues(ksKey, name, values[0]!) : undefined;
-    if (opened === undefined) {
-      throw new ItemFailure(
-        DeviceErrorCode.protectedUnreadable,
-        `protected attribute "${name}" must be one value sealed with the device's SEP.CD:KS key and its name as AAD`,
-      );
-    }
-    out[name] = [protectValues(dataKey, aad(keyId), opened)];
-  }
-  return out;
+export function openProtected(attributes: Attributes, ksKey: Buffer): Attributes {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, values]): [string, string[]] => {
+      if (!isProtectedAttribute(name)) return [name, values];
+      const opened = values.length === 1 ? openProtectedValues(ksKey, name, values[0]!) : undefined;
+      if (opened === undefined) {
+        throw new ItemFailure(
+          DeviceErrorCode.protectedUnreadable,
+          `protected attribute "${name}" must be one value sealed with the device's SEP.CD:KS key and its name as AAD`,
+        );
+      }
+      return [name, opened];
+    }),
+  );
+}
+
+/** Opened attributes as a key stores them: protected values sealed under the data key, AAD = id. */
+export function sealForKey(attributes: Attributes, dataKey: Buffer, keyId: string): Attributes {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, values]): [string, string[]] => [
+      name,
+      isProtectedAttribute(name) ? [protectValues(dataKey, aad(keyId), values)] : values,
+    ]),
+  );
 }
 
 /** Refuses a value a marking does not have, naming the marking, the value and what is allowed. */
@@ -106,15 +113,19 @@ export function enforceMarkings(attributes: Attributes, markings: MarkingsStore 
   }
 }
 
-/** The attributes with every marking default the device left out. */
+/**
+ * The attributes with every marking default the device left out of both `attributes` and
+ * `mutable` (a marking given as a mutable attribute is not given a fixed default too).
+ */
 export function withMarkingDefaults(
   attributes: Attributes,
   markings: MarkingsStore | undefined,
+  mutable: Attributes = {},
 ): Attributes {
   if (!markings) return attributes;
   const out = { ...attributes };
   for (const { name, defaultValue } of markings.defaults()) {
-    if (!Object.hasOwn(out, name)) out[name] = [defaultValue];
+    if (!Object.hasOwn(out, name) && !Object.hasOwn(mutable, name)) out[name] = [defaultValue];
   }
   return out;
 }

@@ -1,50 +1,76 @@
 /**
- * The device request endpoints on the API URL (docs/design.md 2.4): `/v2.3|v2.4/keys/create|fetch`
- * and `/v2.4/keys/modify`, for the devices this mock enrolled; and `GET /_mock/keys`.
+ * The device request endpoints on the API URL (docs/design.md 2.4, spec/device-requests-sdks.md):
+ * `/v2.3|v2.4/keys/create|fetch`, `/v2.4/keys/modify`, `/v2.4/resources` and `/v2.4/messages`,
+ * for the devices this mock enrolled; and `GET /_mock/keys`, `GET /_mock/messages`. The dialect
+ * is the path's version; one device and one key store serve both.
  *
  * Order of the checks: the body's shape (40020), the cid's form (40021), the device (40120), the
- * cid's time (40121), the envelope (40022, 40122, 40023), the cid's novelty (40920: only after
- * the envelope proved the device, so nobody else can spend its cids), the fingerprint (4001),
- * then the operation, whose item failures go into the answer envelope (DeviceErrorCode).
- * Nothing is awaited after the body is read, so concurrent requests never interleave.
+ * envelope (40022, 40122). Those cannot be sealed and are HTTP errors. From there on every
+ * failure is sealed under the request's cid, with a status below 500: the cid's time (40121),
+ * its novelty (40920: only after the envelope proved the device, so nobody else can spend its
+ * cids), the content (40023), the fingerprint (4001), then the operation, whose failures go into
+ * the answer envelope (DeviceErrorCode). Nothing is awaited after the body is read, so
+ * concurrent requests never interleave.
  */
-import { CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
+import { type ApiVersion, CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
 import { DeviceErrorCode, deviceCause, type DeviceErrorCodeValue } from '../../device/causes.js';
 import { openEnvelope, sealEnvelope } from '../../device/crypto.js';
-import { KEY_PATHS, type EnvelopeMeta } from '../../device/wire.js';
+import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../device/wire.js';
 import { decodeUtf8Strict } from '../../encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
+import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';
-import { createKeys, fetchKeys, modifyKeys, type Operation } from './operations.js';
+import {
+  createKeys,
+  fetchKeys,
+  logMessages,
+  modifyKeys,
+  type Operation,
+  resources,
+} from './operations.js';
 
-/** A failure answered as an HTTP error with the JSON body of docs/design.md 1.4. */
-class DeviceHttpError extends Error {
+/** A failure of the request as a whole: an HTTP error, or sealed when `where` says so. */
+class DeviceRequestError extends Error {
   readonly status: number;
+  readonly sealed: boolean;
   constructor(readonly code: DeviceErrorCodeValue) {
     const cause = deviceCause(code);
-    if (!cause || cause.status === 0) throw new Error(`no HTTP cause ${code}`);
+    if (!cause || cause.where === 'item') throw new Error(`no request cause ${code}`);
     super(cause.message);
     this.status = cause.status;
+    this.sealed = cause.where === 'sealed';
   }
 }
 
+const OPERATIONS: Record<DeviceOperation, Operation> = {
+  create: createKeys,
+  fetch: fetchKeys,
+  modify: modifyKeys,
+  resources,
+  messages: logMessages,
+};
+
 export function deviceRoutes(state: MockState): Route[] {
   const routes: Route[] = [];
-  const operations: [readonly string[], Operation][] = [
-    [KEY_PATHS.create, createKeys],
-    [KEY_PATHS.fetch, fetchKeys],
-    [KEY_PATHS.modify, modifyKeys],
-  ];
-  for (const [paths, operation] of operations) {
-    for (const path of paths)
-      routes.push(route('POST', path, (req) => answer(state, req, operation)));
+  for (const [version, paths] of Object.entries(DEVICE_PATHS) as [
+    ApiVersion,
+    (typeof DEVICE_PATHS)[ApiVersion],
+  ][]) {
+    for (const [name, path] of Object.entries(paths) as [DeviceOperation, string][]) {
+      const operation = OPERATIONS[name];
+      routes.push(route('POST', path, (req) => answer(state, req, version, operation)));
+    }
   }
   routes.push(
     route('GET', '/_mock/keys', (req) => {
       requireAdmin(state, req);
       return json(200, state.keys.list());
+    }),
+    route('GET', '/_mock/messages', (req) => {
+      requireAdmin(state, req);
+      return json(200, state.deviceMessages.list());
     }),
   );
   return routes;
@@ -53,68 +79,111 @@ export function deviceRoutes(state: MockState): Route[] {
 async function answer(
   state: MockState,
   req: MockRequest,
+  version: ApiVersion,
   operation: Operation,
 ): Promise<MockResponse> {
   const body = parseJsonObject(decodeUtf8Strict(await req.body()));
-  // The error body quotes the request's own cid when it has one.
-  const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
+  let proved: ProvedRequest | undefined;
   try {
-    return handle(state, body, operation);
+    proved = prove(state, body);
+    const result = operation({ state, version, ...proved, data: accept(state, proved) });
+    if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
+    return json(200, {
+      cid: proved.cid,
+      envelope: sealEnvelope(proved.keys.cdIdc, proved.cid, result),
+    });
   } catch (error) {
-    if (!(error instanceof DeviceHttpError)) throw error;
-    return json(error.status, { error: { cid, code: error.code, message: error.message } });
+    if (!(error instanceof DeviceRequestError)) throw error;
+    const wire = { code: error.code, message: error.message };
+    if (error.sealed && proved) {
+      const content = { data: {}, error: wire };
+      const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
+      return json(error.status, { cid: proved.cid, envelope });
+    }
+    // The error body quotes the request's own cid when it has one.
+    const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
+    return json(error.status, { error: { cid, ...wire } });
   }
 }
 
-function handle(
+/** Device API paths: `/v2.<minor>/…` at the root of the API URL. */
+const DEVICE_PATH = /^\/v2\.\d+\//;
+
+/**
+ * A POST to a device path no route serves (`/v2.4/assertions/create`, say): when the body is a
+ * request of a device this mock enrolled whose envelope opens, the answer is a sealed 40420
+ * naming the endpoint, so an SDK reports a clean error; otherwise undefined (a plain 404).
+ */
+export async function unservedDeviceEndpoint(
   state: MockState,
-  body: Record<string, unknown> | undefined,
-  operation: Operation,
-): MockResponse {
-  if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
-    throw new DeviceHttpError(DeviceErrorCode.requestInvalid);
+  req: MockRequest,
+): Promise<MockResponse | undefined> {
+  if (req.method !== 'POST' || !DEVICE_PATH.test(req.path)) return undefined;
+  let proved: ProvedRequest;
+  try {
+    proved = prove(state, parseJsonObject(decodeUtf8Strict(await req.body())));
+  } catch (error) {
+    if (error instanceof DeviceRequestError) return undefined;
+    throw error;
   }
-  const { cid, envelope } = body;
-  const parsed = parseCid(cid);
-  if (!parsed) throw new DeviceHttpError(DeviceErrorCode.cidMalformed);
+  const cause = deviceCause(DeviceErrorCode.endpointNotServed)!;
+  const message = `POST ${req.path.slice(0, 200)}: ${cause.message}`;
+  const content = { data: {}, error: { code: cause.code, message } };
+  const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
+  return json(cause.status, { cid: proved.cid, envelope });
+}
+
+interface ProvedRequest {
+  cid: string;
+  timeMs: number;
+  device: DeviceRecord;
+  keys: DeviceKeys;
+  /** The envelope's content, or undefined when it opened but is not JSON. */
+  content: unknown;
+  now: number;
+}
+
+/** The checks that cannot be answered sealed: the body, the cid, the device, the envelope. */
+function prove(state: MockState, body: Record<string, unknown> | undefined): ProvedRequest {
+  if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
+    throw new DeviceRequestError(DeviceErrorCode.requestInvalid);
+  }
+  const parsed = parseCid(body.cid);
+  if (!parsed) throw new DeviceRequestError(DeviceErrorCode.cidMalformed);
   const device = state.enrollment.device(parsed.deviceId);
   const keys = state.enrollment.keysOf(parsed.deviceId);
-  if (!device || !keys) throw new DeviceHttpError(DeviceErrorCode.deviceUnknown);
-  const now = Date.now();
-  if (Math.abs(now - parsed.timeMs) > CID_MAX_SKEW_MS) {
-    throw new DeviceHttpError(DeviceErrorCode.clockSkew);
-  }
-  const opened = openEnvelope(keys.cdIdc, cid, envelope);
-  if (!opened.ok) {
-    throw new DeviceHttpError(
+  if (!device || !keys) throw new DeviceRequestError(DeviceErrorCode.deviceUnknown);
+  const opened = openEnvelope(keys.cdIdc, body.cid, body.envelope);
+  if (!opened.ok && opened.reason !== 'not-json') {
+    throw new DeviceRequestError(
       opened.reason === 'not-base64'
         ? DeviceErrorCode.envelopeUndecodable
-        : opened.reason === 'not-authentic'
-          ? DeviceErrorCode.envelopeNotAuthentic
-          : DeviceErrorCode.envelopeContentInvalid,
+        : DeviceErrorCode.envelopeNotAuthentic,
     );
   }
-  const content = opened.content;
-  if (!state.cids.claim(cid, now)) throw new DeviceHttpError(DeviceErrorCode.cidReused);
-  const meta = isJsonObject(content) ? content.meta : undefined;
-  const data = isJsonObject(content) ? content.data : undefined;
-  if (!isMeta(meta) || !isJsonObject(data)) {
-    throw new DeviceHttpError(DeviceErrorCode.envelopeContentInvalid);
-  }
-  const seal = (answerContent: unknown) =>
-    json(200, { cid, envelope: sealEnvelope(keys.cdIdc, cid, answerContent) });
+  const content = opened.ok ? opened.content : undefined;
+  return { cid: body.cid, timeMs: parsed.timeMs, device, keys, content, now: Date.now() };
+}
 
-  if (!state.keys.knowsFingerprint(device.deviceId, meta.hfphash)) {
-    if (meta.hfp === undefined) {
-      const cause = deviceCause(DeviceErrorCode.fingerprintUnknown)!;
-      return seal({ data: {}, error: { code: cause.code, message: cause.message } });
-    }
-    state.keys.addFingerprint(device.deviceId, meta.hfphash);
+/**
+ * The checks of a proved request, answered sealed: the cid's time and novelty, the content's
+ * shape, the fingerprint. Returns the envelope's `data`.
+ */
+function accept(state: MockState, req: ProvedRequest): unknown {
+  if (Math.abs(req.now - req.timeMs) > CID_MAX_SKEW_MS) {
+    throw new DeviceRequestError(DeviceErrorCode.clockSkew);
   }
-  const result = operation({ state, cid, device, keys, data, now });
-  if (result === undefined) throw new DeviceHttpError(DeviceErrorCode.envelopeContentInvalid);
-  const errors = Object.keys(result.errors).length > 0 ? { error: result.errors } : {};
-  return seal({ data: result.data, ...errors });
+  if (!state.cids.claim(req.cid, req.now)) throw new DeviceRequestError(DeviceErrorCode.cidReused);
+  const { content } = req;
+  const meta = isJsonObject(content) ? content.meta : undefined;
+  if (!isJsonObject(content) || !isMeta(meta) || !Object.hasOwn(content, 'data')) {
+    throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
+  }
+  if (!state.keys.knowsFingerprint(req.device.deviceId, meta.hfphash)) {
+    if (meta.hfp === undefined) throw new DeviceRequestError(DeviceErrorCode.fingerprintUnknown);
+    state.keys.addFingerprint(req.device.deviceId, meta.hfphash);
+  }
+  return content.data;
 }
 
 function isMeta(value: unknown): value is EnvelopeMeta {
@@ -122,6 +191,6 @@ function isMeta(value: unknown): value is EnvelopeMeta {
     isJsonObject(value) &&
     typeof value.hfphash === 'string' &&
     value.hfphash !== '' &&
-    (value.hfp === undefined || typeof value.hfp === 'string')
+    (value.hfp === undefined || typeof value.hfp === 'string' || isJsonObject(value.hfp))
   );
 }

@@ -4,7 +4,7 @@
  * `create`, `modify`, `addFingerprint` and `clear`, each reported to the change feed that the
  * durable state journals (persistence/records.ts).
  */
-import type { MockKeyListing } from '../../device/wire.js';
+import type { MockDeviceMessage, MockDeviceMessages, MockKeyListing } from '../../device/wire.js';
 import type { ChangeFeed } from '../changes.js';
 
 export interface StoredKey {
@@ -19,7 +19,9 @@ export interface StoredKey {
   cattrs: string;
   /** HMAC-SHA256(data key, cattrs), Base64. */
   csig: string;
+  /** The mutable attribute text; absent (read as `{}`) for keys of older states. */
   mattrs?: string;
+  /** HMAC-SHA256(data key, mattrs), Base64. */
   msig?: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -137,5 +139,55 @@ export class RecentCids {
 
   clear(): void {
     this.seen.clear();
+  }
+}
+
+/** How many device messages (`/v2.4/messages`) the mock keeps, the newest, and in how many bytes. */
+export const MESSAGES_KEPT = 1000;
+export const MESSAGES_MAX_BYTES = 4 * 1024 * 1024;
+/** A message's data larger than this is kept as a note of its size, not in full. */
+export const MESSAGE_DATA_MAX_BYTES = 64 * 1024;
+
+/**
+ * Messages devices log with `/v2.4/messages`, newest kept, bounded in count and bytes, for
+ * `GET /_mock/messages`. Not state (a restart forgets them), like the request journal.
+ */
+export class DeviceMessages {
+  private kept: { message: MockDeviceMessage; bytes: number }[] = [];
+  private bytes = 0;
+  private total = 0;
+
+  add(messages: MockDeviceMessage[]): void {
+    for (const message of messages) {
+      let bytes = Buffer.byteLength(JSON.stringify(message.data));
+      const data =
+        bytes <= MESSAGE_DATA_MAX_BYTES
+          ? message.data
+          : { 'ksctl-mock': `message data of ${bytes} bytes, not kept` };
+      if (data !== message.data) bytes = Buffer.byteLength(JSON.stringify(data));
+      bytes += message.type.length * 3 + message.deviceId.length * 3;
+      this.kept.push({ message: { ...message, data }, bytes });
+      this.bytes += bytes;
+      this.total++;
+    }
+    let drop = 0;
+    while (
+      this.kept.length - drop > MESSAGES_KEPT ||
+      (this.bytes > MESSAGES_MAX_BYTES && drop < this.kept.length - 1)
+    ) {
+      this.bytes -= this.kept[drop]!.bytes;
+      drop++;
+    }
+    if (drop > 0) this.kept = this.kept.slice(drop);
+  }
+
+  list(): MockDeviceMessages {
+    return { total: this.total, messages: this.kept.map((k) => k.message) };
+  }
+
+  clear(): void {
+    this.kept = [];
+    this.bytes = 0;
+    this.total = 0;
   }
 }

@@ -1,5 +1,7 @@
 /**
- * `POST /v2.3/register/{keyspace}` (service interface 4.2, docs/design.md 2.3).
+ * `POST /v2.3/register/{keyspace}` (service interface 4.2, docs/design.md 2.3) and the same at
+ * `/v2.4/register/{keyspace}`, where the Java SDK registers: the answer carries, besides the
+ * device id and the SEP keys, the `cid` that SDK requires (spec/device-requests-sdks.md 1).
  *
  * Order of the checks, cheapest and most general first:
  *   1. X-Conversation-ID (40009): without it no answer can be quoted.
@@ -39,26 +41,28 @@ import {
 } from '../http.js';
 import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
-export function registerRoute(state: MockState, crypto: CryptoPool): Route {
-  return route('POST', '/v2.3/register/:keyspace', async (req) => {
-    try {
-      return await register(state, crypto, req);
-    } catch (error) {
-      // Expected answers pass; anything else is a bug in the mock, answered, never a crash.
-      if (error instanceof MockHttpError) throw error;
-      throw causeError(CauseCode.internalError);
-    }
-  });
+export function registerRoutes(state: MockState, crypto: CryptoPool): Route[] {
+  return (['2.3', '2.4'] as const).map((version) =>
+    route('POST', `/v${version}/register/:keyspace`, async (req) => {
+      try {
+        return await register(state, crypto, req, version);
+      } catch (error) {
+        // Expected answers pass; anything else is a bug in the mock, answered, never a crash.
+        if (error instanceof MockHttpError) throw error;
+        throw causeError(CauseCode.internalError);
+      }
+    }),
+  );
 }
 
 async function register(
   state: MockState,
   crypto: CryptoPool,
   req: MockRequest,
+  version: '2.3' | '2.4',
 ): Promise<MockResponse> {
-  if (!validateConversationId(req.headers['x-conversation-id']).ok) {
-    throw causeError(CauseCode.conversationIdInvalid);
-  }
+  const conversation = validateConversationId(req.headers['x-conversation-id']);
+  if (!conversation.ok) throw causeError(CauseCode.conversationIdInvalid);
   const keyspace = enrollableKeyspace(state, req.params.keyspace!);
   const { privateKey } = await state.enrollment.keyServer();
   // Bounded and, when large, parsed off the main thread; not JSON (or too deep) is 40001.
@@ -101,7 +105,9 @@ async function register(
     } catch {
       throw causeError(CauseCode.deviceNotStored);
     }
-    return json(200, answer);
+    const uuid = conversation.conversationId.replace(/^Basic /, '');
+    const cid = ['CID', 'ENROLLMENT', uuid, keyspace.id, Date.now(), `${version}.0`].join('|');
+    return json(200, { ...answer, cid });
   } catch (error) {
     state.enrollment.releasePair(claims.jti);
     throw error;

@@ -3,7 +3,7 @@ import { enrollAdminRoutes } from '../admin/enrollment-routes.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { knsRoute } from './kns.js';
 import { portalRoutes } from './portal.js';
-import { registerRoute } from './register.js';
+import { registerRoutes } from './register.js';
 import type { Route } from '../http.js';
 import type { MockState } from '../state.js';
 
@@ -17,7 +17,7 @@ export function enrollmentRoutes(
   crypto: CryptoPool,
 ): Route[] {
   return [
-    registerRoute(state, crypto),
+    ...registerRoutes(state, crypto),
     ...portalRoutes(state, info),
     knsRoute(state, info),
     ...enrollAdminRoutes(state),

@@ -1,9 +1,11 @@
 /**
  * The query string of a list request (docs/design.md 1.2): paging (skip/limit, or the SCIM pair
  * startIndex/count), `valueLimit` where it applies, `or`, and filter terms. Nothing is ignored:
- * any other parameter, or a term the grammar refuses, is a 400 naming it.
+ * any other parameter, a term the grammar refuses, or one repeated where repetition has no
+ * meaning, is a 400 naming it; a repeated `__any` term is the union of its lists.
  */
 import {
+  combineRepeatedTerms,
   type FilterFields,
   FilterProblem,
   type FilterTerm,
@@ -57,13 +59,16 @@ export function parseListQuery(
   options: { valueLimit: boolean },
 ): ListQuery {
   const reserved = new Set([...PAGING, 'or', ...(options.valueLimit ? ['valueLimit'] : [])]);
-  const terms: FilterTerm[] = [];
+  const parsed: FilterTerm[] = [];
+  let terms: FilterTerm[];
   let or = false;
   try {
     for (const [parameter, text] of query) {
       if (parameter === 'or') or = parseOrParameter(text);
-      else if (!reserved.has(parameter)) terms.push(parseFilterTerm(parameter, text, fields));
+      else if (!reserved.has(parameter)) parsed.push(parseFilterTerm(parameter, text, fields));
     }
+    // A repeated `__any` is the union; any other repeated term is a 400, never an empty answer.
+    terms = combineRepeatedTerms(parsed);
   } catch (error) {
     if (error instanceof FilterProblem) throw badQuery(error.parameter, error.reason);
     throw error;
