@@ -80,6 +80,11 @@ export class Router {
     return this;
   }
 
+  /** Every route's method and pattern, in the order they were added. */
+  list(): { method: string; pattern: string }[] {
+    return this.routes.map(({ method, pattern }) => ({ method, pattern }));
+  }
+
   match(
     method: string,
     path: string,

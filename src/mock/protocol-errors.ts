@@ -54,9 +54,13 @@ export function answerProtocolError(error: NodeJS.ErrnoException, socket: Duplex
     return;
   }
   const answer = protocolAnswer(error.code);
-  const body = errorJson(answer, randomUUID());
+  // The request's own id cannot be trusted (or was never read): the answer gets a new one, in
+  // the header every answer carries and in the body.
+  const cid = randomUUID();
+  const body = errorJson(answer, cid);
   socket.end(
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
+      `X-Conversation-ID: ${cid}\r\n` +
       'Content-Type: application/json\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

@@ -17,6 +17,7 @@ import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { enrollmentRoutes } from './enrollment/routes.js';
 import { introspectionRoutes } from './introspect.js';
+import { openApiRoute } from './admin/openapi.js';
 import { type Latency, latencyDelay } from './admin/faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
 import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
@@ -79,6 +80,23 @@ export interface MockServerOptions {
   cors?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
+  /**
+   * Shown every answer as it was written, with the request it answers (the tests check each one
+   * against schema/openapi.yaml). Answers to requests Node could not parse are not shown.
+   */
+  onAnswer?: (answer: AnswerSeen) => void;
+}
+
+/** An answer as the client receives it. */
+export interface AnswerSeen {
+  method: string;
+  /** The request path, without its query. */
+  path: string;
+  status: number;
+  /** As sent, names in lower case. */
+  headers: Record<string, string>;
+  /** The body's text; undefined when there is none. */
+  body: string | undefined;
 }
 
 /** Zero configuration: a tenant, keyspace ABcd, alice (enabled) and bob (disabled). */
@@ -134,6 +152,7 @@ export class MockServer {
       ...enrollmentRoutes(this.state, () => this.info, this.crypto),
       ...deviceRoutes(this.state),
       ...introspectionRoutes(this.state),
+      openApiRoute(() => this.info),
     );
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
@@ -185,6 +204,11 @@ export class MockServer {
       await durable?.close();
       throw error;
     }
+  }
+
+  /** Every route the mock serves, as method and pattern (`:name` captures a segment). */
+  routes(): { method: string; pattern: string }[] {
+    return this.router.list();
   }
 
   get info(): MockInfo {
@@ -284,7 +308,13 @@ export class MockServer {
         answer = errorAnswer(cid, stateNotWritten(target?.pathname ?? ''), '');
       }
     }
-    this.send(res, cid, cors === undefined ? answer : withCors(answer, cors));
+    this.send(
+      res,
+      cid,
+      cors === undefined ? answer : withCors(answer, cors),
+      method,
+      target?.pathname ?? '',
+    );
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
@@ -332,24 +362,41 @@ export class MockServer {
    * Location built from an odd tenant id) is sent percent-encoded; if writing still fails, the
    * client gets a bare 500 error body, and a connection that cannot take even that is closed.
    */
-  private send(res: ServerResponse, cid: string, answer: MockResponse): void {
+  private send(
+    res: ServerResponse,
+    cid: string,
+    answer: MockResponse,
+    method: string,
+    path: string,
+  ): void {
     if (res.headersSent || res.destroyed) return;
+    let written: Omit<AnswerSeen, 'method' | 'path'>;
     try {
-      writeAnswer(res, cid, answer);
+      written = writeAnswer(res, cid, answer);
     } catch {
       try {
         const fallback = errorAnswer(cid, new Error('the answer could not be written'), '');
         res.statusMessage = '';
         for (const name of res.getHeaderNames()) res.removeHeader(name);
-        writeAnswer(res, cid, fallback);
+        written = writeAnswer(res, cid, fallback);
       } catch {
         res.destroy();
+        return;
       }
     }
+    if (!this.options.onAnswer) return;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(written.headers))
+      headers[name.toLowerCase()] = value;
+    this.options.onAnswer({ method, path, ...written, headers });
   }
 }
 
-function writeAnswer(res: ServerResponse, cid: string, answer: MockResponse): void {
+function writeAnswer(
+  res: ServerResponse,
+  cid: string,
+  answer: MockResponse,
+): Omit<AnswerSeen, 'method' | 'path'> {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
   let payload: string | undefined;
   if (answer.text !== undefined) {
@@ -364,8 +411,10 @@ function writeAnswer(res: ServerResponse, cid: string, answer: MockResponse): vo
   const bytes = payload === undefined ? undefined : Buffer.from(payload, 'utf8');
   headers['content-length'] = String(bytes?.length ?? 0);
   if (answer.reason) res.statusMessage = answer.reason;
-  res.writeHead(answer.status, writableHeaders(headers));
+  const sent = writableHeaders(headers);
+  res.writeHead(answer.status, sent);
   res.end(bytes);
+  return { status: answer.status, headers: sent, body: payload };
 }
 
 const retryAfter = (status: number): Record<string, string> =>

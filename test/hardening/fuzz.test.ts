@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 import { errorOf, openSocket, type RawAnswer, rawRequest } from './raw.js';
+import { requestTarget } from '../../src/mock/request.js';
+import { openApi } from '../helpers/openapi.js';
 import { prng, type Random } from '../helpers/random.js';
 
 const SEED = Number(process.env.KSCTL_FUZZ_SEED) || 20_261_125;
@@ -265,6 +267,8 @@ function headerLines(r: Random, path: string): string {
 interface Case {
   label: string;
   method: string;
+  /** The request target as sent. */
+  target: string;
   bytes: Buffer;
 }
 
@@ -280,8 +284,22 @@ function randomCase(r: Random, i: number): Case {
   return {
     label: `#${i} ${method} ${path.slice(0, 80)} (${bytes.length} bytes)`,
     method,
+    target: path,
     bytes: Buffer.concat([Buffer.from(head, 'latin1'), bytes]),
   };
+}
+
+/** What schema/openapi.yaml says is wrong with the answer (HEAD answers have no body to check). */
+async function documentProblem(answer: RawAnswer, c: Case): Promise<string | undefined> {
+  if (answer.status === 0 || c.method === 'HEAD') return undefined;
+  const problems = await openApi().problems({
+    method: c.method,
+    path: requestTarget(c.target)?.pathname ?? '',
+    status: answer.status,
+    headers: answer.headers,
+    body: answer.body.length === 0 ? undefined : answer.body.toString('utf8'),
+  });
+  return problems.length === 0 ? undefined : problems.join('; ').slice(0, 600);
 }
 
 /** A 2xx, 3xx, or an error answer with a JSON body carrying a cid; the problem otherwise. */
@@ -317,7 +335,7 @@ describe(`hostile requests against ksctl mock serve (seed ${SEED})`, () => {
         while (next < cases.length) {
           const c = cases[next++]!;
           const answer = await rawRequest(port, c.bytes, 15_000, c.method === 'HEAD');
-          const problem = problemWith(answer, c.method);
+          const problem = problemWith(answer, c.method) ?? (await documentProblem(answer, c));
           if (problem) problems.push(`${c.label}: ${answer.status} ${problem}`);
         }
       }),

@@ -1,10 +1,12 @@
 /**
  * An in-process mock service on a free port, for integration tests: started with a fixed dev
- * token, reset between tests through its admin endpoints, closed at the end.
+ * token, reset between tests through its admin endpoints, closed at the end. Every answer it
+ * gives is checked against schema/openapi.yaml; close() fails naming those that disagree.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { FaultRule, JournalEntry, MockInfo, RequestJournal } from '../../src/api/wire.js';
 import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import { answerChecker } from './openapi.js';
 
 export const DEV_TOKEN = 'ksdev.integration-test-token';
 
@@ -41,17 +43,46 @@ export interface TestMock {
   journal(): Promise<JournalEntry[]>;
   /** An authenticated call with the dev token; the body is JSON. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Throws if an answer so far disagrees with schema/openapi.yaml; returns how many were checked. */
+  verifyAnswers(): Promise<number>;
+  /** Closes the mock, then verifies its answers. */
   close(): Promise<void>;
+}
+
+/**
+ * MockServer.start with every answer checked against schema/openapi.yaml: its close() fails
+ * naming the answers that disagree. For tests that need the server itself.
+ */
+export async function startCheckedServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const answers = answerChecker();
+  const server = await MockServer.start({
+    ...options,
+    onAnswer: (answer) => {
+      answers.observe(answer);
+      options.onAnswer?.(answer);
+    },
+  });
+  const close = server.close.bind(server);
+  server.close = async () => {
+    await close();
+    await answers.verify();
+  };
+  return server;
 }
 
 export async function startMock(options: MockServerOptions = {}): Promise<TestMock> {
   let mock: TestMock | undefined;
+  const answers = answerChecker();
   const server = await MockServer.start({
     port: 0,
     devToken: DEV_TOKEN,
     ...fastKey(),
     ...options,
     onRequest: (entry) => mock?.onRequest?.(entry),
+    onAnswer: (answer) => {
+      answers.observe(answer);
+      options.onAnswer?.(answer);
+    },
   });
   const { info } = server;
   const call: TestMock['call'] = async (method, path, body) => {
@@ -93,7 +124,14 @@ export async function startMock(options: MockServerOptions = {}): Promise<TestMo
       return requests.filter((r) => !r.path.startsWith('/_mock/'));
     },
     call,
-    close: () => server.close(),
+    async verifyAnswers() {
+      await answers.verify();
+      return answers.checked;
+    },
+    async close() {
+      await server.close();
+      await answers.verify();
+    },
   };
   return mock;
 }

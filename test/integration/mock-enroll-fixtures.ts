@@ -15,9 +15,15 @@ import {
 } from '../../src/enroll/crypto.js';
 import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/protocol.js';
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
-import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server.js';
+import { type MockServerOptions } from '../../src/mock/server.js';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { DEV_TOKEN, startMock as startTestMock, type TestMock } from '../helpers/mock.js';
+import {
+  DEV_TOKEN,
+  startCheckedServer,
+  startMock as startTestMock,
+  type TestMock,
+} from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 import { started } from '../helpers/suite.js';
 
@@ -101,7 +107,7 @@ export function enrollingSuite(): {
 
 export async function startMock(options: MockServerOptions = {}): Promise<MockServer> {
   const { server } = await testKeys();
-  return MockServer.start({ port: 0, keyServerKey: server.privateKey, ...options });
+  return startCheckedServer({ port: 0, keyServerKey: server.privateKey, ...options });
 }
 
 export interface Answer {

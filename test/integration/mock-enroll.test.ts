@@ -20,6 +20,7 @@ import {
   startMock,
   testKeys,
 } from './mock-enroll-fixtures.js';
+import { startCheckedServer } from '../helpers/mock.js';
 
 let mock: MockServer;
 
@@ -335,7 +336,7 @@ describe('key server key option', () => {
   it('takes a PEM private key', async () => {
     const { server: keys } = await testKeys();
     const pem = keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const server = await MockServer.start({ port: 0, keyServerKey: pem });
+    const server = await startCheckedServer({ port: 0, keyServerKey: pem });
     try {
       const answer = await call(server, 'GET', '/enrollment/keyspace/ABcd/pubkey');
       expect(answer.text).toBe(encodeSpkiBase64(keys.publicKey));

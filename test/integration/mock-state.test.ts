@@ -14,7 +14,9 @@ import { DeviceClient } from '../../src/device/client.js';
 import { CauseCode } from '../../src/enroll/causes.js';
 import { buildRegistration, recoverKeys } from '../../src/enroll/protocol.js';
 import { UsageError } from '../../src/errors.js';
-import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server.js';
+import { type MockServerOptions } from '../../src/mock/server.js';
+import { startCheckedServer } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 import {
   type Answer,
@@ -33,7 +35,7 @@ const codeOf = (answer: Answer) => (answer.body as { error?: { code?: number } }
 
 /** A restart without a key server key: a key in the answers can only have come from the state. */
 const restart = (stateDir: string, options: MockServerOptions = {}) =>
-  MockServer.start({ port: 0, stateDir, ...options });
+  startCheckedServer({ port: 0, stateDir, ...options });
 
 async function enroll(server: MockServer, tokens: TokenPair) {
   const { device } = await testKeys();
