@@ -65,10 +65,13 @@ _ksctl_path() {
     'mock|messages') echo 'mock messages' ;;
     'mock|faults') echo 'mock faults' ;;
     'mock|reset') echo 'mock reset' ;;
+    'mock|state') echo 'mock state' ;;
     'mock faults|list') echo 'mock faults list' ;;
     'mock faults|ls') echo 'mock faults list' ;;
     'mock faults|set') echo 'mock faults set' ;;
     'mock faults|clear') echo 'mock faults clear' ;;
+    'mock state|check') echo 'mock state check' ;;
+    'mock state|recover') echo 'mock state recover' ;;
     *) return 1 ;;
   esac
 }
@@ -229,6 +232,7 @@ _ksctl_option() {
     'mock outbox|--to') echo 'text' ;;
     'mock requests|--tail') echo 'text' ;;
     'mock requests|--interval') echo 'text' ;;
+    'mock state recover|--to') echo 'text' ;;
     'api|--query') echo 'text' ;;
     'api|-H') echo 'text' ;;
     'api|--header') echo 'text' ;;
@@ -270,6 +274,8 @@ _ksctl_argument() {
     'context show') specs=('name context') variadic=0 ;;
     'context remove') specs=('name context') variadic=0 ;;
     'mock faults set') specs=('text') variadic=1 ;;
+    'mock state check') specs=('text') variadic=0 ;;
+    'mock state recover') specs=('text') variadic=0 ;;
     'api') specs=('text' 'text') variadic=0 ;;
     'completion') specs=('choice bash zsh fish') variadic=0 ;;
     *) return 1 ;;
@@ -320,7 +326,7 @@ _ksctl_words() {
     'context show') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context remove') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'status') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'mock') subcommands='serve tokens outbox requests devices messages faults reset' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock') subcommands='serve tokens outbox requests devices messages faults reset state' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock serve') subcommands='' flags='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --no-cors --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock tokens') subcommands='' flags='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock outbox') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
@@ -332,6 +338,9 @@ _ksctl_words() {
     'mock faults set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults clear') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock reset') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock state') subcommands='check recover' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock state check') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock state recover') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'api') subcommands='' flags='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'completion') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'demo') subcommands='' flags='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;

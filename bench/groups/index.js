@@ -1,5 +1,7 @@
 import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
+import deviceStall from './device-stall.js';
+import hostileInputs from './hostile-inputs.js';
 import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
 import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
@@ -20,6 +22,8 @@ export const groups = [
   enrollBulk,
   enrollRegister,
   mockHostile,
+  hostileInputs,
+  deviceStall,
   state,
   keysRoundTrip,
   keysConcurrency,

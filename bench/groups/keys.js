@@ -14,7 +14,7 @@ const CREATES = 300;
 const BUDGET_MS = 10;
 
 /** Enrolls one device into `dir/profiles.pt` with the real CLI. */
-async function enrollDevice(h, mock) {
+export async function enrollDevice(h, mock) {
   const dir = await h.tempDir('ksctl-bench-keys-');
   const profiles = join(dir, 'profiles.pt');
   const { info } = mock;

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 /**
  * Spawning and timing commands, and comparing two of them run side by side.
  *
- * A command is `{ label, argv, env?, verify? }`: `argv[0]` is the program (usually
+ * A command is `{ label, argv, env?, verify?, exitCode? }`: `argv[0]` is the program (usually
  * `process.execPath`), `env` the complete environment, `verify(stdout)` an optional check run on
  * the output of the warm-up run (the only run whose output is kept), returning a problem text or
- * nothing.
+ * nothing; `exitCode` the code the run must end with (default 0: a refusal is measured too).
  */
 
 /** Longest a single run may take before it is killed and the benchmark fails. */
@@ -58,7 +58,7 @@ export function runOnce(command, keepOutput = false) {
       const ms = performance.now() - started;
       clearTimeout(timer);
       running.delete(child);
-      if (code !== 0) {
+      if (code !== (command.exitCode ?? 0)) {
         const why = signal ? `was killed by ${signal}` : `exited with ${code}`;
         reject(new Error(`${command.label} ${why}\n${stderr.slice(0, STDERR_KEPT)}`));
         return;

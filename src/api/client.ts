@@ -7,6 +7,7 @@ import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './t
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
+import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
 
 export type Auth =
@@ -70,6 +71,30 @@ export interface RequestOptions {
    */
   expect?: (body: unknown) => string | undefined;
   signal?: AbortSignal;
+  /** The most the answer's body may hold (default ANSWER_MAX_BYTES; listing pages take more). */
+  maxAnswerBytes?: number;
+}
+
+const MIB = 1024 * 1024;
+/**
+ * What an answer may hold (DESIGN.md 5, README "Limits"): beyond it the body is not read further
+ * and the command fails (exit 7) naming the limit, so an endless or enormous answer cannot take
+ * ksctl's memory. The largest request the service takes is 32 MiB; listings are paged (a page
+ * aims at 4 MiB) but a page of large markings may weigh more, so pages get a larger cap.
+ */
+export const ANSWER_MAX_BYTES = 32 * MIB;
+export const LISTING_ANSWER_MAX_BYTES = 128 * MIB;
+/** JSON nested deeper than this is refused: ksctl's readers of an answer are recursive. */
+export const ANSWER_MAX_DEPTH = 256;
+
+/** The answer's body went over its cap; not retried (the service would send it again). */
+class AnswerTooLarge extends Error {
+  constructor(
+    readonly limit: number,
+    readonly declared?: number,
+  ) {
+    super('answer too large');
+  }
 }
 
 export interface Answer<T> {
@@ -280,9 +305,12 @@ export class ApiClient {
         });
         status = response.statusCode;
         responseHeaders = response.headers;
-        text = await response.body.text();
+        text = await readBody(response, options.maxAnswerBytes ?? ANSWER_MAX_BYTES);
       } catch (error) {
         if (options.signal?.aborted) throw error;
+        if (error instanceof AnswerTooLarge) {
+          throw this.tooLargeError(what, shownUrl, status ?? 0, cid, error);
+        }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
         if (idempotent && attempt < this.options.retries) {
@@ -298,6 +326,16 @@ export class ApiClient {
       for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
         this.trace(`< ${k}: ${v}`);
       const body = parseBody(text, responseHeaders['content-type']);
+      if (nestedDeeperThan(body, ANSWER_MAX_DEPTH)) {
+        throw new ServiceError(
+          `${what}: the answer from ${shownUrl} (HTTP ${status}) is JSON nested deeper than ${ANSWER_MAX_DEPTH} levels; the service sends nothing like it`,
+          {
+            hint: 'check the URL: it should point at the service itself, not at a web page or a proxy',
+            conversationId: cid,
+            status,
+          },
+        );
+      }
       if (text.length > 0) this.traceBody('<', text);
 
       const retryable = (idempotent ? RETRY_STATUS_IDEMPOTENT : RETRY_STATUS_ANY).has(status);
@@ -407,6 +445,26 @@ export class ApiClient {
     await this.dispatcher.close();
   }
 
+  private tooLargeError(
+    what: string,
+    shownUrl: string,
+    status: number,
+    cid: string,
+    error: AnswerTooLarge,
+  ): ServiceError {
+    const said =
+      error.declared === undefined ? 'went on past' : `declared ${error.declared} bytes, over`;
+    return new ServiceError(
+      `${what}: the answer from ${shownUrl} (HTTP ${status}) ${said} ${error.limit / MIB} MiB, the most ksctl reads of one answer`,
+      {
+        hint: 'check the URL: the service pages its listings and never sends this much; a proxy or another server may be answering',
+        conversationId: cid,
+        status,
+        cause: error,
+      },
+    );
+  }
+
   /**
    * Redirects are not followed: the Authorization header must not reach another origin, and a
    * moved service is worth knowing about. The error names where it points.
@@ -467,6 +525,30 @@ export function retryMessage(waitMs: number, after: string): string {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The body as text, read chunk by chunk up to `limit` bytes; a larger declared length is refused
+ * before reading. The rest of a body over the limit is never read: the connection is dropped.
+ */
+async function readBody(response: Dispatcher.ResponseData, limit: number): Promise<string> {
+  const declared = Number(headerText(response.headers['content-length']));
+  if (Number.isFinite(declared) && declared > limit) {
+    response.body.destroy();
+    throw new AnswerTooLarge(limit, declared);
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of response.body) {
+    const bytes = chunk as Buffer;
+    length += bytes.length;
+    if (length > limit) {
+      response.body.destroy();
+      throw new AnswerTooLarge(limit);
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks, length).toString('utf8');
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {

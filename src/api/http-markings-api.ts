@@ -3,7 +3,7 @@
  * listings paged one page ahead and sized by bytes.
  */
 import { NotFoundError } from '../errors.js';
-import type { ApiClient, RequestOptions } from './client.js';
+import { type ApiClient, LISTING_ANSWER_MAX_BYTES, type RequestOptions } from './client.js';
 import { filterQuery, NO_FILTER } from './filters.js';
 import { listProblem, markingProblem, markingsProblem, valueProblem } from './shapes.js';
 import type { MarkingsApi } from './markings-api.js';
@@ -160,6 +160,7 @@ export class HttpMarkingsApi implements MarkingsApi {
       query: listQuery(query),
       what: 'list markings',
       expect: listProblem(markingProblem),
+      maxAnswerBytes: LISTING_ANSWER_MAX_BYTES,
     });
     return { page: toPage(answer.body, answer.bytes), conversationId: answer.conversationId };
   }
@@ -268,7 +269,12 @@ export class HttpMarkingsApi implements MarkingsApi {
     const answer = await this.client.request<ListEnvelope<MarkingValue>>(
       'GET',
       `/markings/${seg(markingId)}/values`,
-      { query: listQuery(query), what: 'list values', expect: listProblem(valueProblem) },
+      {
+        query: listQuery(query),
+        what: 'list values',
+        expect: listProblem(valueProblem),
+        maxAnswerBytes: LISTING_ANSWER_MAX_BYTES,
+      },
     );
     return { page: toPage(answer.body, answer.bytes), conversationId: answer.conversationId };
   }

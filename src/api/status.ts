@@ -1,5 +1,6 @@
 import { type KsctlError, isKsctlError, UnreachableError } from '../errors.js';
 import type { ApiClient } from './client.js';
+import { listProblem, markingProblem } from './shapes.js';
 import { INTROSPECTION_PATH, type TokenIntrospection } from './wire.js';
 
 /** What `ksctl status` learns from the service. */
@@ -31,6 +32,8 @@ export async function checkService(client: ApiClient, token?: string): Promise<S
       query: { limit: 1, valueLimit: 0 },
       okStatuses: [403],
       what: 'list markings',
+      // The same check as `markings list`: a 2xx that is not a listing is no service answering.
+      expect: listProblem(markingProblem),
     });
     const check: ServiceCheck = {
       answered: true,

@@ -83,7 +83,10 @@ class PlanRun {
     const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
     await Promise.all(Array.from({ length: Math.min(concurrency, steps.length) }, worker));
 
-    for (const step of steps.slice(next)) report.skipped.push(...step.targets);
+    // Loops, not push(...targets): a spread of a huge step overflows the stack.
+    for (const step of steps.slice(next)) {
+      for (const target of step.targets) report.skipped.push(target);
+    }
     report.interrupted = options.signal?.aborted === true;
     const byName = (a: { name: string }, b: { name: string }) => compareNames(a.name, b.name);
     report.applied.sort(byName);
@@ -105,7 +108,7 @@ class PlanRun {
   }
 
   private applied(targets: readonly StepTarget[]): void {
-    this.report.applied.push(...targets);
+    for (const target of targets) this.report.applied.push(target);
     this.progress();
   }
 
@@ -117,7 +120,7 @@ class PlanRun {
 
   private async runBulk(targets: StepTarget[], items: BulkMarkingItem[]): Promise<void> {
     if (!this.mayStart()) {
-      this.report.skipped.push(...targets);
+      for (const target of targets) this.report.skipped.push(target);
       return;
     }
     try {

@@ -60,7 +60,9 @@ class MarkingsReader {
         error.pos[0],
         error.code === 'MULTIPLE_DOCS'
           ? 'a file holds one YAML document; put further markings in the same `markings` list'
-          : `invalid YAML: ${error.message}`,
+          : /call stack/i.test(error.message)
+            ? 'nested too deeply to read (thousands of levels of lists or maps)'
+            : `invalid YAML: ${error.message}`,
       );
     }
     return this.doc.errors.length > 0;

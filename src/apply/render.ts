@@ -43,9 +43,11 @@ export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
   const lines: string[] = [];
   const changes = plan.create.length + plan.update.length + plan.delete.length;
   if (options.foldOver !== undefined && changes > options.foldOver) {
-    lines.push(...foldedPlan(plan, style), style('muted', '(--verbose lists every change)'));
+    // Loops, not push(...lines): a spread of a million lines overflows the stack.
+    for (const line of foldedPlan(plan, style)) lines.push(line);
+    lines.push(style('muted', '(--verbose lists every change)'));
   } else {
-    lines.push(...planLines(plan, style, limit));
+    for (const line of planLines(plan, style, limit)) lines.push(line);
   }
 
   if (planIsEmpty(plan)) {

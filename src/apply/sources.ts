@@ -1,11 +1,18 @@
 /**
  * The sources of `markings apply|create|update -f`: files, directories and stdin read into texts,
- * then parsed and checked together, every problem of every file reported at once with its
- * position, before anything is sent.
+ * within the input cap, then parsed and checked together, every problem of every file reported
+ * at once with its position, before anything is sent.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, KsctlError, UsageError } from '../errors.js';
+import {
+  inputLimit,
+  INPUT_MAX_MIB,
+  type ReadLimit,
+  readBoundedFile,
+  tooLargeError,
+} from '../files/bounded-read.js';
 import type { ParsedMarking, Problem, SourceText } from './file-format.js';
 import { parseMarkingsText } from './parse.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
@@ -17,6 +24,19 @@ const PROBLEMS_SHOWN = 50;
 export interface ReadSourcesOptions {
   /** What stdin held, when `-` is one of the sources (the command reads it). */
   stdin?: string;
+  /** Bytes one file, and all of them together, may hold (default 64 MiB). */
+  limit?: ReadLimit;
+}
+
+const defaultLimit = (): ReadLimit => ({
+  bytes: INPUT_MAX_MIB * 1024 * 1024,
+  what: 'markings file',
+  dash: true,
+});
+
+/** The cap of markings files and stdin: KSCTL_MAX_INPUT_MIB, else 64 MiB. */
+export function markingsInputLimit(env: NodeJS.ProcessEnv): ReadLimit {
+  return { ...inputLimit(env, 'markings file'), dash: true };
 }
 
 /**
@@ -32,11 +52,18 @@ export async function readSources(
 ): Promise<SourceText[]> {
   const texts: SourceText[] = [];
   const seen = new Set<string>();
+  const limit = options.limit ?? defaultLimit();
+  // The cap holds for each file and for all of them together: a directory of large files is
+  // as bounded as one.
+  let total = options.stdin?.length ?? 0;
   const add = async (path: string) => {
     const absolute = resolve(path);
     if (seen.has(absolute)) return;
     seen.add(absolute);
-    texts.push({ label: path, text: withoutByteOrderMark(await readText(path)) });
+    const text = await readText(path, limit);
+    total += text.length;
+    if (total > limit.bytes) throw tooLargeError(`${path} and the files before it`, limit);
+    texts.push({ label: path, text: withoutByteOrderMark(text) });
   };
 
   for (const source of sources) {
@@ -90,11 +117,11 @@ async function statOrThrow(path: string) {
   }
 }
 
-async function readText(path: string): Promise<string> {
+async function readText(path: string, limit: ReadLimit): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return (await readBoundedFile(path, limit)).toString('utf8');
   } catch (error) {
-    throw readFailure(path, error);
+    throw error instanceof KsctlError ? error : readFailure(path, error);
   }
 }
 

@@ -8,6 +8,7 @@ import type { MarkingsApi } from '../api/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
+import type { ReadLimit } from '../files/bounded-read.js';
 import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
 import {
   OUTPUT_FORMATS,
@@ -377,15 +378,15 @@ export class CommandContext {
   }
 
   /**
-   * All of standard input, for `-` in place of a file. On a terminal, first says what it waits
-   * for and how to end it: a silent wait looks like a hang.
+   * All of standard input, for `-` in place of a file, within `limit` (exit 3 beyond it). On a
+   * terminal, first says what it waits for and how to end it: a silent wait looks like a hang.
    */
-  async readStdin(what: string): Promise<string> {
+  async readStdin(what: string, limit: ReadLimit): Promise<string> {
     if (this.io.stdinIsTTY) {
       this.say(`reading ${what} from standard input; end it with Ctrl-D on a line of its own`);
     }
-    const { readAll } = await import('../files/streams.js');
-    return readAll(this.io.stdin);
+    const { readBoundedStream } = await import('../files/bounded-read.js');
+    return (await readBoundedStream(this.io.stdin, 'standard input', limit)).toString('utf8');
   }
 
   /** A message for people, on stderr; --quiet silences it. */

@@ -30,7 +30,7 @@ export function addPersistorOptions(cmd: Command): Command {
     )
     .option(
       '--persistor-path <path>',
-      'profile file (env KSCTL_PERSISTOR_PATH; default ~/.ionicsecurity/profiles.pt|pw|aesgcm)',
+      'profile file (env KSCTL_PERSISTOR_PATH; default ~/.ionicsecurity/profiles.pt|pw|aesgcm; at most 64 MiB, env KSCTL_MAX_INPUT_MIB)',
     )
     .option(
       '--persistor-password-file <path>',

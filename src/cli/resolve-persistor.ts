@@ -75,7 +75,8 @@ export async function resolvePersistor(
   const { defaultPersistorPath } = await import('../profiles/default-paths.js');
   const path =
     explicitPath ?? context.persistorPath ?? defaultPersistorPath(kind, profilesHome(ctx.env));
-  const spec: PersistorSpec = { kind, path };
+  const { inputLimit } = await import('../files/bounded-read.js');
+  const spec: PersistorSpec = { kind, path, maxBytes: inputLimit(ctx.env, 'profile file').bytes };
   // A secret that a new file (or a conversion's target) will be written with is asked twice: a
   // typo would leave profiles nobody can open.
   const fresh = prefix === '--to' || !existsSync(path);

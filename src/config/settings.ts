@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Auth } from '../api/client.js';
-import { UsageError } from '../errors.js';
-import { readAll } from '../files/streams.js';
+import { KsctlError, UsageError } from '../errors.js';
+import { readBoundedFile, readBoundedStream, SECRET_MAX_BYTES } from '../files/bounded-read.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -43,12 +42,18 @@ export interface Connection {
   timeoutMs: number;
 }
 
-/** Reads a secret from a file, or from standard input when the path is `-`. */
+/** Reads a secret from a file, or from standard input when the path is `-`; at most 64 KiB. */
 export async function readSecretFile(path: string, stdin: Readable, what: string): Promise<string> {
   let text: string;
+  const limit = { bytes: SECRET_MAX_BYTES, what: `${what} file`, dash: true };
   try {
-    text = path === '-' ? await readAll(stdin) : await readFile(path, 'utf8');
+    const bytes =
+      path === '-'
+        ? await readBoundedStream(stdin, 'standard input', limit)
+        : await readBoundedFile(path, limit);
+    text = bytes.toString('utf8');
   } catch (error) {
+    if (error instanceof KsctlError) throw error;
     throw new UsageError(`cannot read the ${what} from ${path}: ${fileReason(error)}`);
   }
   const value = text.trim();

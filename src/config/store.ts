@@ -1,10 +1,19 @@
 /**
- * Stored contexts: the configuration file, where it lives, how it is read (a plain JSON read) and
- * changed (read again, then replaced atomically).
+ * Stored contexts: the configuration file, where it lives, how it is read (a plain JSON read,
+ * within the input cap) and changed (read again, then replaced atomically).
  */
-import { chmod, readFile } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ConflictError, InputError, isKsctlError, NotFoundError, UsageError } from '../errors.js';
+import {
+  ConflictError,
+  InputError,
+  isKsctlError,
+  KsctlError,
+  NotFoundError,
+  UsageError,
+} from '../errors.js';
+import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
+import { nestedDeeperThan } from '../encoding/json.js';
 import { errnoCode } from '../files/fs-errors.js';
 
 /** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
@@ -198,8 +207,15 @@ async function defaultConfigDir(): Promise<string> {
 async function readConfig(path: string): Promise<ConfigData> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // The file ksctl writes is small; a cap keeps a damaged or replaced one from filling memory.
+    text = (
+      await readBoundedFile(path, {
+        bytes: INPUT_MAX_MIB * 1024 * 1024,
+        what: 'configuration file',
+      })
+    ).toString('utf8');
   } catch (error) {
+    if (error instanceof KsctlError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { contexts: {} };
     throw new InputError(`cannot read the configuration ${path} (${code ?? String(error)})`, {
@@ -213,6 +229,8 @@ async function readConfig(path: string): Promise<ConfigData> {
     throw badConfig(path, (error as Error).message, error);
   }
   if (!isRecord(data)) throw badConfig(path, 'it does not hold a JSON object');
+  // The file is written back whole, by recursive code; ksctl's own nests three levels.
+  if (nestedDeeperThan(data, 64)) throw badConfig(path, 'it is JSON nested deeper than 64 levels');
   const { currentContext, contexts = {} } = data;
   if (currentContext !== undefined && typeof currentContext !== 'string') {
     throw badConfig(path, '"currentContext" is not a string');

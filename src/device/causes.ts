@@ -15,6 +15,7 @@
  * | 40120 | HTTP 401 | the cid names a device the service never enrolled |
  * | 40122 | HTTP 401 | the envelope does not open with the device's SEP.CD:IDC key and the cid |
  * | 40023 | sealed, 400 | envelope opens but is not `{"meta": {"hfphash"}, "data"}` of the operation |
+ * | 40024 | sealed, 400 | a fetch asks for more work or a larger answer than one request may (the message names the bound) |
  * | 40121 | sealed, 401 | the cid's time is more than 5 minutes from the service's clock |
  * | 40920 | sealed, 409 | the cid was used before |
  * | 40420 | sealed, 404 | a device endpoint this service does not serve (`/v2.4/assertions/create`) |
@@ -46,6 +47,7 @@ export const DeviceErrorCode = {
   cidMalformed: 40021,
   envelopeUndecodable: 40022,
   envelopeContentInvalid: 40023,
+  requestTooLarge: 40024,
   deviceUnknown: 40120,
   clockSkew: 40121,
   envelopeNotAuthentic: 40122,
@@ -115,6 +117,14 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 400,
     message: 'the envelope must hold {"meta": {"hfphash": …}, "data": …} of this operation',
     hint: LIKELY_BUG,
+    errorClass: InputError,
+  },
+  {
+    code: DeviceErrorCode.requestTooLarge,
+    where: 'sealed',
+    status: 400,
+    message: 'the request asks for more than one request may',
+    hint: 'split the request: fewer or narrower queries per fetch',
     errorClass: InputError,
   },
   {

@@ -16,3 +16,21 @@ export function parseJsonObject(text: string | undefined): Record<string, unknow
   }
   return isJsonObject(value) ? value : undefined;
 }
+
+/**
+ * Whether a parsed JSON value nests deeper than `max` levels. Iterative, so any depth is safe to
+ * ask about; the code that reads such a value afterwards (stringify, redaction, rendering) is
+ * recursive, so the value is refused first.
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (depth > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === 'object' && child !== null) stack.push([child as object, depth + 1]);
+    }
+  }
+  return false;
+}

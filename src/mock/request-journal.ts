@@ -11,6 +11,7 @@ export const JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
 const PATH_MAX_CHARS = 512;
 const CID_MAX_CHARS = 128;
 const METHOD_MAX_CHARS = 32;
+const TIME_MAX_CHARS = 32;
 /** Numbers, member names and punctuation of one entry in JSON, roughly. */
 const ENTRY_OVERHEAD_BYTES = 120;
 
@@ -25,8 +26,14 @@ export function redactQuery(params: URLSearchParams): string {
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
+/**
+ * The text, at most `max` characters, as a string of its own. A slice of a long string keeps the
+ * whole parent alive (V8 shares its characters), so the journal's byte bound would count the
+ * slice while the parent's megabytes stay held; a copy through UTF-16 bytes owns only its own.
+ */
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  const kept = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return Buffer.from(kept, 'utf16le').toString('utf16le');
 }
 
 function entrySize(entry: JournalEntry): number {
@@ -45,6 +52,7 @@ export class Journal {
   record(entry: JournalEntry): void {
     const kept: JournalEntry = {
       ...entry,
+      time: cut(entry.time, TIME_MAX_CHARS),
       method: cut(entry.method, METHOD_MAX_CHARS),
       path: cut(entry.path, PATH_MAX_CHARS),
       cid: cut(entry.cid, CID_MAX_CHARS),

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { type FaultRule, SCOPES, type Scope } from '../api/wire.js';
-import { InputError } from '../errors.js';
+import { InputError, isKsctlError } from '../errors.js';
+import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
 import { faultRuleProblem } from './admin/faults.js';
 import type { MockState } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -44,11 +44,16 @@ const SEED_KEYS = new Set([
   'justInTimeUsers',
 ]);
 
-export async function readSeedFile(path: string): Promise<Seed> {
+/** A seed file: a regular file within `limit` (64 MiB unless the command says more). */
+export async function readSeedFile(
+  path: string,
+  limit: ReadLimit = { bytes: INPUT_MAX_MIB * 1024 * 1024, what: 'seed file' },
+): Promise<Seed> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBoundedFile(path, limit)).toString('utf8');
   } catch (error) {
+    if (isKsctlError(error)) throw error;
     throw new InputError(`cannot read seed file ${path}: ${fileReason(error)}`);
   }
   let raw: unknown;

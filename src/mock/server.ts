@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
@@ -59,8 +59,13 @@ export interface MockServerOptions {
   headersTimeoutMs?: number;
   /** Time a client has to send the whole request, body included (default 60 s). */
   requestTimeoutMs?: number;
-  /** Connections served at once; more are refused (default 512). */
+  /**
+   * Connections served at once (default 512). At the cap a new connection takes the place of the
+   * oldest one that has sent nothing yet; when every connection has sent something it is refused.
+   */
   maxConnections?: number;
+  /** A connection that sends no byte in this time is closed (default 5 s). */
+  firstByteTimeoutMs?: number;
   /** close() waits this long for requests in flight, then cuts them off (default 10 s). */
   closeGraceMs?: number;
   /**
@@ -135,6 +140,9 @@ export class MockServer {
   private readonly crypto = new CryptoPool();
   private readonly http: Server;
   private infoValue: MockInfo | undefined;
+  /** Open connections; those that had sent nothing when last looked at are `silent`, oldest first. */
+  private connections = 0;
+  private readonly silent = new Set<Socket>();
 
   private constructor(
     private readonly options: MockServerOptions,
@@ -169,9 +177,47 @@ export class MockServer {
         this.handle(req, res).catch(() => res.destroy());
       },
     );
-    this.http.maxConnections = options.maxConnections ?? 512;
+    this.http.on('connection', (socket: Socket) => this.admit(socket));
     this.http.on('clientError', answerProtocolError);
     this.http.on('checkExpectation', answerUnmetExpectation);
+  }
+
+  /**
+   * The connection cap, and the first-byte timeout. Node's own cap refuses a new client while the
+   * connections it counts have sent nothing at all, so 512 idle sockets locked everybody out until
+   * the header timeout (20 s): here a silent connection gives way to a new one, and is closed
+   * after a few seconds anyway. A client that has started its request is never cut off for this.
+   */
+  private admit(socket: Socket): void {
+    this.connections++;
+    socket.once('close', () => {
+      this.connections--;
+      this.silent.delete(socket);
+    });
+    if (this.connections > (this.options.maxConnections ?? 512)) {
+      const idle = this.oldestSilent();
+      if (idle === undefined) {
+        socket.destroy();
+        return;
+      }
+      idle.destroy();
+    }
+    this.silent.add(socket);
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+      this.silent.delete(socket);
+    }, this.options.firstByteTimeoutMs ?? 5_000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  private oldestSilent(): Socket | undefined {
+    for (const socket of this.silent) {
+      // Node's parser reads the socket natively; its byte count still says whether data came.
+      if (socket.bytesRead === 0) return socket;
+      this.silent.delete(socket);
+    }
+    return undefined;
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {

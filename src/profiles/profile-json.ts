@@ -4,6 +4,7 @@
  */
 import type { ErrorDetail } from '../errors.js';
 import { InputError } from '../errors.js';
+import { nestedDeeperThan } from '../encoding/json.js';
 import { stringifySorted } from './sorted-json.js';
 import type { Profile, ProfileSet } from './types.js';
 
@@ -54,6 +55,9 @@ function unknownMembers(
   return extra.length === 0 ? undefined : Object.fromEntries(extra);
 }
 
+/** Nesting of a profile file's JSON, unknown members included; the SDKs' files have 3 or 4. */
+const PROFILE_MAX_DEPTH = 64;
+
 /**
  * Parses and validates the profile document. `source` names the file in messages. Messages
  * never quote field values: they may be keys.
@@ -70,6 +74,13 @@ export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string
     throw new InputError(`${source} is not a valid profile file: not JSON${where}`, {
       hint: hint ?? 'Check that the file is a profile file and that its persistor type is right.',
     });
+  }
+  // Members ksctl does not know are kept and written back, by recursive code.
+  if (nestedDeeperThan(document, PROFILE_MAX_DEPTH)) {
+    throw new InputError(
+      `${source} is not a valid profile file: JSON nested deeper than ${PROFILE_MAX_DEPTH} levels`,
+      { hint: 'The file may be damaged or written by another program; restore it from a backup.' },
+    );
   }
   const details: ErrorDetail[] = [];
   const set = readProfileSet(document, details);
@@ -172,7 +183,7 @@ function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Prof
     ...(extra === undefined ? {} : { extra }),
   } as Profile;
   const problems = profileProblems(candidate, path);
-  details.push(...problems);
+  for (const problem of problems) details.push(problem);
   return problems.length === 0 ? candidate : undefined;
 }
 

@@ -3,7 +3,6 @@
  * and read-modify-write serialised within the process (mutex) and across processes (lock file).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ensurePrivateDirectory,
@@ -15,6 +14,8 @@ import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './c
 import type { FileLockOptions } from '../files/file-lock.js';
 import { withFileLock } from '../files/file-lock.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
+import { INPUT_LIMIT_ENV, INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
+import { KsctlError } from '../errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
 import { problemsError, profileProblems } from './profile-json.js';
 import type { PersistorSpec, ProfileSet } from './types.js';
@@ -107,11 +108,16 @@ async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile>
   checkPersistorSecrets(spec);
   let bytes: Buffer;
   try {
-    bytes = await readFile(spec.path);
+    bytes = await readBoundedFile(spec.path, {
+      bytes: spec.maxBytes ?? INPUT_MAX_MIB * 1024 * 1024,
+      what: 'profile file',
+      raise: `set ${INPUT_LIMIT_ENV} to a larger number of MiB`,
+    });
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       return { set: emptyProfileSet() };
     }
+    if (error instanceof KsctlError) throw error;
     throw fileError('read', spec.path, error);
   }
   if (bytes.length === 0) {

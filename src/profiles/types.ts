@@ -50,6 +50,8 @@ export interface PersistorSpec {
    * version it had, so applications on older SDKs that read it keep working.
    */
   passwordVersion?: PasswordFormatVersion;
+  /** Bytes the file may hold when read (default 64 MiB; KSCTL_MAX_INPUT_MIB raises it). */
+  maxBytes?: number;
 }
 
 export function emptyProfileSet(): ProfileSet {

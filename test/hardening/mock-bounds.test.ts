@@ -214,9 +214,10 @@ describe('bounds', () => {
     await expectAlive();
   });
 
-  it('connections beyond the cap are refused, and served again once others close', async () => {
+  it('connections beyond the cap are refused when all have begun a request, and served again once others close', async () => {
     const held = await Promise.all(Array.from({ length: 8 }, () => openSocket(port)));
     try {
+      for (const socket of held) socket.write('GET /_mock/health HTTP/1.1\r\n');
       await sleep(50);
       const refused = await rawRequest(port, get('/_mock/health'), 5_000);
       expect(refused.status).toBe(0);
@@ -230,6 +231,40 @@ describe('bounds', () => {
       await sleep(20);
     }
     throw new Error('the mock did not serve again after the held connections closed');
+  });
+
+  it('connections that have sent nothing give way to new ones at the cap (issue 17)', async () => {
+    const held = await Promise.all(Array.from({ length: 8 }, () => openSocket(port)));
+    const closed = held.map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+    try {
+      // Every slot is taken by a silent client, yet each new client is served.
+      for (let i = 0; i < 3; i++) {
+        expect((await rawRequest(port, get('/_mock/health'))).status).toBe(200);
+      }
+      // The oldest silent ones were closed to make room.
+      await Promise.race([Promise.any(closed), sleep(5_000)]);
+      expect(held.filter((socket) => socket.destroyed).length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('a connection that sends no byte is closed after the first-byte timeout (issue 17)', async () => {
+    const quick = await startMock({ firstByteTimeoutMs: 100, headersTimeoutMs: 30_000 });
+    try {
+      const socket = await openSocket(Number(new URL(quick.info.url).port));
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      const closedIn = await Promise.race([
+        new Promise((resolve) => socket.once('close', () => resolve('closed'))),
+        sleep(10_000).then(() => 'still open'),
+      ]);
+      socket.destroy();
+      expect(closedIn).toBe('closed');
+      expect(Buffer.concat(received).length).toBe(0);
+    } finally {
+      await quick.close();
+    }
   });
 
   it('X-Conversation-ID is echoed byte for byte, odd bytes included', async () => {

@@ -414,6 +414,33 @@ describe('failures of the whole request: HTTP errors, or sealed once the device 
     );
   });
 
+  it('40024: a fetch that would compare more than 1,000,000 query terms is refused whole, sealed', async () => {
+    const device = addDevice(mock);
+    mock.server.state.keys.create(
+      Array.from({ length: 1001 }, (_, i) => ({
+        id: `ABcdbound${i}`,
+        tenant: mock.info.tenantId,
+        deviceId: device.deviceId,
+        ref: 'r',
+        key: '00'.repeat(32),
+        cattrs: '{}',
+        csig: 'c2ln',
+        createdAt: 0,
+      })),
+    );
+    const queries = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`q${i}`, {}]));
+    const data = { 'protection-keys': [], 'protection-key-queries': queries };
+    const answer = await postRaw(mock, KEY_PATH.fetch, sealedBody(device, { meta: HFP, data }));
+    expect(answer.status).toBe(400);
+    const error = (await openAnswer(device, answer)).error as unknown as {
+      code: number;
+      message: string;
+    };
+    expect(error.code).toBe(DeviceErrorCode.requestTooLarge);
+    expect(error.message).toMatch(/1000 queries × 1001 keys/);
+    codesSeen.add(error.code);
+  });
+
   it('fault rules apply to the device endpoints', async () => {
     await mock.setFaults([{ path: '/v2.4/keys/*', status: 500, times: 1 }]);
     const error = await client(addDevice(mock))

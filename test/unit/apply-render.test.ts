@@ -38,6 +38,14 @@ function samplePlan(): Plan {
 }
 
 describe('renderPlan', () => {
+  it('renders a plan of a million lines without overflowing the stack (issue 17)', () => {
+    const create = Array.from({ length: 1_000_000 }, (_, i) => desired(`m${i}`));
+    const plan: Plan = { create, update: [], delete: [], unchanged: 0 };
+    const lines = renderPlan(plan, { maxListed: Number.MAX_SAFE_INTEGER });
+    expect(lines.length).toBeGreaterThan(1_000_000);
+    expect(lines.at(-1)).toMatch(/1000000 to create/);
+  });
+
   it('shows creations, updates with their changes, and deletions, then a summary', () => {
     expect(renderPlan(samplePlan())).toEqual([
       '+ create classification (3 values)',

@@ -1,3 +1,5 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { JournalEntry } from '../../src/api/wire.js';
 import {
@@ -39,6 +41,25 @@ describe('the request journal', () => {
     expect(Buffer.byteLength(JSON.stringify(requests))).toBeLessThanOrEqual(JOURNAL_MAX_BYTES);
     expect(requests.length).toBeLessThan(JOURNAL_MAX_ENTRIES);
     expect(requests.length).toBeGreaterThan(1_000);
+  });
+
+  it('holds what it keeps, not the long strings it was cut from (issue 17)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heldBytes = () => {
+      gc();
+      return getHeapStatistics().used_heap_size;
+    };
+    const journal = new Journal();
+    const before = heldBytes();
+    // 1,000 paths of 50,000 characters: 50 MB that a slice would keep alive.
+    for (let i = 0; i < 1_000; i++) {
+      const path = Buffer.from(`/${i}/${'p'.repeat(50_000)}`, 'latin1').toString('latin1');
+      journal.record(entry(i, path, path));
+    }
+    const held = heldBytes() - before;
+    expect(journal.list().requests).toHaveLength(1_000);
+    expect(held).toBeLessThan(8 * 1024 * 1024);
   });
 
   it('redacts secret query parameters whatever their case, and keeps the others', () => {

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/api/filters.js';
 import { InputError } from '../../src/errors.js';
 import { DurableState } from '../../src/mock/persistence/durable.js';
+import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
 import { stateRecords } from '../../src/mock/persistence/records.js';
 import { MockState } from '../../src/mock/state.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -16,6 +17,17 @@ const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
 
 const actor = { name: 'tester' };
+/** A lock file of a process that is gone (no pid is above Linux's pid_max default): a crash. */
+const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
+
+/** Every file of a directory with its bytes, to show that a refusal changed nothing. */
+async function filesOf(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    files[name] = (await readFile(join(dir, name))).toString('base64');
+  }
+  return files;
+}
 
 async function open(dir: string, options: { compactAfterBytes?: number } = {}) {
   const warnings: string[] = [];
@@ -38,7 +50,14 @@ describe('journal', () => {
     await s.durable.sync();
     await s.durable.close();
     const journal = join(dir, 'journal-1.jsonl');
-    await appendFile(journal, '{"k":"marking.set","d":{"tenant":"dev","mark');
+    await appendFile(journal, '{"s":99,"k":"marking.set","d":{"tenant":"dev","mark');
+    // Only a mock that died (its lock file left behind) leaves a torn line.
+    const files = await filesOf(dir);
+    await expect(DurableState.open({ dir })).rejects.toThrow(
+      /journal-1\.jsonl: ends in an incomplete last line, but the last mock stopped cleanly/,
+    );
+    expect(await filesOf(dir)).toEqual(files);
+    await writeFile(join(dir, 'lock'), DEAD_HOLDER);
 
     s = await open(dir);
     expect(s.warnings).toEqual([expect.stringContaining('ignored an incomplete last line')]);
@@ -93,7 +112,7 @@ describe('journal', () => {
 
     const opening = DurableState.open({ dir });
     await expect(opening).rejects.toThrow(InputError);
-    await expect(opening).rejects.toThrow(/journal-1\.jsonl:2: not a state record/);
+    await expect(opening).rejects.toThrow(/journal-1\.jsonl:2: the line has no checksum/);
     expect(await readFile(journal, 'utf8')).toBe(lines.join('\n'));
     // Refused, the directory is not held: a fixed state opens.
     await writeFile(journal, lines.filter((l) => l !== 'garbage').join('\n'));
@@ -104,12 +123,12 @@ describe('journal', () => {
     const dir = await dirs.make();
     await (await open(dir)).durable.close();
     const snapshot = join(dir, 'snapshot.jsonl');
-    const newer = (await readFile(snapshot, 'utf8')).replace('"version":1', '"version":2');
+    const newer = (await readFile(snapshot, 'utf8')).replace('"version":2', '"version":3');
     await writeFile(snapshot, newer);
     const before = await readdir(dir);
 
     await expect(DurableState.open({ dir })).rejects.toThrow(
-      /written by a newer ksctl \(state format 2; this ksctl reads format 1\)/,
+      /written by a newer ksctl \(state format 3; this ksctl reads formats 1 and 2\)/,
     );
     expect(await readFile(snapshot, 'utf8')).toBe(newer);
     expect(await readdir(dir)).toEqual(before);
@@ -143,10 +162,13 @@ describe('a compaction cut short by a crash', () => {
         },
       },
     };
-    const header = { format: 'ksctl-mock-state', version: 1, generation: 2 };
+    const last = (await readFile(join(dir, 'journal-1.jsonl'), 'utf8')).trim().split('\n').at(-1)!;
+    const seq = (JSON.parse(last) as { s: number }).s;
     await writeFile(
       join(dir, 'journal-2.jsonl'),
-      `${JSON.stringify(header)}\n${JSON.stringify(record)}\n`,
+      journalHeaderLine({ generation: 2, snapshot: 'never-written' }) +
+        recordLine(seq + 1, record.k, record.d) +
+        recordLine(seq + 2, 'close', null),
     );
     await writeFile(join(dir, '.snapshot.jsonl.123.abc.tmp'), '{"format":"ksctl-mock-state"');
 

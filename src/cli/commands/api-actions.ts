@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
-import { UsageError } from '../../errors.js';
+import { KsctlError, UsageError } from '../../errors.js';
 import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -79,12 +78,15 @@ export async function api(
   if (!path.startsWith('/') && !/^https?:\/\//.test(path)) path = `/${path}`;
   let body: string | undefined;
   if (options.input !== undefined) {
+    const { inputLimit, readBoundedFile } = await import('../../files/bounded-read.js');
+    const limit = { ...inputLimit(ctx.env, 'request body (--input)'), dash: true };
     try {
       body =
         options.input === '-'
-          ? await ctx.readStdin('the request body')
-          : await readFile(options.input, 'utf8');
+          ? await ctx.readStdin('the request body', limit)
+          : (await readBoundedFile(options.input, limit)).toString('utf8');
     } catch (error) {
+      if (error instanceof KsctlError) throw error;
       throw fileError('read the --input file', options.input, error);
     }
   }

@@ -11,7 +11,10 @@ export function apiCommand(ctx: CommandContext): Command {
     .argument('<path>', 'a path under the base URL (e.g. /markings), or a full URL')
     .option('--query <key=value>', 'a query parameter; repeat for more', collect)
     .option('-H, --header <name:value>', 'a request header; repeat for more', collect)
-    .option('--input <path>', 'request body from a file, or - for stdin (sent as JSON)')
+    .option(
+      '--input <path>',
+      'request body from a file, or - for stdin (sent as JSON; at most 64 MiB, env KSCTL_MAX_INPUT_MIB)',
+    )
     .option('-i, --include', 'print the status line and answer headers on stderr')
     .addHelpText(
       'after',

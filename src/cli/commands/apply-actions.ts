@@ -6,7 +6,7 @@
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
-import { loadDesiredMarkings } from '../../apply/sources.js';
+import { loadDesiredMarkings, markingsInputLimit } from '../../apply/sources.js';
 import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
@@ -69,8 +69,11 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
   const format = ctx.format();
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   // Every file is read and checked before the first request.
-  const stdin = files.includes('-') ? await ctx.readStdin('markings (YAML or JSON)') : undefined;
-  const desired = await loadDesiredMarkings(files, { stdin });
+  const limit = markingsInputLimit(ctx.env);
+  const stdin = files.includes('-')
+    ? await ctx.readStdin('markings (YAML or JSON)', limit)
+    : undefined;
+  const desired = await loadDesiredMarkings(files, { stdin, limit });
   // Ctrl-C from here on: no new request starts, those in flight finish, the report says what
   // was done, and the exit code is 130.
   ctx.stopsGracefully();

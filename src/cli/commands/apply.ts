@@ -38,6 +38,8 @@ export function applyCommand(ctx: CommandContext): Command {
 A listed marking's values are its complete set; a marking without values keeps its values.
 Markings not in the files are left alone unless --prune. Running apply again sends no writes.
 -o json prints the plan (--dry-run) or the run report as JSON on stdout.
+Files (and stdin) hold at most 64 MiB, each and together; KSCTL_MAX_INPUT_MIB raises it. YAML
+takes about 100 times its size in memory to read: give very large files as JSON.
 
 Examples:
   ksctl markings apply -f markings.yaml --dry-run

@@ -246,9 +246,10 @@ function refuseWithFile(options: object, flags: Record<string, string>): void {
 }
 
 async function readMarkingDocument(ctx: CommandContext, file: string): Promise<DesiredMarking> {
-  const { loadMarkingDocument } = await import('../../apply/sources.js');
-  const stdin = file === '-' ? await ctx.readStdin('a marking (YAML or JSON)') : undefined;
-  return loadMarkingDocument(file, { stdin });
+  const { loadMarkingDocument, markingsInputLimit } = await import('../../apply/sources.js');
+  const limit = markingsInputLimit(ctx.env);
+  const stdin = file === '-' ? await ctx.readStdin('a marking (YAML or JSON)', limit) : undefined;
+  return loadMarkingDocument(file, { stdin, limit });
 }
 
 /** `markings create -f FILE`: Create New Marking with the document's marking. */

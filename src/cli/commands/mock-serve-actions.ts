@@ -165,7 +165,11 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     options.fault ?? [],
     (text, problem) => `--fault "${text}": ${problem}`,
   );
-  const seed = options.seed === undefined ? undefined : await readSeedFile(options.seed);
+  const { inputLimit } = await import('../../files/bounded-read.js');
+  const seed =
+    options.seed === undefined
+      ? undefined
+      : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
   let server: Awaited<ReturnType<typeof MockServer.start>>;
   try {
@@ -191,7 +195,9 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
         hint: 'pick another with --port, or --port 0 for any free port',
       });
     }
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+    // Only listen's own EACCES is about the address: a state file's is named as a file below.
+    const listening = (error as NodeJS.ErrnoException).syscall === 'listen';
+    if (listening && (code === 'EADDRNOTAVAIL' || code === 'EACCES')) {
       throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`);
     }
     if (options.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {

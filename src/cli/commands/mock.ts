@@ -9,9 +9,11 @@ import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
 import type { OutboxOptions, RequestsOptions, TokensOptions } from './mock-admin-actions.js';
 import type { ServeOptions } from './mock-serve-actions.js';
+import type { RecoverOptions } from './mock-state-actions.js';
 
 const serveActions = () => import('./mock-serve-actions.js');
 const adminActions = () => import('./mock-admin-actions.js');
+const stateActions = () => import('./mock-state-actions.js');
 
 /** A whole number of at least `min` (commander reports the error, exit 2). */
 function atLeast(min: number, what: string) {
@@ -90,6 +92,35 @@ Examples:
     'ksctl mock reset',
     'ksctl mock reset --yes',
   ).action(async (options: { yes?: boolean }) => (await adminActions()).reset(ctx, options.yes));
+
+  const state = examples(
+    mock
+      .command('state')
+      .description('check a --state directory, or recover what verifies from a damaged one'),
+    'ksctl mock state check ./mock-state',
+    'ksctl mock state recover ./mock-state --to ./mock-state-recovered',
+  );
+  examples(
+    state
+      .command('check')
+      .description(
+        'check every file of a state directory (checksums, sequence, headers); exit 3 naming each problem',
+      )
+      .argument('<dir>', 'the --state directory'),
+    'ksctl mock state check ./mock-state',
+  ).action(async (dir: string) => (await stateActions()).check(ctx, dir));
+  examples(
+    state
+      .command('recover')
+      .description(
+        'copy every record that verifies into a new state directory, and say what was dropped (DIR is left as it is)',
+      )
+      .argument('<dir>', 'the damaged --state directory')
+      .requiredOption('--to <new>', 'the new state directory (must not exist or be empty)'),
+    'ksctl mock state recover ./mock-state --to ./mock-state-recovered',
+  ).action(async (dir: string, options: RecoverOptions) =>
+    (await stateActions()).recover(ctx, dir, options),
+  );
 
   return mock;
 }

@@ -66,6 +66,29 @@ export const MAX_ITEMS = 1000;
 export const MAX_QTY = 1000;
 /** Keys one create makes at most, over all its refs. */
 export const MAX_KEYS_PER_CREATE = 10_000;
+/**
+ * What one fetch may cost at most (issue 17): the mock answers one request at a time, so these
+ * keep a fetch within tens of milliseconds and a few megabytes, and `/_mock/health` answers
+ * meanwhile. Beyond them the fetch is refused as a whole (40024), before the work is done.
+ */
+export const REQUEST_BOUNDS = {
+  /** Query terms a fetch compares: its queries times the keys of the device's tenant. */
+  queryChecks: 1_000_000,
+  /** Keys in one fetch answer, by id and by query together. */
+  answerKeys: 5_000,
+  /** Key ids in one fetch answer's query results, all queries together. */
+  queryResultIds: 100_000,
+} as const;
+
+/** A request refused as a whole for asking more than REQUEST_BOUNDS allows. */
+export class RequestTooLarge extends Error {}
+
+function answerTooLarge(what: 'keys' | 'key ids in query results'): RequestTooLarge {
+  const most = what === 'keys' ? REQUEST_BOUNDS.answerKeys : REQUEST_BOUNDS.queryResultIds;
+  return new RequestTooLarge(
+    `the answer would hold more than ${most} ${what}, the most one fetch answers: narrow the queries or send them in parts`,
+  );
+}
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_SUFFIX_LENGTH = 7;
@@ -319,8 +342,25 @@ function parseQuery(value: unknown): Query | undefined {
   return query;
 }
 
+/**
+ * A key's attribute values, kept per key while its attribute texts stay the same: a fetch reads
+ * every key of the tenant, and parsing them all again for each fetch was most of its work.
+ */
+const knownValues = new WeakMap<
+  StoredKey,
+  { cattrs: string; mattrs: string | undefined; values: Map<string, string[]> }
+>();
+
 /** A key's attribute values by name, fixed and mutable together. */
 function valuesOf(key: StoredKey): Map<string, string[]> {
+  const known = knownValues.get(key);
+  if (known && known.cattrs === key.cattrs && known.mattrs === key.mattrs) return known.values;
+  const values = readValues(key);
+  knownValues.set(key, { cattrs: key.cattrs, mattrs: key.mattrs, values });
+  return values;
+}
+
+function readValues(key: StoredKey): Map<string, string[]> {
   const values = new Map<string, string[]>();
   for (const text of [key.cattrs, key.mattrs ?? EMPTY_ATTRIBUTES]) {
     for (const [name, list] of Object.entries(JSON.parse(text) as Attributes)) {
@@ -360,15 +400,31 @@ export const fetchKeys: Operation = (req) => {
     const results: Record<string, { ids: string[] }> = {};
     // Each candidate's attributes are read once, whatever the number of queries.
     const candidates = queries.length === 0 ? [] : req.state.keys.ofTenant(req.device.tenant);
+    const checks = queries.length * candidates.length;
+    if (checks > REQUEST_BOUNDS.queryChecks) {
+      throw new RequestTooLarge(
+        `the queries would compare ${checks} keys (${queries.length} queries × ${candidates.length} keys); a fetch compares at most ${REQUEST_BOUNDS.queryChecks}: send fewer queries at a time`,
+      );
+    }
     const values = candidates.map((key) => [key, valuesOf(key)] as const);
+    const matched = new Map<string, StoredKey>();
+    let ids = 0;
     for (const [name, query] of queries) {
       const matches = values
         .filter(([, v]) => matchesQuery(v, query))
         .map(([key]) => key)
         .slice(0, query.qty ?? MAX_ITEMS);
-      for (const key of matches) if (!found.has(key.id)) found.set(key.id, fetchedKey(req, key));
+      ids += matches.length;
+      if (ids > REQUEST_BOUNDS.queryResultIds) throw answerTooLarge('key ids in query results');
+      // Counted before any key is sealed: a refusal costs the scan, not the answer.
+      for (const key of matches) {
+        if (found.has(key.id) || matched.has(key.id)) continue;
+        if (found.size + matched.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
+        matched.set(key.id, key);
+      }
       results[name] = { ids: matches.map((key) => key.id) };
     }
+    for (const [id, key] of matched) found.set(id, fetchedKey(req, key));
     data['query-results'] = results;
   }
   data['protection-keys'] = [...found.values()];

@@ -8,7 +8,8 @@
  * envelope (40022, 40122). Those cannot be sealed and are HTTP errors. From there on every
  * failure is sealed under the request's cid, with a status below 500: the cid's time (40121),
  * its novelty (40920: only after the envelope proved the device, so nobody else can spend its
- * cids), the content (40023), the fingerprint (4001), then the operation, whose failures go into
+ * cids), the content (40023), the fingerprint (4001), the request's bounds (40024: more work or
+ * a larger answer than one request may be), then the operation, whose failures go into
  * the answer envelope (DeviceErrorCode). Nothing is awaited after the body is read, so
  * concurrent requests never interleave.
  */
@@ -28,6 +29,7 @@ import {
   logMessages,
   modifyKeys,
   type Operation,
+  RequestTooLarge,
   resources,
 } from './operations.js';
 
@@ -35,10 +37,14 @@ import {
 class DeviceRequestError extends Error {
   readonly status: number;
   readonly sealed: boolean;
-  constructor(readonly code: DeviceErrorCodeValue) {
+  /** `message`: the cause's own words unless given (a bound names itself). */
+  constructor(
+    readonly code: DeviceErrorCodeValue,
+    message?: string,
+  ) {
     const cause = deviceCause(code);
     if (!cause || cause.where === 'item') throw new Error(`no request cause ${code}`);
-    super(cause.message);
+    super(message ?? cause.message);
     this.status = cause.status;
     this.sealed = cause.where === 'sealed';
   }
@@ -86,7 +92,9 @@ async function answer(
   let proved: ProvedRequest | undefined;
   try {
     proved = prove(state, body);
-    const result = operation({ state, version, ...proved, data: accept(state, proved) });
+    const result = bounded(() =>
+      operation({ state, version, ...proved!, data: accept(state, proved!) }),
+    );
     if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
     return json(200, {
       cid: proved.cid,
@@ -103,6 +111,16 @@ async function answer(
     // The error body quotes the request's own cid when it has one.
     const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
     return json(error.status, { error: { cid, ...wire } });
+  }
+}
+
+/** An operation whose request asks more than one request may is refused whole (40024). */
+function bounded<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof RequestTooLarge)) throw error;
+    throw new DeviceRequestError(DeviceErrorCode.requestTooLarge, error.message);
   }
 }
 

@@ -3,22 +3,36 @@
  *
  * DIR holds `lock` (the live mock's pid), `snapshot.jsonl` (the whole state at some point, with a
  * generation number G) and `journal-G.jsonl` (every change since, appended as it happens; see
- * journal.ts and records.ts). Start-up replays the snapshot, then the journals of generation G
- * and later. Once the journal has grown past a bound it is compacted: a new journal is started and,
- * in the same synchronous step, the state is copied; the copy is written as the next snapshot
- * (temp file, fsync, rename) in the background, and the older journals are removed.
+ * journal.ts, and integrity.ts for what the lines hold and how they are checked). Start-up checks
+ * the whole directory first and refuses it, changing nothing, when anything is missing, damaged
+ * or out of sequence; then it replays the snapshot and the journals of generation G and later.
+ * Once the journal has grown past a bound it is compacted: a new journal is started and, in the
+ * same synchronous step, the state is copied; the copy is written as the next snapshot (temp
+ * file, fsync, rename) in the background, and only then are the older journals removed.
  */
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.js';
 import { ensureDirectory } from '../../files/directories.js';
-import { errnoCode, fileError } from '../../files/fs-errors.js';
-import { JournalFile, parseStateFile, recordLine, type StateFile } from './journal.js';
+import { errnoCode, fileReason } from '../../files/fs-errors.js';
+import {
+  CLOSE_KIND,
+  type Inspection,
+  inspectStateDir,
+  JOURNAL_FILE,
+  journalHeaderLine,
+  journalName,
+  newSnapshotId,
+  problemText,
+  recordLine,
+  SNAPSHOT_FILE,
+  type StateProblem,
+} from './integrity.js';
+import { JournalFile } from './journal.js';
 import { lockStateDirectory, type StateLock } from './state-lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';
-import { readSnapshot, writeSnapshot } from './snapshot.js';
+import { writeSnapshot } from './snapshot.js';
 import type { MockState } from '../state.js';
-import { fileReason } from '../../files/fs-errors.js';
 
 /**
  * A journal is compacted once it is larger than the snapshot (so a restart reads at most about
@@ -26,22 +40,31 @@ import { fileReason } from '../../files/fs-errors.js';
  */
 export const COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
 
-const SNAPSHOT_FILE = 'snapshot.jsonl';
-const JOURNAL_FILE = /^journal-(\d+)\.jsonl$/;
-const journalName = (generation: number) => `journal-${generation}.jsonl`;
+const REPAIR_HINT =
+  'nothing was changed; `ksctl mock state check DIR` lists every problem, and `ksctl mock state recover DIR --to NEW` copies every record that verifies into a new directory';
 
 export interface DurableOptions {
   dir: string;
   /** Journal bytes below which it is never compacted (COMPACT_AFTER_BYTES). */
   compactAfterBytes?: number;
-  /** Told about what start-up forgave (a torn last line). */
+  /** Told about what start-up forgave (a torn last line after a crash). */
   warn?: (message: string) => void;
 }
 
-interface JournalOnDisk {
-  generation: number;
-  path: string;
-  file: StateFile;
+/** The refusal of a damaged directory: the first problem in the message, all of them as details. */
+export function damagedStateError(dir: string, problems: StateProblem[]): InputError {
+  const [first] = problems;
+  return new InputError(`the state in ${dir} cannot be used: ${problemText(first!)}`, {
+    hint: REPAIR_HINT,
+    // One problem is the message; more are each a detail line.
+    details:
+      problems.length === 1
+        ? []
+        : problems.map((p) => ({
+            path: `${p.file}${p.line === undefined ? '' : `:${p.line}`}`,
+            message: p.reason,
+          })),
+  });
 }
 
 export class DurableState {
@@ -53,19 +76,24 @@ export class DurableState {
   private compactAt: number;
   private keyServerPem: string | undefined;
   private generation: number;
+  /** The sequence number of the last record journaled. */
+  private seq: number;
 
   private constructor(
     readonly dir: string,
     private readonly lock: StateLock,
-    private readonly snapshot: StateFile | undefined,
-    private readonly journals: JournalOnDisk[],
+    private readonly inspection: Inspection,
     private readonly options: DurableOptions,
   ) {
-    this.generation = snapshot?.generation ?? 1;
-    this.compactAt = this.compactionBound(snapshot?.goodBytes ?? 0);
+    this.generation = inspection.generation;
+    this.seq = inspection.lastSeq;
+    this.compactAt = this.compactionBound(inspection.snapshot?.goodBytes ?? 0);
   }
 
-  /** Takes the directory (creating it) and reads what is in it; nothing is applied yet. */
+  /**
+   * Takes the directory (creating it) and checks what is in it; nothing is applied yet. A
+   * damaged directory is refused (exit 3) with every file left as it was.
+   */
   static async open(options: DurableOptions): Promise<DurableState> {
     const dir = resolve(options.dir);
     const existing = await stat(dir).catch(() => undefined);
@@ -78,10 +106,9 @@ export class DurableState {
     await ensureDirectory(dir, 0o700);
     const lock = await lockStateDirectory(dir);
     try {
-      await removeUnfinishedSnapshots(dir);
-      const snapshot = await readSnapshot(join(dir, SNAPSHOT_FILE));
-      const journals = snapshot ? await readJournals(dir, snapshot.generation) : [];
-      return new DurableState(dir, lock, snapshot, journals, options);
+      const inspection = await inspectStateDir(dir, { crashed: lock.tookOver });
+      if (inspection.problems.length > 0) throw damagedStateError(dir, inspection.problems);
+      return new DurableState(dir, lock, inspection, options);
     } catch (error) {
       await lock.release();
       throw error;
@@ -90,7 +117,7 @@ export class DurableState {
 
   /** Nothing was on disk: the caller loads defaults and seed before attach(). */
   get fresh(): boolean {
-    return this.snapshot === undefined;
+    return this.inspection.fresh;
   }
 
   /**
@@ -99,36 +126,44 @@ export class DurableState {
    */
   async attach(state: MockState): Promise<void> {
     this.state = state;
-    if (!this.snapshot) {
-      // Journals without a snapshot are left from a first start that died before serving.
-      await removeJournals(this.dir, Number.POSITIVE_INFINITY);
-      this.journal = await JournalFile.open(join(this.dir, journalName(1)), 1);
-      const records = [...stateRecords(state, undefined)];
+    const inspection = this.inspection;
+    if (inspection.fresh) {
+      // Its journal first: a snapshot is never on disk without the journal that follows it. A
+      // journal-1 left by a first start that died before its snapshot holds nothing: replaced.
+      try {
+        await this.startGeneration(1, { fresh: true });
+      } catch (error) {
+        // The journal this start made holds nothing: gone again, the directory stays new.
+        await this.journal?.close().catch(() => undefined);
+        this.journal = undefined;
+        await rm(join(this.dir, journalName(1)), { force: true }).catch(() => undefined);
+        throw error;
+      }
       this.listen(state);
-      this.compactAt = this.compactionBound(
-        await writeSnapshot(join(this.dir, SNAPSHOT_FILE), 1, records),
-      );
+      await removeUnfinishedSnapshots(this.dir);
       return;
     }
-    this.replay(state, SNAPSHOT_FILE, this.snapshot);
-    for (const j of this.journals) {
-      if (j.file.tornTail !== undefined) {
-        this.options.warn?.(
-          `${journalName(j.generation)}: ignored ${j.file.tornTail} (a write cut short by a crash, never acknowledged)`,
-        );
+    for (const file of [inspection.snapshot!, ...inspection.journals]) {
+      for (const warning of inspection.warnings) {
+        if (warning.startsWith(`${file.name}:`)) this.options.warn?.(warning);
       }
-      this.replay(state, journalName(j.generation), j.file);
+      for (const record of file.records) this.replay(state, record);
     }
     if (this.keyServerPem !== undefined) await state.enrollment.keyServer();
-    const last = this.journals.at(-1);
-    this.generation = last?.generation ?? this.generation;
-    this.journal = await JournalFile.open(
-      join(this.dir, journalName(this.generation)),
-      this.generation,
-      last?.file.goodBytes,
-    );
-    this.listen(state);
-    await removeJournals(this.dir, this.snapshot.generation);
+    if (inspection.version < 2) {
+      // Format 1 files are read, never appended to: the state starts over in format 2.
+      await this.startGeneration(inspection.generation + 1, { replace: true });
+      this.listen(state);
+    } else {
+      const last = inspection.journals.at(-1)!;
+      this.journal = await JournalFile.open(join(this.dir, last.name), {
+        goodBytes: last.goodBytes,
+      });
+      this.listen(state);
+      // Older journals are in the snapshot (a crash came before they were removed).
+      await removeJournals(this.dir, inspection.snapshot!.header.generation);
+    }
+    await removeUnfinishedSnapshots(this.dir);
     // This run's ids must differ from every earlier run's.
     state.changes.record('idPart', state.ids.processPart);
   }
@@ -144,35 +179,46 @@ export class DurableState {
     return this.compacting;
   }
 
-  /** Flushes, stops journaling and gives the directory up. */
+  /**
+   * Flushes, marks the journal as stopped cleanly and gives the directory up. When the mark
+   * cannot be written the lock file stays, so the next start knows this one did not end cleanly.
+   */
   async close(): Promise<void> {
     this.state?.changes.listen(undefined);
+    let stoppedCleanly = false;
     try {
       await this.compacting?.catch(() => undefined);
-      await this.journal?.close();
+      if (this.journal) {
+        this.journal.append(recordLine(++this.seq, CLOSE_KIND, null));
+        await this.journal.close();
+        stoppedCleanly = true;
+      }
     } finally {
-      await this.lock.release();
+      if (stoppedCleanly || !this.journal) await this.lock.release();
     }
   }
 
-  private replay(state: MockState, name: string, file: StateFile): void {
-    file.records.forEach(([kind, data], i) => {
-      if (kind === 'keyServerKey') this.keyServerPem = data as string;
-      try {
-        RECORD_KINDS[kind]!(state, data as never);
-      } catch (error) {
-        throw new InputError(
-          `${name}: record ${i + 1} (${kind}) cannot be applied: ${(error as Error).message}`,
-          { hint: 'start with another --state directory, or restore this one from a backup' },
-        );
-      }
-    });
+  private replay(
+    state: MockState,
+    record: { kind: string; data: unknown; file: string; line: number },
+  ): void {
+    const { kind, data } = record;
+    if (kind === CLOSE_KIND) return;
+    if (kind === 'keyServerKey') this.keyServerPem = data as string;
+    try {
+      RECORD_KINDS[kind]!(state, data as never);
+    } catch (error) {
+      throw new InputError(
+        `${join(this.dir, record.file)}:${record.line}: the record (${kind}) cannot be applied: ${(error as Error).message}`,
+        { hint: REPAIR_HINT },
+      );
+    }
   }
 
   private listen(state: MockState): void {
     state.changes.listen((kind, data) => {
       if (kind === 'keyServerKey') this.keyServerPem = data as string;
-      this.journal!.append(recordLine(kind, data));
+      this.journal!.append(recordLine(++this.seq, kind, data));
       if (this.journal!.size >= this.compactAt && !this.compacting) {
         this.compact().catch((error: unknown) => {
           this.compactAt = this.journal!.size + this.compactionBound(0);
@@ -182,49 +228,59 @@ export class DurableState {
     });
   }
 
-  private async runCompaction(): Promise<void> {
-    const state = this.state!;
-    const generation = this.generation + 1;
-    const next = await JournalFile.open(join(this.dir, journalName(generation)), generation);
-    // One synchronous step: the copy holds exactly what the journals before `next` hold.
-    const records = [...stateRecords(state, this.keyServerPem)];
-    const old = this.journal!;
+  /**
+   * A new generation for the whole state as it is now: its journal (naming the snapshot to
+   * come), then, with the state copied in the same synchronous step, the snapshot. Only once the
+   * snapshot is durable are the journals before it removed.
+   */
+  private async startGeneration(
+    generation: number,
+    options: { fresh?: boolean; replace?: boolean },
+  ): Promise<void> {
+    const id = newSnapshotId();
+    const next = await JournalFile.open(join(this.dir, journalName(generation)), {
+      header: journalHeaderLine({
+        generation,
+        snapshot: id,
+        ...(options.fresh ? { fresh: true } : {}),
+      }),
+      // Only over a journal that holds nothing (integrity.ts says when one may be there).
+      replace: options.fresh === true || options.replace === true,
+    });
+    // One synchronous step: the copy holds exactly the records numbered up to `covers`.
+    const records = [...stateRecords(this.state!, this.keyServerPem)];
+    const covers = this.seq;
+    const old = this.journal;
     this.journal = next;
     this.generation = generation;
-    this.retiring = old;
-    try {
-      await old.close();
-    } catch {
-      // Its waiters have been told; the snapshot below holds what it could not write.
-    } finally {
-      this.retiring = undefined;
+    if (old) {
+      this.retiring = old;
+      const closing = old.close();
+      next.after(closing);
+      try {
+        await closing;
+      } catch {
+        // Its waiters have been told; the snapshot below holds what it could not write.
+      } finally {
+        this.retiring = undefined;
+      }
     }
-    const bytes = await writeSnapshot(join(this.dir, SNAPSHOT_FILE), generation, records);
+    const bytes = await writeSnapshot(
+      join(this.dir, SNAPSHOT_FILE),
+      { generation, id, covers },
+      records,
+    );
     this.compactAt = this.compactionBound(bytes);
     await removeJournals(this.dir, generation);
+  }
+
+  private runCompaction(): Promise<void> {
+    return this.startGeneration(this.generation + 1, {});
   }
 
   private compactionBound(snapshotBytes: number): number {
     return Math.max(snapshotBytes, this.options.compactAfterBytes ?? COMPACT_AFTER_BYTES);
   }
-}
-
-/** The journals of generation `from` and later, oldest first. */
-async function readJournals(dir: string, from: number): Promise<JournalOnDisk[]> {
-  const journals: JournalOnDisk[] = [];
-  for (const name of await readdir(dir)) {
-    const generation = Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN);
-    if (!(generation >= from)) continue;
-    const path = join(dir, name);
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      throw fileError('read', path, error);
-    }
-    journals.push({ generation, path, file: parseStateFile(text, path, generation) });
-  }
-  return journals.sort((a, b) => a.generation - b.generation);
 }
 
 /** A snapshot being written when the mock died is left as a temporary file: never read, removed. */
@@ -236,7 +292,7 @@ async function removeUnfinishedSnapshots(dir: string): Promise<void> {
   }
 }
 
-/** Removes the journals older than `before` (a snapshot holds what they held). */
+/** Removes the journals older than `before` (a durable snapshot holds what they held). */
 async function removeJournals(dir: string, before: number): Promise<void> {
   for (const name of await readdir(dir)) {
     const generation = Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN);

@@ -37,18 +37,40 @@ function inUse(dir: string, pid: number): UsageError {
   });
 }
 
+/**
+ * Who holds a directory's lock, without taking it: nobody (undefined), a running mock, or a mock
+ * that died holding it (`live` false; its pid when the file holds one).
+ */
+export async function lockHolder(
+  dir: string,
+): Promise<{ pid: number | undefined; live: boolean } | undefined> {
+  const path = join(dir, LOCK_FILE);
+  const pid = await holder(path).catch(() => undefined);
+  const exists =
+    pid !== undefined ||
+    (await readFile(path).then(
+      () => true,
+      () => false,
+    ));
+  return exists ? { pid, live: live(path, pid) } : undefined;
+}
+
 export interface StateLock {
+  /** The lock was taken over from a mock that died holding it (it did not stop cleanly). */
+  readonly tookOver: boolean;
   release(): Promise<void>;
 }
 
 /** Takes the directory's lock, or throws a UsageError naming the live mock that holds it. */
 export async function lockStateDirectory(dir: string): Promise<StateLock> {
   const path = join(dir, LOCK_FILE);
+  let tookOver = false;
   // Three rounds at most: each one after moving a dead holder's lock aside.
   for (let round = 0; round < 3; round++) {
     if (await createLockFile(path, `${process.pid}\n`)) {
       held.add(path);
       return {
+        tookOver,
         release: async () => {
           held.delete(path);
           await rm(path, { force: true });
@@ -63,6 +85,7 @@ export async function lockStateDirectory(dir: string): Promise<StateLock> {
       return !live(path, moved);
     });
     if (outcome === 'live') throw inUse(dir, moved!);
+    if (outcome === 'taken') tookOver = true;
   }
   throw new UsageError(`the state directory ${dir} is being taken by another mock right now`, {
     hint: 'try again in a moment, or give this one another --state directory',

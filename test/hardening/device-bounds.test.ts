@@ -1,0 +1,138 @@
+/**
+ * Issue 17: one device request must not hold the mock. A device with 20,000 keys used to send
+ * one 16 KB fetch of 1,000 empty queries and get a 379 MB answer while `/_mock/health` waited for
+ * 12-40 s. The bounds of REQUEST_BOUNDS refuse such a request before doing its work (40024); what
+ * they let through stays small. Wall time is left to the bench (mock-hostile group); these tests
+ * assert the work and the sizes.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DeviceErrorCode } from '../../src/device/causes.js';
+import { openEnvelope } from '../../src/device/crypto.js';
+import { KEY_PATH } from '../../src/device/wire.js';
+import { REQUEST_BOUNDS } from '../../src/mock/device/operations.js';
+import type { StoredKey } from '../../src/mock/device/store.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { addDevice, type DeviceProfile, sealedBody } from '../integration/device-keys-fixtures.js';
+
+const HFP = { hfphash: 'f'.repeat(64), hfp: '{"fptype":"test"}' };
+const KEYS = 20_000;
+
+let mock: TestMock;
+let device: DeviceProfile;
+
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(() => mock.close());
+beforeEach(async () => {
+  await mock.reset();
+  device = addDevice(mock);
+});
+
+/** `count` keys of the device's tenant, put straight into the store (no crypto per key). */
+function storeKeys(count: number, cattrs = '{"project":["apollo"]}'): void {
+  const keys: StoredKey[] = Array.from({ length: count }, (_, i) => ({
+    id: `ABcd${String(i).padStart(7, '0')}`,
+    tenant: mock.info.tenantId,
+    deviceId: device.deviceId,
+    ref: 'r',
+    key: '00'.repeat(32),
+    cattrs,
+    csig: 'c2ln',
+    createdAt: 0,
+  }));
+  mock.server.state.keys.create(keys);
+}
+
+async function post(path: string, data: unknown) {
+  const response = await fetch(mock.info.apiUrl + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sealedBody(device, { meta: HFP, data })),
+  });
+  const text = await response.text();
+  const body = JSON.parse(text) as {
+    cid?: string;
+    envelope?: string;
+    error?: { code: number; message: string };
+  };
+  // Refusals after the envelope opened are sealed: their error is inside it.
+  if (response.status !== 200 && body.envelope !== undefined) {
+    const sealed = openEnvelope(device.aesCdIdcKey, body.cid!, body.envelope);
+    if (sealed.ok) body.error = (sealed.content as { error?: typeof body.error }).error;
+  }
+  return { status: response.status, bytes: Buffer.byteLength(text), body };
+}
+
+function opened(body: { cid?: string; envelope?: string }) {
+  const content = openEnvelope(device.aesCdIdcKey, body.cid!, body.envelope!);
+  if (!content.ok) throw new Error(`the answer does not open: ${content.reason}`);
+  return content.content as { data: { 'protection-keys': unknown[]; 'query-results': object } };
+}
+
+const queries = (count: number, query: object) =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`q${i}`, query]));
+
+describe('a fetch is refused before it does more work than one request may', () => {
+  it('1,000 empty queries over 20,000 keys: 40024 in a small answer, and health answers', async () => {
+    storeKeys(KEYS);
+    const [answer, health] = await Promise.all([
+      post(KEY_PATH.fetch, { 'protection-keys': [], 'protection-key-queries': queries(1000, {}) }),
+      fetch(`${mock.info.url}/_mock/health`),
+    ]);
+    expect(health.status).toBe(200);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe(DeviceErrorCode.requestTooLarge);
+    expect(answer.body.error?.message).toMatch(/1000 queries × 20000 keys.*at most 1000000/);
+    expect(answer.bytes).toBeLessThan(1024);
+  });
+
+  it('queries that match nothing are bounded the same way: up to the bound they are answered', async () => {
+    storeKeys(KEYS);
+    const most = REQUEST_BOUNDS.queryChecks / KEYS;
+    const nothing = { project: 'gemini' };
+    const allowed = await post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': queries(most, nothing),
+    });
+    expect(allowed.status).toBe(200);
+    expect(Object.keys(opened(allowed.body).data['query-results'])).toHaveLength(most);
+    const refused = await post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': queries(most + 1, nothing),
+    });
+    expect(refused.body.error?.code).toBe(DeviceErrorCode.requestTooLarge);
+  });
+
+  it('an answer holds at most the bound of keys: exactly that many are answered, one more is refused', async () => {
+    storeKeys(REQUEST_BOUNDS.answerKeys);
+    const all = await post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': { all: { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys + 1 } },
+    });
+    expect(all.status).toBe(200);
+    expect(opened(all.body).data['protection-keys']).toHaveLength(REQUEST_BOUNDS.answerKeys);
+    // The largest answer a fetch can give stays a few megabytes.
+    expect(all.bytes).toBeLessThan(8 * 1024 * 1024);
+    mock.server.state.keys.create([
+      { ...mock.server.state.keys.get('ABcd0000000')!, id: 'ABcdextra01' },
+    ]);
+    const over = await post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': { all: { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys + 1 } },
+    });
+    expect(over.status).toBe(400);
+    expect(over.body.error?.message).toMatch(/more than 5000 keys/);
+  });
+
+  it('query results are bounded in ids, all queries together', async () => {
+    storeKeys(1000);
+    const many = REQUEST_BOUNDS.queryResultIds / 1000;
+    const answer = await post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': queries(many + 1, {}),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.message).toMatch(/more than 100000 key ids in query results/);
+  });
+});

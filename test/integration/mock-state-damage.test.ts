@@ -1,0 +1,382 @@
+/**
+ * Issue 17: a damaged state directory is never taken for an empty or a shorter one. Each damage
+ * the issue found is a regression test asserting the refusal (exit 3 naming the file, the line and
+ * what is wrong) and that every file is byte for byte as it was; `mock state check` and
+ * `mock state recover` round trips; and a seeded corruption run (byte flips, truncations,
+ * deletions): the state either opens with exactly what was acknowledged, or is refused.
+ */
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rm,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { DurableState } from '../../src/mock/persistence/durable.js';
+import { stateRecords } from '../../src/mock/persistence/records.js';
+import { MockState } from '../../src/mock/state.js';
+import { runCli } from '../helpers/cli.js';
+import { prng } from '../helpers/random.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.removeAll());
+const actor = { name: 'tester' };
+/** A lock file of a process that is gone: the last mock died. */
+const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
+
+async function openState(dir: string, compactAfterBytes?: number) {
+  const durable = await DurableState.open({ dir, compactAfterBytes });
+  const state = new MockState('ksdev.damage');
+  if (durable.fresh) state.addTenant('dev');
+  await durable.attach(state);
+  return { durable, state, markings: state.addTenant('dev').markings };
+}
+
+/** What a restart must give back: the records, without the id parts each run adds. */
+const contents = (state: MockState) =>
+  JSON.stringify([...stateRecords(state, undefined)].filter(([kind]) => kind !== 'idPart'));
+
+async function filesOf(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    files[entry.name] = entry.isFile()
+      ? (await readFile(join(dir, entry.name))).toString('base64')
+      : 'a directory';
+  }
+  return files;
+}
+
+/**
+ * A directory made by three runs: markings keep-0..keep-5 (the first two runs compact, so there
+ * is a snapshot of generation > 1; the last run's changes are in the journal after it), every
+ * change acknowledged.
+ */
+async function makeState(): Promise<{ dir: string; acknowledged: string }> {
+  const dir = await dirs.make();
+  let acknowledged = '';
+  for (let run = 0; run < 3; run++) {
+    // The first runs compact at every change; the last one keeps its changes in the journal.
+    const s = await openState(dir, run < 2 ? 1 : undefined);
+    for (const i of [2 * run, 2 * run + 1]) {
+      const marking = s.markings.create({ name: `keep-${i}` }, actor);
+      s.markings.createValue(marking.id, { name: `value-${i}` }, actor);
+      await s.durable.sync();
+    }
+    acknowledged = contents(s.state);
+    await s.durable.close();
+  }
+  return { dir, acknowledged };
+}
+
+let base: { dir: string; acknowledged: string };
+beforeAll(async () => {
+  base = await makeState();
+});
+
+async function copy(): Promise<string> {
+  const dir = await dirs.make();
+  for (const name of await readdir(base.dir)) await copyFile(join(base.dir, name), join(dir, name));
+  return dir;
+}
+
+async function journalOf(dir: string): Promise<string> {
+  return (await readdir(dir)).find((name) => name.startsWith('journal-'))!;
+}
+
+/** Opening is refused with exit 3 matching `message`, and no file changed. */
+async function expectRefused(dir: string, message: RegExp): Promise<void> {
+  const before = await filesOf(dir);
+  const error = await DurableState.open({ dir }).then(
+    async (durable) => {
+      await durable.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InputError);
+  expect((error as InputError).exitCode).toBe(3);
+  expect((error as Error).message).toMatch(message);
+  expect(await filesOf(dir)).toEqual(before);
+}
+
+describe('the damage of issue 17 is refused, every file left as it was', () => {
+  it('the state opens whole when nothing is damaged', async () => {
+    const dir = await copy();
+    const s = await openState(dir);
+    expect(contents(s.state)).toBe(base.acknowledged);
+    await s.durable.close();
+  });
+
+  it('snapshot.jsonl removed: refused, the journal kept (it used to start empty and delete it)', async () => {
+    const dir = await copy();
+    await rm(join(dir, 'snapshot.jsonl'));
+    await expectRefused(dir, /snapshot\.jsonl: is missing, but journal-\d+\.jsonl is there/);
+  });
+
+  it('the journal removed beside its snapshot', async () => {
+    const dir = await copy();
+    await rm(join(dir, await journalOf(dir)));
+    await expectRefused(
+      dir,
+      /journal-\d+\.jsonl: is missing: snapshot\.jsonl \(generation \d+\) is followed by its journal/,
+    );
+  });
+
+  it('the journal emptied', async () => {
+    const dir = await copy();
+    await writeFile(join(dir, await journalOf(dir)), '');
+    await expectRefused(dir, /journal-\d+\.jsonl: the file is empty/);
+  });
+
+  it('the snapshot emptied', async () => {
+    const dir = await copy();
+    await writeFile(join(dir, 'snapshot.jsonl'), '');
+    await expectRefused(dir, /snapshot\.jsonl: the file is empty/);
+  });
+
+  it('a flipped byte in the last complete journal line (it used to be skipped as never acknowledged)', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    const bytes = await readFile(path);
+    const at = bytes.length - 10;
+    bytes[at] = bytes[at]! ^ 0x01;
+    await writeFile(path, bytes);
+    const lines = bytes.toString('utf8').trimEnd().split('\n').length;
+    await expectRefused(
+      dir,
+      new RegExp(`journal-\\d+\\.jsonl:${lines}: the checksum does not match`),
+    );
+  });
+
+  it('a byte changed inside a record (keep-2 → kEep-2; it used to be served as is)', async () => {
+    const dir = await copy();
+    for (const name of await readdir(dir)) {
+      const text = await readFile(join(dir, name), 'utf8');
+      if (text.includes('keep-2'))
+        await writeFile(join(dir, name), text.replace('keep-2', 'kEep-2'));
+    }
+    await expectRefused(
+      dir,
+      /\.jsonl:\d+: the checksum does not match: the line was changed or damaged/,
+    );
+  });
+
+  it('a record missing from the middle of the journal: a sequence gap', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines.splice(2, 1);
+    await writeFile(path, lines.join('\n'));
+    await expectRefused(dir, /journal-\d+\.jsonl:3: sequence gap: record \d+ follows \d+/);
+  });
+
+  it('the journal cut at a line after a clean stop', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, lines.slice(0, -2).join('\n') + '\n');
+    await expectRefused(dir, /does not end with the record of a clean stop/);
+  });
+
+  it('a journal of another state directory beside this snapshot', async () => {
+    const dir = await copy();
+    const other = await makeState();
+    const name = await journalOf(dir);
+    const otherName = await journalOf(other.dir);
+    await rm(join(dir, name));
+    const text = await readFile(join(other.dir, otherName), 'utf8');
+    await writeFile(
+      join(dir, name),
+      text.replace(otherName.match(/\d+/)![0], name.match(/\d+/)![0]),
+    );
+    await expectRefused(dir, /journal-\d+\.jsonl:1: /);
+  });
+
+  it('a state file that cannot be read is named (it used to read as "cannot listen")', async () => {
+    const dir = await copy();
+    const name = await journalOf(dir);
+    // A directory where the journal should be: EISDIR for root and everyone else alike.
+    await rm(join(dir, name));
+    await mkdir(join(dir, name));
+    await expectRefused(dir, new RegExp(`${name}: cannot be read: it is a directory`));
+    if (process.getuid?.() !== 0) {
+      await rm(join(dir, name), { recursive: true });
+      await copyFile(join(base.dir, name), join(dir, name));
+      await chmod(join(dir, name), 0o000);
+      await expectRefused(dir, new RegExp(`${name}: cannot be read: permission denied`));
+      await chmod(join(dir, name), 0o600);
+    }
+  });
+
+  it('a write that fails (ENOSPC) names the state file', async () => {
+    const dir = await dirs.make();
+    const probe = await open(join(dir, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    await rm(join(dir, 'probe'));
+    const noSpace = Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    const flush = vi.spyOn(prototype, 'datasync').mockRejectedValueOnce(noSpace);
+    const durable = await DurableState.open({ dir });
+    try {
+      await expect(durable.attach(new MockState('ksdev.full'))).rejects.toThrow(
+        `cannot write ${join(dir, 'journal-1.jsonl')}: no space left on the device`,
+      );
+    } finally {
+      flush.mockRestore();
+      await durable.close();
+    }
+    // Nothing half-made is left: the next start begins a new state.
+    expect(await readdir(dir)).toEqual([]);
+    const s = await openState(dir);
+    expect(s.durable.fresh).toBe(true);
+    await s.durable.close();
+  });
+
+  it('a torn last line is forgiven after a crash only, and the state is the acknowledged one', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    await writeFile(path, `${await readFile(path, 'utf8')}{"s":1000,"k":"marking.set","d":{`);
+    await expectRefused(dir, /ends in an incomplete last line, but the last mock stopped cleanly/);
+    await writeFile(join(dir, 'lock'), DEAD_HOLDER);
+    const s = await openState(dir);
+    expect(contents(s.state)).toBe(base.acknowledged);
+    await s.durable.close();
+  });
+});
+
+describe('format 1 is still read', () => {
+  it('a format-1 directory opens with its records, and is moved to format 2', async () => {
+    const dir = await dirs.make();
+    const header = (generation: number) =>
+      `${JSON.stringify({ format: 'ksctl-mock-state', version: 1, generation })}\n`;
+    const line = (k: string, d: unknown) => `${JSON.stringify({ k, d })}\n`;
+    await writeFile(
+      join(dir, 'snapshot.jsonl'),
+      header(1) + line('devToken', 'ksdev.old') + line('tenant.set', 'dev'),
+    );
+    await writeFile(
+      join(dir, 'journal-1.jsonl'),
+      header(1) +
+        line('user.set', {
+          name: 'zoe',
+          tenant: 'dev',
+          enabled: true,
+          password: 'pw',
+          email: 'z@example.com',
+        }),
+    );
+    const s = await openState(dir);
+    expect(s.state.users.get('zoe')?.email).toBe('z@example.com');
+    expect(s.state.devToken).toBe('ksdev.old');
+    await s.durable.close();
+    expect(await readFile(join(dir, 'snapshot.jsonl'), 'utf8')).toMatch(/"version":2/);
+    expect(await readdir(dir)).not.toContain('journal-1.jsonl');
+    const again = await openState(dir);
+    expect(again.state.users.get('zoe')?.email).toBe('z@example.com');
+    await again.durable.close();
+  });
+});
+
+describe('ksctl mock state check and recover', () => {
+  it('check: a whole state is described (exit 0); a damaged one lists every problem (exit 3)', async () => {
+    const dir = await copy();
+    const whole = await runCli(['mock', 'state', 'check', dir]);
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toMatch(
+      /snapshot\.jsonl: format 2, generation \d+, \d+ records, up to journal record \d+/,
+    );
+    expect(whole.stdout).toMatch(
+      /journal-\d+\.jsonl: \d+ records \(\d+-\d+\), ends with a clean stop/,
+    );
+    expect(whole.stdout).toMatch(/the state is whole/);
+
+    const path = join(dir, await journalOf(dir));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"s":', '"s" :');
+    lines.splice(3, 1);
+    await writeFile(path, lines.join('\n'));
+    const before = await filesOf(dir);
+    const damaged = await runCli(['mock', 'state', 'check', dir]);
+    expect(damaged.code).toBe(3);
+    expect(damaged.stderr).toMatch(/\n {2}journal-\d+\.jsonl:2: the checksum does not match/);
+    expect(damaged.stderr).toMatch(/\n {2}journal-\d+\.jsonl:4: sequence gap/);
+    expect(await filesOf(dir)).toEqual(before);
+  });
+
+  it('recover: every record that verifies, into a new directory that opens; what was dropped is said', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const damagedLine = lines.findIndex((l) => l.includes('keep-5'));
+    lines[damagedLine] = lines[damagedLine]!.replace('keep-5', 'kEep-5');
+    await writeFile(path, lines.join('\n'));
+    const before = await filesOf(dir);
+    const to = join(await dirs.make(), 'recovered');
+    const recovered = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
+    expect(recovered.code).toBe(0);
+    expect(recovered.stdout).toMatch(/kept \d+ records/);
+    expect(recovered.stdout).toMatch(
+      new RegExp(`journal-\\d+\\.jsonl:${damagedLine + 1}: the checksum does not match`),
+    );
+    expect(await filesOf(dir)).toEqual(before);
+    expect((await runCli(['mock', 'state', 'check', to])).code).toBe(0);
+    const s = await openState(to);
+    const names = s.markings.list({ terms: [] } as never, 0, 100, 0).items.map((m) => m.name);
+    expect(names).toContain('keep-4');
+    expect(names).not.toContain('kEep-5');
+    await s.durable.close();
+    // A target with content is refused.
+    const again = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
+    expect(again.code).toBe(2);
+  });
+});
+
+describe('seeded corruption: the acknowledged state, exactly, or a refusal', () => {
+  const SEED = Number(process.env.KSCTL_CORRUPTION_SEED ?? 17);
+  const ROUNDS = 60;
+
+  it(`${ROUNDS} rounds of byte flips, truncations and deletions (seed ${SEED})`, async () => {
+    const random = prng(SEED);
+    const outcomes = { refused: 0, whole: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      const dir = await copy();
+      const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl'));
+      const name = random.pick(names);
+      const path = join(dir, name);
+      const bytes = await readFile(path);
+      const damage = random.pick(['flip', 'flip', 'truncate', 'delete'] as const);
+      if (damage === 'flip') {
+        const at = random.int(bytes.length);
+        bytes[at] = bytes[at]! ^ (1 << random.int(8));
+        await writeFile(path, bytes);
+      } else if (damage === 'truncate') {
+        await truncate(path, random.int(bytes.length));
+      } else {
+        await rm(path);
+      }
+      const before = await filesOf(dir);
+      const opened = await DurableState.open({ dir }).catch((e: unknown) => e);
+      if (opened instanceof DurableState) {
+        const state = new MockState('ksdev.damage');
+        await opened.attach(state);
+        expect(contents(state), `round ${round}: ${damage} of ${name}`).toBe(base.acknowledged);
+        await opened.close();
+        outcomes.whole++;
+      } else {
+        expect(opened, `round ${round}: ${damage} of ${name}`).toBeInstanceOf(InputError);
+        expect(await filesOf(dir)).toEqual(before);
+        outcomes.refused++;
+      }
+    }
+    // Every round damaged something the checks see.
+    expect(outcomes.refused).toBeGreaterThan(ROUNDS / 2);
+  });
+});
