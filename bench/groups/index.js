@@ -3,6 +3,7 @@ import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
 import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
+import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
 import startup from './startup.js';
@@ -27,4 +28,5 @@ export const groups = [
   keysRoundTrip,
   keysConcurrency,
   keysDialects,
+  library,
 ];

@@ -3,7 +3,7 @@
  * request, a timeout per attempt, retries with backoff and jitter, redacted traces, typed errors.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher, request } from './transport.js';
+import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
@@ -40,6 +40,11 @@ export interface ClientOptions {
    */
   markingsBase?: boolean;
   userAgent?: string;
+  /**
+   * The process is a short command (the CLI): WebAssembly is compiled for a quick exit rather
+   * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
+   */
+  shortLived?: boolean;
 }
 
 export interface RequestActivity {
@@ -209,11 +214,12 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly dispatcher: Agent;
   private readonly options: Required<
-    Omit<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>
+    Omit<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'>
   > &
     Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
 
   constructor(options: ClientOptions) {
+    if (options.shortLived === true) compileWasmForShortProcess();
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.options = {
       timeoutMs: 30_000,

@@ -59,6 +59,15 @@ interface Paging {
   pageBytes: number;
 }
 
+/** One page as a listing hands it on: its items (cut at `max`) and where it starts. */
+export interface ListPage<T> {
+  items: T[];
+  /** Items before this page. */
+  skip: number;
+  /** What the service says the whole listing holds. */
+  totalResults: number;
+}
+
 /**
  * Follows skip/limit paging; bounded by the service's totalResults and by `max`. Each page asks
  * for as many items as the previous page's items, by their size on the wire, say fit into
@@ -66,10 +75,10 @@ interface Paging {
  * works through its items (one page ahead, no more), so memory stays that of two pages however
  * long the listing.
  */
-async function* pages<T>(
+async function* pageStream<T>(
   fetchPage: (skip: number, limit: number) => Promise<Page<T>>,
   { pageLimit, firstPage, max, pageBytes }: Paging,
-): AsyncIterable<T> {
+): AsyncIterable<ListPage<T>> {
   const largest = Math.min(pageLimit ?? PAGE_LIMIT_MAX, PAGE_LIMIT_MAX);
   let size = pageLimit === undefined ? Math.min(firstPage, largest) : largest;
   const request = (skip: number, received: number): Promise<Page<T>> =>
@@ -80,6 +89,7 @@ async function* pages<T>(
   while (next !== undefined) {
     const page: Page<T> = await next;
     const items = max === undefined ? page.items : page.items.slice(0, max - received);
+    const start = skip;
     skip += page.items.length;
     received += items.length;
     if (page.bytes !== undefined && page.items.length > 0) {
@@ -91,8 +101,16 @@ async function* pages<T>(
     next = more ? request(skip, received) : undefined;
     // A caller that stops early (or fails) leaves the page ahead unread: not an unhandled error.
     next?.catch(() => undefined);
-    yield* items;
+    yield { items, skip: start, totalResults: page.totalResults };
   }
+}
+
+/** The items of `pageStream`, one by one. */
+async function* pages<T>(
+  fetchPage: (skip: number, limit: number) => Promise<Page<T>>,
+  paging: Paging,
+): AsyncIterable<T> {
+  for await (const page of pageStream(fetchPage, paging)) yield* page.items;
 }
 
 /** The query of a list request: paging, shortcuts, and the filter's terms (repeatable). */
@@ -149,6 +167,19 @@ export class HttpMarkingsApi implements MarkingsApi {
 
   listMarkings(query: Omit<MarkingListQuery, 'skip'> = {}, max?: number): AsyncIterable<Marking> {
     return pages((skip, limit) => this.listMarkingsPage({ ...query, skip, limit }), {
+      pageLimit: query.limit,
+      firstPage: query.valueLimit === 0 ? PAGE_LIMIT_MAX : FIRST_PAGE_WITH_VALUES,
+      max,
+      pageBytes: this.pageBytes,
+    });
+  }
+
+  /** The pages of `listMarkings`, as they arrive (the library's `list().pages()`). */
+  markingPages(
+    query: Omit<MarkingListQuery, 'skip'> = {},
+    max?: number,
+  ): AsyncIterable<ListPage<Marking>> {
+    return pageStream((skip, limit) => this.listMarkingsPage({ ...query, skip, limit }), {
       pageLimit: query.limit,
       firstPage: query.valueLimit === 0 ? PAGE_LIMIT_MAX : FIRST_PAGE_WITH_VALUES,
       max,
@@ -254,6 +285,20 @@ export class HttpMarkingsApi implements MarkingsApi {
     max?: number,
   ): AsyncIterable<MarkingValue> {
     return pages((skip, limit) => this.listValuesPage(markingId, { ...query, skip, limit }), {
+      pageLimit: query.limit,
+      firstPage: PAGE_LIMIT_MAX,
+      max,
+      pageBytes: this.pageBytes,
+    });
+  }
+
+  /** The pages of `listValues`, as they arrive. */
+  valuePages(
+    markingId: string,
+    query: Omit<ValueListQuery, 'skip'> = {},
+    max?: number,
+  ): AsyncIterable<ListPage<MarkingValue>> {
+    return pageStream((skip, limit) => this.listValuesPage(markingId, { ...query, skip, limit }), {
       pageLimit: query.limit,
       firstPage: PAGE_LIMIT_MAX,
       max,

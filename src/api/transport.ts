@@ -12,13 +12,20 @@ import dispatchRequest from 'undici/lib/api/api-request.js';
 export { Agent };
 export type { Dispatcher };
 
-/*
+let baselineOnly = false;
+
+/**
  * undici parses HTTP with llhttp compiled to WebAssembly. V8 recompiles the hot parser function
  * with its optimizing compiler in the background, and a process does not exit before that job is
  * done: 100-300 ms after the last byte of a short command. The baseline code parses a page of a
- * listing in well under a millisecond, so a CLI never gains from the optimized one.
+ * listing in well under a millisecond, so a CLI never gains from the optimized one. A flag of the
+ * whole process: the CLI sets it (ApiClient's `shortLived`), a program using the library does not.
  */
-setFlagsFromString('--liftoff-only');
+export function compileWasmForShortProcess(): void {
+  if (baselineOnly) return;
+  baselineOnly = true;
+  setFlagsFromString('--liftoff-only');
+}
 
 export interface RequestOptions {
   method: Dispatcher.HttpMethod;

@@ -177,6 +177,7 @@ export class CommandContext {
       auth: conn.auth,
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
+      shortLived: true,
       trace: this.traceLine(),
       activity: await this.requestActivity(),
     });

@@ -41,6 +41,7 @@ export async function withDeviceHttp<T>(
     auth: { kind: 'none' },
     timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
     userAgent: `ksctl/${VERSION}`,
+    shortLived: true,
     trace: ctx.traceLine(),
     activity: await ctx.requestActivity(),
   });

@@ -8,7 +8,12 @@ import { type KeyObject, randomUUID } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { addProfile, loadProfiles } from '../profiles/index.js';
 import type { ProfileRow } from '../profiles/operations.js';
-import type { PersistorSpec, Profile, ProfileSet } from '../profiles/types.js';
+import {
+  emptyProfileSet,
+  type PersistorSpec,
+  type Profile,
+  type ProfileSet,
+} from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from './causes.js';
 import { decodeRsaSpkiBase64, parseServerPublicKey } from './crypto.js';
 import { deviceKeySource } from './device-keys.js';
@@ -107,17 +112,23 @@ export async function registerDevice(
 }
 
 /** What every enrollment of one run shares. */
-export interface EnrollmentRun {
+export interface RegistrationRun {
   endpoints: EnrollmentEndpoints;
   /** Lookups, key server key, portal: the usual retries. */
   http: ApiClient;
   /** The register endpoint: no retries. */
   registerHttp: ApiClient;
   tokens: TokenSource;
+  /** Where the profiles go; without one (the library's enroll()) they are only returned. */
+  persistor?: PersistorSpec;
+  signal?: AbortSignal;
+}
+
+/** A run whose profiles are stored (`ksctl enroll`). */
+export interface EnrollmentRun extends RegistrationRun {
   persistor: PersistorSpec;
   /** Make each stored profile the active one. */
   setActive: boolean;
-  signal?: AbortSignal;
 }
 
 export interface StoredDevice {
@@ -132,7 +143,7 @@ export interface StoredDevice {
  * or, when the token source may send it inline (a portal of a later SDK), only if one of its
  * answers lacks it.
  */
-export function prepareRun(run: EnrollmentRun): {
+export function prepareRun(run: RegistrationRun): {
   /** The profiles stored before the run. */
   ready: Promise<ProfileSet>;
   /** The fetched key server public key (one request, however often it is called). */
@@ -149,7 +160,7 @@ export function prepareRun(run: EnrollmentRun): {
   };
   // Awaited by every enrollment; marked handled so an early failure elsewhere is not "unhandled".
   if (!run.tokens.mayCarryServerKey) serverPublicKey().catch(() => undefined);
-  const ready = loadProfiles(run.persistor);
+  const ready = run.persistor ? loadProfiles(run.persistor) : Promise.resolve(emptyProfileSet());
   ready.catch(() => undefined);
   return { ready, serverPublicKey };
 }
@@ -160,13 +171,26 @@ export async function enrollAndStore(
   shared: ReturnType<typeof prepareRun>,
   index: number,
   name: string,
-  deviceKeys: Promise<DeviceKeyPair> = deviceKeySource.generate(),
+  deviceKeys?: Promise<DeviceKeyPair>,
 ): Promise<StoredDevice> {
+  const enrolled = await enrollDevice(run, shared, index, name, deviceKeys);
+  const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
+  return { row, conversationId: enrolled.conversationId, profile: enrolled.profile };
+}
+
+/** Enrolls device `index`: its profile, not stored. `deviceKeys` may already be under way. */
+export async function enrollDevice(
+  run: RegistrationRun,
+  shared: ReturnType<typeof prepareRun>,
+  index: number,
+  name: string,
+  deviceKeys: Promise<DeviceKeyPair> = deviceKeySource.generate(),
+): Promise<EnrolledDevice> {
   const issuing = shared.ready.then(() => run.tokens.issue(index, run.signal));
   const serverKey = issuing.then((issued) => issued.serverPublicKey ?? shared.serverPublicKey());
   const [keys, issued, serverPublicKey] = await Promise.all([deviceKeys, issuing, serverKey]);
   const api = await run.endpoints.api(issued.apiUrl);
-  const enrolled = await registerDevice(run.registerHttp, {
+  return registerDevice(run.registerHttp, {
     api,
     keyspace: run.endpoints.keyspace,
     stoken: issued.tokens.stoken,
@@ -177,6 +201,4 @@ export async function enrollAndStore(
     // Not aborted by Ctrl-C: once the package is sent the pair is spent, so the answer is
     // awaited and the profile stored; only what comes before stops.
   });
-  const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
-  return { row, conversationId: enrolled.conversationId, profile: enrolled.profile };
 }

@@ -62,12 +62,20 @@ export async function readSeedFile(
   } catch (error) {
     throw new InputError(`seed file ${path} does not parse: ${(error as Error).message}`);
   }
+  return seedFrom(raw, `seed file ${path}`);
+}
+
+/**
+ * A seed given as data (a file's contents, or the `seed` of `startMock()`): an object of the
+ * known keys. Its entries are checked as they are applied (`applySeed`).
+ */
+export function seedFrom(raw: unknown, where = 'the seed'): Seed {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new InputError(`seed file ${path} must hold an object`);
+    throw new InputError(`${where} must hold an object`);
   }
   const unknown = Object.keys(raw).find((k) => !SEED_KEYS.has(k));
   if (unknown) {
-    throw new InputError(`seed file ${path}: unknown key "${unknown}"`, {
+    throw new InputError(`${where}: unknown key "${unknown}"`, {
       hint: `known keys: ${[...SEED_KEYS].join(', ')}`,
     });
   }

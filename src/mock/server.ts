@@ -50,6 +50,11 @@ export interface MockServerOptions {
    * background (seconds); the enrollment endpoints wait for it, everything else answers at once.
    */
   keyServerKey?: string | KeyObject;
+  /**
+   * Without a given key, make it when an enrollment endpoint first needs it rather than at
+   * start: for mocks that may never enroll (a test file's), which then cost no key generation.
+   */
+  keyServerKeyOnFirstUse?: boolean;
   /** Time a client has to send the request headers (default 20 s). */
   headersTimeoutMs?: number;
   /** Time a client has to send the whole request, body included (default 60 s). */
@@ -235,7 +240,9 @@ export class MockServer {
       // A stored key pair is kept. A given key is checked now; a generated one takes seconds, so
       // the mock listens meanwhile and only the enrollment endpoints wait for it.
       if (!server.state.enrollment.hasKeyServerKey) {
-        server.state.enrollment.setKeyServerKey(given ?? loadKeyServerKey());
+        server.state.enrollment.setKeyServerKey(
+          given ?? (options.keyServerKeyOnFirstUse ? () => loadKeyServerKey() : loadKeyServerKey()),
+        );
       }
       await server.listen();
       return server;

@@ -52,6 +52,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['mock/'],
   // The mock server: the factory that wires routes, state and persistence to a port.
   ['mock/server.ts'],
+  // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
+  ['lib/'],
   // The CLI's shared pieces: command context, option parsers, help, prompts.
   ['cli/'],
   // The actions the commands load lazily, and what they share.

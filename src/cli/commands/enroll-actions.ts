@@ -101,6 +101,7 @@ function client(ctx: CommandContext, timeoutMs: number, retries: number): ApiCli
     timeoutMs,
     retries,
     userAgent: `ksctl/${VERSION}`,
+    shortLived: true,
     trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
   });
 }

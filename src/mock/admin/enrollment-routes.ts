@@ -58,6 +58,25 @@ function publicUser(user: MockUser) {
   return { name: user.name, tenant: user.tenant, enabled: user.enabled, email: user.email };
 }
 
+/**
+ * A token pair of `keyspace` for `user` (none: a pair without `uid`), as the mock's portal would
+ * issue it. `POST /_mock/tokens` and `startMock().mintTokens()` both mint with it.
+ */
+export function mintFor(
+  state: MockState,
+  keyspace: MockKeyspace,
+  user: string | undefined,
+  ttlSeconds?: number,
+): TokenPair {
+  return mintTokenPair({
+    secret: state.enrollment.portalSecret,
+    uid: user,
+    tenant: keyspace.tenant,
+    keyspace: keyspace.id,
+    ttlMs: ttlSeconds === undefined ? undefined : ttlSeconds * 1000,
+  });
+}
+
 export function enrollAdminRoutes(state: MockState): Route[] {
   return [
     route('POST', '/_mock/tokens', async (req) => {
@@ -83,13 +102,7 @@ export function enrollAdminRoutes(state: MockState): Route[] {
         throw invalid('user', 'name the user the tokens are for');
       }
       const ttlSeconds = body.ttlSeconds as number | undefined;
-      const pair: TokenPair = mintTokenPair({
-        secret: state.enrollment.portalSecret,
-        uid: omitUid ? undefined : user,
-        tenant: keyspace.tenant,
-        keyspace: keyspace.id,
-        ttlMs: ttlSeconds === undefined ? undefined : ttlSeconds * 1000,
-      });
+      const pair = mintFor(state, keyspace, omitUid ? undefined : user, ttlSeconds);
       return json(200, pair);
     }),
     route('GET', '/_mock/outbox', (req) => {

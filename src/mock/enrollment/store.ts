@@ -53,6 +53,7 @@ export interface DeviceEntry {
 export class EnrollmentState {
   private key: Promise<KeyServerKey> | undefined;
   private keyReady = false;
+  private makeKey: (() => Promise<KeyObject>) | undefined;
   private secret: Buffer = randomBytes(PORTAL_SECRET_BYTES);
   private readonly deviceRecords = new Map<string, DeviceRecord>();
   private readonly sepKeys = new Map<string, DeviceKeys>();
@@ -67,11 +68,23 @@ export class EnrollmentState {
 
   /** The key pair; it may still be being generated (the mock listens before it is ready). */
   keyServer(): Promise<KeyServerKey> {
+    if (!this.key && this.makeKey) this.setKeyServerKey(this.makeKey());
     if (!this.key) throw new Error('the key server has no key pair yet');
     return this.key;
   }
 
-  setKeyServerKey(privateKey: KeyObject | Promise<KeyObject>): void {
+  /**
+   * The key pair, or a promise of it (generated meanwhile), or a function that makes it when it
+   * is first needed: a mock started by a test that never enrolls then never pays for one.
+   */
+  setKeyServerKey(privateKey: KeyObject | Promise<KeyObject> | (() => Promise<KeyObject>)): void {
+    if (typeof privateKey === 'function') {
+      this.key = undefined;
+      this.keyReady = false;
+      this.makeKey = privateKey;
+      return;
+    }
+    this.makeKey = undefined;
     this.keyReady = false;
     const pending = Promise.resolve(privateKey).then((key) => {
       const publicKey = createPublicKey(key);

@@ -1,0 +1,254 @@
+/**
+ * `MarkingsClient`: the markings API from code. A thin face over what the CLI runs (src/api for
+ * the requests, src/apply for plan and apply): the same requests, retries, paging and typed
+ * errors. The apply modules load on the first plan() or apply(), not with the client.
+ */
+import { ApiClient } from '../api/client.js';
+import {
+  type FilterFields,
+  FilterProblem,
+  type ListFilter,
+  MARKING_FILTER_FIELDS,
+  parseFilterExpression,
+  VALUE_FILTER_FIELDS,
+} from '../api/filters.js';
+import { HttpMarkingsApi, type ListPage } from '../api/http-markings-api.js';
+import type {
+  BulkMarkingItem,
+  Marking,
+  MarkingInput,
+  MarkingListQuery,
+  MarkingUpdate,
+  MarkingValue,
+  ValueInput,
+  ValueListQuery,
+  ValueUpdate,
+} from '../api/wire.js';
+import type { RunReport } from '../apply/report.js';
+import type { Plan } from '../apply/plan.js';
+import type { DesiredMarking } from '../apply/types.js';
+import { UsageError } from '../errors.js';
+import {
+  checkTiming,
+  clientOptions,
+  type ConnectionOptions,
+  connectionAuth,
+} from './connection.js';
+
+export type { ListPage, Plan, RunReport };
+
+export interface MarkingsClientOptions extends ConnectionOptions {
+  /** The markings base URL, `https://HOST/v2/TENANT` (a mock's `baseUrl`). */
+  baseUrl: string;
+}
+
+/** Filters in the grammar of `--filter`, which the service applies: `name__startswith=reg`. */
+export interface FilterOptions {
+  /** `FIELD=VALUE`, `FIELD__OP=VALUE` or `FIELD__OP__ne=VALUE`; an invalid one is a UsageError. */
+  filter?: string | string[];
+  /** A result passes one filter (shortcuts included) instead of all. */
+  or?: boolean;
+  /** Stop after this many items. */
+  max?: number;
+}
+
+/** List Markings: the shortcuts and filters of `ksctl markings list`. */
+export interface ListMarkingsOptions
+  extends Omit<MarkingListQuery, 'skip' | 'filter'>, FilterOptions {}
+
+export interface ListValuesOptions extends Omit<ValueListQuery, 'skip' | 'filter'>, FilterOptions {}
+
+/** The filter to send, each expression checked with the service's grammar. */
+function listFilter(options: FilterOptions, fields: FilterFields): ListFilter | undefined {
+  const given = options.filter;
+  if (given === undefined && options.or === undefined) return undefined;
+  const expressions = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  const terms = expressions.map((expression) => {
+    try {
+      return parseFilterExpression(String(expression), fields);
+    } catch (error) {
+      if (error instanceof FilterProblem) {
+        throw new UsageError(`filter ${JSON.stringify(expression)}: ${error.reason}`, {
+          hint: 'filters are FIELD=VALUE or FIELD__OPERATOR=VALUE, as `ksctl markings list --help` lists',
+        });
+      }
+      throw error;
+    }
+  });
+  return { terms, or: options.or === true };
+}
+
+/**
+ * A listing: `for await (const m of list)` goes through every item, fetching page after page
+ * (one page ahead, no more); `pages()` hands on the pages themselves; `toArray()` collects.
+ */
+export class Listing<T> implements AsyncIterable<T> {
+  constructor(private readonly stream: () => AsyncIterable<ListPage<T>>) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for await (const page of this.stream()) yield* page.items;
+  }
+
+  pages(): AsyncIterable<ListPage<T>> {
+    return this.stream();
+  }
+
+  async toArray(): Promise<T[]> {
+    const all: T[] = [];
+    for await (const item of this) all.push(item);
+    return all;
+  }
+}
+
+/** What `plan()` compares the service with: markings files (YAML or JSON), or the markings. */
+export type PlanSource =
+  | { files: string[] }
+  | {
+      /** The entries of a markings file's `markings:` list, checked as a file's are. */
+      markings: PlannedMarking[];
+    };
+
+export type PlannedMarking = Omit<DesiredMarking, 'source' | 'values'> & {
+  values?: (string | { name: string; description?: string })[];
+};
+
+export interface PlanOptions {
+  /** Also delete the service's markings that the source does not list. */
+  prune?: boolean;
+  /** Requests at once while reading the service's markings (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
+export interface ApplyOptions {
+  /** Requests at once (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: { done: number; total: number; failed: number }) => void;
+}
+
+export class MarkingsClient {
+  readonly baseUrl: string;
+  private readonly http: ApiClient;
+  private readonly api: HttpMarkingsApi;
+
+  constructor(options: MarkingsClientOptions) {
+    if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
+      throw new UsageError('MarkingsClient needs baseUrl, an http(s) URL of /v2/TENANT');
+    }
+    checkTiming(options);
+    this.http = new ApiClient(clientOptions(options.baseUrl, connectionAuth(options), options));
+    this.baseUrl = this.http.baseUrl;
+    this.api = new HttpMarkingsApi(this.http);
+  }
+
+  /** Every marking that matches, page after page (`valueLimit: 0` leaves the values out). */
+  list(options: ListMarkingsOptions = {}): Listing<Marking> {
+    const { max, filter: _filter, or: _or, ...query } = options;
+    const filter = listFilter(options, MARKING_FILTER_FIELDS);
+    return new Listing(() => this.api.markingPages({ ...query, filter }, max));
+  }
+
+  /** A marking by id or by name (`NotFoundError` when there is none). */
+  get(idOrName: string, options: { valueLimit?: number } = {}): Promise<Marking> {
+    return this.api.resolveMarking(idOrName, options.valueLimit);
+  }
+
+  create(input: MarkingInput): Promise<Marking> {
+    return this.api.createMarking(input);
+  }
+
+  /**
+   * Changes the fields given; `detail.values`, when given, is the complete set. `ifMatch` (the
+   * `_version` read) makes a concurrent change a `ConflictError` instead of being overwritten.
+   */
+  update(id: string, update: MarkingUpdate, options: { ifMatch?: number } = {}): Promise<Marking> {
+    return this.api.updateMarking(id, update, options.ifMatch);
+  }
+
+  delete(id: string, options: { ifMatch?: number } = {}): Promise<void> {
+    return this.api.deleteMarking(id, options.ifMatch);
+  }
+
+  /** Create or Update Multiple: all or nothing, at most 1,000 items. */
+  createOrUpdateMany(
+    items: BulkMarkingItem[],
+    options: { valueLimit?: number } = {},
+  ): Promise<Marking[]> {
+    return this.api.createOrUpdateMarkings(items, options.valueLimit);
+  }
+
+  listValues(markingId: string, options: ListValuesOptions = {}): Listing<MarkingValue> {
+    const { max, filter: _filter, or: _or, ...query } = options;
+    const filter = listFilter(options, VALUE_FILTER_FIELDS);
+    return new Listing(() => this.api.valuePages(markingId, { ...query, filter }, max));
+  }
+
+  /** A value of the marking by id or by name. */
+  getValue(markingId: string, idOrName: string): Promise<MarkingValue> {
+    return this.api.resolveValue(markingId, idOrName);
+  }
+
+  createValue(markingId: string, input: ValueInput): Promise<MarkingValue> {
+    return this.api.createValue(markingId, input);
+  }
+
+  updateValue(markingId: string, valueId: string, update: ValueUpdate): Promise<MarkingValue> {
+    return this.api.updateValue(markingId, valueId, update);
+  }
+
+  deleteValue(markingId: string, valueId: string): Promise<void> {
+    return this.api.deleteValue(markingId, valueId);
+  }
+
+  /**
+   * What `ksctl markings apply --dry-run` shows: the creates, updates and deletes that make the
+   * service match the source. Nothing is sent but reads; an invalid source is an `InputError`.
+   */
+  async plan(source: PlanSource, options: PlanOptions = {}): Promise<Plan> {
+    const [{ readSources, parseMarkingSources }, { computePlan, markingsNeedingValues }, current] =
+      await Promise.all([
+        import('../apply/sources.js'),
+        import('../apply/plan.js'),
+        import('../apply/current.js'),
+      ]);
+    let desired: DesiredMarking[];
+    if ('files' in source && Array.isArray(source.files)) {
+      if (source.files.includes('-')) {
+        throw new UsageError('plan() reads files; pass markings to plan data instead of stdin');
+      }
+      desired = await parseMarkingSources(await readSources(source.files));
+    } else if ('markings' in source && Array.isArray(source.markings)) {
+      // Checked as a file is: the problems name `<markings>:LINE:COLUMN` of this text.
+      const text = JSON.stringify({ markings: source.markings }, null, 2);
+      desired = await parseMarkingSources([{ label: '<markings>', text }]);
+    } else {
+      throw new UsageError('plan() takes { files: [...] } or { markings: [...] }');
+    }
+    const needValues = markingsNeedingValues(desired);
+    const existing = await current.readMarkings(this.api, {
+      withValues: (marking) => needValues.has(marking.name),
+      concurrency: options.concurrency,
+      signal: options.signal,
+    });
+    return computePlan(desired, existing, { prune: options.prune === true });
+  }
+
+  /**
+   * Carries out a plan as `ksctl markings apply` does: creates first, deletes last, each update
+   * guarded by the version the plan read. Failures of single markings are in the report, not
+   * thrown (`report.failed`); the run stops early only when the credentials are refused.
+   */
+  async apply(plan: Plan, options: ApplyOptions = {}): Promise<RunReport> {
+    const [{ planSteps }, { executePlan }] = await Promise.all([
+      import('../apply/strategy.js'),
+      import('../apply/execute.js'),
+    ]);
+    return executePlan(this.api, planSteps(plan), options);
+  }
+
+  /** Closes the kept-alive connections; the process can exit without it. */
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}

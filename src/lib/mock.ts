@@ -1,0 +1,175 @@
+/**
+ * `ksctl/mock`: the embedded mock of the service, started from code. It is the server of
+ * `ksctl mock serve` (one factory, `MockServer.start`), on a free loopback port by default, with
+ * the admin endpoints of DESIGN.md 3 as methods. Every call makes a mock with its own state.
+ */
+import type { KeyObject } from 'node:crypto';
+import type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair } from '../api/wire.js';
+import { InputError, NotFoundError, UsageError } from '../errors.js';
+import type { MockKeyListing } from '../device/wire.js';
+import { mintFor } from '../mock/admin/enrollment-routes.js';
+import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
+import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
+import { MockServer } from '../mock/server.js';
+import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
+
+export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
+export type { DeviceRecord, MockKeyListing, OutboxMessage, Seed };
+export type { SeedMarking } from '../mock/seed.js';
+
+export interface StartMockOptions {
+  /**
+   * What the mock holds at start and after every `reset()`, beside its defaults (a tenant, the
+   * keyspace `ABcd`, the users alice and bob): the object of a seed file, or the path of one
+   * (YAML or JSON). See `ksctl mock serve --seed`.
+   */
+  seed?: Seed | string;
+  /**
+   * Keep the state in this directory: restored at start, every change on disk before it is
+   * acknowledged (`ksctl mock serve --state`). Without it the state lives in memory only.
+   */
+  state?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Delay added to every answer of the service's endpoints: milliseconds, or a range. */
+  latency?: number | { min: number; max: number };
+  /** Fault rules in force from the start (`ksctl mock serve --fault`). */
+  faults?: FaultRule[];
+  /** The admin token (markings API and `/_mock`); default: a random one, in `token`. */
+  devToken?: string;
+  /**
+   * The key server's RSA private key (PEM or KeyObject). Without it one is generated when an
+   * enrollment endpoint first needs it (under a second), so a mock that never enrolls costs none.
+   */
+  keyServerKey?: string | KeyObject;
+  /** How long `close()` lets requests in flight finish before cutting them off (default 10 s). */
+  closeGraceMs?: number;
+}
+
+export interface MockTokensOptions {
+  /** Default: the mock's keyspace. */
+  keyspace?: string;
+  /** Lifetime of the pair in seconds (default 10 minutes; 0 mints an expired pair). */
+  ttlSeconds?: number;
+}
+
+/** A running mock: where it listens (the fields of `ksctl mock serve --json`) and its controls. */
+export interface Mock extends MockInfo {
+  /** Stops listening, lets requests in flight finish, flushes a kept state. Safe to call twice. */
+  close(): Promise<void>;
+  /** Back to the start-up state: the defaults and the seed; the token stays the same. */
+  reset(): void;
+  /** A fresh single-use STOKEN/UIDAUTH pair for a user, to enroll a device with. */
+  mintTokens(user: string, options?: MockTokensOptions): TokenPair;
+  faults: {
+    /** Replaces the fault rules; a bad rule is an `InputError` and nothing changes. */
+    set(rules: FaultRule[]): void;
+    clear(): void;
+    list(): FaultRule[];
+  };
+  /** The request journal, oldest first (the `/_mock` endpoints are in it too). */
+  requests(): JournalEntry[];
+  /** The devices enrolled, without their keys. */
+  devices(): DeviceRecord[];
+  /** The keys created through device requests, without key material. */
+  keys(): MockKeyListing[];
+  /** The registration codes the portal "e-mailed", oldest first. */
+  outbox(): OutboxMessage[];
+}
+
+function latencyOf(given: StartMockOptions['latency']): Latency | undefined {
+  if (given === undefined) return undefined;
+  const [min, max] = typeof given === 'number' ? [given, given] : [given.min, given.max];
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
+    throw new UsageError(
+      'latency must be whole milliseconds, 0 or more, or { min, max } with min <= max',
+    );
+  }
+  return { minMs: min, maxMs: max };
+}
+
+function checkFaults(rules: unknown, where: string): FaultRule[] {
+  if (!Array.isArray(rules)) throw new InputError(`${where} must be an array of fault rules`);
+  rules.forEach((rule, i) => {
+    const problem = faultRuleProblem(rule);
+    if (problem !== undefined) throw new InputError(`${where}[${i}]: ${problem}`);
+  });
+  return rules as FaultRule[];
+}
+
+function checkPort(port: number | undefined): void {
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    throw new UsageError(`port must be a whole number from 0 to 65535, not ${String(port)}`);
+  }
+}
+
+/**
+ * Starts a mock and resolves once it listens (milliseconds). Bad options, and an address it
+ * cannot listen on, are typed errors (`UsageError`, `InputError`).
+ */
+export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
+  checkPort(options.port);
+  const seed =
+    options.seed === undefined
+      ? undefined
+      : typeof options.seed === 'string'
+        ? await readSeedFile(options.seed)
+        : seedFrom(options.seed, 'the seed');
+  const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
+  let server: MockServer;
+  try {
+    server = await MockServer.start({
+      host: options.host,
+      port: options.port ?? 0,
+      devToken: options.devToken,
+      stateDir: options.state,
+      seed,
+      latency: latencyOf(options.latency),
+      faults,
+      keyServerKey: options.keyServerKey,
+      keyServerKeyOnFirstUse: true,
+      closeGraceMs: options.closeGraceMs,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(`cannot listen on ${where}: the port is in use`, { cause: error });
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw new UsageError(`cannot listen on ${where} (${code})`, { cause: error });
+    }
+    throw error;
+  }
+  const { state } = server;
+  let closing: Promise<void> | undefined;
+  return {
+    ...server.info,
+    close: () => (closing ??= server.close()),
+    reset: () => server.reset(),
+    mintTokens(user, tokenOptions = {}) {
+      if (typeof user !== 'string' || user === '') {
+        throw new UsageError('name the user the tokens are for');
+      }
+      const id = tokenOptions.keyspace ?? state.defaultKeyspace;
+      const keyspace = state.keyspaces.get(id);
+      if (!keyspace) throw new NotFoundError(`keyspace ${id} not found in the mock`);
+      const ttl = tokenOptions.ttlSeconds;
+      if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0)) {
+        throw new UsageError('ttlSeconds must be a whole number of seconds, 0 or more');
+      }
+      return mintFor(state, keyspace, user, ttl);
+    },
+    faults: {
+      set: (rules) => state.faults.replace(checkFaults(rules, 'fault rules')),
+      clear: () => state.faults.replace([]),
+      list: () => state.faults.list(),
+    },
+    requests: () => state.requests().requests,
+    devices: () => state.enrollment.devices(),
+    keys: () => state.keys.list(),
+    outbox: () => state.enrollment.outbox(),
+  };
+}
