@@ -9,6 +9,24 @@ import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
+import {
+  ANSWER_MAX_BYTES,
+  ANSWER_MAX_DEPTH,
+  AnswerTooLarge,
+  headerText,
+  MIB,
+  parseBody,
+  readBody,
+} from './answer-body.js';
+import { networkMessage, unreachableHint } from './network-failures.js';
+import {
+  backoffDelay,
+  IDEMPOTENT,
+  parseRetryAfter,
+  RETRY_STATUS_ANY,
+  RETRY_STATUS_IDEMPOTENT,
+  retryMessage,
+} from './retry-policy.js';
 
 export type Auth =
   | { kind: 'bearer'; token: string }
@@ -75,28 +93,6 @@ export interface RequestOptions {
   maxAnswerBytes?: number;
 }
 
-const MIB = 1024 * 1024;
-/**
- * What an answer may hold (docs/design.md 5, README "Limits"): beyond it the body is not read further
- * and the command fails (exit 7) naming the limit, so an endless or enormous answer cannot take
- * ksctl's memory. The largest request the service takes is 32 MiB; listings are paged (a page
- * aims at 4 MiB) but a page of large markings may weigh more, so pages get a larger cap.
- */
-export const ANSWER_MAX_BYTES = 32 * MIB;
-export const LISTING_ANSWER_MAX_BYTES = 128 * MIB;
-/** JSON nested deeper than this is refused: ksctl's readers of an answer are recursive. */
-export const ANSWER_MAX_DEPTH = 256;
-
-/** The answer's body went over its cap; not retried (the service would send it again). */
-class AnswerTooLarge extends Error {
-  constructor(
-    readonly limit: number,
-    readonly declared?: number,
-  ) {
-    super('answer too large');
-  }
-}
-
 export interface Answer<T> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -108,33 +104,12 @@ export interface Answer<T> {
 
 const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
 
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-
 /**
  * Milliseconds on a monotonic clock. Not `performance.now()`: the first use of that global loads
  * node:perf_hooks, a millisecond of every command's start-up for a duration in a trace line.
  */
 function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);
-const RETRY_STATUS_ANY = new Set([429, 503]);
-
-/** Retry-After in milliseconds: delta-seconds or an HTTP date. */
-export function parseRetryAfter(
-  value: string | string[] | undefined,
-  now = Date.now(),
-): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(text.trim())) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Full-jitter exponential backoff: a random wait in [0, base * 2^attempt], capped. */
-export function backoffDelay(attempt: number, baseMs: number, random = Math.random): number {
-  return Math.round(random() * Math.min(10_000, baseMs * 2 ** attempt));
 }
 
 function authHeader(auth: Auth): string | undefined {
@@ -144,60 +119,6 @@ function authHeader(auth: Auth): string | undefined {
   }
   return undefined;
 }
-
-const TIMED_OUT = 'timed out';
-
-/** Network failures in plain words; never the errno or the runtime's own text. */
-const NETWORK_REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'the host name could not be looked up (DNS)',
-  ECONNRESET: 'the connection was reset',
-  EPIPE: 'the connection was closed',
-  UND_ERR_SOCKET: 'the connection was closed',
-  UND_ERR_CLOSED: 'the connection was closed',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  EADDRNOTAVAIL: 'the address is not available',
-  ETIMEDOUT: TIMED_OUT,
-  UND_ERR_HEADERS_TIMEOUT: TIMED_OUT,
-  UND_ERR_BODY_TIMEOUT: TIMED_OUT,
-  UND_ERR_CONNECT_TIMEOUT: TIMED_OUT,
-};
-
-function networkMessage(error: unknown): string {
-  const e = error as { code?: string; name?: string; cause?: unknown };
-  if (e.name === 'TimeoutError') return TIMED_OUT;
-  const reason = e.code === undefined ? undefined : NETWORK_REASONS[e.code];
-  if (reason !== undefined) return reason;
-  if (typeof e.code === 'string' && /CERT|SSL|TLS|SELF_SIGNED/i.test(e.code)) {
-    return 'the TLS certificate was not accepted';
-  }
-  // fetch-style errors wrap the system error in `cause`.
-  if (e.cause !== undefined && e.cause !== error) return networkMessage(e.cause);
-  return 'the connection failed';
-}
-
-/** What to do after no answer: a timeout names --timeout, and a write may have landed. */
-function unreachableHint(
-  reason: string,
-  method: string,
-  timeoutMs: number,
-  underBase: boolean,
-): string {
-  if (reason !== TIMED_OUT) {
-    // A URL of its own (a profile's server, an enrollment URL) is not the base URL's to fix.
-    return underBase
-      ? 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running'
-      : 'check that the service is running at that address';
-  }
-  const raise = `no answer within ${timeoutMs / 1000} s; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
-  return IDEMPOTENT_READS.has(method)
-    ? raise
-    : `${raise}; the change may have been made even so: check before you retry`;
-}
-
-const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** How a request's messages name it: what it does, its URL as shown, its conversation id. */
 interface AttemptNames {
@@ -515,51 +436,4 @@ export class ApiClient {
       `${direction} ${shown.length > limit ? `${shown.slice(0, limit)}… (${shown.length} chars)` : shown}`,
     );
   }
-}
-
-/** "retrying in 2 s after 503", "retrying in 0.3 s after connection refused". */
-export function retryMessage(waitMs: number, after: string): string {
-  const seconds = waitMs >= 10_000 ? Math.round(waitMs / 1000) : Math.round(waitMs / 100) / 10;
-  return `retrying in ${seconds} s after ${after}`;
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * The body as text, read chunk by chunk up to `limit` bytes; a larger declared length is refused
- * before reading. The rest of a body over the limit is never read: the connection is dropped.
- */
-async function readBody(response: Dispatcher.ResponseData, limit: number): Promise<string> {
-  const declared = Number(headerText(response.headers['content-length']));
-  if (Number.isFinite(declared) && declared > limit) {
-    response.body.destroy();
-    throw new AnswerTooLarge(limit, declared);
-  }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of response.body) {
-    const bytes = chunk as Buffer;
-    length += bytes.length;
-    if (length > limit) {
-      response.body.destroy();
-      throw new AnswerTooLarge(limit);
-    }
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks, length).toString('utf8');
-}
-
-function parseBody(text: string, contentType: string | string[] | undefined): unknown {
-  const type = Array.isArray(contentType) ? contentType[0] : contentType;
-  if (text.length === 0) return undefined;
-  if (type?.includes('json') || /^\s*[[{]/.test(text)) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
 }

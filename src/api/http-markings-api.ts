@@ -3,7 +3,8 @@
  * listings paged one page ahead and sized by bytes.
  */
 import { NotFoundError } from '../errors.js';
-import { type ApiClient, LISTING_ANSWER_MAX_BYTES, type RequestOptions } from './client.js';
+import type { ApiClient, RequestOptions } from './client.js';
+import { LISTING_ANSWER_MAX_BYTES } from './answer-body.js';
 import { filterQuery, NO_FILTER } from './filters.js';
 import { listProblem, markingProblem, markingsProblem, valueProblem } from './shapes.js';
 import type { MarkingsApi } from './markings-api.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter } from '../../src/api/client.js';
+import { backoffDelay, parseRetryAfter } from '../../src/api/retry-policy.js';
 import { errorFromAnswer, parseErrorBody } from '../../src/api/errors.js';
 import {
   AuthError,
