@@ -15,6 +15,7 @@ import {
 import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { errnoCode } from '../files/fs-errors.js';
+import type { PersistorKind } from '../profiles/types.js';
 
 /** The context `ksctl mock serve` keeps pointing at the mock, which the mock's admin commands use. */
 export const MOCK_CONTEXT = 'mock';
@@ -34,7 +35,7 @@ export interface ContextConfig {
   knsUrl?: string;
   keyspace?: string;
   // Profile defaults.
-  persistor?: 'plaintext' | 'password' | 'aesgcm';
+  persistor?: PersistorKind;
   persistorPath?: string;
   persistorVersion?: '1.0' | '1.1';
   persistorAesgcmAdata?: string;

@@ -249,38 +249,33 @@ describe('convert: a round trip through every format', () => {
   });
 
   it('a target password is never read from a plain flag or the source environment', async () => {
-    const result = await cli(
-      [
-        'profiles',
-        'convert',
-        '--persistor-path',
-        PT_FIXTURE,
-        '--to-persistor',
-        'password',
-        '--to-path',
-        join(dir, 'x.pw'),
-      ],
-      { env: { KSCTL_PERSISTOR_PASSWORD: 'from-the-environment' } },
-    );
+    const result = await cli(toPassword(join(dir, 'x.pw')), {
+      env: { KSCTL_PERSISTOR_PASSWORD: 'from-the-environment' },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--to-password-file');
   });
 });
 
+/** `profiles convert` of the plaintext fixture into a password-protected file at `target`. */
+const toPassword = (target: string) => [
+  'profiles',
+  'convert',
+  '--persistor-path',
+  PT_FIXTURE,
+  '--to-persistor',
+  'password',
+  '--to-path',
+  target,
+];
+
 describe('a new password is asked twice', () => {
   it('convert --to-persistor password on a terminal confirms it; two that differ write nothing', async () => {
-    const args = (target: string) => [
-      'profiles',
-      'convert',
-      '--persistor-path',
-      PT_FIXTURE,
-      '--to-persistor',
-      'password',
-      '--to-path',
-      target,
-    ];
     const target = join(dir, 'confirmed.pw');
-    const differ = await cli(args(target), { tty: true, answers: ['secret-one', 'secret-two'] });
+    const differ = await cli(toPassword(target), {
+      tty: true,
+      answers: ['secret-one', 'secret-two'],
+    });
     expect(differ.questions).toEqual([
       `New password for ${target}:`,
       'The profile password again, to confirm:',
@@ -290,7 +285,10 @@ describe('a new password is asked twice', () => {
       /^error: the two entries of the profile password differ; nothing was written$/m,
     );
     await expect(readFile(target)).rejects.toThrow();
-    const same = await cli(args(target), { tty: true, answers: ['secret-one', 'secret-one'] });
+    const same = await cli(toPassword(target), {
+      tty: true,
+      answers: ['secret-one', 'secret-one'],
+    });
     expect(same.code).toBe(0);
     const opened = await cli(['profiles', 'list', '--persistor-path', target], {
       tty: true,

@@ -8,17 +8,14 @@ import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../command-context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
 
-export interface ContextAddOptions {
+/** The settings `add` stores as given take their names and types from ContextConfig. */
+export interface ContextAddOptions extends Pick<
+  ContextConfig,
+  'username' | 'apiUrl' | 'enrollmentUrl' | 'knsUrl' | 'keyspace' | 'persistor' | 'persistorPath'
+> {
   baseUrl?: string;
   tokenFile?: string;
-  username?: string;
   passwordFile?: string;
-  apiUrl?: string;
-  enrollmentUrl?: string;
-  knsUrl?: string;
-  keyspace?: string;
-  persistor?: 'plaintext' | 'password' | 'aesgcm';
-  persistorPath?: string;
   use?: boolean;
   force?: boolean;
 }

@@ -24,7 +24,8 @@ async function existingDirectory(dir: string): Promise<string> {
 export async function check(ctx: CommandContext, dirArgument: string): Promise<void> {
   const dir = await existingDirectory(dirArgument);
   const { damagedStateError } = await import('../../mock/persistence/durable.js');
-  const { inspectStateDir, CLOSE_KIND } = await import('../../mock/persistence/integrity.js');
+  const { inspectStateDir } = await import('../../mock/persistence/inspection.js');
+  const { CLOSE_KIND } = await import('../../mock/persistence/integrity.js');
   const { lockHolder } = await import('../../mock/persistence/state-lock.js');
   const holder = await lockHolder(dir);
   // A lock file left behind means the last mock died: a torn last line is then forgiven.
@@ -83,8 +84,8 @@ export async function recover(
       hint: 'name a directory that does not exist yet, or an empty one',
     });
   }
-  const { inspectStateDir, CLOSE_KIND, problemText } =
-    await import('../../mock/persistence/integrity.js');
+  const { inspectStateDir } = await import('../../mock/persistence/inspection.js');
+  const { CLOSE_KIND, problemText } = await import('../../mock/persistence/integrity.js');
   const { RECORD_KINDS } = await import('../../mock/persistence/records.js');
   const { MockState } = await import('../../mock/state.js');
   const { DurableState } = await import('../../mock/persistence/durable.js');

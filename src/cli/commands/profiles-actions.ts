@@ -11,6 +11,7 @@ import {
   convertProfiles,
   deleteProfile,
   listProfiles,
+  type PersistorKind,
   profileLabel,
   type ProfileRow,
   showProfile,
@@ -31,7 +32,7 @@ export interface DeleteOptions extends PersistorOptionValues {
 }
 
 export interface ConvertOptions extends PersistorOptionValues {
-  toPersistor: 'plaintext' | 'password' | 'aesgcm';
+  toPersistor: PersistorKind;
   toPath: string;
   toPasswordFile?: string;
   toPersistorVersion?: '1.0' | '1.1';

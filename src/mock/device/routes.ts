@@ -23,15 +23,10 @@ import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';
-import {
-  createKeys,
-  fetchKeys,
-  logMessages,
-  modifyKeys,
-  type Operation,
-  RequestTooLarge,
-  resources,
-} from './operations.js';
+import { createKeys } from './create-keys.js';
+import { fetchKeys } from './fetch-keys.js';
+import { modifyKeys } from './modify-keys.js';
+import { logMessages, type Operation, RequestTooLarge, resources } from './operations.js';
 
 /** A failure of the request as a whole: an HTTP error, or sealed when `where` says so. */
 class DeviceRequestError extends Error {

@@ -3,7 +3,8 @@
  * durable state journals (a marking without its values, or one value), with the two helpers that
  * replay records into the indexes.
  */
-export interface StoredValue {
+/** What a marking and a value both carry: their name, and who made and last changed them, when. */
+interface StoredEntry {
   id: string;
   name: string;
   description: string;
@@ -14,18 +15,12 @@ export interface StoredValue {
   version: number;
 }
 
-export interface StoredMarking {
-  id: string;
-  name: string;
+export type StoredValue = StoredEntry;
+
+export interface StoredMarking extends StoredEntry {
   public: boolean;
   adminOnly: boolean;
   defaultValue: string | null;
-  description: string;
-  createdTs: number;
-  createdBy: string;
-  updatedTs: number;
-  updatedBy: string;
-  version: number;
   /** The version at which defaultValue was last set; 0 while it is null. */
   defaultVersion: number;
   valuesByName: Map<string, StoredValue>;

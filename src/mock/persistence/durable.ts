@@ -17,8 +17,6 @@ import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileReason } from '../../files/fs-errors.js';
 import {
   CLOSE_KIND,
-  type Inspection,
-  inspectStateDir,
   JOURNAL_FILE,
   journalHeaderLine,
   journalName,
@@ -28,6 +26,7 @@ import {
   SNAPSHOT_FILE,
   type StateProblem,
 } from './integrity.js';
+import { type Inspection, inspectStateDir } from './inspection.js';
 import { JournalFile } from './journal.js';
 import { lockStateDirectory, type StateLock } from './state-lock.js';
 import { RECORD_KINDS, stateRecords } from './records.js';

@@ -1,0 +1,307 @@
+/**
+ * A state directory checked as a whole (docs/design.md 3.2), without changing anything: the
+ * snapshot, the journals of its generation and later, their headers, checksums and one unbroken
+ * sequence of records; then the records to replay. The line format is integrity.ts.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errnoCode, fileReason } from '../../files/fs-errors.js';
+import {
+  CLOSE_KIND,
+  JOURNAL_FILE,
+  journalName,
+  type ReadFile,
+  readStateText,
+  SNAPSHOT_FILE,
+  type SnapshotHeader,
+  STATE_FORMAT_VERSION,
+  type StateProblem,
+} from './integrity.js';
+import type { StateRecord } from './records.js';
+
+/** What a state directory holds, checked as a whole. */
+export interface Inspection {
+  dir: string;
+  /** Nothing to restore: a new directory (or a first start that died before its snapshot). */
+  fresh: boolean;
+  version: number;
+  snapshot?: ReadFile & { header: SnapshotHeader & Record<string, unknown> };
+  /** The journals the snapshot's generation and later, oldest first. */
+  journals: ReadFile[];
+  generation: number;
+  /** The last journal sequence number read (format 2). */
+  lastSeq: number;
+  /** Every problem; the directory is usable only when there is none. */
+  problems: StateProblem[];
+  /** What was forgiven: a torn last line after a crash. */
+  warnings: string[];
+}
+
+export interface InspectOptions {
+  /** The last mock died without stopping (its lock file was left): a torn last line is forgiven. */
+  crashed: boolean;
+}
+
+async function readOne(dir: string, name: string): Promise<ReadFile | StateProblem | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, name), 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    return { file: name, reason: `cannot be read: ${fileReason(error)}` };
+  }
+  return readStateText(text, name);
+}
+
+const isProblem = (value: ReadFile | StateProblem): value is StateProblem => 'reason' in value;
+
+/**
+ * Reads and checks the whole directory without changing anything: the snapshot, the journals of
+ * its generation and later, their headers, checksums and sequence numbers. Journals older than
+ * the snapshot (left by a crash before they were removed) are not read: the snapshot holds them.
+ */
+export async function inspectStateDir(dir: string, options: InspectOptions): Promise<Inspection> {
+  const inspection: Inspection = {
+    dir,
+    fresh: false,
+    version: STATE_FORMAT_VERSION,
+    journals: [],
+    generation: 1,
+    lastSeq: 0,
+    problems: [],
+    warnings: [],
+  };
+  const problems = inspection.problems;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    problems.push({ file: dir, reason: `cannot be read: ${fileReason(error)}` });
+    return inspection;
+  }
+  const generations = names
+    .map((name) => Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN))
+    .filter((g) => Number.isSafeInteger(g))
+    .sort((a, b) => a - b);
+
+  const snapshot = names.includes(SNAPSHOT_FILE) ? await readOne(dir, SNAPSHOT_FILE) : undefined;
+  if (snapshot === undefined) {
+    await inspectWithoutSnapshot(inspection, dir, generations, options);
+    if (!inspection.fresh) await collectJournals(inspection, dir, generations);
+    return inspection;
+  }
+  if (isProblem(snapshot)) {
+    problems.push(snapshot);
+    await collectJournals(inspection, dir, generations);
+    return inspection;
+  }
+  problems.push(...snapshot.problems);
+  if (snapshot.tornTail !== undefined) {
+    problems.push({
+      file: SNAPSHOT_FILE,
+      reason: 'the snapshot is incomplete (it is written whole, then renamed into place)',
+    });
+  }
+  if (problems.length > 0) {
+    // Unusable, but what verifies in it and in the journals is there for `recover`.
+    inspection.snapshot = snapshot as Inspection['snapshot'];
+    const from = Number(snapshot.header.generation);
+    await collectJournals(
+      inspection,
+      dir,
+      generations.filter((g) => !(g < from)),
+    );
+    return inspection;
+  }
+  inspection.version = snapshot.version;
+  const generation = Number(snapshot.header.generation);
+  inspection.generation = generation;
+  if (snapshot.version >= 2) {
+    const header = snapshot.header as unknown as SnapshotHeader;
+    if (snapshot.records.length !== header.records) {
+      problems.push({
+        file: SNAPSHOT_FILE,
+        reason: `holds ${snapshot.records.length} records; its header says ${header.records}`,
+      });
+    }
+    snapshot.records.forEach((record, i) => {
+      if (record.seq !== i + 1) {
+        problems.push({
+          file: SNAPSHOT_FILE,
+          line: record.line,
+          reason: `record ${i + 1} is numbered ${record.seq}`,
+        });
+      }
+    });
+    inspection.lastSeq = header.covers;
+  }
+  inspection.snapshot = snapshot as Inspection['snapshot'];
+
+  const later = generations.filter((g) => g >= generation);
+  if (later[0] !== generation) {
+    problems.push({
+      file: journalName(generation),
+      reason: `is missing: ${SNAPSHOT_FILE} (generation ${generation}) is followed by its journal, which holds every change since`,
+    });
+    return inspection;
+  }
+  for (const [i, g] of later.entries()) {
+    if (g !== generation + i) {
+      problems.push({
+        file: journalName(generation + i),
+        reason: `is missing between ${journalName(later[i - 1]!)} and ${journalName(g)}`,
+      });
+      return inspection;
+    }
+    const journal = await readOne(dir, journalName(g));
+    if (journal === undefined) continue; // removed meanwhile: readdir raced a running mock
+    if (isProblem(journal)) {
+      problems.push(journal);
+      continue;
+    }
+    inspection.journals.push(journal);
+  }
+  checkJournals(inspection, options);
+  return inspection;
+}
+
+/**
+ * The journals of a directory already refused, read for `recover`: their own problems are added,
+ * the checks across files are not (they need a sound snapshot).
+ */
+async function collectJournals(
+  inspection: Inspection,
+  dir: string,
+  generations: number[],
+): Promise<void> {
+  for (const g of generations) {
+    const journal = await readOne(dir, journalName(g));
+    if (journal === undefined) continue;
+    if (isProblem(journal)) {
+      inspection.problems.push(journal);
+      continue;
+    }
+    inspection.problems.push(...journal.problems);
+    inspection.journals.push(journal);
+  }
+}
+
+/** No snapshot: a new directory, unless journals show that one was there. */
+async function inspectWithoutSnapshot(
+  inspection: Inspection,
+  dir: string,
+  generations: number[],
+  options: InspectOptions,
+): Promise<Inspection> {
+  if (generations.length === 0) {
+    inspection.fresh = true;
+    return inspection;
+  }
+  // A first start writes journal-1 and then its snapshot; if it died in between, journal-1 holds
+  // its header alone and the start never served anything.
+  if (generations.length === 1 && generations[0] === 1 && options.crashed) {
+    const journal = await readOne(dir, journalName(1));
+    if (
+      journal !== undefined &&
+      !isProblem(journal) &&
+      journal.problems.length === 0 &&
+      journal.version >= 2 &&
+      journal.header.fresh === true &&
+      journal.records.length === 0
+    ) {
+      inspection.fresh = true;
+      return inspection;
+    }
+  }
+  inspection.problems.push({
+    file: SNAPSHOT_FILE,
+    reason: `is missing, but ${journalName(generations.at(-1)!)} is there: the journals hold changes on top of it, and without it the state cannot be rebuilt`,
+  });
+  return inspection;
+}
+
+/** Headers, checksums and one unbroken sequence across the journals; a torn tail only at the end. */
+function checkJournals(inspection: Inspection, options: InspectOptions): void {
+  const { problems, journals, snapshot } = inspection;
+  // Moving format 1 to format 2 starts a format-2 journal, then writes the snapshot: one that
+  // died in between left that journal with nothing in it, to be replaced.
+  const upgrade = journals.at(-1);
+  if (inspection.version < 2 && journals.length > 1 && upgrade?.version === 2) {
+    if (upgrade.records.length === 0 && upgrade.problems.length === 0) journals.pop();
+  }
+  let expected = inspection.lastSeq + 1;
+  for (const [i, journal] of journals.entries()) {
+    const last = i === journals.length - 1;
+    const generation = inspection.generation + i;
+    problems.push(...journal.problems);
+    if (journal.version !== inspection.version) {
+      problems.push({
+        file: journal.name,
+        line: 1,
+        reason: `state format ${journal.version}, but ${SNAPSHOT_FILE} is format ${inspection.version}`,
+      });
+      continue;
+    }
+    if (Number(journal.header.generation) !== generation) {
+      problems.push({
+        file: journal.name,
+        line: 1,
+        reason: `says it is generation ${String(journal.header.generation)}`,
+      });
+    }
+    if (journal.tornTail !== undefined) {
+      if (last && options.crashed) {
+        inspection.warnings.push(
+          `${journal.name}: ignored ${journal.tornTail} (a write cut short by a crash, never acknowledged)`,
+        );
+      } else {
+        problems.push({
+          file: journal.name,
+          line: journal.goodBytes === 0 ? 1 : undefined,
+          reason: last
+            ? `ends in ${journal.tornTail}, but the last mock stopped cleanly: the file was cut or damaged`
+            : `ends in ${journal.tornTail}, and a later journal follows it`,
+        });
+      }
+    }
+    if (inspection.version < 2) continue;
+    if (i === 0 && journal.header.snapshot !== snapshot?.header.id) {
+      problems.push({
+        file: journal.name,
+        line: 1,
+        reason: `belongs to another snapshot (${String(journal.header.snapshot)}, not ${String(snapshot?.header.id)}): the files are not of one state`,
+      });
+    }
+    for (const record of journal.records) {
+      if (record.seq !== expected) {
+        problems.push({
+          file: journal.name,
+          line: record.line,
+          reason:
+            record.seq > expected
+              ? `sequence gap: record ${record.seq} follows ${expected - 1}; records ${expected}-${record.seq - 1} are missing`
+              : `record ${record.seq} is out of order (${expected} was next)`,
+        });
+      }
+      expected = record.seq + 1;
+    }
+    if (last && !options.crashed && journal.records.at(-1)?.kind !== CLOSE_KIND) {
+      problems.push({
+        file: journal.name,
+        reason:
+          'does not end with the record of a clean stop, though the last mock stopped cleanly: its end was cut off',
+      });
+    }
+  }
+  inspection.lastSeq = expected - 1;
+  if (journals.length > 0) inspection.generation += journals.length - 1;
+}
+
+/** The records to replay, in order: the snapshot's, then the journals'. */
+export function replayRecords(inspection: Inspection): StateRecord[] {
+  const all: StateRecord[] = [];
+  for (const file of [inspection.snapshot, ...inspection.journals]) {
+    for (const r of file?.records ?? []) if (r.kind !== CLOSE_KIND) all.push([r.kind, r.data]);
+  }
+  return all;
+}
