@@ -34,7 +34,11 @@ export type Auth =
   | { kind: 'none' };
 
 export interface ClientOptions {
-  baseUrl: string;
+  /**
+   * What relative paths are under: the markings base URL, `{server}/v2/{tenant}`. Left out, the
+   * client takes absolute URLs only (enrollment, portal and device endpoints live elsewhere).
+   */
+  baseUrl?: string;
   auth: Auth;
   /** Per-attempt timeout in milliseconds. */
   timeoutMs?: number;
@@ -132,16 +136,19 @@ interface AttemptNames {
  * request, per-attempt timeout, retries with backoff and jitter, typed errors.
  */
 export class ApiClient {
-  readonly baseUrl: string;
+  readonly baseUrl: string | undefined;
   private readonly dispatcher: Agent;
   private readonly options: Required<
-    Omit<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'>
+    Omit<
+      ClientOptions,
+      'baseUrl' | 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'
+    >
   > &
     Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
 
   constructor(options: ClientOptions) {
     if (options.shortLived === true) compileWasmForShortProcess();
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = options.baseUrl?.replace(/\/+$/, '');
     this.options = {
       timeoutMs: 30_000,
       retries: 3,
@@ -162,7 +169,10 @@ export class ApiClient {
 
   /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
   url(path: string, query?: RequestOptions['query']): string {
-    const url = isAbsolute(path) ? new URL(path) : new URL(this.baseUrl + path);
+    if (!isAbsolute(path) && this.baseUrl === undefined) {
+      throw new Error(`${path}: this client has no base URL, it takes absolute URLs only`);
+    }
+    const url = isAbsolute(path) ? new URL(path) : new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, item);
       else if (v !== undefined) url.searchParams.set(k, String(v));
@@ -346,8 +356,9 @@ export class ApiClient {
         body,
         cid,
       );
-      const underTenant = !isAbsolute(path) && this.options.markingsBase !== false;
-      throw status === 404 && underTenant ? withTenantHint(error, this.baseUrl) : error;
+      const tenantBase =
+        isAbsolute(path) || this.options.markingsBase === false ? undefined : this.baseUrl;
+      throw status === 404 && tenantBase !== undefined ? withTenantHint(error, tenantBase) : error;
     }
     const problem = status < 300 ? options.expect?.(body) : undefined;
     if (problem !== undefined) {

@@ -53,7 +53,7 @@ export async function checkService(client: ApiClient, token?: string): Promise<S
 }
 
 async function introspect(client: ApiClient, token?: string): Promise<Partial<ServiceCheck>> {
-  const origin = new URL(client.baseUrl).origin;
+  const origin = new URL(client.url('/')).origin;
   try {
     const answer = await client.request<TokenIntrospection>('POST', origin + INTROSPECTION_PATH, {
       body: token === undefined ? '' : new URLSearchParams({ token }).toString(),

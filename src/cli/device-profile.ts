@@ -37,7 +37,6 @@ export async function withDeviceHttp<T>(
 ): Promise<T> {
   const { name, context } = resolveContext(ctx.globals, ctx.env, await ctx.config());
   const http = new ApiClient({
-    baseUrl: 'http://unused.invalid',
     auth: { kind: 'none' },
     timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
     userAgent: `ksctl/${VERSION}`,

@@ -52,12 +52,13 @@ export function checkTiming(options: ConnectionOptions): void {
 
 /** The ApiClient options of a connection; what is not given keeps the client's default. */
 export function clientOptions(
-  baseUrl: string,
+  baseUrl: string | undefined,
   auth: Auth,
   options: ConnectionOptions,
   retries = options.retries,
 ): ClientOptions {
-  const given: ClientOptions = { baseUrl, auth };
+  const given: ClientOptions = { auth };
+  if (baseUrl !== undefined) given.baseUrl = baseUrl;
   if (options.timeout !== undefined) given.timeoutMs = options.timeout;
   if (retries !== undefined) given.retries = retries;
   if (options.userAgent !== undefined) given.userAgent = options.userAgent;

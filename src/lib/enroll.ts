@@ -109,7 +109,7 @@ export async function enroll(options: EnrollOptions): Promise<Profile> {
     {},
   );
   const client = (retries: number | undefined) =>
-    new ApiClient(clientOptions('http://unused.invalid', { kind: 'none' }, options, retries));
+    new ApiClient(clientOptions(undefined, { kind: 'none' }, options, retries));
   const http = client(options.retries);
   const registerHttp = client(0);
   try {

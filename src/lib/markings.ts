@@ -138,7 +138,7 @@ export class MarkingsClient {
     }
     checkTiming(options);
     this.http = new ApiClient(clientOptions(options.baseUrl, connectionAuth(options), options));
-    this.baseUrl = this.http.baseUrl;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.api = new HttpMarkingsApi(this.http);
   }
 

@@ -96,7 +96,6 @@ export async function enroll(
 /** Clients for the enrollment endpoints, which live outside the markings base URL. */
 function client(ctx: CommandContext, timeoutMs: number, retries: number): ApiClient {
   return new ApiClient({
-    baseUrl: 'http://unused.invalid',
     auth: { kind: 'none' },
     timeoutMs,
     retries,
