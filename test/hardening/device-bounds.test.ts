@@ -136,3 +136,81 @@ describe('a fetch is refused before it does more work than one request may', () 
     expect(answer.body.error?.message).toMatch(/more than 100000 key ids in query results/);
   });
 });
+
+/**
+ * While one device request does its most work, other clients are answered: of the health checks
+ * sent one after the other meanwhile, the mock's request journal shows those it answered while
+ * it handled the device request. When the mock did a request's work in one step, it answered
+ * none but the one or two that came while the body was still arriving.
+ */
+async function healthChecksDuring(path: string, request: Promise<unknown>): Promise<number> {
+  let done = false;
+  void request.finally(() => (done = true)).catch(() => undefined);
+  for (let i = 0; i < 10_000 && !done; i++) {
+    const health = await fetch(`${mock.info.url}/_mock/health`);
+    await health.arrayBuffer();
+  }
+  await request;
+  const { requests } = mock.server.state.requests();
+  const device = requests.findLast((entry) => entry.path === path)!;
+  const end = Date.parse(device.time);
+  const start = end - device.durationMs;
+  return requests.filter((entry) => {
+    const at = Date.parse(entry.time);
+    return entry.path === '/_mock/health' && at > start && at < end;
+  }).length;
+}
+
+describe('a request at the bounds gives way to other clients', () => {
+  it('the largest fetch answer (5,000 keys, 100,000 ids): health answers meanwhile', async () => {
+    storeKeys(REQUEST_BOUNDS.answerKeys);
+    const fetching = post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': queries(20, { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys }),
+    });
+    expect(await healthChecksDuring(KEY_PATH.fetch, fetching)).toBeGreaterThanOrEqual(4);
+    const answer = await fetching;
+    expect(answer.status).toBe(200);
+    const { data } = opened(answer.body);
+    expect(data['protection-keys']).toHaveLength(REQUEST_BOUNDS.answerKeys);
+    expect(Object.values(data['query-results'])).toHaveLength(20);
+  });
+
+  it('a create of 10,000 keys: health answers meanwhile, and every key is stored', async () => {
+    const refs = Array.from({ length: 10 }, (_, i) => ({
+      ref: `r${i}`,
+      qty: 1000,
+      cattrs: '{"project":["apollo"]}',
+    }));
+    const creating = post(KEY_PATH.create, { 'protection-keys': refs });
+    expect(await healthChecksDuring(KEY_PATH.create, creating)).toBeGreaterThanOrEqual(4);
+    const answer = await creating;
+    expect(answer.status).toBe(200);
+    const created = opened(answer.body).data['protection-keys'] as { id: string }[];
+    expect(created).toHaveLength(10_000);
+    expect(new Set(created.map((key) => key.id)).size).toBe(10_000);
+    expect(created.every((key) => mock.server.state.keys.has(key.id))).toBe(true);
+  });
+});
+
+describe('what a device may send is bounded before the mock builds it', () => {
+  it('a content of more values than any request has is refused whole, sealed (40024)', async () => {
+    const junk = Array.from({ length: 25 }, () => Array.from({ length: 10_000 }, () => 0));
+    const answer = await post(KEY_PATH.fetch, { 'protection-keys': [], junk });
+    expect(answer.status).toBe(400);
+    expect(answer.body.envelope).toBeDefined();
+    expect(answer.body.error?.code).toBe(DeviceErrorCode.requestTooLarge);
+    expect(answer.body.error?.message).toMatch(/more than 200000 values/);
+  });
+
+  it('a body over 4 MiB is refused with 413 before it is parsed; 4 MiB is answered', async () => {
+    // Long ids, none a key: each is answered with its item error.
+    const ids = (length: number) =>
+      Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(length, 'x'));
+    const largest = await post(KEY_PATH.fetch, { 'protection-keys': ids(3000) });
+    expect(largest.status).toBe(200);
+    const over = await post(KEY_PATH.fetch, { 'protection-keys': ids(3200) });
+    expect(over.status).toBe(413);
+    expect(over.body.error?.message).toMatch(/larger than 4194304 bytes/);
+  });
+});

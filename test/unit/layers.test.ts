@@ -33,6 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/changes.ts',
     'mock/ids.ts',
     'mock/request-journal.ts',
+    'mock/pacing.ts',
   ],
   // Each side's store (its part of the model).
   [
