@@ -175,7 +175,24 @@ describe('the damage of issue 17 is refused, every file left as it was', () => {
     const lines = (await readFile(path, 'utf8')).split('\n');
     lines.splice(2, 1);
     await writeFile(path, lines.join('\n'));
-    await expectRefused(dir, /journal-\d+\.jsonl:3: sequence gap: record \d+ follows \d+/);
+    await expectRefused(
+      dir,
+      /journal-\d+\.jsonl:3: sequence gap: record \d+ is missing before record \d+/,
+    );
+  });
+
+  it('a damaged line is told once, not again as the sequence gap it leaves', async () => {
+    const dir = await copy();
+    const name = await journalOf(dir);
+    const lines = (await readFile(join(dir, name), 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace('"s":', '"s" :');
+    await writeFile(join(dir, name), lines.join('\n'));
+    const error = await DurableState.open({ dir }).catch((e: unknown) => e as InputError);
+    expect((error as InputError).message).toMatch(
+      new RegExp(`${name}:3: the checksum does not match`),
+    );
+    // One problem: no detail lines under the message.
+    expect((error as InputError).details).toEqual([]);
   });
 
   it('the journal cut at a line after a clean stop', async () => {
