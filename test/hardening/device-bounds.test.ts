@@ -11,6 +11,7 @@ import { openEnvelope } from '../../src/device/crypto.js';
 import { KEY_PATH } from '../../src/device/wire.js';
 import { REQUEST_BOUNDS } from '../../src/mock/device/operations.js';
 import type { StoredKey } from '../../src/mock/device/store.js';
+import { healthChecksDuring } from '../helpers/give-way.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { addDevice, type DeviceProfile, sealedBody } from '../integration/device-keys-fixtures.js';
 
@@ -137,30 +138,6 @@ describe('a fetch is refused before it does more work than one request may', () 
   });
 });
 
-/**
- * While one device request does its most work, other clients are answered: of the health checks
- * sent one after the other meanwhile, the mock's request journal shows those it answered while
- * it handled the device request. When the mock did a request's work in one step, it answered
- * none but the one or two that came while the body was still arriving.
- */
-async function healthChecksDuring(path: string, request: Promise<unknown>): Promise<number> {
-  let done = false;
-  void request.finally(() => (done = true)).catch(() => undefined);
-  for (let i = 0; i < 10_000 && !done; i++) {
-    const health = await fetch(`${mock.info.url}/_mock/health`);
-    await health.arrayBuffer();
-  }
-  await request;
-  const { requests } = mock.server.state.requests();
-  const device = requests.findLast((entry) => entry.path === path)!;
-  const end = Date.parse(device.time);
-  const start = end - device.durationMs;
-  return requests.filter((entry) => {
-    const at = Date.parse(entry.time);
-    return entry.path === '/_mock/health' && at > start && at < end;
-  }).length;
-}
-
 describe('a request at the bounds gives way to other clients', () => {
   it('the largest fetch answer (5,000 keys, 100,000 ids): health answers meanwhile', async () => {
     storeKeys(REQUEST_BOUNDS.answerKeys);
@@ -168,7 +145,7 @@ describe('a request at the bounds gives way to other clients', () => {
       'protection-keys': [],
       'protection-key-queries': queries(20, { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys }),
     });
-    expect(await healthChecksDuring(KEY_PATH.fetch, fetching)).toBeGreaterThanOrEqual(4);
+    expect(await healthChecksDuring(mock, KEY_PATH.fetch, fetching)).toBeGreaterThanOrEqual(4);
     const answer = await fetching;
     expect(answer.status).toBe(200);
     const { data } = opened(answer.body);
@@ -183,7 +160,7 @@ describe('a request at the bounds gives way to other clients', () => {
       cattrs: '{"project":["apollo"]}',
     }));
     const creating = post(KEY_PATH.create, { 'protection-keys': refs });
-    expect(await healthChecksDuring(KEY_PATH.create, creating)).toBeGreaterThanOrEqual(4);
+    expect(await healthChecksDuring(mock, KEY_PATH.create, creating)).toBeGreaterThanOrEqual(4);
     const answer = await creating;
     expect(answer.status).toBe(200);
     const created = opened(answer.body).data['protection-keys'] as { id: string }[];

@@ -34,6 +34,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/ids.ts',
     'mock/request-journal.ts',
     'mock/pacing.ts',
+    'mock/json-pieces.ts',
   ],
   // Each side's store (its part of the model).
   [

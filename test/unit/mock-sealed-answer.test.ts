@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openEnvelope } from '../../src/device/crypto.js';
-import { jsonPieces, sealedAnswer } from '../../src/mock/device/sealed-answer.js';
+import { sealedAnswer } from '../../src/mock/device/sealed-answer.js';
+import { jsonPieces } from '../../src/mock/json-pieces.js';
 import { Pacer } from '../../src/mock/pacing.js';
 import { prng, type Random } from '../helpers/random.js';
 
