@@ -15,6 +15,7 @@ import { DEVICE_PATHS, KEY_PATH } from '../../src/device/wire.js';
 import type { KsctlError } from '../../src/errors.js';
 import { saveProfiles } from '../../src/profiles/index.js';
 import { mockCliSuite, tsvRows } from '../helpers/cli.js';
+import { SdkDevice, SdkProtocolError } from '../helpers/sdk-device.js';
 import {
   addDevice,
   type DeviceProfile,
@@ -168,6 +169,36 @@ describe('a per-item device error fails every item of the request', () => {
       `: the service refused: 2 refs refused, nothing created: ref "a": ${causeOf(4006).message}${INJECTED} (4006); ref "b": ${causeOf(4006).message}${INJECTED} (4006)`,
     );
     expect((await suite.mock.call('GET', '/_mock/keys')).body).toEqual([]);
+  });
+});
+
+describe('a client written from the vendor SDK page takes them as the real errors', () => {
+  it('goes through a 4001 once, reads 4004 per key in both dialects, and opens a sealed 40121', async () => {
+    const device = addDevice(suite.mock);
+    const sep = { deviceId: device.deviceId, idc: device.aesCdIdcKey, ks: device.aesCdEiKey };
+    const sdk = new SdkDevice(sep, suite.mock.info.apiUrl, { unpaddedNonce: true });
+    const [key] = await sdk.create('2.4', 'r', 1, { a: ['1'] });
+    await setFaults([
+      { code: DeviceErrorCode.fingerprintUnknown, path: KEY_PATH.create, times: 1 },
+    ]);
+    const sent = sdk.cids.length;
+    expect(await sdk.create('2.4', 'r', 1, {})).toHaveLength(1);
+    expect(sdk.cids.length - sent).toBe(2);
+
+    await setFaults([{ code: DeviceErrorCode.keyNotFound, path: '/v2.*' }]);
+    for (const dialect of ['2.3', '2.4'] as const) {
+      const fetched = await sdk.fetch(dialect, [key!.id]);
+      expect(fetched.keys).toEqual([]);
+      expect(fetched.errors).toEqual({
+        [key!.id]: { code: 4004, message: causeOf(4004).message + INJECTED },
+      });
+    }
+
+    await setFaults([{ code: DeviceErrorCode.clockSkew, path: KEY_PATH.fetch, times: 1 }]);
+    const error = await sdk.fetch('2.4', [key!.id]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkProtocolError);
+    expect((error as SdkProtocolError).code).toBe(40121);
+    expect((await sdk.fetch('2.4', [key!.id])).keys.map((k) => k.id)).toEqual([key!.id]);
   });
 });
 
