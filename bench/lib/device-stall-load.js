@@ -26,6 +26,10 @@ const { values } = parseArgs({
     probes: { type: 'string', default: '200' },
     hostile: { type: 'boolean', default: false },
     'hostile-device': { type: 'boolean', default: false },
+    // With --hostile: `device` (the device's worst requests) or `markings` (an admin's).
+    kind: { type: 'string', default: 'device' },
+    'base-url': { type: 'string' },
+    token: { type: 'string' },
   },
 });
 
@@ -167,11 +171,73 @@ async function hostile() {
   }
 }
 
+/**
+ * The worst requests an admin can send to the markings API, one after the other: a marking of
+ * 100,000 values (the most one may hold: 36 MB as an answer) created, read, each value updated
+ * and deleted; 1,000 markings of 100 values written in one bulk request (created the first time,
+ * updated after); and a listing of those 1,000 with their values (73 MB).
+ */
+async function hostileMarkings() {
+  const headers = { authorization: `Bearer ${values.token}`, 'content-type': 'application/json' };
+  // The bodies are made once and answers read as bytes: this process's own work competes with
+  // the mock for the machine's cores.
+  const call = async (method, path, body) => {
+    const response = await fetch(`${values['base-url']}${path}`, { method, headers, body });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, response, bytes };
+  };
+  const values100k = Array.from({ length: 100_000 }, (_, i) => ({ name: `value-${i}` }));
+  const created = JSON.stringify({ name: 'NAME', detail: { values: values100k } });
+  const described = JSON.stringify({
+    detail: { values: values100k.map((v) => ({ ...v, description: 'described' })) },
+  });
+  const bulkValues = values100k.slice(0, 100);
+  // Names of this process's own: each run of the bench sends its requests to the same mock.
+  const tag = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
+  let bulkIds;
+  let id;
+  const worst = [
+    [
+      'create 100,000 values',
+      async () => {
+        const body = created.replace('"NAME"', `"stall-${tag}-${spans.length}"`);
+        const answer = await call('POST', '/markings', body);
+        id = answer.response.headers.get('location')?.split('/').at(-1);
+        return answer.status;
+      },
+    ],
+    ['read 100,000 values', async () => (await call('GET', `/markings/${id}`)).status],
+    ['update 100,000 values', async () => (await call('PUT', `/markings/${id}`, described)).status],
+    ['delete 100,000 values', async () => (await call('DELETE', `/markings/${id}`)).status],
+    [
+      'bulk 1,000 × 100 values',
+      async () => {
+        const items = Array.from({ length: 1000 }, (_, i) => ({
+          ...(bulkIds ? { id: bulkIds[i] } : { name: `bulk-${tag}-${i}` }),
+          detail: { description: `round ${spans.length}`, values: bulkValues },
+        }));
+        const answer = await call('POST', '/markings?valueLimit=0', JSON.stringify(items));
+        const written = JSON.parse(answer.bytes.toString('utf8'));
+        if (Array.isArray(written)) bulkIds ??= written.map((m) => m.id);
+        return answer.status;
+      },
+    ],
+    ['list 1,000 with values', async () => (await call('GET', '/markings?limit=1000')).status],
+  ];
+  for (let i = 0; !done; i++) {
+    const [name, run] = worst[i % worst.length];
+    const start = now();
+    const status = await run();
+    spans.push({ name, status, start, end: now() });
+    if ((i + 1) % worst.length === 0) process.send?.('round');
+  }
+}
+
 if (values['hostile-device']) {
   // The hostile device in a process of its own, so its own work never delays a health check.
   process.on('message', () => (done = true));
   process.send('ready');
-  await hostile();
+  await (values.kind === 'markings' ? hostileMarkings() : hostile());
   process.send(spans);
   process.disconnect();
 } else {
@@ -183,6 +249,9 @@ if (values['hostile-device']) {
       '--mock',
       values.mock,
       '--hostile-device',
+      '--kind',
+      values.kind,
+      ...(values['base-url'] ? ['--base-url', values['base-url'], '--token', values.token] : []),
     ]);
     await once(device, 'message');
   }
