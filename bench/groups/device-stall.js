@@ -3,11 +3,12 @@ import { promisify } from 'node:util';
 import { enrollDevice } from './keys.js';
 
 /**
- * (issue 17) `/_mock/health` while one device sends the worst fetches there are, against health
- * on an idle mock: the device holds 20,000 keys and sends, one after the other, 1,000 empty
+ * (issue 17) `/_mock/health` while one device sends the worst requests there are, against health
+ * on an idle mock: the device starts with 20,000 keys and sends, one after the other, 1,000 empty
  * queries (which used to make a 379 MB answer and hold the mock for 12-40 s; now refused before
- * any work), the most queries the bound lets through, and a query matching every key. Target: every health answer under
- * 100 ms (the notes give the maximum).
+ * any work), the most queries the bound lets through, a query matching one key too many, the
+ * largest answer (5,000 keys, 100,000 ids), the largest body, a content of too many values, and
+ * a create of 10,000 keys. Target: every health answer under 100 ms (the notes give the maximum).
  */
 
 const LOAD = new URL('../lib/device-stall-load.js', import.meta.url).pathname;
@@ -31,13 +32,16 @@ function probe(label, profiles, mock, hostile, notes) {
     env: { PATH: process.env.PATH ?? '' },
     verify: (out) => {
       const r = JSON.parse(out.toString('utf8'));
-      if (r.probes !== PROBES) return `${r.probes} of ${PROBES} health checks answered`;
+      if (r.probes < PROBES) return `${r.probes} of ${PROBES} health checks answered`;
       const fetches = Object.entries(r.fetches)
         .map(([status, n]) => `${n}× ${status}`)
         .join(', ');
-      if (hostile && fetches === '') return 'no fetch was sent meanwhile';
+      if (hostile && fetches === '') return 'no device request was sent meanwhile';
+      const slow = Object.entries(r.slow)
+        .map(([what, ms]) => `${ms} ms during ${what}`)
+        .join(', ');
       notes.push(
-        `${label} (warm-up run): health median ${r.medianMs} ms, p95 ${r.p95Ms} ms, max ${r.maxMs} ms${fetches ? `; fetches meanwhile: ${fetches}` : ''}`,
+        `${label} (warm-up run): health median ${r.medianMs} ms, p95 ${r.p95Ms} ms, max ${r.maxMs} ms${fetches ? `; device requests meanwhile: ${fetches}` : ''}${slow ? `; health over 50 ms: ${slow}` : ''}`,
       );
       return undefined;
     },
@@ -46,7 +50,7 @@ function probe(label, profiles, mock, hostile, notes) {
 
 export default {
   name: 'device-stall',
-  title: `${PROBES} health checks while a device with ${KEYS.toLocaleString('en')} keys sends the worst fetches, against an idle mock`,
+  title: `${PROBES} health checks while a device with ${KEYS.toLocaleString('en')} keys sends the worst requests, against an idle mock`,
   runs: 3,
   warmups: 1,
   async setup(h) {

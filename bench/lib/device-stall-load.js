@@ -1,8 +1,11 @@
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiClient } from '../../dist/api/client.js';
 import { makeCid } from '../../dist/device/cid.js';
 import { DeviceClient } from '../../dist/device/client.js';
-import { sealEnvelope } from '../../dist/device/crypto.js';
+import { openEnvelope, sealEnvelope } from '../../dist/device/crypto.js';
 import { KEY_PATH } from '../../dist/device/wire.js';
 import { loadProfiles } from '../../dist/profiles/index.js';
 
@@ -10,10 +13,10 @@ import { loadProfiles } from '../../dist/profiles/index.js';
  * Load for bench/groups/device-stall.js (issue 17), run as its own process with the active
  * profile of a plaintext file. `--setup N`: creates N keys (5,000 a request, the most one create
  * makes) and exits. Otherwise times `--probes` GET /_mock/health one after the other; with
- * `--hostile` the device meanwhile sends, one after the other, the worst fetches there are: 1,000
- * empty queries over every key (refused before any work, 40024), as many queries that match
- * nothing as the bound lets through, and one query that matches every key (refused once the
- * answer holds the most keys a fetch answers). Prints `{ probes, medianMs, p95Ms, maxMs, fetches }`.
+ * `--hostile` the device meanwhile sends, one after the other, the worst requests there are (see
+ * hostile() below). Prints `{ probes, medianMs, p95Ms, maxMs, fetches, slow }`: `fetches` counts
+ * the answers of each kind of request by status, `slow` the longest health check over 50 ms by
+ * the kind of request in flight.
  */
 const { values } = parseArgs({
   options: {
@@ -22,6 +25,7 @@ const { values } = parseArgs({
     setup: { type: 'string', default: '0' },
     probes: { type: 'string', default: '200' },
     hostile: { type: 'boolean', default: false },
+    'hostile-device': { type: 'boolean', default: false },
   },
 });
 
@@ -50,48 +54,177 @@ const META = { hfphash: 'f'.repeat(64), hfp: '{"fptype":"bench"}' };
 const queries = (count, query) =>
   Object.fromEntries(Array.from({ length: count }, (_, i) => [`q${i}`, query]));
 
-/** One raw fetch with queries (ksctl's client sends ids only); resolves with the status. */
-async function fetchWith(data) {
+let done = false;
+/** What the hostile device sent: each request's kind, status and time span (epoch ms). */
+const spans = [];
+const now = () => performance.timeOrigin + performance.now();
+
+/** A raw device request with any content; resolves with the status and the opened answer. */
+async function send(path, data) {
   const cid = makeCid(profile.deviceId);
   const envelope = sealEnvelope(profile.aesCdIdcKey, cid, { meta: META, data });
-  const response = await fetch(`${profile.server}${KEY_PATH.fetch}`, {
+  const response = await fetch(`${profile.server}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ cid, envelope }),
   });
-  await response.arrayBuffer();
-  return response.status;
+  const answer = await response.json().catch(() => ({}));
+  const opened =
+    typeof answer.envelope === 'string'
+      ? openEnvelope(profile.aesCdIdcKey, cid, answer.envelope)
+      : undefined;
+  return { status: response.status, content: opened?.ok ? opened.content : undefined };
 }
 
-let done = false;
-const fetches = {};
+/**
+ * The worst requests one device can send, one after the other: every bound reached or just
+ * passed. The keys of the tenant grow with the creates, so the number of queries that the bound
+ * on comparisons lets through is read from the refusal of 1,000 queries, which names it.
+ */
 async function hostile() {
+  let keys = 0;
   const worst = [
-    { 'protection-keys': [], 'protection-key-queries': queries(1000, {}) },
-    { 'protection-keys': [], 'protection-key-queries': queries(50, { project: 'gemini' }) },
-    // Every key matches: refused once the answer holds the most keys one fetch answers.
-    { 'protection-keys': [], 'protection-key-queries': { all: { project: 'apollo', qty: 5001 } } },
+    [
+      '1,000 queries',
+      async () => {
+        const { status, content } = await send(KEY_PATH.fetch, {
+          'protection-keys': [],
+          'protection-key-queries': queries(1000, {}),
+        });
+        const named = /× (\d+) keys/.exec(content?.error?.message ?? '');
+        if (named) keys = Number(named[1]);
+        return status;
+      },
+    ],
+    [
+      'scan',
+      async () => {
+        const most = Math.max(1, Math.floor(1_000_000 / Math.max(keys, 1)));
+        const { status } = await send(KEY_PATH.fetch, {
+          'protection-keys': [],
+          'protection-key-queries': queries(Math.min(most, 1000), { project: 'gemini' }),
+        });
+        return status;
+      },
+    ],
+    [
+      '5,001 keys',
+      async () => {
+        const all = { project: 'apollo', qty: 5001 };
+        const { status } = await send(KEY_PATH.fetch, {
+          'protection-keys': [],
+          'protection-key-queries': { all },
+        });
+        return status;
+      },
+    ],
+    [
+      '5,000 keys and 100,000 ids',
+      async () => {
+        const { status } = await send(KEY_PATH.fetch, {
+          'protection-keys': [],
+          'protection-key-queries': queries(20, { project: 'apollo', qty: 5000 }),
+        });
+        return status;
+      },
+    ],
+    [
+      'largest body',
+      async () => {
+        // 1,000 long ids none of which is a key: the largest body a device may send.
+        const ids = Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(3000, 'x'));
+        const { status } = await send(KEY_PATH.fetch, { 'protection-keys': ids });
+        return status;
+      },
+    ],
+    [
+      '250,000 values',
+      async () => {
+        const junk = Array.from({ length: 25 }, () => Array.from({ length: 10_000 }, () => 0));
+        const { status } = await send(KEY_PATH.fetch, { 'protection-keys': [], junk });
+        return status;
+      },
+    ],
+    [
+      '10,000 new keys',
+      async () => {
+        const requests = Array.from({ length: 10 }, (_, i) => ({
+          ref: `w${i}`,
+          qty: 1000,
+          cattrs: JSON.stringify({ project: ['apollo'] }),
+        }));
+        const { status } = await send(KEY_PATH.create, { 'protection-keys': requests });
+        return status;
+      },
+    ],
   ];
   for (let i = 0; !done; i++) {
-    const status = await fetchWith(worst[i % worst.length]);
-    fetches[status] = (fetches[status] ?? 0) + 1;
+    const [name, run] = worst[i % worst.length];
+    const start = now();
+    const status = await run();
+    spans.push({ name, status, start, end: now() });
+    if ((i + 1) % worst.length === 0) process.send?.('round');
   }
 }
 
-const times = [];
-const load = values.hostile ? hostile() : Promise.resolve();
-for (let i = 0; i < Number(values.probes); i++) {
-  const started = performance.now();
-  const response = await fetch(`${values.mock}/_mock/health`);
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`health answered ${response.status}`);
-  times.push(performance.now() - started);
+if (values['hostile-device']) {
+  // The hostile device in a process of its own, so its own work never delays a health check.
+  process.on('message', () => (done = true));
+  process.send('ready');
+  await hostile();
+  process.send(spans);
+  process.disconnect();
+} else {
+  let device;
+  if (values.hostile) {
+    device = fork(fileURLToPath(import.meta.url), [
+      '--profiles',
+      values.profiles,
+      '--mock',
+      values.mock,
+      '--hostile-device',
+    ]);
+    await once(device, 'message');
+  }
+  // At least --probes checks, and with a hostile device at least two rounds of its requests.
+  let rounds = 0;
+  device?.on('message', (message) => {
+    if (message === 'round') rounds++;
+  });
+  const probes = [];
+  for (let i = 0; i < Number(values.probes) || (device && rounds < 2); i++) {
+    const start = now();
+    const response = await fetch(`${values.mock}/_mock/health`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`health answered ${response.status}`);
+    probes.push({ start, end: now() });
+  }
+  let sent = [];
+  if (device) {
+    const answered = new Promise((resolve) =>
+      device.on('message', (message) => Array.isArray(message) && resolve(message)),
+    );
+    device.send('stop');
+    sent = await answered;
+  }
+  const fetches = {};
+  for (const { name, status } of sent)
+    fetches[`${name} ${status}`] = (fetches[`${name} ${status}`] ?? 0) + 1;
+  // The longest health check over 50 ms by the kinds of request it overlapped.
+  const slow = {};
+  for (const probe of probes) {
+    const ms = Math.round(probe.end - probe.start);
+    if (ms <= 50) continue;
+    const during = sent
+      .filter((s) => s.start < probe.end && s.end > probe.start)
+      .map((s) => s.name);
+    const what = during.length > 0 ? [...new Set(during)].join(' + ') : 'nothing';
+    slow[what] = Math.max(slow[what] ?? 0, ms);
+  }
+  const times = probes.map((p) => p.end - p.start).sort((a, b) => a - b);
+  const at = (q) =>
+    Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] * 10) / 10;
+  process.stdout.write(
+    `${JSON.stringify({ probes: times.length, medianMs: at(0.5), p95Ms: at(0.95), maxMs: at(1), fetches, slow })}\n`,
+  );
 }
-done = true;
-await load;
-times.sort((a, b) => a - b);
-const at = (q) =>
-  Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] * 10) / 10;
-process.stdout.write(
-  `${JSON.stringify({ probes: times.length, medianMs: at(0.5), p95Ms: at(0.95), maxMs: at(1), fetches })}\n`,
-);

@@ -37,12 +37,25 @@ export type OpenedEnvelope =
   | { ok: true; content: unknown }
   | { ok: false; reason: 'not-base64' | 'not-authentic' | 'not-json' };
 
-/** Opens an envelope; a wrong key, a wrong cid and damage all read 'not-authentic'. */
-export function openEnvelope(idcKey: Buffer, cid: string, envelope: string): OpenedEnvelope {
+/**
+ * Opens an envelope to its bytes, for a reader that parses them itself (the mock bounds what a
+ * device may send); a wrong key, a wrong cid and damage all read 'not-authentic'.
+ */
+export function openEnvelopeBytes(
+  idcKey: Buffer,
+  cid: string,
+  envelope: string,
+): { ok: true; plaintext: Buffer } | { ok: false; reason: 'not-base64' | 'not-authentic' } {
   const bytes = decodeBase64Strict(envelope);
   if (bytes === undefined) return { ok: false, reason: 'not-base64' };
   const opened = openGcmEnvelope(idcKey, utf8(cid), bytes);
-  if (!opened.ok) return { ok: false, reason: 'not-authentic' };
+  return opened.ok ? opened : { ok: false, reason: 'not-authentic' };
+}
+
+/** Opens an envelope; a wrong key, a wrong cid and damage all read 'not-authentic'. */
+export function openEnvelope(idcKey: Buffer, cid: string, envelope: string): OpenedEnvelope {
+  const opened = openEnvelopeBytes(idcKey, cid, envelope);
+  if (!opened.ok) return opened;
   const text = decodeUtf8Strict(opened.plaintext);
   try {
     if (text !== undefined) return { ok: true, content: JSON.parse(text) };

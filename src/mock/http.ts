@@ -34,8 +34,8 @@ export interface MockRequest {
   headers: IncomingMessage['headers'];
   params: Record<string, string>;
   cid: string;
-  /** The body, read once, bounded by the size limit. */
-  body(): Promise<Buffer>;
+  /** The body, read once, bounded by the size limit or by `maxBytes` if smaller. */
+  body(maxBytes?: number): Promise<Buffer>;
   /**
    * The body as JSON; 415 unless it is application/json, 400 when it is not UTF-8 JSON or is
    * nested too deeply. Large bodies are parsed off the main thread.

@@ -25,11 +25,13 @@ export interface JsonLimits {
   maxArrayLength: number;
   /** Longest string or member name, in UTF-16 units. */
   maxStringLength: number;
+  /** Most values in the whole body (objects, arrays, strings, numbers and literals). */
+  maxValues?: number;
 }
 
 export type ParsedJson =
   | { ok: true; value: unknown }
-  | { ok: false; problem: 'encoding' | 'syntax' | 'depth' | 'array' | 'string' };
+  | { ok: false; problem: 'encoding' | 'syntax' | 'depth' | 'array' | 'string' | 'values' };
 
 /**
  * Parses `bytes` within the bounds. Self-contained (no outside names), because the parsing
@@ -63,7 +65,10 @@ function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits):
     return { ok: false, problem: 'syntax' };
   }
   const pending = limits ? [value] : [];
+  let values = 0;
+  const maxValues = limits?.maxValues ?? Infinity;
   while (pending.length > 0) {
+    if (++values > maxValues) return { ok: false, problem: 'values' };
     const item = pending.pop();
     if (typeof item === 'string') {
       if (item.length > limits!.maxStringLength) return { ok: false, problem: 'string' };

@@ -46,31 +46,34 @@ export function requestTarget(target: string | undefined): URL | undefined {
   }
 }
 
-function tooLarge(): MockHttpError {
+function tooLarge(maxBytes: number): MockHttpError {
   return new MockHttpError(
     413,
     MarkingsErrorCode.payloadTooLarge,
-    `the body is larger than ${BODY_MAX_BYTES} bytes`,
+    `the body is larger than ${maxBytes} bytes`,
   );
 }
 
-/** The request body, read once, at most BODY_MAX_BYTES, checked while it streams in. */
+/**
+ * The request body, read once, checked while it streams in: at most BODY_MAX_BYTES, or the
+ * smaller bound of the first `read` (device requests have their own).
+ */
 export class BodyReader {
   bytesRead = 0;
   private body: Promise<Buffer> | undefined;
 
   constructor(private readonly req: IncomingMessage) {}
 
-  read(): Promise<Buffer> {
-    this.body ??= this.readLimited();
+  read(maxBytes = BODY_MAX_BYTES): Promise<Buffer> {
+    this.body ??= this.readLimited(Math.min(maxBytes, BODY_MAX_BYTES));
     return this.body;
   }
 
-  private readLimited(): Promise<Buffer> {
+  private readLimited(maxBytes: number): Promise<Buffer> {
     const req = this.req;
-    if (Number(req.headers['content-length']) > BODY_MAX_BYTES) {
+    if (Number(req.headers['content-length']) > maxBytes) {
       req.resume();
-      return Promise.reject(tooLarge());
+      return Promise.reject(tooLarge(maxBytes));
     }
     // A large body of known size is gathered in shared memory as it arrives: the parsing thread
     // then reads it where it is, and no step copies 32 MiB at once on the main thread.
@@ -86,13 +89,13 @@ export class BodyReader {
         const at = this.bytesRead;
         this.bytesRead += chunk.length;
         // The rest is drained, not kept: the answer (413) waits for the client to finish.
-        if (this.bytesRead > BODY_MAX_BYTES) over = true;
+        if (this.bytesRead > maxBytes) over = true;
         if (over) return;
         if (shared && this.bytesRead <= shared.length) chunk.copy(shared, at);
         else chunks.push(chunk);
       });
       req.on('end', () => {
-        if (over) reject(tooLarge());
+        if (over) reject(tooLarge(maxBytes));
         else resolve(shared ? shared.subarray(0, this.bytesRead) : Buffer.concat(chunks));
       });
       req.on('error', reject);
@@ -122,6 +125,7 @@ function unreadable(parsed: Exclude<ParsedJson, { ok: true }>): MockHttpError {
     depth: `the body is nested deeper than ${MAX_JSON_DEPTH} levels`,
     array: `the body holds an array of more than ${BODY_LIMITS.maxArrayLength} items`,
     string: `the body holds a string longer than ${BODY_LIMITS.maxStringLength} characters`,
+    values: `the body holds more than ${BODY_LIMITS.maxValues} values`,
   }[parsed.problem];
   const code =
     parsed.problem === 'array' || parsed.problem === 'string'
@@ -145,7 +149,7 @@ export function mockRequest(
     headers: req.headers,
     params: {},
     cid,
-    body: () => body.read(),
+    body: (maxBytes) => body.read(maxBytes),
     parsedBody,
     json: async () => {
       const type = req.headers['content-type'] ?? '';

@@ -31,6 +31,8 @@ import {
 } from './request.js';
 import { redactQuery } from './request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
+import { jsonChunks } from './json-pieces.js';
+import { Pacer } from './pacing.js';
 import { DurableState } from './persistence/durable.js';
 import { applySeed, type Seed } from './seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
@@ -354,13 +356,8 @@ export class MockServer {
         answer = errorAnswer(cid, stateNotWritten(target?.pathname ?? ''), '');
       }
     }
-    this.send(
-      res,
-      cid,
-      cors === undefined ? answer : withCors(answer, cors),
-      method,
-      target?.pathname ?? '',
-    );
+    const sent = cors === undefined ? answer : withCors(answer, cors);
+    this.send(res, cid, sent, await bodyBytes(sent), method, target?.pathname ?? '');
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
@@ -412,13 +409,14 @@ export class MockServer {
     res: ServerResponse,
     cid: string,
     answer: MockResponse,
+    bytes: Buffer[] | undefined,
     method: string,
     path: string,
   ): void {
     if (res.headersSent || res.destroyed) return;
     let written: Omit<AnswerSeen, 'method' | 'path'>;
     try {
-      written = writeAnswer(res, cid, answer);
+      written = writeAnswer(res, cid, answer, bytes);
     } catch {
       try {
         const fallback = errorAnswer(cid, new Error('the answer could not be written'), '');
@@ -438,29 +436,52 @@ export class MockServer {
   }
 }
 
+/**
+ * The answer's body as UTF-8 chunks: a JSON body made in slices (json-pieces.ts), so a body of
+ * tens of megabytes never holds the mock. Undefined when it has none, or cannot be written (the
+ * writing then fails and answers 500).
+ */
+async function bodyBytes(answer: MockResponse): Promise<Buffer[] | undefined> {
+  try {
+    if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
+    if (answer.body !== undefined) return await jsonChunks(answer.body, new Pacer());
+  } catch {
+    // writeAnswer meets the same failure, and answers it.
+  }
+  return undefined;
+}
+
 function writeAnswer(
   res: ServerResponse,
   cid: string,
   answer: MockResponse,
+  made?: Buffer[],
 ): Omit<AnswerSeen, 'method' | 'path'> {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
-  let payload: string | undefined;
+  let bytes: Buffer[] = [];
   if (answer.text !== undefined) {
-    payload = answer.text;
+    bytes = made ?? [Buffer.from(answer.text, 'utf8')];
     headers['content-type'] ??= 'text/plain; charset=utf-8';
   } else if (answer.body !== undefined) {
-    payload = JSON.stringify(answer.body);
+    bytes = made ?? [Buffer.from(JSON.stringify(answer.body), 'utf8')];
     headers['content-type'] = 'application/json';
   }
   // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
   // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
-  const bytes = payload === undefined ? undefined : Buffer.from(payload, 'utf8');
-  headers['content-length'] = String(bytes?.length ?? 0);
+  headers['content-length'] = String(bytes.reduce((sum, chunk) => sum + chunk.length, 0));
   if (answer.reason) res.statusMessage = answer.reason;
   const sent = writableHeaders(headers);
   res.writeHead(answer.status, sent);
-  res.end(bytes);
-  return { status: answer.status, headers: sent, body: payload };
+  for (const chunk of bytes.slice(0, -1)) res.write(chunk);
+  res.end(bytes.at(-1));
+  const hasBody = answer.text !== undefined || answer.body !== undefined;
+  return {
+    status: answer.status,
+    headers: sent,
+    get body() {
+      return hasBody ? Buffer.concat(bytes).toString('utf8') : undefined;
+    },
+  };
 }
 
 const retryAfter = (status: number): Record<string, string> =>

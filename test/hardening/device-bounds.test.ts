@@ -11,6 +11,7 @@ import { openEnvelope } from '../../src/device/crypto.js';
 import { KEY_PATH } from '../../src/device/wire.js';
 import { REQUEST_BOUNDS } from '../../src/mock/device/operations.js';
 import type { StoredKey } from '../../src/mock/device/store.js';
+import { healthChecksDuring } from '../helpers/give-way.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { addDevice, type DeviceProfile, sealedBody } from '../integration/device-keys-fixtures.js';
 
@@ -134,5 +135,59 @@ describe('a fetch is refused before it does more work than one request may', () 
     });
     expect(answer.status).toBe(400);
     expect(answer.body.error?.message).toMatch(/more than 100000 key ids in query results/);
+  });
+});
+
+describe('a request at the bounds gives way to other clients', () => {
+  it('the largest fetch answer (5,000 keys, 100,000 ids): health answers meanwhile', async () => {
+    storeKeys(REQUEST_BOUNDS.answerKeys);
+    const fetching = post(KEY_PATH.fetch, {
+      'protection-keys': [],
+      'protection-key-queries': queries(20, { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys }),
+    });
+    expect(await healthChecksDuring(mock, KEY_PATH.fetch, fetching)).toBeGreaterThanOrEqual(4);
+    const answer = await fetching;
+    expect(answer.status).toBe(200);
+    const { data } = opened(answer.body);
+    expect(data['protection-keys']).toHaveLength(REQUEST_BOUNDS.answerKeys);
+    expect(Object.values(data['query-results'])).toHaveLength(20);
+  });
+
+  it('a create of 10,000 keys: health answers meanwhile, and every key is stored', async () => {
+    const refs = Array.from({ length: 10 }, (_, i) => ({
+      ref: `r${i}`,
+      qty: 1000,
+      cattrs: '{"project":["apollo"]}',
+    }));
+    const creating = post(KEY_PATH.create, { 'protection-keys': refs });
+    expect(await healthChecksDuring(mock, KEY_PATH.create, creating)).toBeGreaterThanOrEqual(4);
+    const answer = await creating;
+    expect(answer.status).toBe(200);
+    const created = opened(answer.body).data['protection-keys'] as { id: string }[];
+    expect(created).toHaveLength(10_000);
+    expect(new Set(created.map((key) => key.id)).size).toBe(10_000);
+    expect(created.every((key) => mock.server.state.keys.has(key.id))).toBe(true);
+  });
+});
+
+describe('what a device may send is bounded before the mock builds it', () => {
+  it('a content of more values than any request has is refused whole, sealed (40024)', async () => {
+    const junk = Array.from({ length: 25 }, () => Array.from({ length: 10_000 }, () => 0));
+    const answer = await post(KEY_PATH.fetch, { 'protection-keys': [], junk });
+    expect(answer.status).toBe(400);
+    expect(answer.body.envelope).toBeDefined();
+    expect(answer.body.error?.code).toBe(DeviceErrorCode.requestTooLarge);
+    expect(answer.body.error?.message).toMatch(/more than 200000 values/);
+  });
+
+  it('a body over 4 MiB is refused with 413 before it is parsed; 4 MiB is answered', async () => {
+    // Long ids, none a key: each is answered with its item error.
+    const ids = (length: number) =>
+      Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(length, 'x'));
+    const largest = await post(KEY_PATH.fetch, { 'protection-keys': ids(3000) });
+    expect(largest.status).toBe(200);
+    const over = await post(KEY_PATH.fetch, { 'protection-keys': ids(3200) });
+    expect(over.status).toBe(413);
+    expect(over.body.error?.message).toMatch(/larger than 4194304 bytes/);
   });
 });

@@ -25,7 +25,7 @@ export function addDevice(
 }
 
 export function deviceHttp(): ApiClient {
-  return new ApiClient({ baseUrl: 'http://unused.invalid', auth: { kind: 'none' }, retries: 0 });
+  return new ApiClient({ auth: { kind: 'none' }, retries: 0 });
 }
 
 export interface RawAnswer {

@@ -672,6 +672,92 @@ describe('wire rules', () => {
     expect(await everything()).toEqual([]);
   });
 
+  it('a member at the wrong level is a 400 naming it, not dropped (description and values beside name)', async () => {
+    const error = await failure(
+      client.request('POST', '/markings', {
+        body: { name: 'flat', description: 'lost', values: [{ name: 'v' }] },
+      }),
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual([
+      {
+        path: 'description',
+        message: "unknown member: a marking's description goes in detail.description",
+      },
+      { path: 'values', message: "unknown member: a marking's values go in detail.values" },
+    ]);
+    expect(await everything()).toEqual([]);
+  });
+
+  it('Create or Update Multiple names the item and the member; nothing is created', async () => {
+    const error = await failure(
+      client.request('POST', '/markings', {
+        body: [
+          { name: 'fine' },
+          {
+            name: 'odd',
+            detail: { public: true, values: [{ name: 'v', desc: 'x' }], 'two words': 1 },
+          },
+        ],
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details.map((d) => `${d.path}: ${d.message}`)).toEqual([
+      '[1].detail.public: unknown member: public is a member of the marking, not of detail',
+      '[1].detail."two words": unknown member: detail takes description and values',
+      '[1].detail.values[0].desc: unknown member: a value takes name and description',
+    ]);
+    expect(await everything()).toEqual([]);
+  });
+
+  it('a marking as read can be sent back: the members the service manages are accepted', async () => {
+    const read = await api.createMarking(classification);
+    const renamed = { ...read, name: 'classification-2' };
+    const [updated] = await api.createOrUpdateMarkings([renamed as BulkMarkingItem]);
+    expect(updated!.name).toBe('classification-2');
+    expect(updated!.detail.values!.map((v) => v.name)).toEqual(
+      read.detail.values!.map((v) => v.name),
+    );
+    const { body: again } = await client.request<Marking>('PUT', `/markings/${read.id}`, {
+      body: { ...updated, public: true },
+    });
+    expect(again.public).toBe(true);
+  });
+
+  it('a value body with a member it does not know is a 400 naming it', async () => {
+    const read = await api.createMarking(classification);
+    const error = await failure(
+      client.request('POST', `/markings/${read.id}/values`, {
+        body: { name: 'secret', detail: { description: 'x' } },
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual([
+      { path: '$.detail', message: 'unknown member: a value takes name and description' },
+    ]);
+    expect((await api.getMarking(read.id)).detail.valueCount).toBe(read.detail.valueCount);
+  });
+
+  it('a body with thousands of unknown members lists ten of them and counts the rest', async () => {
+    const body: Record<string, unknown> = { name: 'many' };
+    for (let i = 0; i < 5000; i++) body[`m${i}`] = i;
+    const error = await failure(client.request('POST', '/markings', { body }));
+    expect(error.status).toBe(400);
+    expect(error.details).toHaveLength(11);
+    expect(error.details.at(-1)).toEqual({ path: '*', message: 'and 4990 more unknown members' });
+  });
+
+  it('a 400 lists at most 1,000 problems, and counts the rest', async () => {
+    const values = Array.from({ length: 1500 }, () => ({ name: ' padded ' }));
+    const error = await failure(
+      client.request('POST', '/markings', { body: { name: 'bad', detail: { values } } }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.details).toHaveLength(1001);
+    expect(error.details.at(-1)).toEqual({ path: '$', message: 'and 500 more problems' });
+  });
+
   it('deleting an unknown marking is 404 with the conversation id of the request', async () => {
     const error = await failure(api.deleteMarking('000000000000000000000000'));
     expect(error).toBeInstanceOf(NotFoundError);

@@ -175,7 +175,24 @@ describe('the damage of issue 17 is refused, every file left as it was', () => {
     const lines = (await readFile(path, 'utf8')).split('\n');
     lines.splice(2, 1);
     await writeFile(path, lines.join('\n'));
-    await expectRefused(dir, /journal-\d+\.jsonl:3: sequence gap: record \d+ follows \d+/);
+    await expectRefused(
+      dir,
+      /journal-\d+\.jsonl:3: sequence gap: record \d+ is missing before record \d+/,
+    );
+  });
+
+  it('a damaged line is told once, not again as the sequence gap it leaves', async () => {
+    const dir = await copy();
+    const name = await journalOf(dir);
+    const lines = (await readFile(join(dir, name), 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace('"s":', '"s" :');
+    await writeFile(join(dir, name), lines.join('\n'));
+    const error = await DurableState.open({ dir }).catch((e: unknown) => e as InputError);
+    expect((error as InputError).message).toMatch(
+      new RegExp(`${name}:3: the checksum does not match`),
+    );
+    // One problem: no detail lines under the message.
+    expect((error as InputError).details).toEqual([]);
   });
 
   it('the journal cut at a line after a clean stop', async () => {
@@ -294,7 +311,7 @@ describe('ksctl mock state check and recover', () => {
       /snapshot\.jsonl: format 2, generation \d+, \d+ records, up to journal record \d+/,
     );
     expect(whole.stdout).toMatch(
-      /journal-\d+\.jsonl: \d+ records \(\d+-\d+\), ends with a clean stop/,
+      /journal-\d+\.jsonl: format 2, generation \d+, \d+ records, \d+ clean stops? \(sequence \d+-\d+\), ends with a clean stop/,
     );
     expect(whole.stdout).toMatch(/the state is whole/);
 
@@ -322,7 +339,7 @@ describe('ksctl mock state check and recover', () => {
     const to = join(await dirs.make(), 'recovered');
     const recovered = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
     expect(recovered.code).toBe(0);
-    expect(recovered.stdout).toMatch(/kept \d+ records/);
+    expect(recovered.stdout).toMatch(/kept \d+ of the \d+ records/);
     expect(recovered.stdout).toMatch(
       new RegExp(`journal-\\d+\\.jsonl:${damagedLine + 1}: the checksum does not match`),
     );
@@ -336,6 +353,106 @@ describe('ksctl mock state check and recover', () => {
     // A target with content is refused.
     const again = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
     expect(again.code).toBe(2);
+  });
+});
+
+interface Report {
+  verdict: string;
+  files: { file: string; read: boolean; records: number; damagedLines: number }[];
+  problems: { file: string; line?: number; reason: string }[];
+  counts: { files: number; records: number; problems: number };
+}
+interface RecoverReport extends Report {
+  kept: number;
+  unusable: { file: string; line: number; kind: string; reason: string }[];
+  written: { dir: string; records: number };
+}
+
+describe('mock state check and recover under -o json, in the same units', () => {
+  it('check -o json: every file, its records, the verdict; damaged: each problem, exit 3', async () => {
+    const dir = await copy();
+    const whole = await runCli(['-o', 'json', 'mock', 'state', 'check', dir]);
+    expect(whole.code).toBe(0);
+    const report = JSON.parse(whole.stdout) as Report;
+    expect(report.verdict).toBe('whole');
+    expect(report.files.map((f) => f.file)).toEqual((await readdir(dir)).sort().reverse());
+    expect(report.counts.records).toBe(report.files.reduce((n, f) => n + f.records, 0));
+    expect(report.counts.records).toBeGreaterThan(0);
+    expect(report.problems).toEqual([]);
+
+    const name = await journalOf(dir);
+    const path = join(dir, name);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines[2] = lines[2]!.replace('"s":', '"s" :');
+    await writeFile(path, lines.join('\n'));
+    const before = await filesOf(dir);
+    const damaged = await runCli(['-o', 'json', 'mock', 'state', 'check', dir]);
+    expect(damaged.code).toBe(3);
+    expect(damaged.stderr).toMatch(/cannot be used/);
+    const found = JSON.parse(damaged.stdout) as Report;
+    expect(found.verdict).toBe('damaged');
+    // The damaged line is one problem: the record it held is not told again as a sequence gap.
+    expect(found.problems).toEqual([
+      {
+        file: name,
+        line: 3,
+        reason: 'the checksum does not match: the line was changed or damaged',
+      },
+    ]);
+    expect(found.counts).toEqual({
+      files: report.counts.files,
+      records: report.counts.records - 1,
+      problems: 1,
+    });
+    expect(found.files.find((f) => f.file === name)?.damagedLines).toBe(1);
+    expect(await filesOf(dir)).toEqual(before);
+  });
+
+  it('check, then recover on a damaged directory: the same records, problems and files; the new one checks as written', async () => {
+    const dir = await copy();
+    const path = join(dir, await journalOf(dir));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    // A marking's line changed (so the value after it cannot be applied), and a line removed.
+    const changed = lines.findIndex((l) => l.includes('"marking.set"') && l.includes('keep-5'));
+    lines[changed] = lines[changed]!.replace('keep-5', 'kEep-5');
+    lines.splice(2, 1);
+    await writeFile(path, lines.join('\n'));
+
+    const checked = await runCli(['-o', 'json', 'mock', 'state', 'check', dir]);
+    expect(checked.code).toBe(3);
+    const check = JSON.parse(checked.stdout) as Report;
+    const to = join(await dirs.make(), 'recovered');
+    const recovered = await runCli(['-o', 'json', 'mock', 'state', 'recover', dir, '--to', to]);
+    expect(recovered.code).toBe(0);
+    const recover = JSON.parse(recovered.stdout) as RecoverReport;
+    expect(recover.files).toEqual(check.files);
+    expect(recover.problems).toEqual(check.problems);
+    expect(recover.counts).toMatchObject(check.counts);
+    expect(recover.unusable.map((u) => u.kind)).toContain('value.set');
+    expect(recover.kept + recover.unusable.length).toBe(check.counts.records);
+    const again = JSON.parse(
+      (await runCli(['-o', 'json', 'mock', 'state', 'check', to])).stdout,
+    ) as Report;
+    expect(again.verdict).toBe('whole');
+    expect(again.counts.records).toBe(recover.written.records);
+
+    // The text reports say the same numbers.
+    const text = await runCli(['mock', 'state', 'check', dir]);
+    expect(text.stdout).toContain(
+      `${check.counts.records} records verify; ${check.counts.problems} problems`,
+    );
+    const to2 = join(await dirs.make(), 'recovered');
+    const recoveredText = await runCli(['mock', 'state', 'recover', dir, '--to', to2]);
+    expect(recoveredText.stdout).toContain(
+      `${check.counts.records} records verify; ${check.counts.problems} problems`,
+    );
+    expect(recoveredText.stdout).toContain(
+      `kept ${recover.kept} of the ${check.counts.records} records; ${recover.unusable.length} could not be applied`,
+    );
+    expect(recoveredText.stdout).toContain(`as a snapshot of ${recover.written.records} records`);
+    expect((await runCli(['mock', 'state', 'check', to2])).stdout).toContain(
+      `exactly these ${recover.written.records} records`,
+    );
   });
 });
 

@@ -182,11 +182,7 @@ describe('a restart keeps the keys devices created', () => {
       },
       sep,
     );
-    const http = new ApiClient({
-      baseUrl: 'http://unused.invalid',
-      auth: { kind: 'none' },
-      retries: 0,
-    });
+    const http = new ApiClient({ auth: { kind: 'none' }, retries: 0 });
     const device = (server: MockServer) =>
       new DeviceClient(
         { deviceId, server: server.info.apiUrl, aesCdIdcKey: sep.cdIdc, aesCdEiKey: sep.cdEi },

@@ -22,17 +22,18 @@ const ksctl = cliFor(() => ({
 const NOWHERE = 'http://127.0.0.1:9';
 
 describe('errors point at the right thing', () => {
-  it('a device request that cannot connect names the address it tried, not a placeholder', async () => {
-    const client = new ApiClient({
-      baseUrl: 'http://unused.invalid',
-      auth: { kind: 'none' },
-      retries: 0,
-    });
+  it('a device request that cannot connect names the address it tried, not a base URL', async () => {
+    // Device requests go to absolute URLs: their client has no base URL.
+    const client = new ApiClient({ auth: { kind: 'none' }, retries: 0 });
     const failed = await client.request('POST', `${NOWHERE}/v2.4/keys/create`).catch((e) => e);
+    // A relative path is a bug of the caller's, named as such, before anything is sent.
+    const relative = await client.request('GET', '/markings').catch((e: Error) => e);
     await client.close();
     expect(failed.message).toContain(`cannot reach the service at ${NOWHERE}`);
-    expect(failed.message).not.toContain('unused.invalid');
     expect(failed.hint).not.toContain('--base-url');
+    expect((relative as Error).message).toContain(
+      '/markings: this client has no base URL, it takes absolute URLs only',
+    );
   });
 
   it('enroll into an unknown keyspace says so, without a hint about the base URL', async () => {

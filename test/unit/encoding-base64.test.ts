@@ -4,6 +4,7 @@ import {
   decodeBase64UrlStrict,
   decodeUtf8Strict,
 } from '../../src/encoding/base64.js';
+import { prng } from '../helpers/random.js';
 
 describe('decodeBase64Strict', () => {
   it.each([
@@ -36,6 +37,31 @@ describe('decodeBase64Strict', () => {
     ['a lone character', 'A'],
   ])('rejects %s', (_label, text) => {
     expect(decodeBase64Strict(text)).toBeUndefined();
+  });
+
+  it('accepts exactly the canonical texts of the standard alphabet (seeded mutations)', () => {
+    const random = prng(20261125);
+    const intruders = ['-', '_', '=', ' ', '\n', '\t', '.', 'é', '\u0000', '€', 'A', '/'];
+    for (let round = 0; round < 5_000; round++) {
+      const bytes = Buffer.from(Array.from({ length: random.int(24) }, () => random.int(256)));
+      const chars = [...bytes.toString('base64')];
+      // One to three changes: a character replaced, inserted or removed.
+      for (let change = 1 + random.int(3); change > 0; change--) {
+        const at = random.int(chars.length + 1);
+        const kind = random.int(3);
+        if (kind === 0) chars.splice(at, 1, random.pick(intruders));
+        else if (kind === 1) chars.splice(at, 0, random.pick(intruders));
+        else chars.splice(at, 1);
+      }
+      const text = chars.join('');
+      const decoded = decodeBase64Strict(text);
+      const canonical =
+        /^[A-Za-z0-9+/]*={0,2}$/.test(text) &&
+        text.length % 4 === 0 &&
+        Buffer.from(text, 'base64').toString('base64') === text;
+      expect(decoded !== undefined, text).toBe(canonical);
+      if (decoded) expect(decoded.toString('base64')).toBe(text);
+    }
   });
 });
 

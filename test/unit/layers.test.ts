@@ -33,6 +33,8 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/changes.ts',
     'mock/ids.ts',
     'mock/request-journal.ts',
+    'mock/pacing.ts',
+    'mock/json-pieces.ts',
   ],
   // Each side's store (its part of the model).
   [

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { errnoCode } from '../../files/fs-errors.js';
 import { writeOut } from '../../output/render.js';
+import type { Inspection } from '../../mock/persistence/inspection.js';
+import type { StateReport } from '../../mock/persistence/report.js';
 import type { CommandContext } from '../command-context.js';
 
 export interface RecoverOptions {
@@ -21,50 +23,79 @@ async function existingDirectory(dir: string): Promise<string> {
   return path;
 }
 
-export async function check(ctx: CommandContext, dirArgument: string): Promise<void> {
-  const dir = await existingDirectory(dirArgument);
-  const { damagedStateError } = await import('../../mock/persistence/durable.js');
-  const { inspectStateDir } = await import('../../mock/persistence/inspection.js');
-  const { CLOSE_KIND } = await import('../../mock/persistence/integrity.js');
-  const { lockHolder } = await import('../../mock/persistence/state-lock.js');
+/** Who holds the lock, in words, when anyone does. */
+function lockLine(report: StateReport): string | undefined {
+  if (report.lock === null) return undefined;
+  if (report.lock.running) {
+    return `in use by a running mock (pid ${String(report.lock.pid)}): what it writes now may read as torn`;
+  }
+  return 'the last mock did not stop cleanly (its lock file is left): a torn last line is forgiven';
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** One line per state file, in the units `check` and `recover` share. */
+function fileLines(report: StateReport): string[] {
+  return report.files.map((f) => {
+    if (!f.read) return `${f.file}: not read: ${f.note ?? ''}`;
+    const parts = [`${f.file}: format ${String(f.format)}`];
+    if (f.generation !== undefined) parts.push(`generation ${f.generation}`);
+    let records = count(f.records, 'record');
+    if (f.cleanStops > 0) records += `, ${count(f.cleanStops, 'clean stop')}`;
+    if (f.role === 'journal' && f.sequence !== undefined) {
+      records += ` (sequence ${f.sequence.first}-${f.sequence.last})`;
+    }
+    parts.push(records);
+    if (f.covers !== undefined) parts.push(`up to journal record ${f.covers}`);
+    if (f.endsWithCleanStop) parts.push('ends with a clean stop');
+    if (f.damagedLines > 0) {
+      parts.push(
+        `${count(f.damagedLines, 'line')} that ${f.damagedLines === 1 ? 'does' : 'do'} not verify`,
+      );
+    }
+    return parts.join(', ');
+  });
+}
+
+async function inspect(dir: string): Promise<{ inspection: Inspection; report: StateReport }> {
+  const [{ inspectStateDir }, { stateReport }, { lockHolder }] = await Promise.all([
+    import('../../mock/persistence/inspection.js'),
+    import('../../mock/persistence/report.js'),
+    import('../../mock/persistence/state-lock.js'),
+  ]);
   const holder = await lockHolder(dir);
   // A lock file left behind means the last mock died: a torn last line is then forgiven.
   const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
-  const lines: string[] = [];
-  if (holder?.live) {
-    lines.push(`in use by a running mock (pid ${holder.pid}): what it writes now may read as torn`);
-  } else if (holder !== undefined) {
-    lines.push(
-      'the last mock did not stop cleanly (its lock file is left): a torn last line is forgiven',
-    );
-  }
-  if (inspection.problems.length > 0) {
-    for (const line of lines) ctx.say(line);
-    throw damagedStateError(dir, inspection.problems);
-  }
-  if (inspection.fresh) {
-    lines.push('no state yet: a mock started on it begins with its defaults and seed');
+  return { inspection, report: stateReport(inspection, holder) };
+}
+
+export async function check(ctx: CommandContext, dirArgument: string): Promise<void> {
+  const dir = await existingDirectory(dirArgument);
+  const format = ctx.format();
+  const { report } = await inspect(dir);
+  const damaged = report.verdict === 'damaged';
+  if (format !== 'table') {
+    await ctx.render({ kind: 'text', data: report, text: '' });
   } else {
-    const snapshot = inspection.snapshot!;
-    const covers =
-      inspection.version >= 2 ? `, up to journal record ${String(snapshot.header.covers)}` : '';
-    lines.push(
-      `${snapshot.name}: format ${inspection.version}, generation ${String(snapshot.header.generation)}, ${snapshot.records.length} records${covers}`,
-    );
-    for (const journal of inspection.journals) {
-      const records = journal.records.filter((r) => r.kind !== CLOSE_KIND);
-      const range =
-        inspection.version >= 2 && journal.records.length > 0
-          ? ` (${journal.records[0]!.seq}-${journal.records.at(-1)!.seq})`
-          : '';
-      const end = journal.records.at(-1)?.kind === CLOSE_KIND ? ', ends with a clean stop' : '';
-      const count = `${records.length} record${records.length === 1 ? '' : 's'}`;
-      lines.push(`${journal.name}: ${count}${range}${end}`);
+    const lines = [lockLine(report) ?? [], fileLines(report)].flat();
+    if (report.verdict === 'new') {
+      lines.push('no state yet: a mock started on it begins with its defaults and seed');
+    } else if (damaged) {
+      lines.push(
+        `${count(report.counts.records, 'record')} verify; ${count(report.counts.problems, 'problem')}: a mock refuses this directory`,
+      );
+    } else {
+      lines.push(...report.warnings);
+      lines.push(
+        `the state is whole: a mock starts from it with exactly these ${count(report.counts.records, 'record')}`,
+      );
     }
-    for (const warning of inspection.warnings) lines.push(warning);
-    lines.push('the state is whole: a mock starts from it with exactly these records');
+    writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
   }
-  writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
+  if (damaged) {
+    const { damagedStateError } = await import('../../mock/persistence/durable.js');
+    throw damagedStateError(dir, report.problems);
+  }
 }
 
 export async function recover(
@@ -73,6 +104,7 @@ export async function recover(
   options: RecoverOptions,
 ): Promise<void> {
   const dir = await existingDirectory(dirArgument);
+  const format = ctx.format();
   const to = resolve(options.to);
   if (to === dir) throw new UsageError('--to must name another directory than the damaged one');
   const present = await readdir(to).catch((error: unknown) => {
@@ -84,33 +116,59 @@ export async function recover(
       hint: 'name a directory that does not exist yet, or an empty one',
     });
   }
-  const { inspectStateDir } = await import('../../mock/persistence/inspection.js');
-  const { CLOSE_KIND, problemText } = await import('../../mock/persistence/integrity.js');
-  const { RECORD_KINDS } = await import('../../mock/persistence/records.js');
-  const { MockState } = await import('../../mock/state.js');
-  const { DurableState } = await import('../../mock/persistence/durable.js');
-  const inspection = await inspectStateDir(dir, { crashed: true });
-  const state = new MockState('ksdev.recovered');
-  const dropped = inspection.problems.map(problemText);
-  let kept = 0;
-  for (const file of [inspection.snapshot, ...inspection.journals]) {
-    for (const record of file?.records ?? []) {
-      if (record.kind === CLOSE_KIND) continue;
-      try {
-        RECORD_KINDS[record.kind]!(state, record.data as never);
-        kept++;
-      } catch (error) {
-        dropped.push(
-          `${record.file}:${record.line}: the record (${record.kind}) cannot be applied: ${(error as Error).message}`,
-        );
-      }
-    }
-  }
+  const [{ problemText }, { rebuildState }, { DurableState }, { inspectStateDir }] =
+    await Promise.all([
+      import('../../mock/persistence/integrity.js'),
+      import('../../mock/persistence/report.js'),
+      import('../../mock/persistence/durable.js'),
+      import('../../mock/persistence/inspection.js'),
+    ]);
+  const { inspection, report } = await inspect(dir);
+  const { state, kept, unusable } = rebuildState(inspection);
   const target = await DurableState.open({ dir: to });
   await target.attach(state);
   await target.close();
-  const lines = [`kept ${kept} records in ${to}`];
-  if (dropped.length === 0) lines.push('dropped nothing: every record verified');
-  else lines.push(`dropped or found wrong (${dropped.length}):`, ...dropped.map((d) => `  ${d}`));
+  // What was written, read back as `check` reads it: the numbers a check of NEW gives.
+  const written = await inspectStateDir(to, { crashed: false });
+  const writtenRecords = written.snapshot?.records.length ?? 0;
+  const data = {
+    ...report,
+    kept,
+    unusable,
+    written: { dir: to, records: writtenRecords },
+    counts: {
+      ...report.counts,
+      kept,
+      unusable: unusable.length,
+      written: writtenRecords,
+    },
+  };
+  if (format !== 'table') {
+    await ctx.render({ kind: 'text', data, text: '' });
+    return;
+  }
+  const lines = [lockLine(report) ?? [], fileLines(report)].flat();
+  const { records, problems } = report.counts;
+  if (problems === 0) lines.push(`${count(records, 'record')} verify; no problems`);
+  else {
+    lines.push(
+      `${count(records, 'record')} verify; ${count(problems, 'problem')} (a line that does not verify is not kept):`,
+      ...report.problems.map((p) => `  ${problemText(p)}`),
+    );
+  }
+  lines.push(...report.warnings);
+  if (unusable.length === 0)
+    lines.push(`kept ${kept === records ? 'all ' : ''}${count(kept, 'record')}`);
+  else {
+    lines.push(
+      `kept ${kept} of the ${count(records, 'record')}; ${unusable.length} could not be applied:`,
+      ...unusable.map(
+        (u) => `  ${u.file}:${u.line}: the record (${u.kind}) cannot be applied: ${u.reason}`,
+      ),
+    );
+  }
+  lines.push(
+    `wrote ${to}: the state they build, as a snapshot of ${count(writtenRecords, 'record')} (a record per item, however often it changed)`,
+  );
   writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
 }

@@ -3,7 +3,7 @@
  * against the tenant's markings, sealed and signed by the mock, their data keys wrapped for the
  * conversation; all refs or none.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DeviceErrorCode } from '../../device/causes.js';
 import { DATA_KEY_BYTES, serviceSignature, wrapDataKey } from '../../device/crypto.js';
 import { createdKeyAad, createSignatureAad } from '../../device/dialects.js';
@@ -17,7 +17,9 @@ import {
   sealForKey,
   withMarkingDefaults,
 } from './attributes.js';
+import { Pacer } from '../pacing.js';
 import {
+  checkStillEnrolled,
   type DeviceRequest,
   MAX_KEYS_PER_CREATE,
   MAX_QTY,
@@ -31,12 +33,40 @@ import type { StoredKey } from './store.js';
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const ID_SUFFIX_LENGTH = 7;
+/** Random bytes at or above this are skipped, so each letter of the alphabet is equally likely. */
+const ID_BYTE_LIMIT = 256 - (256 % ID_ALPHABET.length);
 
-function newKeyId(req: DeviceRequest): string {
-  for (;;) {
-    let id = req.device.keyspace;
-    for (let i = 0; i < ID_SUFFIX_LENGTH; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)];
-    if (!req.state.keys.has(id)) return id;
+/**
+ * Randomness for many keys, drawn in large blocks: one draw per key and per letter of its id was
+ * most of what a large create cost.
+ */
+class KeyRandomness {
+  private pool = Buffer.alloc(0);
+  private at = 0;
+
+  private take(bytes: number): Buffer {
+    if (this.at + bytes > this.pool.length) {
+      this.pool = randomBytes(Math.max(bytes, 64 * 1024));
+      this.at = 0;
+    }
+    this.at += bytes;
+    return this.pool.subarray(this.at - bytes, this.at);
+  }
+
+  dataKey(): Buffer {
+    return Buffer.from(this.take(DATA_KEY_BYTES));
+  }
+
+  /** A key id: the keyspace, then random letters; one no key of the store has. */
+  keyId(req: DeviceRequest, taken: Set<string>): string {
+    for (;;) {
+      let id = req.device.keyspace;
+      while (id.length < req.device.keyspace.length + ID_SUFFIX_LENGTH) {
+        const byte = this.take(1)[0]!;
+        if (byte < ID_BYTE_LIMIT) id += ID_ALPHABET[byte % ID_ALPHABET.length];
+      }
+      if (!req.state.keys.has(id) && !taken.has(id)) return id;
+    }
   }
 }
 
@@ -94,12 +124,15 @@ function createError(failures: [string, ItemFailure][]): ItemErrorWire {
  * Create: every ref is checked first; if one fails, nothing is created and the answer is one
  * top-level error naming the refs (no SDK reads per-ref errors of a create).
  */
-export const createKeys: Operation = (req) => {
+export const createKeys: Operation = async (req) => {
   const list = namedItems(req.data, 'ref');
   if (!list) return undefined;
+  // Checked, made and stored in slices (pacing.ts): other requests are answered meanwhile.
+  const pacer = new Pacer();
   const plans: CreatePlan[] = [];
   const failures: [string, ItemFailure][] = [];
   for (const [ref, item] of list) {
+    if (pacer.due()) await pacer.pause();
     try {
       plans.push(planCreate(req, ref, item));
     } catch (error) {
@@ -114,42 +147,64 @@ export const createKeys: Operation = (req) => {
     return { data: {}, error: { code: DeviceErrorCode.itemInvalid, message } };
   }
 
-  const created: CreatedKeyWire[] = [];
+  const random = new KeyRandomness();
+  const made: NewKey[] = [];
+  const ids = new Set<string>();
   for (const plan of plans) {
-    const keys = Array.from({ length: plan.qty }, () => newKey(req, plan));
-    req.state.keys.create(keys.map((k) => k.stored));
-    for (const { stored, dataKey } of keys) {
-      const keyAad = createdKeyAad(req.version, req.cid, plan.ref, stored.id, plan.csig, plan.msig);
-      created.push({
-        ref: plan.ref,
-        id: stored.id,
-        key: wrapDataKey(req.keys.cdEi, keyAad, dataKey),
-        csig: stored.csig,
-        msig: stored.msig!,
-      });
+    for (let i = 0; i < plan.qty; i++) {
+      if (pacer.due()) await pacer.pause();
+      const key = newKey(req, plan, random.keyId(req, ids), random.dataKey());
+      ids.add(key.stored.id);
+      made.push(key);
     }
   }
-  return { data: { 'protection-keys': created } };
+  // Stored in slices too (with `--state` each key is a journal record). A key is seen by other
+  // requests once stored; the answer, and so the acknowledgement, comes after the last one.
+  checkStillEnrolled(req);
+  for (const [i, key] of made.entries()) {
+    if (pacer.due()) {
+      await pacer.pause();
+      checkStillEnrolled(req);
+    }
+    // A key another request stored meanwhile under the same id (a chance of one in 10^12).
+    if (req.state.keys.has(key.stored.id)) {
+      made[i] = newKey(req, key.plan, random.keyId(req, ids), key.dataKey);
+    }
+    req.state.keys.create([made[i]!.stored]);
+  }
+  return { data: { 'protection-keys': made.map((key) => key.wire) } };
 };
 
-function newKey(req: DeviceRequest, plan: CreatePlan): { stored: StoredKey; dataKey: Buffer } {
-  const id = newKeyId(req);
-  const dataKey = randomBytes(DATA_KEY_BYTES);
+interface NewKey {
+  plan: CreatePlan;
+  stored: StoredKey;
+  dataKey: Buffer;
+  /** As the answer holds it, the data key wrapped for the conversation. */
+  wire: CreatedKeyWire;
+}
+
+function newKey(req: DeviceRequest, plan: CreatePlan, id: string, dataKey: Buffer): NewKey {
   const cattrs = JSON.stringify(sealForKey(plan.fixed, dataKey, id));
   const mattrs = JSON.stringify(sealForKey(plan.mutable, dataKey, id));
-  return {
-    dataKey,
-    stored: {
-      id,
-      tenant: req.device.tenant,
-      deviceId: req.device.deviceId,
-      ref: plan.ref,
-      key: dataKey.toString('hex'),
-      cattrs,
-      csig: serviceSignature(dataKey, cattrs),
-      mattrs,
-      msig: serviceSignature(dataKey, mattrs),
-      createdAt: req.now,
-    },
+  const stored: StoredKey = {
+    id,
+    tenant: req.device.tenant,
+    deviceId: req.device.deviceId,
+    ref: plan.ref,
+    key: dataKey.toString('hex'),
+    cattrs,
+    csig: serviceSignature(dataKey, cattrs),
+    mattrs,
+    msig: serviceSignature(dataKey, mattrs),
+    createdAt: req.now,
   };
+  const keyAad = createdKeyAad(req.version, req.cid, plan.ref, id, plan.csig, plan.msig);
+  const wire: CreatedKeyWire = {
+    ref: plan.ref,
+    id,
+    key: wrapDataKey(req.keys.cdEi, keyAad, dataKey),
+    csig: stored.csig,
+    msig: stored.msig!,
+  };
+  return { plan, stored, dataKey, wire };
 }

@@ -20,6 +20,7 @@ import {
   usableKey,
   withItemErrors,
 } from './operations.js';
+import { Pacer } from '../pacing.js';
 import type { StoredKey } from './store.js';
 
 function answerTooLarge(what: 'keys' | 'key ids in query results'): RequestTooLarge {
@@ -30,9 +31,9 @@ function answerTooLarge(what: 'keys' | 'key ids in query results'): RequestTooLa
 }
 
 /** A key as fetch answers it, its data key sealed for this conversation. */
-function fetchedKey(req: DeviceRequest, key: StoredKey): FetchedKeyWire {
+function fetchedKey(req: DeviceRequest, key: StoredKey, state = currentState(key)): FetchedKeyWire {
   const dataKey = Buffer.from(key.key, 'hex');
-  const { mattrs, csig, msig } = currentState(key);
+  const { mattrs, csig, msig } = state;
   const keyAad = fetchedKeyAad(req.version, req.cid, key.id, csig, msig);
   return {
     id: key.id,
@@ -101,7 +102,16 @@ function matchesQuery(values: Map<string, string[]>, query: Query): boolean {
   });
 }
 
-export const fetchKeys: Operation = (req) => {
+/** A key a query matched, with its state when it matched: what the answer seals. */
+type Matched = { key: StoredKey; state: ReturnType<typeof currentState> };
+
+/**
+ * Fetch. The work is done in slices (pacing.ts): sealing each key asked for by id, the scan of
+ * the tenant's keys for each query, sealing what the queries matched. A key's state is read once,
+ * when it is sealed or matched, so a modify answered meanwhile never makes a key answer a query
+ * its answered attributes do not match.
+ */
+export const fetchKeys: Operation = async (req) => {
   const list = items(req.data);
   if (!list || !list.every((id) => typeof id === 'string')) return undefined;
   const rawQueries = isJsonObject(req.data) ? req.data['protection-key-queries'] : undefined;
@@ -112,44 +122,73 @@ export const fetchKeys: Operation = (req) => {
     if (parsed.some(([, q]) => q === undefined)) return undefined;
     queries = parsed as [string, Query][];
   }
+  const tenantKeys = queries.length === 0 ? 0 : req.state.keys.countOfTenant(req.device.tenant);
+  const checks = queries.length * tenantKeys;
+  if (checks > REQUEST_BOUNDS.queryChecks) {
+    throw new RequestTooLarge(
+      `the queries would compare ${checks} keys (${queries.length} queries × ${tenantKeys} keys); a fetch compares at most ${REQUEST_BOUNDS.queryChecks}: send fewer queries at a time`,
+    );
+  }
 
+  const pacer = new Pacer();
   const found = new Map<string, FetchedKeyWire>();
   const errors = new Map<string, ItemErrorWire>();
   for (const id of list as string[]) {
+    if (pacer.due()) await pacer.pause();
     attempt(errors, id, () => found.set(id, fetchedKey(req, usableKey(req, id))));
   }
   const data: Record<string, unknown> = {};
   if (rawQueries !== undefined) {
-    const results: Record<string, { ids: string[] }> = {};
-    // Each candidate's attributes are read once, whatever the number of queries.
-    const candidates = queries.length === 0 ? [] : req.state.keys.ofTenant(req.device.tenant);
-    const checks = queries.length * candidates.length;
-    if (checks > REQUEST_BOUNDS.queryChecks) {
-      throw new RequestTooLarge(
-        `the queries would compare ${checks} keys (${queries.length} queries × ${candidates.length} keys); a fetch compares at most ${REQUEST_BOUNDS.queryChecks}: send fewer queries at a time`,
-      );
+    const { results, matched } = await runQueries(req, queries, found, pacer);
+    for (const { key, state } of matched.values()) {
+      if (pacer.due()) await pacer.pause();
+      found.set(key.id, fetchedKey(req, key, state));
     }
-    const values = candidates.map((key) => [key, valuesOf(key)] as const);
-    const matched = new Map<string, StoredKey>();
-    let ids = 0;
-    for (const [name, query] of queries) {
-      const matches = values
-        .filter(([, v]) => matchesQuery(v, query))
-        .map(([key]) => key)
-        .slice(0, query.qty ?? MAX_ITEMS);
-      ids += matches.length;
-      if (ids > REQUEST_BOUNDS.queryResultIds) throw answerTooLarge('key ids in query results');
-      // Counted before any key is sealed: a refusal costs the scan, not the answer.
-      for (const key of matches) {
-        if (found.has(key.id) || matched.has(key.id)) continue;
-        if (found.size + matched.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
-        matched.set(key.id, key);
-      }
-      results[name] = { ids: matches.map((key) => key.id) };
-    }
-    for (const [id, key] of matched) found.set(id, fetchedKey(req, key));
     data['query-results'] = results;
   }
   data['protection-keys'] = [...found.values()];
   return withItemErrors(req, data, errors);
 };
+
+/**
+ * The queries over the tenant's keys as they were when the fetch began, key by key: each key's
+ * attributes and signatures are read once, at one moment, whatever the number of queries. Refused
+ * as soon as the answer would pass REQUEST_BOUNDS: counted before any key is sealed, so a refusal
+ * costs the scan, not the answer.
+ */
+async function runQueries(
+  req: DeviceRequest,
+  queries: [string, Query][],
+  found: Map<string, FetchedKeyWire>,
+  pacer: Pacer,
+): Promise<{ results: Record<string, { ids: string[] }>; matched: Map<string, Matched> }> {
+  const open = queries.map(([name, query]) => ({ name, query, ids: [] as string[] }));
+  const matched = new Map<string, Matched>();
+  let ids = 0;
+  const keys = open.length === 0 ? [] : req.state.keys.ofTenant(req.device.tenant);
+  for (const key of keys) {
+    if (pacer.due()) await pacer.pause();
+    const values = valuesOf(key);
+    let state: Matched['state'] | undefined;
+    let full = 0;
+    for (const result of open) {
+      const most = result.query.qty ?? MAX_ITEMS;
+      if (result.ids.length === most) {
+        full++;
+        continue;
+      }
+      if (!matchesQuery(values, result.query)) continue;
+      result.ids.push(key.id);
+      if (++ids > REQUEST_BOUNDS.queryResultIds) throw answerTooLarge('key ids in query results');
+      state ??= currentState(key);
+      if (result.ids.length === most) full++;
+    }
+    if (state && !found.has(key.id)) {
+      if (found.size + matched.size >= REQUEST_BOUNDS.answerKeys) throw answerTooLarge('keys');
+      matched.set(key.id, { key, state });
+    }
+    if (full === open.length) break;
+  }
+  const results = Object.fromEntries(open.map(({ name, ids: list }) => [name, { ids: list }]));
+  return { results, matched };
+}

@@ -29,7 +29,13 @@ export interface DeviceRequest {
 }
 
 /** The answer envelope's content, or undefined for data of the wrong shape. */
-export type Operation = (req: DeviceRequest) => Record<string, unknown> | undefined;
+export type OperationAnswer = Record<string, unknown> | undefined;
+
+/**
+ * An operation. One that may run long works in slices (pacing.ts) and so returns a promise: it
+ * reads each key once, at one moment, and changes the state in one step at its end.
+ */
+export type Operation = (req: DeviceRequest) => OperationAnswer | Promise<OperationAnswer>;
 
 /** An item failure worded as the cause table words it. */
 export function failure(code: number, message = deviceCause(code)!.message): ItemFailure {
@@ -42,9 +48,9 @@ export const MAX_QTY = 1000;
 /** Keys one create makes at most, over all its refs. */
 export const MAX_KEYS_PER_CREATE = 10_000;
 /**
- * What one fetch may cost at most (issue 17): the mock answers one request at a time, so these
- * keep a fetch within tens of milliseconds and a few megabytes, and `/_mock/health` answers
- * meanwhile. Beyond them the fetch is refused as a whole (40024), before the work is done.
+ * What one fetch may cost at most (issue 17): its work is done in slices (pacing.ts), so other
+ * clients are answered meanwhile, and these keep the whole of it within a fraction of a second and
+ * a few megabytes. Beyond them the fetch is refused as a whole (40024), before the work is done.
  */
 export const REQUEST_BOUNDS = {
   /** Query terms a fetch compares: its queries times the keys of the device's tenant. */
@@ -57,6 +63,14 @@ export const REQUEST_BOUNDS = {
 
 /** A request refused as a whole for asking more than REQUEST_BOUNDS allows. */
 export class RequestTooLarge extends Error {}
+
+/** The device was removed (the mock was reset) while its request was being worked on. */
+export class DeviceRemoved extends Error {}
+
+/** Before a request that paused changes the state: is its device still there? */
+export function checkStillEnrolled(req: DeviceRequest): void {
+  if (req.state.enrollment.device(req.device.deviceId) !== req.device) throw new DeviceRemoved();
+}
 
 export const EMPTY_ATTRIBUTES = '{}';
 

@@ -10,23 +10,33 @@
  * its novelty (40920: only after the envelope proved the device, so nobody else can spend its
  * cids), the content (40023), the fingerprint (4001), the request's bounds (40024: more work or
  * a larger answer than one request may be), then the operation, whose failures go into
- * the answer envelope (DeviceErrorCode). Nothing is awaited after the body is read, so
- * concurrent requests never interleave.
+ * the answer envelope (DeviceErrorCode). The checks run in one step once the body is read; an
+ * operation that may run long works in slices, so other clients are answered meanwhile, and
+ * changes the state in one step at its end (operations.ts).
  */
 import { type ApiVersion, CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
 import { DeviceErrorCode, deviceCause, type DeviceErrorCodeValue } from '../../device/causes.js';
-import { openEnvelope, sealEnvelope } from '../../device/crypto.js';
+import { openEnvelopeBytes, sealEnvelope } from '../../device/crypto.js';
 import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../device/wire.js';
 import { decodeUtf8Strict } from '../../encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
 import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
+import { type JsonLimits, parseJsonBody } from '../json-worker.js';
+import { giveWay, Pacer } from '../pacing.js';
 import type { MockState } from '../state.js';
 import { createKeys } from './create-keys.js';
 import { fetchKeys } from './fetch-keys.js';
 import { modifyKeys } from './modify-keys.js';
-import { logMessages, type Operation, RequestTooLarge, resources } from './operations.js';
+import {
+  DeviceRemoved,
+  logMessages,
+  type Operation,
+  RequestTooLarge,
+  resources,
+} from './operations.js';
+import { sealedAnswer } from './sealed-answer.js';
 
 /** A failure of the request as a whole: an HTTP error, or sealed when `where` says so. */
 class DeviceRequestError extends Error {
@@ -83,18 +93,15 @@ async function answer(
   version: ApiVersion,
   operation: Operation,
 ): Promise<MockResponse> {
-  const body = parseJsonObject(decodeUtf8Strict(await req.body()));
+  const body = parseJsonObject(decodeUtf8Strict(await req.body(DEVICE_BODY_MAX_BYTES)));
   let proved: ProvedRequest | undefined;
   try {
-    proved = prove(state, body);
-    const result = bounded(() =>
+    proved = await prove(state, body);
+    const result = await bounded(() =>
       operation({ state, version, ...proved!, data: accept(state, proved!) }),
     );
     if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
-    return json(200, {
-      cid: proved.cid,
-      envelope: sealEnvelope(proved.keys.cdIdc, proved.cid, result),
-    });
+    return await sealedAnswer(proved.keys.cdIdc, proved.cid, result, new Pacer());
   } catch (error) {
     if (!(error instanceof DeviceRequestError)) throw error;
     const wire = { code: error.code, message: error.message };
@@ -109,11 +116,15 @@ async function answer(
   }
 }
 
-/** An operation whose request asks more than one request may is refused whole (40024). */
-function bounded<T>(run: () => T): T {
+/**
+ * An operation whose request asks more than one request may is refused whole (40024); one whose
+ * device was removed while it worked is answered as for an unknown device (40120).
+ */
+async function bounded<T>(run: () => T | Promise<T>): Promise<T> {
   try {
-    return run();
+    return await run();
   } catch (error) {
+    if (error instanceof DeviceRemoved) throw new DeviceRequestError(DeviceErrorCode.deviceUnknown);
     if (!(error instanceof RequestTooLarge)) throw error;
     throw new DeviceRequestError(DeviceErrorCode.requestTooLarge, error.message);
   }
@@ -134,7 +145,8 @@ export async function unservedDeviceEndpoint(
   if (req.method !== 'POST' || !DEVICE_PATH.test(req.path)) return undefined;
   let proved: ProvedRequest;
   try {
-    proved = prove(state, parseJsonObject(decodeUtf8Strict(await req.body())));
+    const body = await req.body(DEVICE_BODY_MAX_BYTES);
+    proved = await prove(state, parseJsonObject(decodeUtf8Strict(body)));
   } catch (error) {
     if (error instanceof DeviceRequestError) return undefined;
     throw error;
@@ -151,13 +163,34 @@ interface ProvedRequest {
   timeMs: number;
   device: DeviceRecord;
   keys: DeviceKeys;
-  /** The envelope's content, or undefined when it opened but is not JSON. */
+  /** The envelope's content, or undefined when it opened but is not JSON within the bounds. */
   content: unknown;
+  /** Why the content was refused, when it was for passing CONTENT_LIMITS. */
+  contentTooLarge?: string;
   now: number;
 }
 
+/**
+ * Device request bodies (docs/design.md 2.4): far above what the largest request an SDK makes
+ * takes (1,000 items), and small enough that reading one costs the mock milliseconds.
+ */
+export const DEVICE_BODY_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What an envelope's content may hold: enough for any request (1,000 items of a few members
+ * each), while a content of millions of values is refused before the main thread builds it.
+ */
+const CONTENT_LIMITS: JsonLimits = {
+  maxArrayLength: 10_000,
+  maxStringLength: DEVICE_BODY_MAX_BYTES,
+  maxValues: 200_000,
+};
+
 /** The checks that cannot be answered sealed: the body, the cid, the device, the envelope. */
-function prove(state: MockState, body: Record<string, unknown> | undefined): ProvedRequest {
+async function prove(
+  state: MockState,
+  body: Record<string, unknown> | undefined,
+): Promise<ProvedRequest> {
   if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
     throw new DeviceRequestError(DeviceErrorCode.requestInvalid);
   }
@@ -166,16 +199,26 @@ function prove(state: MockState, body: Record<string, unknown> | undefined): Pro
   const device = state.enrollment.device(parsed.deviceId);
   const keys = state.enrollment.keysOf(parsed.deviceId);
   if (!device || !keys) throw new DeviceRequestError(DeviceErrorCode.deviceUnknown);
-  const opened = openEnvelope(keys.cdIdc, body.cid, body.envelope);
-  if (!opened.ok && opened.reason !== 'not-json') {
+  const opened = openEnvelopeBytes(keys.cdIdc, body.cid, body.envelope);
+  if (!opened.ok) {
     throw new DeviceRequestError(
       opened.reason === 'not-base64'
         ? DeviceErrorCode.envelopeUndecodable
         : DeviceErrorCode.envelopeNotAuthentic,
     );
   }
-  const content = opened.ok ? opened.content : undefined;
-  return { cid: body.cid, timeMs: parsed.timeMs, device, keys, content, now: Date.now() };
+  // Parsed within bounds, and off the main thread when large (json-worker.ts).
+  await giveWay();
+  const content = await parseJsonBody(opened.plaintext, CONTENT_LIMITS);
+  const proved = { cid: body.cid, timeMs: parsed.timeMs, device, keys, now: Date.now() };
+  if (content.ok) return { ...proved, content: content.value };
+  const tooLarge =
+    content.problem === 'values'
+      ? `the envelope's content holds more than ${CONTENT_LIMITS.maxValues} values`
+      : content.problem === 'array'
+        ? `the envelope's content holds a list of more than ${CONTENT_LIMITS.maxArrayLength} items`
+        : undefined;
+  return { ...proved, content: undefined, contentTooLarge: tooLarge };
 }
 
 /**
@@ -188,6 +231,9 @@ function accept(state: MockState, req: ProvedRequest): unknown {
   }
   if (!state.cids.claim(req.cid, req.now)) throw new DeviceRequestError(DeviceErrorCode.cidReused);
   const { content } = req;
+  if (req.contentTooLarge !== undefined) {
+    throw new DeviceRequestError(DeviceErrorCode.requestTooLarge, req.contentTooLarge);
+  }
   const meta = isJsonObject(content) ? content.meta : undefined;
   if (!isJsonObject(content) || !isMeta(meta) || !Object.hasOwn(content, 'data')) {
     throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);

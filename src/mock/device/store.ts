@@ -36,6 +36,8 @@ export interface KeyStoreData {
 
 export class KeyStore {
   private data: KeyStoreData = { keys: {}, fingerprints: {} };
+  /** Tenant → its keys by id, oldest first: a fetch's queries read one tenant's keys. */
+  private byTenant = new Map<string, Map<string, StoredKey>>();
 
   constructor(private readonly changes?: ChangeFeed) {}
 
@@ -49,7 +51,9 @@ export class KeyStore {
 
   create(keys: StoredKey[]): void {
     for (const key of keys) {
-      this.data.keys[key.id] = { ...key };
+      const stored = { ...key };
+      this.data.keys[key.id] = stored;
+      this.index(stored);
       this.changes?.record('deviceKey', key);
     }
   }
@@ -74,7 +78,19 @@ export class KeyStore {
 
   /** Keys of one tenant, oldest first. */
   ofTenant(tenant: string): StoredKey[] {
-    return Object.values(this.data.keys).filter((key) => key.tenant === tenant);
+    return [...(this.byTenant.get(tenant)?.values() ?? [])];
+  }
+
+  /** How many keys one tenant has. */
+  countOfTenant(tenant: string): number {
+    return this.byTenant.get(tenant)?.size ?? 0;
+  }
+
+  private index(key: StoredKey): void {
+    let keys = this.byTenant.get(key.tenant);
+    if (!keys) this.byTenant.set(key.tenant, (keys = new Map()));
+    // A key written again (a replayed modify) keeps its place.
+    keys.set(key.id, key);
   }
 
   /** What `GET /_mock/keys` shows: everything but key material and signatures. */
@@ -101,10 +117,13 @@ export class KeyStore {
 
   restore(data: KeyStoreData): void {
     this.data = structuredClone(data);
+    this.byTenant.clear();
+    for (const key of Object.values(this.data.keys)) this.index(key);
   }
 
   clear(): void {
     this.data = { keys: {}, fingerprints: {} };
+    this.byTenant.clear();
     this.changes?.record('deviceKeys.clear', null);
   }
 

@@ -26,15 +26,109 @@ export interface MarkingSpec {
   values?: ValueSpec[];
 }
 
+/**
+ * Problems an answer lists: one for each item of the largest bulk request, not the millions a
+ * hostile 32 MiB body can hold (one a member, one a value). The message counts them all.
+ */
+const DETAILS_MAX = 1000;
+
 export function validationError(details: ErrorDetailWire[]): MockHttpError {
   const first = details[0];
   const summary = first ? `${first.path}: ${first.message}` : 'invalid request';
+  const listed =
+    details.length <= DETAILS_MAX
+      ? details
+      : [
+          ...details.slice(0, DETAILS_MAX),
+          { path: '$', message: `and ${details.length - DETAILS_MAX} more problems` },
+        ];
   return new MockHttpError(
     400,
     MarkingsErrorCode.validation,
     `validation failed: ${summary}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
-    details,
+    listed,
   );
+}
+
+/**
+ * The members a body may hold (docs/design.md 1.2: nothing is silently ignored): what a request
+ * sets, and what the service manages (timestamps, versions, counts), which is accepted and left
+ * alone so that a marking or value as read can be sent back. Any other member is a 400 naming it.
+ */
+const MEMBERS = {
+  marking: {
+    sets: ['id', 'name', 'public', 'adminOnly', 'defaultValue', 'detail'],
+    managed: ['_createdTs', '_createdBy', '_updatedTs', '_updatedBy', '_version', 'changedBy'],
+    takes: 'a marking takes name, public, adminOnly, defaultValue and detail',
+  },
+  detail: {
+    sets: ['description', 'values'],
+    managed: ['valueCount', 'dataType', 'default', 'defaultVersion', 'policies'],
+    takes: 'detail takes description and values',
+  },
+  value: {
+    sets: ['id', 'name', 'description'],
+    managed: [
+      'markingId',
+      '_createdTs',
+      '_createdBy',
+      '_updatedTs',
+      '_updatedBy',
+      '_version',
+      'changedBy',
+      'policies',
+    ],
+    takes: 'a value takes name and description',
+  },
+} as const;
+
+type MemberSet = keyof typeof MEMBERS;
+const KNOWN: Record<MemberSet, ReadonlySet<string>> = {
+  marking: new Set([...MEMBERS.marking.sets, ...MEMBERS.marking.managed]),
+  detail: new Set([...MEMBERS.detail.sets, ...MEMBERS.detail.managed]),
+  value: new Set([...MEMBERS.value.sets, ...MEMBERS.value.managed]),
+};
+
+/** Where a member put at the wrong level belongs. */
+const BELONGS: Partial<Record<MemberSet, Record<string, string>>> = {
+  marking: {
+    description: "a marking's description goes in detail.description",
+    values: "a marking's values go in detail.values",
+  },
+  detail: Object.fromEntries(
+    ['name', 'public', 'adminOnly', 'defaultValue'].map((m) => [
+      m,
+      `${m} is a member of the marking, not of detail`,
+    ]),
+  ),
+};
+
+/** Unknown members told one by one in an object; the rest are counted. */
+const UNKNOWN_LISTED = 10;
+
+/** A problem for each member of `body` that `set` does not know. */
+function unknownMembers(
+  body: Record<string, unknown>,
+  set: MemberSet,
+  path: (member: string) => string,
+  problems: ErrorDetailWire[],
+): void {
+  const known = KNOWN[set];
+  let unknown = 0;
+  for (const member in body) {
+    if (known.has(member) || !Object.hasOwn(body, member)) continue;
+    if (++unknown > UNKNOWN_LISTED) continue;
+    const advice = BELONGS[set]?.[member] ?? MEMBERS[set].takes;
+    // A member that is no plain name (a space, a dot) is quoted, so the path stays readable.
+    const name = /^[A-Za-z_$][\w$]*$/.test(member) ? member : JSON.stringify(member);
+    problems.push({ path: path(name), message: `unknown member: ${advice}` });
+  }
+  if (unknown > UNKNOWN_LISTED) {
+    problems.push({
+      path: path('*'),
+      message: `and ${unknown - UNKNOWN_LISTED} more unknown members`,
+    });
+  }
 }
 
 /** Reads a request body into a MarkingSpec, collecting every problem under `prefix`. */
@@ -50,6 +144,7 @@ export function parseMarkingSpec(
     return {};
   }
   const body = raw as Record<string, unknown>;
+  unknownMembers(body, 'marking', at, problems);
   const spec: MarkingSpec = {};
   if (body.id !== undefined) {
     if (typeof body.id === 'string') spec.id = body.id;
@@ -76,6 +171,7 @@ export function parseMarkingSpec(
       return spec;
     }
     const detail = body.detail as Record<string, unknown>;
+    unknownMembers(detail, 'detail', (member) => at(`detail.${member}`), problems);
     if (detail.description !== undefined) {
       const problem = descriptionProblem(detail.description);
       if (problem) problems.push({ path: at('detail.description'), message: problem });
@@ -125,7 +221,9 @@ export function parseValueSpec(
   }
   const v = raw as Record<string, unknown>;
   const spec: Partial<ValueSpec> = {};
-  let ok = true;
+  const before = problems.length;
+  unknownMembers(v, 'value', (member) => `${path()}.${member}`, problems);
+  let ok = problems.length === before;
   if (v.id !== undefined) {
     if (typeof v.id === 'string') spec.id = v.id;
     else {

@@ -17,6 +17,7 @@ import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileReason } from '../../files/fs-errors.js';
 import {
   CLOSE_KIND,
+  inFileOrder,
   JOURNAL_FILE,
   journalHeaderLine,
   journalName,
@@ -51,7 +52,8 @@ export interface DurableOptions {
 }
 
 /** The refusal of a damaged directory: the first problem in the message, all of them as details. */
-export function damagedStateError(dir: string, problems: StateProblem[]): InputError {
+export function damagedStateError(dir: string, found: StateProblem[]): InputError {
+  const problems = inFileOrder(found);
   const [first] = problems;
   return new InputError(`the state in ${dir} cannot be used: ${problemText(first!)}`, {
     hint: REPAIR_HINT,

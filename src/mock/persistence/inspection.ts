@@ -22,6 +22,8 @@ import type { StateRecord } from './records.js';
 /** What a state directory holds, checked as a whole. */
 export interface Inspection {
   dir: string;
+  /** The state files found in the directory (snapshot first, then journals by generation). */
+  present: string[];
   /** Nothing to restore: a new directory (or a first start that died before its snapshot). */
   fresh: boolean;
   version: number;
@@ -63,6 +65,7 @@ const isProblem = (value: ReadFile | StateProblem): value is StateProblem => 're
 export async function inspectStateDir(dir: string, options: InspectOptions): Promise<Inspection> {
   const inspection: Inspection = {
     dir,
+    present: [],
     fresh: false,
     version: STATE_FORMAT_VERSION,
     journals: [],
@@ -83,6 +86,10 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
     .map((name) => Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN))
     .filter((g) => Number.isSafeInteger(g))
     .sort((a, b) => a - b);
+  inspection.present = [
+    ...(names.includes(SNAPSHOT_FILE) ? [SNAPSHOT_FILE] : []),
+    ...generations.map(journalName),
+  ];
 
   const snapshot = names.includes(SNAPSHOT_FILE) ? await readOne(dir, SNAPSHOT_FILE) : undefined;
   if (snapshot === undefined) {
@@ -143,6 +150,8 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
       file: journalName(generation),
       reason: `is missing: ${SNAPSHOT_FILE} (generation ${generation}) is followed by its journal, which holds every change since`,
     });
+    // What verifies in the later journals is there for `recover`.
+    await collectJournals(inspection, dir, later);
     return inspection;
   }
   for (const [i, g] of later.entries()) {
@@ -151,6 +160,9 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
         file: journalName(generation + i),
         reason: `is missing between ${journalName(later[i - 1]!)} and ${journalName(g)}`,
       });
+      // Refused: each file's own problems are told, and what verifies is there for `recover`.
+      for (const journal of inspection.journals) problems.push(...journal.problems);
+      await collectJournals(inspection, dir, later.slice(i));
       return inspection;
     }
     const journal = await readOne(dir, journalName(g));
@@ -230,10 +242,15 @@ function checkJournals(inspection: Inspection, options: InspectOptions): void {
     if (upgrade.records.length === 0 && upgrade.problems.length === 0) journals.pop();
   }
   let expected = inspection.lastSeq + 1;
+  // Lines since the last record that did not verify: the records they held are missing from the
+  // sequence, but each is told already as the damaged line it is, not again as a gap.
+  let damagedSince = 0;
   for (const [i, journal] of journals.entries()) {
     const last = i === journals.length - 1;
     const generation = inspection.generation + i;
     problems.push(...journal.problems);
+    // No header that reads (an empty file, say): its own problem says so, nothing more to check.
+    if (journal.version === 0) continue;
     if (journal.version !== inspection.version) {
       problems.push({
         file: journal.name,
@@ -272,19 +289,35 @@ function checkJournals(inspection: Inspection, options: InspectOptions): void {
         reason: `belongs to another snapshot (${String(journal.header.snapshot)}, not ${String(snapshot?.header.id)}): the files are not of one state`,
       });
     }
+    const damagedLines = journal.problems.flatMap((p) => (p.line === undefined ? [] : [p.line]));
+    const damagedBetween = (after: number, before: number) =>
+      damagedLines.filter((line) => line > after && line < before).length;
+    let previousLine = 1;
     for (const record of journal.records) {
-      if (record.seq !== expected) {
+      damagedSince += damagedBetween(previousLine, record.line);
+      previousLine = record.line;
+      if (record.seq > expected + damagedSince) {
+        const first = expected + damagedSince;
+        const missing =
+          record.seq - 1 === first
+            ? `record ${first} is`
+            : `records ${first}-${record.seq - 1} are`;
         problems.push({
           file: journal.name,
           line: record.line,
-          reason:
-            record.seq > expected
-              ? `sequence gap: record ${record.seq} follows ${expected - 1}; records ${expected}-${record.seq - 1} are missing`
-              : `record ${record.seq} is out of order (${expected} was next)`,
+          reason: `sequence gap: ${missing} missing before record ${record.seq}`,
+        });
+      } else if (record.seq < expected) {
+        problems.push({
+          file: journal.name,
+          line: record.line,
+          reason: `record ${record.seq} is out of order (${expected} was next)`,
         });
       }
       expected = record.seq + 1;
+      damagedSince = 0;
     }
+    damagedSince += damagedBetween(previousLine, Number.POSITIVE_INFINITY);
     if (last && !options.crashed && journal.records.at(-1)?.kind !== CLOSE_KIND) {
       problems.push({
         file: journal.name,

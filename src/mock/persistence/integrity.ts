@@ -113,6 +113,23 @@ export interface StateProblem {
 export const problemText = (p: StateProblem) =>
   `${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.reason}`;
 
+/** The directory itself first, then the snapshot, then the journals by generation. */
+function fileRank(file: string): number {
+  if (file === SNAPSHOT_FILE) return 0;
+  const generation = Number(JOURNAL_FILE.exec(file)?.[1]);
+  return Number.isSafeInteger(generation) ? generation : -1;
+}
+
+/**
+ * Problems in the order of the files and their lines; what is wrong with a whole file (its end,
+ * say) after its lines.
+ */
+export function inFileOrder(problems: StateProblem[]): StateProblem[] {
+  return problems.toSorted(
+    (a, b) => fileRank(a.file) - fileRank(b.file) || (a.line ?? Infinity) - (b.line ?? Infinity),
+  );
+}
+
 export interface SeqRecord {
   seq: number;
   kind: string;

@@ -1,0 +1,55 @@
+/**
+ * A device answer sealed in slices (pacing.ts): the content's JSON text is made in chunks
+ * (json-pieces.ts), encrypted and Base64-encoded chunk by chunk, so an answer of 5,000 keys or
+ * 100,000 ids (megabytes) never holds the mock for the tens of milliseconds that one
+ * JSON.stringify, one encryption and one encoding of the whole take. The envelope is the one sealEnvelope makes: 16-byte IV ||
+ * AES-256-GCM(content) || 16-byte tag, the cid as AAD, in Base64.
+ */
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { GCM_IV_BYTES, GCM_TAG_BYTES } from '../../encoding/gcm-envelope.js';
+import type { MockResponse } from '../http.js';
+import { jsonChunks } from '../json-pieces.js';
+import type { Pacer } from '../pacing.js';
+
+/** Base64 of bytes that arrive in chunks of any length: whole groups of three as they come. */
+class Base64Writer {
+  readonly parts: string[] = [];
+  private rest = Buffer.alloc(0);
+
+  write(bytes: Buffer): void {
+    const all = this.rest.length === 0 ? bytes : Buffer.concat([this.rest, bytes]);
+    const whole = all.length - (all.length % 3);
+    this.parts.push(all.subarray(0, whole).toString('base64'));
+    this.rest = Buffer.from(all.subarray(whole));
+  }
+
+  end(): string {
+    this.parts.push(this.rest.toString('base64'));
+    return this.parts.join('');
+  }
+}
+
+/** The 200 answer `{cid, envelope}` of a device request, its content sealed in slices. */
+export async function sealedAnswer(
+  idcKey: Buffer,
+  cid: string,
+  content: unknown,
+  pacer: Pacer,
+): Promise<MockResponse> {
+  const iv = randomBytes(GCM_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', idcKey, iv, { authTagLength: GCM_TAG_BYTES });
+  cipher.setAAD(Buffer.from(cid, 'utf8'));
+  const base64 = new Base64Writer();
+  base64.write(iv);
+  for (const chunk of await jsonChunks(content, pacer)) {
+    base64.write(cipher.update(chunk));
+    if (pacer.due()) await pacer.pause();
+  }
+  base64.write(Buffer.concat([cipher.final(), cipher.getAuthTag()]));
+  // Base64 needs no escaping in JSON: the body is written as it stands.
+  return {
+    status: 200,
+    text: `{"cid":${JSON.stringify(cid)},"envelope":"${base64.end()}"}`,
+    headers: { 'content-type': 'application/json' },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Long work in slices (docs/design.md 2.4, issue 17). The mock answers on one thread, so a
+ * request that computes for a long time holds every other client, `/_mock/health` included. Work
+ * that may run long (a fetch's scan of a tenant's keys, sealing thousands of keys, making them)
+ * asks `due()` between units and, when the slice is used up, awaits `pause()`: the event loop
+ * answers what waits meanwhile, and the work goes on where it stopped.
+ */
+
+/** How long one slice of work may hold the thread. */
+export const SLICE_MS = 8;
+
+/** Units done between two looks at the clock: a look costs more than a cheap unit. */
+const UNITS_PER_LOOK = 32;
+
+/**
+ * Lets the event loop answer what waits (requests that arrived meanwhile are read first), then
+ * resolves: between the steps of a request that are each long but cannot be cut.
+ */
+export const giveWay = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class Pacer {
+  private sliceStart = performance.now();
+  private units = 0;
+  /** Pauses so far: how often the work gave way. */
+  pauses = 0;
+
+  constructor(private readonly sliceMs = SLICE_MS) {}
+
+  /** Whether the slice is used up; call once per unit of work, then `pause()` when it says so. */
+  due(): boolean {
+    if (++this.units < UNITS_PER_LOOK) return false;
+    this.units = 0;
+    return performance.now() - this.sliceStart >= this.sliceMs;
+  }
+
+  /** Lets the event loop answer what waits, then starts a new slice. */
+  async pause(): Promise<void> {
+    this.pauses++;
+    await giveWay();
+    this.sliceStart = performance.now();
+    this.units = 0;
+  }
+
+  /** Pauses only when the slice is used up: for loops whose units are few and costly. */
+  async step(): Promise<void> {
+    this.units = UNITS_PER_LOOK;
+    if (this.due()) await this.pause();
+  }
+}
