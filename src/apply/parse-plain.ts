@@ -165,6 +165,12 @@ class PlainReader {
         );
       } catch (error) {
         if (!(error instanceof YamlSyntaxError)) throw error;
+        // Text that starts like JSON and is neither: JSON's reason, as for a small file.
+        const json = /^\s*[[{]/.test(text) ? findJsonSyntaxError(text) : undefined;
+        if (json !== undefined) {
+          this.report(this.position(json.offset), json.offset, `invalid JSON: ${json.reason}`);
+          return [];
+        }
         const { line, column, offset } = error.place;
         this.report({ file: label, line, column }, offset, `invalid YAML: ${error.reason}`);
         return [];

@@ -64,6 +64,7 @@ export function loadYamlWithin(
 ): unknown {
   let nodes = 0;
   let depth = 0;
+  let shift = 0;
   const places: YamlPlace[] = [];
   // Children of each open level, for the levels of hook.mappingDepths.
   const children = new Int32Array(NESTING_MAX + 2);
@@ -72,11 +73,17 @@ export function loadYamlWithin(
     if (event === 'open') {
       depth += 1;
       if (++nodes > budget.nodes) throw new OverBudget();
+      if (depth === 2 && nodes === 2) {
+        // The parser reads a top-level flow collection (`{markings: [...]}`) as a would-be key
+        // one level down, then keeps it as the document: its children are a level deeper.
+        const c = state.input.charCodeAt(state.position);
+        if (c === 0x7b || c === 0x5b) shift = 1;
+      }
       if (depth <= NESTING_MAX) children[depth] = 0;
-      if (watched.has(depth - 1) && ++children[depth - 1]! > 2 * KEYS_MAX + 1) {
+      if (watched.has(depth - 1 - shift) && ++children[depth - 1]! > 2 * KEYS_MAX + 1) {
         throw tooManyKeysError(name, budget.what, ` at line ${state.line + 1}`);
       }
-      if (depth === hook?.depth) {
+      if (depth === (hook?.depth ?? 0) + shift) {
         places.push({
           line: state.line + 1,
           column: state.position - state.lineStart + 1,
@@ -85,7 +92,7 @@ export function loadYamlWithin(
       }
       return;
     }
-    if (depth === hook?.depth) {
+    if (hook !== undefined && depth === hook.depth + shift) {
       const place = places.pop() as YamlPlace;
       state.result = hook.replace(state.result, place);
     }
