@@ -66,6 +66,8 @@ function exportedFile(count, format) {
     ],
   }));
   if (format === 'json') return `${JSON.stringify({ markings }, null, 2)}\n`;
+  // One line: positions are found by a cursor, never by a search from the start of the line.
+  if (format === 'min.json') return JSON.stringify({ markings });
   const entry = (m) =>
     `  - name: ${m.name}\n    description: ${m.description}\n${m.public ? '    public: true\n' : ''}` +
     `    defaultValue: ${m.defaultValue}\n    values:\n` +
@@ -147,7 +149,7 @@ export default {
       await writeFile(path, text());
       shapes[name] = { path, exitCode };
     }
-    for (const format of ['yaml', 'json']) {
+    for (const format of ['yaml', 'json', 'min.json']) {
       const path = join(dir, `export.${format}`);
       await writeFile(path, exportedFile(EXPORTED, format));
       shapes[`export.${format}`] = { path, exitCode: 0 };

@@ -131,21 +131,21 @@ function readValues(list: unknown): DesiredValue[] | undefined {
  */
 export function positionFinder(source: SourceText): (offset: number) => SourcePosition {
   const { text } = source;
-  let at = 0;
   let line = 1;
   let lineStart = 0;
+  // The first line break at or after lineStart (-1: none), found once however often it is asked.
+  let next = text.indexOf('\n');
   return (offset) => {
-    if (offset < at) {
-      at = 0;
+    if (offset < lineStart) {
       line = 1;
       lineStart = 0;
+      next = text.indexOf('\n');
     }
-    for (let next = text.indexOf('\n', at); next !== -1 && next < offset;) {
+    while (next !== -1 && next < offset) {
       line += 1;
       lineStart = next + 1;
       next = text.indexOf('\n', lineStart);
     }
-    at = offset;
     return { file: source.label, line, column: offset - lineStart + 1 };
   };
 }
