@@ -36,10 +36,18 @@ interface At {
   offset: number;
 }
 
-/** A marking entry already checked while the YAML was read (it stands in the list for it). */
-class CheckedEntry {
+/** A marking read and found valid (as the YAML is read, it stands in the list for its entry). */
+class ReadMarking implements ParsedMarking {
   constructor(
-    readonly parsed: ParsedMarking | undefined,
+    readonly marking: DesiredMarking,
+    readonly nameOffset: number,
+    readonly namePosition: SourcePosition,
+  ) {}
+}
+
+/** An entry checked while the YAML was read and found wrong: its problems, to report in order. */
+class WrongEntry {
+  constructor(
     readonly position: SourcePosition,
     readonly offset: number,
     readonly problems: { path: string; reason: string }[],
@@ -159,7 +167,7 @@ class PlainReader {
                   const parsed = this.check(value, where, (path, reason) =>
                     problems.push({ path, reason }),
                   );
-                  return new CheckedEntry(parsed, position, place.offset, problems);
+                  return parsed ?? new WrongEntry(position, place.offset, problems);
                 },
               },
         );
@@ -181,13 +189,12 @@ class PlainReader {
       return this.readDocument(data, (entries) =>
         entries.map((entry, index) => {
           const name = `markings[${index}]`;
-          if (!(entry instanceof CheckedEntry)) {
-            return this.entry(entry, name, this.start);
-          }
+          if (entry instanceof ReadMarking) return entry;
+          if (!(entry instanceof WrongEntry)) return this.entry(entry, name, this.start);
           for (const { path, reason } of entry.problems) {
             this.report(entry.position, entry.offset, `${name}${path}: ${reason}`);
           }
-          return entry.parsed;
+          return undefined;
         }),
       );
     });
@@ -309,7 +316,7 @@ class PlainReader {
       }
     }
     if (!valid) return undefined;
-    return { marking, nameOffset: offset, namePosition: source };
+    return new ReadMarking(marking, offset, source);
   }
 
   private name(value: unknown, what: string, problem: (reason: string) => void): boolean {
@@ -404,7 +411,7 @@ class PlainReader {
 
 /** "found ..." for a value of the wrong type, as parse-yaml.ts words it. */
 function found(value: unknown, textExpected = false): string {
-  if (value instanceof CheckedEntry) return 'found a mapping';
+  if (value instanceof ReadMarking || value instanceof WrongEntry) return 'found a mapping';
   if (Array.isArray(value)) return 'found a list';
   if (isPlainObject(value)) return 'found a mapping';
   if (value === null || value === undefined) return 'found nothing';
