@@ -876,7 +876,7 @@ complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l seed -r -F -d 'YAML or J
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l state -r -F -d 'keep the state in this directory: it survives restarts and kill -9 (--seed applies only to a new state)'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l dev-token -x -a '(__ksctl_value text)' -d 'use this dev token instead of a random one (with --state: instead of the stored one)'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l latency -x -a '(__ksctl_value text)' -d 'delay every answer: MS or MIN-MAX'
-complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l fault -x -a '(__ksctl_value text)' -d 'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 (repeatable)'
+complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l fault -x -a '(__ksctl_value text)' -d 'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 or code=4004,path=/v2.4/keys/fetch (repeatable; the rule keys: ksctl mock faults set --help)'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l json -d 'print the connection details as one JSON object instead of the banner'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l ready-file -r -F -d 'write the connection details as JSON to this file once listening'
 complete -c ksctl -n '__ksctl_at '\''mock serve'\''' -l no-context -d 'do not add or refresh the "mock" context'

@@ -284,7 +284,10 @@ export interface FaultRule {
   method?: string;
   /** Matched against the request path: an exact path, or a prefix ending in `*`. */
   path?: string;
-  /** An enrollment cause code (docs/design.md 2.3); on the register endpoint it answers with that cause. */
+  /**
+   * A markings error code; an enrollment cause code (docs/design.md 2.3), answered as that cause;
+   * or a device error code (2.4), answered by a matching device request as that error (3.3).
+   */
   code?: number;
   status?: number;
   /** 0..1, default 1. */

@@ -370,11 +370,13 @@ function refusedWhole(
   cid: string,
   status?: number,
 ): KsctlError {
-  // A create refused for its refs: the service's message names them, and is the whole story.
+  // A create refused for its refs: the service's message names them, and is the whole story
+  // for one ref; for several it names each one's code too.
+  const forRefs = deviceCause(error.code)?.where === 'item';
   const message =
-    deviceCause(error.code)?.where === 'item' && error.message.startsWith('ref')
+    forRefs && error.message.startsWith('ref')
       ? error.message
-      : `${what}: the service refused: ${error.message} (${error.code})`;
+      : `${what}: the service refused: ${error.message}${forRefs && /^\d+ refs refused/.test(error.message) ? '' : ` (${error.code})`}`;
   return deviceError(error.code, message, {
     conversationId: cid,
     ...(status === undefined ? {} : { status }),

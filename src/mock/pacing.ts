@@ -29,6 +29,11 @@ export class Pacer {
   /** Whether the slice is used up; call once per unit of work, then `pause()` when it says so. */
   due(): boolean {
     if (++this.units < UNITS_PER_LOOK) return false;
+    return this.used();
+  }
+
+  /** Whether the slice is used up, looking at the clock now: after a step of unknown length. */
+  used(): boolean {
     this.units = 0;
     return performance.now() - this.sliceStart >= this.sliceMs;
   }
@@ -40,10 +45,28 @@ export class Pacer {
     this.sliceStart = performance.now();
     this.units = 0;
   }
+}
 
-  /** Pauses only when the slice is used up: for loops whose units are few and costly. */
-  async step(): Promise<void> {
-    this.units = UNITS_PER_LOOK;
-    if (this.due()) await this.pause();
+/**
+ * Work written as a generator that yields wherever a slice may end. The same code runs whole for
+ * callers that cannot wait (a seed, the replay of a state, the library) and in slices for a
+ * request; what it changes it changes between two yields, so no reader sees it half done.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs the steps to their end at once. */
+export function runWhole<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Runs the steps in slices, answering what waits whenever a slice is used up. */
+export async function runPaced<T>(steps: Steps<T>, pacer = new Pacer()): Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    if (pacer.used()) await pacer.pause();
   }
 }

@@ -7,7 +7,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestJournal } from '../../src/api/wire.js';
-import { healthChecksDuring } from '../helpers/give-way.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { errorOf, openSocket, rawRequest } from './raw.js';
 
@@ -306,37 +305,5 @@ describe('bounds', () => {
       '/v2/dev/markings?token=%5Bredacted%5D&name=a&STOKEN=%5Bredacted%5D&code=%5Bredacted%5D',
     );
     expect(JSON.stringify(requests)).not.toMatch(/tok-123|st-1/);
-  });
-});
-
-describe('a large answer gives way to other clients (issue 17)', () => {
-  it('a marking of 100,000 values is written in slices: health answers meanwhile', async () => {
-    const headers = {
-      authorization: `Bearer ${mock.info.token}`,
-      'content-type': 'application/json',
-    };
-    const values = Array.from({ length: 100_000 }, (_, i) => ({ name: `value-${i}` }));
-    const created = await fetch(`${mock.info.baseUrl}/markings`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'large', detail: { values } }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    const url = `${mock.info.baseUrl}/markings/${id}`;
-    const reading = fetch(url, { headers }).then(async (answer) => ({
-      status: answer.status,
-      length: Number(answer.headers.get('content-length')),
-      body: (await answer.json()) as { detail: { values: { name: string }[] } },
-    }));
-    // About 36 MB of JSON, made and sent in slices.
-    expect(await healthChecksDuring(mock, new URL(url).pathname, reading)).toBeGreaterThanOrEqual(
-      4,
-    );
-    const read = await reading;
-    expect(read.status).toBe(200);
-    expect(read.length).toBeGreaterThan(30_000_000);
-    expect(read.body.detail.values).toHaveLength(100_000);
-    expect(read.body.detail.values[0]!.name).toBe('value-0');
   });
 });

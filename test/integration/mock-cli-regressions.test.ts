@@ -215,7 +215,10 @@ describe('fault rules: the same bad rule gets the same answer', () => {
       'status=503,method=bogus',
       'method "bogus" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
     ],
-    ['code=12345', 'code 12345 is neither a markings error code nor an enrollment cause code'],
+    [
+      'code=12345',
+      'code 12345 is neither a markings error code, an enrollment cause code nor a device error code',
+    ],
     ['status=503,times=99999999999999999999', 'times must be at most 9007199254740991'],
   ])('mock faults set %s: exit 2, naming the bad part', async (rule, message) => {
     const result = await ksctl(['mock', 'faults', 'set', rule]);

@@ -70,13 +70,18 @@ Rule keys (a request matches when every key given matches):
   method       HTTP method, e.g. GET (any when left out)
   path         an exact path, or a prefix ending in *, e.g. /v2/dev/markings*
   status       answer with this HTTP status
-  code         answer with this enrollment cause code (e.g. 41701 on /v2.3/register/ABcd)
+  code         answer as the service does for this code: an enrollment cause (e.g. 41701
+               on /v2.3/register/ABcd), or a device error (e.g. 40121 on /v2.4/keys/*),
+               with its own status (leave status out), once the device is proved, sealed
+               as the real error is; a per-key code (4004, 4202, ...) fails every key or
+               ref of the request (README: "Device errors on purpose")
   probability  0 to 1, the share of matching requests it answers (default 1)
   times        how many times it fires before it is spent (default: unlimited)
 
 Examples:
   ksctl mock faults set status=503,path=/v2/dev/markings*,times=2
-  ksctl mock faults set '{"code": 41701, "path": "/v2.3/register/ABcd"}'`,
+  ksctl mock faults set '{"code": 41701, "path": "/v2.3/register/ABcd"}'
+  ksctl mock faults set code=40121,path=/v2.4/keys/*,times=1 code=4004,path=/v2.4/keys/fetch`,
     )
     .action(async (rules: string[]) => (await adminActions()).faultsSet(ctx, rules));
   examples(
@@ -142,7 +147,7 @@ function mockServeCommand(ctx: CommandContext): Command {
     .option('--latency <ms>', 'delay every answer: MS or MIN-MAX')
     .option(
       '--fault <rule>',
-      'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 (repeatable)',
+      'a fault rule, e.g. status=503,path=/v2/dev/markings*,times=2 or code=4004,path=/v2.4/keys/fetch (repeatable; the rule keys: ksctl mock faults set --help)',
       collect,
     )
     .option('--json', 'print the connection details as one JSON object instead of the banner')

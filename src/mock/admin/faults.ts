@@ -1,9 +1,13 @@
 /**
- * Fault injection for the mock: `--latency`, and fault rules (method, path, status or cause code,
- * probability, times) from the command line, a seed file or `PUT /_mock/faults`, checked in one
- * place; FaultSet holds the rules in force and picks the one that fires for a request.
+ * Fault injection for the mock: `--latency`, and fault rules (method, path, status, or a markings,
+ * enrollment cause or device error code, probability, times) from the command line, a seed file
+ * or `PUT /_mock/faults`, checked in one place; FaultSet holds the rules in force and picks the
+ * one that fires for a request. A rule with a device error code (src/device/causes.ts) fires
+ * only on a device request that proved its device, from the device routes (fireDevice).
  */
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
+import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
+import { DEVICE_PATHS, type DeviceOperation } from '../../device/wire.js';
 import { causeByCode } from '../../enroll/causes.js';
 import { UsageError } from '../../errors.js';
 
@@ -35,11 +39,82 @@ const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const MARKINGS_CODES = new Set<number>(Object.values(MarkingsErrorCode));
 
 /**
- * A rule's `code` must be one the service answers with: a markings error code or an enrollment
- * cause code (docs/design.md 2.3). Which `status` goes with it is the rule's business (3.3).
+ * A rule's `code` must be one the service answers with: a markings error code, an enrollment
+ * cause code (docs/design.md 2.3) or a device error code (2.4). Which `status` goes with a
+ * markings or cause code is the rule's business (3.3); a device error has its own.
  */
 function isKnownCode(code: number): boolean {
-  return MARKINGS_CODES.has(code) || causeByCode(code) !== undefined;
+  return MARKINGS_CODES.has(code) || causeByCode(code) !== undefined || isDeviceCode(code);
+}
+
+function isDeviceCode(code: number | undefined): code is number {
+  return code !== undefined && deviceCause(code) !== undefined;
+}
+
+/** The device endpoints the mock serves, each with its operation: where a device code fires. */
+const DEVICE_ENDPOINTS = new Map<string, DeviceOperation>(
+  Object.values(DEVICE_PATHS).flatMap((paths) =>
+    Object.entries(paths).map(([operation, path]) => [path, operation as DeviceOperation]),
+  ),
+);
+
+/**
+ * The per-item codes each operation answers (src/device/causes.ts): a rule with one of them
+ * fires only on the operations that have items failing so, and fails every item of the request.
+ */
+const ITEM_CODES: Record<DeviceOperation, readonly number[]> = {
+  create: [
+    DeviceErrorCode.markingValueRefused,
+    DeviceErrorCode.signatureInvalid,
+    DeviceErrorCode.itemInvalid,
+    DeviceErrorCode.protectedUnreadable,
+  ],
+  fetch: [DeviceErrorCode.keyNotFound, DeviceErrorCode.keyOfOtherTenant],
+  modify: [
+    DeviceErrorCode.markingValueRefused,
+    DeviceErrorCode.keyOfOtherTenant,
+    DeviceErrorCode.keyNotFound,
+    DeviceErrorCode.signatureInvalid,
+    DeviceErrorCode.itemInvalid,
+    DeviceErrorCode.signatureStale,
+    DeviceErrorCode.protectedUnreadable,
+  ],
+  resources: [],
+  messages: [],
+};
+
+/** Whether a device error fired by a rule can be the answer of this operation. */
+function answersCode(operation: DeviceOperation, cause: DeviceCause): boolean {
+  return cause.where !== 'item' || ITEM_CODES[operation].includes(cause.code);
+}
+
+/** Why a rule with a device error code could never fire, or undefined. */
+function deviceRuleProblem(code: number, r: Record<string, unknown>): string | undefined {
+  const cause = deviceCause(code)!;
+  if (r.status !== undefined) {
+    return `code ${code} is a device error, which answers with its own status: leave status out`;
+  }
+  if (typeof r.method === 'string' && r.method.toUpperCase() !== 'POST') {
+    return `code ${code} is a device error, and device requests are POSTs: leave method out or make it POST`;
+  }
+  const operations = [...DEVICE_ENDPOINTS].filter(
+    ([path]) => typeof r.path !== 'string' || pathMatches(r.path, path),
+  );
+  if (operations.length === 0) {
+    return `code ${code} is a device error, which fires only on the device endpoints (${[...DEVICE_ENDPOINTS.keys()].join(', ')}); path "${String(r.path)}" matches none of them`;
+  }
+  if (!operations.some(([, operation]) => answersCode(operation, cause))) {
+    const by = Object.entries(ITEM_CODES)
+      .filter(([, codes]) => codes.includes(code))
+      .map(([operation]) => operation);
+    return `code ${code} is a per-item error of key ${by.join(' and ')} only; path "${String(r.path)}" matches none of them`;
+  }
+  return undefined;
+}
+
+/** What a device error fired by a rule says: the cause's words, and that a rule put them there. */
+export function injectedMessage(cause: DeviceCause): string {
+  return `${cause.message} (injected by a fault rule)`;
 }
 
 /** Why a value is not a valid fault rule, or undefined. */
@@ -64,7 +139,7 @@ export function faultRuleProblem(raw: unknown): string | undefined {
   if (r.code !== undefined) {
     if (!Number.isInteger(r.code)) return 'code must be an integer';
     if (!isKnownCode(r.code as number)) {
-      return `code ${String(r.code)} is neither a markings error code nor an enrollment cause code`;
+      return `code ${String(r.code)} is neither a markings error code, an enrollment cause code nor a device error code`;
     }
   }
   if (
@@ -86,6 +161,7 @@ export function faultRuleProblem(raw: unknown): string | undefined {
     if (!Number.isSafeInteger(r.times)) return `times must be at most ${Number.MAX_SAFE_INTEGER}`;
   }
   if (r.code === undefined && r.status === undefined) return 'a rule needs a status or a code';
+  if (isDeviceCode(r.code as number | undefined)) return deviceRuleProblem(r.code as number, r);
   return undefined;
 }
 
@@ -161,11 +237,38 @@ export class FaultSet {
       .map((a) => (a.rule.times === undefined ? a.rule : { ...a.rule, times: a.remaining }));
   }
 
-  /** The rule that fires for this request, if any (spending one of its `times`). */
+  /**
+   * The rule that fires for this request before it is routed, if any (spending one of its
+   * `times`). Rules with a device error code wait for fireDevice.
+   */
   fire(method: string, path: string): FaultRule | undefined {
+    return this.first(method, path, (rule) => !isDeviceCode(rule.code));
+  }
+
+  /**
+   * The device error a rule makes this device request answer, if any (spending one of its
+   * `times`): asked by the device routes once the request proved its device and passed the
+   * checks answered sealed, so a request that fails on its own never spends a rule.
+   */
+  fireDevice(method: string, path: string): DeviceCause | undefined {
+    const operation = DEVICE_ENDPOINTS.get(path);
+    if (operation === undefined) return undefined;
+    const rule = this.first(method, path, (r) => {
+      const cause = r.code === undefined ? undefined : deviceCause(r.code);
+      return cause !== undefined && answersCode(operation, cause);
+    });
+    return rule && deviceCause(rule.code!);
+  }
+
+  private first(
+    method: string,
+    path: string,
+    applies: (rule: FaultRule) => boolean,
+  ): FaultRule | undefined {
     for (const a of this.active) {
       if (a.remaining <= 0) continue;
       const { rule } = a;
+      if (!applies(rule)) continue;
       if (rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
       if (rule.path !== undefined && !pathMatches(rule.path, path)) continue;
       if (rule.probability !== undefined && this.random() >= rule.probability) continue;

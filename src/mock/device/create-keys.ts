@@ -21,6 +21,7 @@ import { Pacer } from '../pacing.js';
 import {
   checkStillEnrolled,
   type DeviceRequest,
+  injectedFailure,
   MAX_KEYS_PER_CREATE,
   MAX_QTY,
   markingsOf,
@@ -127,6 +128,10 @@ function createError(failures: [string, ItemFailure][]): ItemErrorWire {
 export const createKeys: Operation = async (req) => {
   const list = namedItems(req.data, 'ref');
   if (!list) return undefined;
+  if (req.itemFault && list.length > 0) {
+    const failure = injectedFailure(req.itemFault);
+    return { data: {}, error: createError(list.map(([ref]) => [ref, failure])) };
+  }
   // Checked, made and stored in slices (pacing.ts): other requests are answered meanwhile.
   const pacer = new Pacer();
   const plans: CreatePlan[] = [];

@@ -12,6 +12,7 @@ import {
   currentState,
   type DeviceRequest,
   EMPTY_ATTRIBUTES,
+  injectedErrors,
   items,
   MAX_ITEMS,
   type Operation,
@@ -121,6 +122,14 @@ export const fetchKeys: Operation = async (req) => {
     const parsed = Object.entries(rawQueries).map(([name, q]) => [name, parseQuery(q)] as const);
     if (parsed.some(([, q]) => q === undefined)) return undefined;
     queries = parsed as [string, Query][];
+  }
+  if (req.itemFault) {
+    // Every id fails as the rule says, and the queries find nothing: no key is read.
+    const data: Record<string, unknown> = { 'protection-keys': [] };
+    if (rawQueries !== undefined) {
+      data['query-results'] = Object.fromEntries(queries.map(([name]) => [name, { ids: [] }]));
+    }
+    return withItemErrors(req, data, injectedErrors(req.itemFault, list as string[]));
   }
   const tenantKeys = queries.length === 0 ? 0 : req.state.keys.countOfTenant(req.device.tenant);
   const checks = queries.length * tenantKeys;

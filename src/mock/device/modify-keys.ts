@@ -17,6 +17,7 @@ import {
   attempt,
   currentState,
   failure,
+  injectedErrors,
   markingsOf,
   namedItems,
   type Operation,
@@ -54,6 +55,13 @@ function staleMessage(
 export const modifyKeys: Operation = (req) => {
   const list = namedItems(req.data, 'id');
   if (!list) return undefined;
+  if (req.itemFault) {
+    const errors = injectedErrors(
+      req.itemFault,
+      list.map(([id]) => id),
+    );
+    return withItemErrors(req, { 'protection-keys': [] }, errors);
+  }
   const modified: ModifiedKeyWire[] = [];
   const errors = new Map<string, ItemErrorWire>();
   for (const [id, item] of list) {

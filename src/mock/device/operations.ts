@@ -6,11 +6,12 @@
  * ones, resources and messages, are here. Each returns the answer envelope's content, or undefined
  * when `data` does not have the operation's shape (the route answers 40023).
  */
-import { DeviceErrorCode, deviceCause } from '../../device/causes.js';
+import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
 import type { ApiVersion } from '../../device/cid.js';
 import { checkAttributeSignature, serviceSignature } from '../../device/crypto.js';
 import type { ItemErrorWire, MockDeviceMessage } from '../../device/wire.js';
 import { isJsonObject } from '../../encoding/json.js';
+import { injectedMessage } from '../admin/faults.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import type { MockState } from '../state.js';
 import { ItemFailure } from './attributes.js';
@@ -26,6 +27,11 @@ export interface DeviceRequest {
   /** The envelope's `data`, as sent: anything. */
   data: unknown;
   now: number;
+  /**
+   * A per-item error a fault rule fired for this request (docs/design.md 3.3): every item fails
+   * with it, where the operation puts an item's failure, and no key is read, made or changed.
+   */
+  itemFault?: DeviceCause;
 }
 
 /** The answer envelope's content, or undefined for data of the wrong shape. */
@@ -40,6 +46,20 @@ export type Operation = (req: DeviceRequest) => OperationAnswer | Promise<Operat
 /** An item failure worded as the cause table words it. */
 export function failure(code: number, message = deviceCause(code)!.message): ItemFailure {
   return new ItemFailure(code, message);
+}
+
+/** The failure a fault rule gives every item of a request. */
+export function injectedFailure(cause: DeviceCause): ItemFailure {
+  return new ItemFailure(cause.code, injectedMessage(cause));
+}
+
+/** Every named item failing as a fault rule says, keyed by its name (fetch and modify). */
+export function injectedErrors(
+  cause: DeviceCause,
+  names: Iterable<string>,
+): Map<string, ItemErrorWire> {
+  const wire = injectedFailure(cause).wire();
+  return new Map([...names].map((name) => [name, wire]));
 }
 
 /** Items per request and keys per ref: bounds, so one request cannot exhaust the mock. */

@@ -10,7 +10,8 @@
  * its novelty (40920: only after the envelope proved the device, so nobody else can spend its
  * cids), the content (40023), the fingerprint (4001), the request's bounds (40024: more work or
  * a larger answer than one request may be), then the operation, whose failures go into
- * the answer envelope (DeviceErrorCode). The checks run in one step once the body is read; an
+ * the answer envelope (DeviceErrorCode). A fault rule with a device error code fires between the
+ * checks and the operation. The checks run in one step once the body is read; an
  * operation that may run long works in slices, so other clients are answered meanwhile, and
  * changes the state in one step at its end (operations.ts).
  */
@@ -20,6 +21,7 @@ import { openEnvelopeBytes, sealEnvelope } from '../../device/crypto.js';
 import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../device/wire.js';
 import { decodeUtf8Strict } from '../../encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
+import { injectedMessage } from '../admin/faults.js';
 import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
@@ -97,9 +99,15 @@ async function answer(
   let proved: ProvedRequest | undefined;
   try {
     proved = await prove(state, body);
-    const result = await bounded(() =>
-      operation({ state, version, ...proved!, data: accept(state, proved!) }),
-    );
+    const data = accept(state, proved);
+    // A fault rule with a device error code (docs/design.md 3.3): only a request that got this
+    // far spends it, and it answers as the real path would, sealed where the cause is.
+    const fault = state.faults.fireDevice(req.method, req.path);
+    if (fault && fault.where !== 'item') {
+      throw new DeviceRequestError(fault.code, injectedMessage(fault));
+    }
+    const request = { state, version, ...proved, data, itemFault: fault };
+    const result = await bounded(() => operation(request));
     if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
     return await sealedAnswer(proved.keys.cdIdc, proved.cid, result, new Pacer());
   } catch (error) {

@@ -14,6 +14,7 @@ import {
   parseListQuery,
   wholeNumberParameter,
 } from './list-query.js';
+import { runPaced } from '../pacing.js';
 
 /** valueLimit, the only parameter of Get Marking and Create or Update Multiple. */
 function valueLimitOnly(req: MockRequest): number | undefined {
@@ -49,10 +50,12 @@ function listEnvelope<T>(query: ListQuery, total: number, items: T[]): ListEnvel
 export function markingsRoutes(state: MockState): Route[] {
   const base = '/v2/:tenant/markings';
   return [
-    route('GET', base, (req) => {
+    route('GET', base, async (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
       const query = parseListQuery(req.query, MARKING_FILTER_FIELDS, { valueLimit: true });
-      const result = tenant.markings.list(query.filter, query.skip, query.limit, query.valueLimit);
+      const result = await runPaced(
+        tenant.markings.listSteps(query.filter, query.skip, query.limit, query.valueLimit),
+      );
       return json(200, listEnvelope(query, result.total, result.items));
     }),
     route('POST', base, async (req) => {
@@ -71,25 +74,29 @@ export function markingsRoutes(state: MockState): Route[] {
         );
         if (creates && updates) authorize(state, req, 'markings:update');
         const valueLimit = valueLimitOnly(req);
-        return json(200, tenant.markings.bulk(body, principal, valueLimit));
+        return json(200, await runPaced(tenant.markings.bulkSteps(body, principal, valueLimit)));
       }
       const { principal, tenant } = authorize(state, req, 'markings:create');
       onlyParameters(req.query);
-      const created = tenant.markings.create(body, principal);
+      const created = await runPaced(tenant.markings.createSteps(body, principal));
       return withEtag(201, created, { location: `/v2/${tenant.id}/markings/${created.id}` });
     }),
-    route('GET', `${base}/:id`, (req) => {
+    route('GET', `${base}/:id`, async (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
-      return withEtag(200, tenant.markings.get(req.params.id!, valueLimitOnly(req)));
+      const marking = await runPaced(tenant.markings.getSteps(req.params.id!, valueLimitOnly(req)));
+      return withEtag(200, marking);
     }),
     route('PUT', `${base}/:id`, async (req) => {
       const { principal, tenant } = authorize(state, req, 'markings:update');
       onlyParameters(req.query);
       const body = await req.json();
-      return withEtag(
-        200,
-        tenant.markings.update(req.params.id!, body, principal, ifMatchVersion(req)),
+      const steps = tenant.markings.updateSteps(
+        req.params.id!,
+        body,
+        principal,
+        ifMatchVersion(req),
       );
+      return withEtag(200, await runPaced(steps));
     }),
     route('DELETE', `${base}/:id`, (req) => {
       const { tenant } = authorize(state, req, 'markings:delete');

@@ -7,6 +7,7 @@ import { descriptionProblem, nameProblem } from '../../api/names.js';
 import { type ErrorDetailWire, MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
 import type { StoredMarking, StoredValue } from './stored.js';
+import { runWhole, type Steps } from '../pacing.js';
 
 /** A value in a request body after validation. */
 export interface ValueSpec {
@@ -138,6 +139,16 @@ export function parseMarkingSpec(
   mode: 'create' | 'update',
   problems: ErrorDetailWire[],
 ): MarkingSpec {
+  return runWhole(parseMarkingSpecSteps(raw, prefix, mode, problems));
+}
+
+/** parseMarkingSpec in steps (pacing.ts), one a value: a marking may hold 100,000. */
+export function* parseMarkingSpecSteps(
+  raw: unknown,
+  prefix: string,
+  mode: 'create' | 'update',
+  problems: ErrorDetailWire[],
+): Steps<MarkingSpec> {
   const at = (path: string) => (prefix ? `${prefix}.${path}` : path);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     problems.push({ path: prefix || '$', message: 'must be a JSON object' });
@@ -178,13 +189,17 @@ export function parseMarkingSpec(
       else spec.description = detail.description as string;
     }
     if (detail.values !== undefined) {
-      spec.values = parseValueSpecs(detail.values, at('detail.values'), problems);
+      spec.values = yield* parseValueSpecs(detail.values, at('detail.values'), problems);
     }
   }
   return spec;
 }
 
-function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]): ValueSpec[] {
+function* parseValueSpecs(
+  raw: unknown,
+  path: string,
+  problems: ErrorDetailWire[],
+): Steps<ValueSpec[]> {
   if (!Array.isArray(raw)) {
     problems.push({ path, message: 'must be an array' });
     return [];
@@ -195,16 +210,17 @@ function parseValueSpecs(raw: unknown, path: string, problems: ErrorDetailWire[]
   }
   const seen = new Set<string>();
   const specs: ValueSpec[] = [];
-  raw.forEach((item, i) => {
+  for (const [i, item] of raw.entries()) {
+    yield;
     // The item's path is only spelt out for a problem: a bulk request holds 50,000 values.
     const spec = parseValueSpec(item, () => `${path}[${i}]`, 'create', problems);
-    if (!spec) return;
+    if (!spec) continue;
     if (seen.has(spec.name!)) {
       problems.push({ path: `${path}[${i}].name`, message: `duplicate value name "${spec.name}"` });
     }
     seen.add(spec.name!);
     specs.push(spec as ValueSpec);
-  });
+  }
   return specs;
 }
 

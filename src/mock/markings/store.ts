@@ -14,6 +14,7 @@ import {
 } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
+import { runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';
 import { matchesFilter } from './filter-match.js';
 import { WireForm } from './wire-form.js';
@@ -24,7 +25,7 @@ import {
   duplicateMarking,
   duplicateValue,
   type MarkingSpec,
-  parseMarkingSpec,
+  parseMarkingSpecSteps,
   parseValueSpec,
   validationError,
   type ValueSpec,
@@ -51,6 +52,18 @@ export interface MarkingAttributeRule {
 
 export interface Actor {
   name: string;
+}
+
+/** A marking's complete set of values, worked out apart from it (planValues). */
+interface ValuesPlan {
+  /** The marking's version it was worked out against. */
+  version: number;
+  byId: Map<string, StoredValue>;
+  byName: Map<string, StoredValue>;
+  deleted: StoredValue[];
+  /** Changed copies of existing values. */
+  updated: StoredValue[];
+  created: StoredValue[];
 }
 
 /**
@@ -85,19 +98,35 @@ export class MarkingsStore {
     limit: number,
     valueLimit: number | undefined,
   ): { total: number; items: Marking[] } {
+    return runWhole(this.listSteps(filter, skip, limit, valueLimit));
+  }
+
+  /** List, in steps (pacing.ts): one marking of the page at a time. */
+  *listSteps(
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+    valueLimit: number | undefined,
+  ): Steps<{ total: number; items: Marking[] }> {
     // An exact name that must hold (AND) narrows to one marking through the index.
     const exact = filter.or ? undefined : exactName(filter);
     const candidates =
       exact === undefined ? this.sortedMarkings() : [this.byName.get(exact)].filter(isDefined);
     const filtered = candidates.filter((m) => matchesFilter(filter, m, readMarkingField));
-    return {
-      total: filtered.length,
-      items: filtered.slice(skip, skip + limit).map((m) => this.markingToWire(m, valueLimit)),
-    };
+    const items: Marking[] = [];
+    for (const m of filtered.slice(skip, skip + limit)) {
+      items.push(yield* this.wireSteps(m, valueLimit));
+    }
+    return { total: filtered.length, items };
   }
 
   get(id: string, valueLimit?: number): Marking {
-    return this.markingToWire(this.mustGet(id), valueLimit);
+    return runWhole(this.getSteps(id, valueLimit));
+  }
+
+  /** Get, in steps (pacing.ts). */
+  *getSteps(id: string, valueLimit?: number): Steps<Marking> {
+    return yield* this.wireSteps(this.mustGet(id), valueLimit);
   }
 
   version(id: string): number {
@@ -150,31 +179,67 @@ export class MarkingsStore {
   // ---- writes ----
 
   create(raw: unknown, actor: Actor): Marking {
+    return runWhole(this.createSteps(raw, actor));
+  }
+
+  /** Create, in steps (pacing.ts): the marking is made apart, then taken into the store whole. */
+  *createSteps(raw: unknown, actor: Actor): Steps<Marking> {
     const problems: ErrorDetailWire[] = [];
-    const spec = parseMarkingSpec(raw, '', 'create', problems);
+    const spec = yield* parseMarkingSpecSteps(raw, '', 'create', problems);
     checkDefault(spec, undefined, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
-    return this.markingToWire(this.insert(spec, actor), undefined);
+    const m = yield* this.build(spec, actor);
+    // Another request may have taken the name meanwhile.
+    if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
+    this.publish(m);
+    return yield* this.wireSteps(m, undefined);
   }
 
   update(id: string, raw: unknown, actor: Actor, ifMatch: number | undefined): Marking {
+    return runWhole(this.updateSteps(id, raw, actor, ifMatch));
+  }
+
+  /** Update, in steps (pacing.ts): checked and applied in one, its answer made in slices. */
+  *updateSteps(
+    id: string,
+    raw: unknown,
+    actor: Actor,
+    ifMatch: number | undefined,
+  ): Steps<Marking> {
+    this.checkVersion(this.mustGet(id), ifMatch);
+    const problems: ErrorDetailWire[] = [];
+    const spec = yield* parseMarkingSpecSteps(raw, '', 'update', problems);
+    const before = this.mustGet(id);
+    const values =
+      problems.length === 0 && spec.values
+        ? yield* this.planValues(before, spec.values, actor)
+        : undefined;
+    // From here on one step, against the marking as it is now (another request may have changed
+    // it meanwhile: then the values are worked out again, in this step).
     const m = this.mustGet(id);
     this.checkVersion(m, ifMatch);
-    const problems: ErrorDetailWire[] = [];
-    const spec = parseMarkingSpec(raw, '', 'update', problems);
     checkValueIds(m, spec, '', problems);
     checkDefault(spec, m, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (spec.name !== undefined && spec.name !== m.name && this.byName.has(spec.name)) {
       throw duplicateMarking(spec.name);
     }
-    this.apply(m, spec, actor);
-    return this.markingToWire(m, undefined);
+    this.apply(m, spec, actor, m === before ? values : undefined);
+    return yield* this.wireSteps(m, undefined);
   }
 
   /** Create or Update Multiple: everything is checked before anything changes. */
   bulk(raw: unknown, actor: Actor, valueLimit: number | undefined): Marking[] {
+    return runWhole(this.bulkSteps(raw, actor, valueLimit));
+  }
+
+  /**
+   * Create or Update Multiple, in steps (pacing.ts): the items are read and the new markings made
+   * apart in slices; the checks against the store and every change are then one step, as if the
+   * request had come at that moment; the answer is made in slices.
+   */
+  *bulkSteps(raw: unknown, actor: Actor, valueLimit: number | undefined): Steps<Marking[]> {
     if (!Array.isArray(raw)) throw validationError([{ path: '$', message: 'must be an array' }]);
     if (raw.length > BULK_MAX_ITEMS) {
       throw new MockHttpError(
@@ -184,10 +249,18 @@ export class MarkingsStore {
       );
     }
     const problems: ErrorDetailWire[] = [];
-    const specs = raw.map((item, i) => {
+    const specs: MarkingSpec[] = [];
+    for (const [i, item] of raw.entries()) {
       const hasId = typeof item === 'object' && item !== null && 'id' in item;
-      return parseMarkingSpec(item, `[${i}]`, hasId ? 'update' : 'create', problems);
-    });
+      specs.push(
+        yield* parseMarkingSpecSteps(item, `[${i}]`, hasId ? 'update' : 'create', problems),
+      );
+    }
+    // Made only while nothing is wrong yet; a later problem leaves them unused.
+    const made = new Map<MarkingSpec, StoredMarking>();
+    for (const spec of problems.length === 0 ? specs : []) {
+      if (spec.id === undefined) made.set(spec, yield* this.build(spec, actor));
+    }
     const missing: ErrorDetailWire[] = [];
     specs.forEach((spec, i) => {
       const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
@@ -204,12 +277,14 @@ export class MarkingsStore {
     }
     checkBulkNames(this.byId.values(), specs);
     const touched = specs.map((spec) => {
-      if (spec.id === undefined) return this.insert(spec, actor);
-      const m = this.byId.get(spec.id)!;
-      this.apply(m, spec, actor);
+      const m = spec.id === undefined ? made.get(spec)! : this.byId.get(spec.id)!;
+      if (spec.id === undefined) this.publish(m);
+      else this.apply(m, spec, actor);
       return m;
     });
-    return touched.map((m) => this.markingToWire(m, valueLimit));
+    const answer: Marking[] = [];
+    for (const m of touched) answer.push(yield* this.wireSteps(m, valueLimit));
+    return answer;
   }
 
   delete(id: string, ifMatch: number | undefined): void {
@@ -327,7 +402,8 @@ export class MarkingsStore {
     }
   }
 
-  private insert(spec: MarkingSpec, actor: Actor): StoredMarking {
+  /** A new marking with its values, made apart from the store (one step a value). */
+  private *build(spec: MarkingSpec, actor: Actor): Steps<StoredMarking> {
     const now = this.now();
     const m: StoredMarking = {
       id: this.ids.next(now),
@@ -346,16 +422,29 @@ export class MarkingsStore {
       valuesById: new Map(),
       sorted: undefined,
     };
+    for (const v of spec.values ?? []) {
+      const value = this.newValue(v, actor);
+      m.valuesByName.set(value.name, value);
+      m.valuesById.set(value.id, value);
+      yield;
+    }
+    return m;
+  }
+
+  /** Takes a marking made by build() into the store, and reports it and its values. */
+  private publish(m: StoredMarking): void {
     this.byId.set(m.id, m);
     this.byName.set(m.name, m);
     this.sortedCache = undefined;
     this.changes.marking(markingRecord(m));
-    for (const v of spec.values ?? []) this.addValue(m, this.newValue(v, actor));
-    return m;
+    for (const v of m.valuesById.values()) this.changes.value(m.id, v);
   }
 
-  /** Applies a validated partial update; bumps the version once if anything changed. */
-  private apply(m: StoredMarking, spec: MarkingSpec, actor: Actor): void {
+  /**
+   * Applies a validated partial update; bumps the version once if anything changed. `values`: its
+   * values worked out beforehand (planValues), used when the marking has not changed since.
+   */
+  private apply(m: StoredMarking, spec: MarkingSpec, actor: Actor, values?: ValuesPlan): void {
     let changed = false;
     if (spec.name !== undefined && spec.name !== m.name) {
       // In a bulk request another item may already have taken the old name (a swap).
@@ -373,53 +462,75 @@ export class MarkingsStore {
         changed = true;
       }
     }
-    if (spec.values) changed = this.replaceValues(m, spec.values, actor) || changed;
+    if (spec.values) {
+      const plan =
+        values?.version === m.version ? values : runWhole(this.planValues(m, spec.values, actor));
+      changed = this.commitValues(m, plan) || changed;
+    }
     if (changed) this.touch(m, actor, defaultChanged);
   }
 
-  /** The complete set: matched by id when given, else by name; the rest are deleted. */
-  private replaceValues(m: StoredMarking, specs: ValueSpec[], actor: Actor): boolean {
+  /**
+   * The complete set of values: matched by id when given, else by name; the rest are deleted.
+   * Worked out apart from the marking, one step a value (a value that changes is a changed copy),
+   * so that commitValues() changes the marking in one step. Undefined when nothing changes.
+   */
+  private *planValues(m: StoredMarking, specs: ValueSpec[], actor: Actor): Steps<ValuesPlan> {
     const now = this.now();
-    let changed = false;
-    const keep = new Set<StoredValue>();
-    const updates: [StoredValue, ValueSpec][] = [];
-    const creates: ValueSpec[] = [];
+    const plan: ValuesPlan = {
+      version: m.version,
+      byId: new Map(),
+      byName: new Map(),
+      deleted: [],
+      updated: [],
+      created: [],
+    };
+    const kept = new Set<StoredValue>();
     for (const spec of specs) {
+      yield;
       const existing =
         spec.id !== undefined ? m.valuesById.get(spec.id) : m.valuesByName.get(spec.name);
-      if (existing) {
-        keep.add(existing);
-        updates.push([existing, spec]);
-      } else creates.push(spec);
-    }
-    for (const v of [...m.valuesById.values()]) {
-      if (keep.has(v)) continue;
-      m.valuesById.delete(v.id);
-      m.valuesByName.delete(v.name);
-      this.changes.valueDeleted(m.id, v.id);
-      changed = true;
-    }
-    for (const [v, spec] of updates) {
-      const describe = spec.description !== undefined && spec.description !== v.description;
-      if (spec.name === v.name && !describe) continue;
-      if (spec.name !== v.name) {
-        if (m.valuesByName.get(v.name) === v) m.valuesByName.delete(v.name);
-        v.name = spec.name;
+      let value: StoredValue;
+      if (!existing) {
+        value = this.newValue(spec, actor);
+        plan.created.push(value);
+      } else {
+        kept.add(existing);
+        const describe =
+          spec.description !== undefined && spec.description !== existing.description;
+        if (spec.name === existing.name && !describe) value = existing;
+        else {
+          value = {
+            ...existing,
+            name: spec.name,
+            description: describe ? spec.description! : existing.description,
+            updatedTs: now,
+            updatedBy: actor.name,
+            version: existing.version + 1,
+          };
+          plan.updated.push(value);
+        }
       }
-      if (describe) v.description = spec.description!;
-      v.updatedTs = now;
-      v.updatedBy = actor.name;
-      v.version++;
-      this.changes.value(m.id, v);
-      changed = true;
+      plan.byId.set(value.id, value);
+      plan.byName.set(value.name, value);
     }
-    for (const v of updates.map(([v]) => v)) m.valuesByName.set(v.name, v);
-    for (const spec of creates) {
-      this.addValue(m, this.newValue(spec, actor));
-      changed = true;
+    for (const v of m.valuesById.values()) {
+      yield;
+      if (!kept.has(v)) plan.deleted.push(v);
     }
-    if (changed) m.sorted = undefined;
-    return changed;
+    return plan;
+  }
+
+  /** Puts a plan of planValues() in place; says whether anything changed. */
+  private commitValues(m: StoredMarking, plan: ValuesPlan): boolean {
+    for (const v of plan.deleted) this.changes.valueDeleted(m.id, v.id);
+    for (const v of [...plan.updated, ...plan.created]) this.changes.value(m.id, v);
+    const changed = plan.deleted.length + plan.updated.length + plan.created.length > 0;
+    if (!changed) return false;
+    m.valuesById = plan.byId;
+    m.valuesByName = plan.byName;
+    m.sorted = undefined;
+    return true;
   }
 
   private newValue(spec: ValueSpec, actor: Actor): StoredValue {
@@ -500,10 +611,16 @@ export class MarkingsStore {
     return m.sorted;
   }
 
-  /** valueLimit 0 leaves values out and does no per-value work at all. */
-  private markingToWire(m: StoredMarking, valueLimit: number | undefined): Marking {
+  /**
+   * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
+   * Sorting the values and writing them are steps of their own: each takes tens of milliseconds
+   * for 100,000 values, and neither changes anything.
+   */
+  private *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
     if (valueLimit === 0) return this.wire.marking(m, undefined);
+    yield;
     const sorted = this.sortedValues(m);
+    yield;
     return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
   }
 }

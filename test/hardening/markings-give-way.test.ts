@@ -1,0 +1,48 @@
+/**
+ * Issue 17: a markings request at the bounds (a marking of tens of thousands of values, a
+ * listing of megabytes) is worked on and answered in slices, so other clients are answered
+ * meanwhile. Against the in-process mock with its default timeouts: the work of one such request
+ * takes longer than the short request timeout of mock-bounds.test.ts under a loaded machine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { healthChecksDuring } from '../helpers/give-way.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+
+let mock: TestMock;
+
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(() => mock.close());
+
+describe('a large answer gives way to other clients (issue 17)', () => {
+  it('a marking of 50,000 values is written in slices: health answers meanwhile', async () => {
+    const headers = {
+      authorization: `Bearer ${mock.info.token}`,
+      'content-type': 'application/json',
+    };
+    const values = Array.from({ length: 50_000 }, (_, i) => ({ name: `value-${i}` }));
+    const created = await fetch(`${mock.info.baseUrl}/markings`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'large', detail: { values } }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const url = `${mock.info.baseUrl}/markings/${id}`;
+    const reading = fetch(url, { headers }).then(async (answer) => ({
+      status: answer.status,
+      length: Number(answer.headers.get('content-length')),
+      body: (await answer.json()) as { detail: { values: { name: string }[] } },
+    }));
+    // About 18 MB of JSON, made and sent in slices.
+    expect(await healthChecksDuring(mock, new URL(url).pathname, reading)).toBeGreaterThanOrEqual(
+      4,
+    );
+    const read = await reading;
+    expect(read.status).toBe(200);
+    expect(read.length).toBeGreaterThan(15_000_000);
+    expect(read.body.detail.values).toHaveLength(50_000);
+    expect(read.body.detail.values[0]!.name).toBe('value-0');
+  });
+});
