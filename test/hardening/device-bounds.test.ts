@@ -153,6 +153,15 @@ describe('a request at the bounds gives way to other clients', () => {
     expect(Object.values(data['query-results'])).toHaveLength(20);
   });
 
+  it("the mock's listing of 50,000 keys: health answers meanwhile", async () => {
+    storeKeys(50_000);
+    const listing = fetch(`${mock.info.url}/_mock/keys`, {
+      headers: { authorization: `Bearer ${mock.info.token}` },
+    }).then(async (answer) => (await answer.json()) as { id: string }[]);
+    expect(await healthChecksDuring(mock, '/_mock/keys', listing)).toBeGreaterThanOrEqual(4);
+    expect(await listing).toHaveLength(50_000);
+  });
+
   it('a create of 10,000 keys: health answers meanwhile, and every key is stored', async () => {
     const refs = Array.from({ length: 10 }, (_, i) => ({
       ref: `r${i}`,

@@ -26,7 +26,7 @@ import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import { type JsonLimits, parseJsonBody } from '../json-worker.js';
-import { giveWay, Pacer } from '../pacing.js';
+import { giveWay, Pacer, runPaced } from '../pacing.js';
 import type { MockState } from '../state.js';
 import { createKeys } from './create-keys.js';
 import { fetchKeys } from './fetch-keys.js';
@@ -77,9 +77,9 @@ export function deviceRoutes(state: MockState): Route[] {
     }
   }
   routes.push(
-    route('GET', '/_mock/keys', (req) => {
+    route('GET', '/_mock/keys', async (req) => {
       requireAdmin(state, req);
-      return json(200, state.keys.list());
+      return json(200, await runPaced(state.keys.listSteps()));
     }),
     route('GET', '/_mock/messages', (req) => {
       requireAdmin(state, req);

@@ -6,6 +6,7 @@
  */
 import type { MockDeviceMessage, MockDeviceMessages, MockKeyListing } from '../../device/wire.js';
 import type { ChangeFeed } from '../changes.js';
+import { runWhole, type Steps } from '../pacing.js';
 
 export interface StoredKey {
   id: string;
@@ -95,20 +96,17 @@ export class KeyStore {
 
   /** What `GET /_mock/keys` shows: everything but key material and signatures. */
   list(): MockKeyListing[] {
-    return Object.values(this.data.keys).map((key) => ({
-      id: key.id,
-      tenant: key.tenant,
-      deviceId: key.deviceId,
-      ref: key.ref,
-      cattrs: JSON.parse(key.cattrs) as Record<string, string[]>,
-      ...(key.mattrs === undefined
-        ? {}
-        : { mattrs: JSON.parse(key.mattrs) as Record<string, string[]> }),
-      createdAt: new Date(key.createdAt).toISOString(),
-      ...(key.modifiedAt === undefined
-        ? {}
-        : { modifiedAt: new Date(key.modifiedAt).toISOString() }),
-    }));
+    return runWhole(this.listSteps());
+  }
+
+  /** list() in steps (pacing.ts), one a key: a tenant may hold hundreds of thousands. */
+  *listSteps(): Steps<MockKeyListing[]> {
+    const listing: MockKeyListing[] = [];
+    for (const key of Object.values(this.data.keys)) {
+      yield;
+      listing.push(listed(key));
+    }
+    return listing;
   }
 
   snapshot(): KeyStoreData {
@@ -209,4 +207,20 @@ export class DeviceMessages {
     this.bytes = 0;
     this.total = 0;
   }
+}
+
+/** A key as `GET /_mock/keys` shows it. */
+function listed(key: StoredKey): MockKeyListing {
+  return {
+    id: key.id,
+    tenant: key.tenant,
+    deviceId: key.deviceId,
+    ref: key.ref,
+    cattrs: JSON.parse(key.cattrs) as Record<string, string[]>,
+    ...(key.mattrs === undefined
+      ? {}
+      : { mattrs: JSON.parse(key.mattrs) as Record<string, string[]> }),
+    createdAt: new Date(key.createdAt).toISOString(),
+    ...(key.modifiedAt === undefined ? {} : { modifiedAt: new Date(key.modifiedAt).toISOString() }),
+  };
 }

@@ -17,22 +17,30 @@ export async function writeSnapshot(
   header: Omit<SnapshotHeader, 'records'>,
   records: readonly StateRecord[],
 ): Promise<number> {
-  const chunks = [snapshotHeaderLine({ ...header, records: records.length })];
-  let lines: string[] = [];
-  for (const [i, [kind, data]] of records.entries()) {
-    lines.push(recordLine(i + 1, kind, data));
-    if (lines.length >= RECORDS_PER_TURN) {
-      chunks.push(lines.join(''));
-      lines = [];
-      await new Promise((resolve) => setImmediate(resolve));
+  let bytes = 0;
+  const counted = (text: string) => {
+    bytes += Buffer.byteLength(text, 'utf8');
+    return text;
+  };
+  // Written as it is made: a snapshot of hundreds of megabytes is never joined into one string
+  // (joining and encoding it held the mock for as long as writing it).
+  async function* text(): AsyncGenerator<string> {
+    yield counted(snapshotHeaderLine({ ...header, records: records.length }));
+    let lines: string[] = [];
+    for (const [i, [kind, data]] of records.entries()) {
+      lines.push(recordLine(i + 1, kind, data));
+      if (lines.length >= RECORDS_PER_TURN) {
+        yield counted(lines.join(''));
+        lines = [];
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
+    yield counted(lines.join(''));
   }
-  chunks.push(lines.join(''));
-  const data = Buffer.from(chunks.join(''), 'utf8');
   try {
-    await writeFileAtomic(path, data);
+    await writeFileAtomic(path, text());
   } catch (error) {
     throw fileError('write', path, error);
   }
-  return data.length;
+  return bytes;
 }
