@@ -15,6 +15,71 @@ import { bytes } from '../lib/report.js';
 const MIB = 1024 * 1024;
 const PROFILES = 1_000;
 const MARKINGS = 1_000;
+/** Size of the hostile markings files: each far under the 64 MiB cap. */
+const SHAPE_MIB = 16;
+/** Markings of the large tenant's export. */
+const EXPORTED = 100_000;
+
+/** `unit(i)` joined by `separator` between `head` and `tail`, about SHAPE_MIB in all. */
+function fill(head, unit, tail, separator = '') {
+  const count = Math.floor(
+    (SHAPE_MIB * MIB - head.length - tail.length) / (unit(0).length + separator.length),
+  );
+  return head + Array.from({ length: count }, (_, i) => unit(i)).join(separator) + tail;
+}
+
+const seven = (i) => String(i).padStart(7, '0');
+
+/**
+ * Markings files that are small for their memory: before the node budget, 4 MiB of `- a` took
+ * 1.2 GiB, 4 MiB of `[[[[` 3.8 GiB. Name, text, and the exit code ksctl ends with.
+ */
+const SHAPES = [
+  ['dash.yaml', () => fill('markings:\n', () => '- a\n', ''), 3],
+  ['zeros.json', () => fill('{"markings":[', () => '0', ']}', ','), 3],
+  ['deep.json', () => '['.repeat(SHAPE_MIB * MIB), 3],
+  [
+    'many-values.yaml',
+    () => fill('markings:\n  - name: m\n    values:\n', (i) => `      - v${seven(i)}\n`, ''),
+    3,
+  ],
+  ['many-keys.yaml', () => fill('markings:\n  - name: m\n', (i) => `    k${seven(i)}: 0\n`, ''), 3],
+  [
+    'aliases.yaml',
+    () => fill('x: &x {name: m, values: [a, b, c]}\nmarkings:\n', () => '  - *x\n', ''),
+    3,
+  ],
+  ['tiny-markings.yaml', () => fill('markings:\n', (i) => `  - name: m${seven(i)}\n`, ''), 3],
+];
+
+/** What `markings export` writes for a tenant of `count` markings of three values. */
+function exportedFile(count, format) {
+  const markings = Array.from({ length: count }, (_, i) => ({
+    name: `marking-${String(i).padStart(6, '0')}`,
+    description: `marking ${i}`,
+    ...(i % 2 === 0 ? { public: true } : {}),
+    defaultValue: `low-${i}`,
+    values: [
+      { name: `high-${i}`, description: 'high' },
+      { name: `low-${i}`, description: 'low' },
+      `mid-${i}`,
+    ],
+  }));
+  if (format === 'json') return `${JSON.stringify({ markings }, null, 2)}\n`;
+  // One line: positions are found by a cursor, never by a search from the start of the line.
+  if (format === 'min.json') return JSON.stringify({ markings });
+  const entry = (m) =>
+    `  - name: ${m.name}\n    description: ${m.description}\n${m.public ? '    public: true\n' : ''}` +
+    `    defaultValue: ${m.defaultValue}\n    values:\n` +
+    m.values
+      .map((v) =>
+        typeof v === 'string'
+          ? `      - ${v}\n`
+          : `      - name: ${v.name}\n        description: ${v.description}\n`,
+      )
+      .join('');
+  return `markings:\n${markings.map(entry).join('')}`;
+}
 
 /** A plaintext profile file of `count` profiles. */
 function profileFile(count) {
@@ -78,6 +143,17 @@ export default {
     const line = Buffer.alloc(1_000_000, 'd');
     for (let i = 0; i < 200; i++) await appendFile(huge, line);
     await appendFile(huge, '"\n');
+    const shapes = {};
+    for (const [name, text, exitCode] of SHAPES) {
+      const path = join(dir, name);
+      await writeFile(path, text());
+      shapes[name] = { path, exitCode };
+    }
+    for (const format of ['yaml', 'json', 'min.json']) {
+      const path = join(dir, `export.${format}`);
+      await writeFile(path, exportedFile(EXPORTED, format));
+      shapes[`export.${format}`] = { path, exitCode: 0 };
+    }
     const mock = await h.mock([{ count: MARKINGS, values: 3 }]);
     const endless = await endlessServer(h);
     const refused = (exitCode) => ({ exitCode });
@@ -111,10 +187,18 @@ export default {
     };
     const rss = {};
     for (const [name, command] of Object.entries(commands)) rss[name] = await peakRss(command);
+    const shapeRss = [];
+    for (const [name, { path, exitCode }] of Object.entries(shapes)) {
+      const command = await h.ksctl(['markings', 'apply', '-f', path, '--dry-run', '-o', 'json'], {
+        mock,
+      });
+      shapeRss.push(`${name} ${bytes(await peakRss({ ...command, exitCode }))}`);
+    }
     return {
       notes: [
         `peak RSS of profiles list: /dev/zero ${bytes(rss.profilesZero)}, a file of ${PROFILES.toLocaleString('en')} profiles ${bytes(rss.profiles)}`,
         `peak RSS of markings apply --dry-run: /dev/zero ${bytes(rss.applyZero)}, 200 MB of YAML ${bytes(rss.applyHuge)}, ${MARKINGS.toLocaleString('en')} markings ${bytes(rss.apply)}`,
+        `peak RSS of markings apply --dry-run on ${SHAPE_MIB} MiB hostile files (refused, exit 3) and a ${EXPORTED.toLocaleString('en')}-marking export (applies): ${shapeRss.join(', ')}`,
         `peak RSS of markings list: an endless answer (refused at the 128 MiB page cap) ${bytes(rss.listEndless)}, ${MARKINGS.toLocaleString('en')} markings ${bytes(rss.list)}`,
         "the issue allows ~200 MiB beyond a command's ordinary working set",
       ],

@@ -26,6 +26,8 @@ export function parseValidJson(source: SourceText, single = false): ParsedMarkin
   if (!isObject(data)) return undefined;
   // A marking document may be one marking itself, read as a list of one.
   const itself = single && !('markings' in data);
+  // Entries that are not objects fail below anyway: no scan for their places.
+  if (!itself && Array.isArray(data.markings) && !data.markings.every(isObject)) return undefined;
   const places = markingPlaces(source.text, itself);
   if (places === undefined) return undefined;
 
@@ -122,32 +124,47 @@ function readValues(list: unknown): DesiredValue[] | undefined {
   return values;
 }
 
-/** Line and column (1-based) of an offset, as the YAML library's LineCounter counts them. */
-function positionFinder(source: SourceText): (offset: number) => SourcePosition {
-  const lineStarts = [0];
-  for (let at = source.text.indexOf('\n'); at !== -1; at = source.text.indexOf('\n', at + 1)) {
-    lineStarts.push(at + 1);
-  }
+/**
+ * Line and column (1-based) of an offset, as the YAML library's LineCounter counts them. Offsets
+ * asked in order (as the readers ask them) cost one scan of the text in all, and no table of line
+ * starts: a file of 64 MiB of newlines would make that table half a gigabyte.
+ */
+export function positionFinder(source: SourceText): (offset: number) => SourcePosition {
+  const { text } = source;
+  let line = 1;
+  let lineStart = 0;
+  // The first line break at or after lineStart (-1: none), found once however often it is asked.
+  let next = text.indexOf('\n');
   return (offset) => {
-    let low = 0;
-    let high = lineStarts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if ((lineStarts[middle] as number) <= offset) low = middle;
-      else high = middle - 1;
+    if (offset < lineStart) {
+      line = 1;
+      lineStart = 0;
+      next = text.indexOf('\n');
     }
-    return { file: source.label, line: low + 1, column: offset - (lineStarts[low] as number) + 1 };
+    while (next !== -1 && next < offset) {
+      line += 1;
+      lineStart = next + 1;
+      next = text.indexOf('\n', lineStart);
+    }
+    return { file: source.label, line, column: offset - lineStart + 1 };
   };
 }
 
-interface MarkingPlace {
+export interface MarkingPlace {
   /** Where the marking's `{` is. */
   offset: number;
   /** Where the value of its `name` key starts (its opening quote). */
   nameOffset?: number;
 }
 
-class DuplicateKey extends Error {}
+class DuplicateKey extends Error {
+  constructor(
+    readonly offset: number,
+    readonly key: string,
+  ) {
+    super(key);
+  }
+}
 
 type Role = 'root' | 'markings' | 'marking' | 'other';
 
@@ -156,7 +173,12 @@ type Role = 'root' | 'markings' | 'marking' | 'other';
  * list (or the top-level marking itself) and its name start, and whether any object repeats a key (JSON.parse keeps the last one
  * silently; the file is then invalid, as it is for YAML). Undefined when a key repeats.
  */
-function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | undefined {
+export function markingPlaces(
+  text: string,
+  rootIsMarking: boolean,
+  /** Hears of a repeated key (the reason for undefined): where, and which. */
+  duplicate?: (offset: number, key: string) => void,
+): MarkingPlace[] | undefined {
   const places: MarkingPlace[] = [];
   let at = 0;
   // Character loops rather than regular expressions: this runs over every value of the file.
@@ -203,7 +225,7 @@ function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | u
       skipString();
       const raw = text.slice(start, at);
       const key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-      if (keys.has(key)) throw new DuplicateKey();
+      if (keys.has(key)) throw new DuplicateKey(start, key);
       keys.add(key);
       skipWhiteSpace();
       at += 1; // ':'
@@ -238,6 +260,7 @@ function markingPlaces(text: string, rootIsMarking: boolean): MarkingPlace[] | u
     return places;
   } catch (error) {
     // A repeated key, or nesting deeper than the stack: the careful path decides.
+    if (error instanceof DuplicateKey) duplicate?.(error.offset, error.key);
     if (error instanceof DuplicateKey || error instanceof RangeError) return undefined;
     throw error;
   }

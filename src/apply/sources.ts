@@ -7,13 +7,20 @@ import { readdir, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { InputError, KsctlError, UsageError } from '../errors.js';
 import {
+  formatBytes,
   inputLimit,
   INPUT_MAX_MIB,
   type ReadLimit,
   readBoundedFile,
   tooLargeError,
 } from '../files/bounded-read.js';
-import type { ParsedMarking, Problem, SourceText } from './file-format.js';
+import {
+  type ParsedMarking,
+  POSITIONS_MAX_CHARS,
+  type Problem,
+  type SourceText,
+} from './file-format.js';
+import { type NodeBudget, nodeBudget } from '../files/node-budget.js';
 import { parseMarkingsText } from './parse.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 
@@ -146,13 +153,17 @@ function withoutByteOrderMark(text: string): string {
  */
 export async function parseMarkingSources(
   sources: readonly SourceText[],
+  budget?: NodeBudget,
 ): Promise<DesiredMarking[]> {
   const problems: { fileIndex: number; problem: Problem }[] = [];
   const parsed: ParsedMarking[] = [];
+  const unread: UnreadProblems = { unlisted: 0, withoutPositions: false };
   for (const [fileIndex, source] of sources.entries()) {
-    const file = await parseMarkingsText(source);
+    const file = await parseMarkingsText(source, budget === undefined ? {} : { budget });
     for (const problem of file.problems) problems.push({ fileIndex, problem });
     for (const marking of file.markings) parsed.push(marking);
+    unread.unlisted += file.unlisted ?? 0;
+    if (file.withoutPositions === true && file.problems.length > 0) unread.withoutPositions = true;
   }
 
   const fileIndexOf = new Map(sources.map((source, index) => [source.label, index]));
@@ -175,7 +186,10 @@ export async function parseMarkingSources(
 
   if (problems.length > 0) {
     problems.sort((a, b) => a.fileIndex - b.fileIndex || a.problem.offset - b.problem.offset);
-    throw problemsError(problems.map(({ problem }) => problem));
+    throw problemsError(
+      problems.map(({ problem }) => problem),
+      unread,
+    );
   }
   return parsed.map((entry) => entry.marking);
 }
@@ -185,19 +199,32 @@ export async function parseMarkingSources(
  * (`file:line:column: reason`, printed one per line). Enough to fix a file in one go without
  * burying the terminal: beyond PROBLEMS_SHOWN the last detail counts the rest.
  */
-function problemsError(problems: Problem[]): InputError {
+function problemsError(
+  problems: Problem[],
+  unread: UnreadProblems = { unlisted: 0, withoutPositions: false },
+): InputError {
+  const total = problems.length + unread.unlisted;
   const details = problems.slice(0, PROBLEMS_SHOWN).map((problem) => ({
     path: formatPosition(problem.position),
     message: problem.reason,
   }));
-  if (problems.length > PROBLEMS_SHOWN) {
-    details.push({ path: '', message: `… and ${problems.length - PROBLEMS_SHOWN} more problems` });
+  if (total > PROBLEMS_SHOWN) {
+    details.push({ path: '', message: `… and ${total - PROBLEMS_SHOWN} more problems` });
   }
-  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  const count = total === 1 ? '1 problem' : `${total} problems`;
+  const large = unread.withoutPositions
+    ? `; files over ${formatBytes(POSITIONS_MAX_CHARS)} are read without positions inside a marking: a problem there is placed at its marking and named by its path`
+    : '';
   return new InputError(`invalid markings files (${count}; nothing was sent)`, {
-    hint: 'fix the files and run the command again',
+    hint: `fix the files and run the command again${large}`,
     details,
   });
+}
+
+/** What a large file's problems leave out: how many were not kept, and their positions. */
+interface UnreadProblems {
+  unlisted: number;
+  withoutPositions: boolean;
 }
 
 /** Reads, parses and validates the sources of `markings apply`. */
@@ -205,7 +232,10 @@ export async function loadDesiredMarkings(
   sources: readonly string[],
   options: ReadSourcesOptions = {},
 ): Promise<DesiredMarking[]> {
-  return parseMarkingSources(await readSources(sources, options));
+  return parseMarkingSources(
+    await readSources(sources, options),
+    nodeBudget(options.limit ?? defaultLimit()),
+  );
 }
 
 /**
@@ -224,8 +254,16 @@ export async function loadMarkingDocument(
       hint: 'apply a directory of markings files with `ksctl markings apply -f DIR`',
     });
   }
-  const file = await parseMarkingsText(text, { single: true });
-  if (file.problems.length > 0) throw problemsError(file.problems);
+  const file = await parseMarkingsText(text, {
+    single: true,
+    budget: nodeBudget(options.limit ?? defaultLimit()),
+  });
+  if (file.problems.length > 0) {
+    throw problemsError(file.problems, {
+      unlisted: file.unlisted ?? 0,
+      withoutPositions: file.withoutPositions === true,
+    });
+  }
   const [first, ...more] = file.markings;
   if (first === undefined || more.length > 0) {
     throw new InputError(

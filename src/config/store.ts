@@ -13,6 +13,7 @@ import {
   UsageError,
 } from '../errors.js';
 import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
+import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { errnoCode } from '../files/fs-errors.js';
 import type { PersistorKind } from '../profiles/types.js';
@@ -205,16 +206,13 @@ async function defaultConfigDir(): Promise<string> {
   }
 }
 
+const CONFIG_LIMIT = { bytes: INPUT_MAX_MIB * 1024 * 1024, what: 'configuration file' };
+
 async function readConfig(path: string): Promise<ConfigData> {
   let text: string;
   try {
     // The file ksctl writes is small; a cap keeps a damaged or replaced one from filling memory.
-    text = (
-      await readBoundedFile(path, {
-        bytes: INPUT_MAX_MIB * 1024 * 1024,
-        what: 'configuration file',
-      })
-    ).toString('utf8');
+    text = (await readBoundedFile(path, CONFIG_LIMIT)).toString('utf8');
   } catch (error) {
     if (error instanceof KsctlError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -225,8 +223,9 @@ async function readConfig(path: string): Promise<ConfigData> {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonWithin(text, path, nodeBudget(CONFIG_LIMIT));
   } catch (error) {
+    if (error instanceof KsctlError) throw error;
     throw badConfig(path, (error as Error).message, error);
   }
   if (!isRecord(data)) throw badConfig(path, 'it does not hold a JSON object');

@@ -1,6 +1,7 @@
 import { type FaultRule, SCOPES, type Scope } from '../api/wire.js';
 import { InputError, isKsctlError } from '../errors.js';
 import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
+import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
 import { faultRuleProblem } from './admin/faults.js';
 import type { MockState } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -57,9 +58,17 @@ export async function readSeedFile(
     throw new InputError(`cannot read seed file ${path}: ${fileReason(error)}`);
   }
   let raw: unknown;
+  // Within the node budget of the cap: 64 MiB of `- a` would otherwise take gigabytes.
+  const budget = nodeBudget(limit);
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : (await import('yaml')).parse(text);
+    if (path.endsWith('.json')) {
+      raw = parseJsonWithin(text, path, budget);
+    } else {
+      const { loadYamlWithin } = await import('../files/yaml-within.js');
+      raw = loadYamlWithin(text, path, budget);
+    }
   } catch (error) {
+    if (isKsctlError(error)) throw error;
     throw new InputError(`seed file ${path} does not parse: ${(error as Error).message}`);
   }
   return seedFrom(raw, `seed file ${path}`);

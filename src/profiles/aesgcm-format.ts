@@ -34,6 +34,8 @@ export function decodeAesGcmFile(
   key: Buffer,
   adata: string,
   source: string,
+  /** The size cap the file was read under, which sets its node budget. */
+  maxBytes?: number,
 ): ProfileSet {
   checkAesGcmKey(key);
   const opened = openGcmEnvelope(key, Buffer.from(adata, 'utf8'), bytes);
@@ -48,7 +50,7 @@ export function decodeAesGcmFile(
           WRONG_KEY_HINT,
         );
   }
-  return parseProfileSetJson(opened.plaintext, source);
+  return parseProfileSetJson(opened.plaintext, source, undefined, maxBytes);
 }
 
 function checkAesGcmKey(key: Buffer): void {

@@ -14,14 +14,19 @@ export interface DecodedProfileFile {
 export function decodeProfileFile(spec: PersistorSpec, bytes: Buffer): DecodedProfileFile {
   switch (spec.kind) {
     case 'plaintext':
-      return { set: decodePlaintextFile(bytes, spec.path) };
+      return { set: decodePlaintextFile(bytes, spec.path, spec.maxBytes) };
     case 'password': {
-      const { set, version } = decodePasswordFile(bytes, requirePassword(spec), spec.path);
+      const { set, version } = decodePasswordFile(
+        bytes,
+        requirePassword(spec),
+        spec.path,
+        spec.maxBytes,
+      );
       return { set, passwordVersion: version };
     }
     case 'aesgcm': {
       const { key, adata } = requireAesGcmSecrets(spec);
-      return { set: decodeAesGcmFile(bytes, key, adata, spec.path) };
+      return { set: decodeAesGcmFile(bytes, key, adata, spec.path, spec.maxBytes) };
     }
   }
 }

@@ -20,6 +20,9 @@ export interface SplitFile {
   body: Buffer;
 }
 
+/** Far above the header the SDKs write (about 80 bytes). */
+const HEADER_MAX_BYTES = 64 * 1024;
+
 /**
  * The SDKs look for the first `\r\n\r\n` anywhere in the file. Random IV bytes of a 1.0 file can
  * contain that sequence, so a header is only taken when the file also starts with `{` and the
@@ -31,7 +34,8 @@ export function splitFileHeader(bytes: Buffer): SplitFile {
     return noHeader;
   }
   const end = bytes.indexOf(FILE_HEADER_DELIMITER);
-  if (end < 0) {
+  // A header is a salt and a version: one far larger is no header, and is not parsed.
+  if (end < 0 || end > HEADER_MAX_BYTES) {
     return noHeader;
   }
   let header: unknown;

@@ -56,6 +56,8 @@ export function decodePasswordFile(
   bytes: Buffer,
   password: string,
   source: string,
+  /** The size cap the file was read under, which sets its node budget. */
+  maxBytes?: number,
 ): DecodedPasswordFile {
   checkProfilePassword(password);
   const { header, body } = splitFileHeader(bytes);
@@ -67,7 +69,7 @@ export function decodePasswordFile(
       ? envelopeTooShort(source, FORMAT_NAME, body.length)
       : notAuthentic(source, FORMAT_NAME, bytes, 'password', WRONG_PASSWORD_HINT);
   }
-  return { set: parseProfileSetJson(opened.plaintext, source), version };
+  return { set: parseProfileSetJson(opened.plaintext, source, undefined, maxBytes), version };
 }
 
 function derivePasswordKey(password: string, salt: Buffer): Buffer {

@@ -1,16 +1,18 @@
 /** The plaintext persistor: the profile JSON document as is. */
-import { encodeProfileSetJson, parseProfileSetJson } from './profile-json.js';
+import { countJsonNodes, NESTING_MAX, nodeBudget } from '../files/node-budget.js';
+import { defaultProfileLimit, encodeProfileSetJson, parseProfileSetJson } from './profile-json.js';
 import type { ProfileSet } from './types.js';
 
 export function encodePlaintextFile(set: ProfileSet): Buffer {
   return encodeProfileSetJson(set);
 }
 
-export function decodePlaintextFile(bytes: Buffer, source: string): ProfileSet {
+export function decodePlaintextFile(bytes: Buffer, source: string, maxBytes?: number): ProfileSet {
   return parseProfileSetJson(
     bytes,
     source,
     'If the file is encrypted, read it as a password or aesgcm persistor.',
+    maxBytes,
   );
 }
 
@@ -20,7 +22,13 @@ export function decodePlaintextFile(bytes: Buffer, source: string): ProfileSet {
  */
 export function looksLikePlaintextProfiles(bytes: Buffer): boolean {
   try {
-    const document: unknown = JSON.parse(bytes.toString('utf8'));
+    const text = bytes.toString('utf8');
+    // Not parsed at all when parsing it would take more than a profile file may.
+    const count = countJsonNodes(text, nodeBudget(defaultProfileLimit()).nodes);
+    if (count.nodes > nodeBudget(defaultProfileLimit()).nodes || count.depth > NESTING_MAX) {
+      return false;
+    }
+    const document: unknown = JSON.parse(text);
     return typeof document === 'object' && document !== null && 'profiles' in document;
   } catch {
     return false;

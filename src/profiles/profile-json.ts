@@ -5,6 +5,14 @@
 import type { ErrorDetail } from '../errors.js';
 import { InputError } from '../errors.js';
 import { nestedDeeperThan } from '../encoding/json.js';
+import { INPUT_MAX_MIB } from '../files/bounded-read.js';
+import {
+  countJsonNodes,
+  KEYS_MAX,
+  nodeBudget,
+  tooManyKeysError,
+  tooManyValuesError,
+} from '../files/node-budget.js';
 import { stringifySorted } from './sorted-json.js';
 import type { Profile, ProfileSet } from './types.js';
 
@@ -62,8 +70,22 @@ const PROFILE_MAX_DEPTH = 64;
  * Parses and validates the profile document. `source` names the file in messages. Messages
  * never quote field values: they may be keys.
  */
-export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string): ProfileSet {
+export function parseProfileSetJson(
+  bytes: Buffer,
+  source: string,
+  hint?: string,
+  /** The size cap the file was read under (KSCTL_MAX_INPUT_MIB), which sets its node budget. */
+  maxBytes?: number,
+): ProfileSet {
   const text = stripByteOrderMark(bytes.toString('utf8'));
+  // Counted before JSON.parse builds anything: 64 MiB of `[0,0,0` would take gigabytes.
+  const budget = nodeBudget(
+    maxBytes === undefined ? defaultProfileLimit() : profileLimit(maxBytes),
+  );
+  const count = countJsonNodes(text, budget.nodes);
+  if (count.nodes > budget.nodes) throw tooManyValuesError(source, budget);
+  if (count.depth > PROFILE_MAX_DEPTH) throw tooDeep(source);
+  if (count.widest > KEYS_MAX) throw tooManyKeysError(source, budget.what);
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -76,32 +98,55 @@ export function parseProfileSetJson(bytes: Buffer, source: string, hint?: string
     });
   }
   // Members ksctl does not know are kept and written back, by recursive code.
-  if (nestedDeeperThan(document, PROFILE_MAX_DEPTH)) {
-    throw new InputError(
-      `${source} is not a valid profile file: JSON nested deeper than ${PROFILE_MAX_DEPTH} levels`,
-      { hint: 'The file may be damaged or written by another program; restore it from a backup.' },
-    );
-  }
-  const details: ErrorDetail[] = [];
+  if (nestedDeeperThan(document, PROFILE_MAX_DEPTH)) throw tooDeep(source);
+  const details = new Details();
   const set = readProfileSet(document, details);
-  if (set === undefined || details.length > 0) {
-    throw problemsError(`${source} is not a valid profile file`, details, {
+  if (set === undefined || details.count > 0) {
+    throw problemsError(`${source} is not a valid profile file`, details.kept, {
       hint: 'The file may be damaged or written by another program; restore it from a backup.',
+      count: details.count,
     });
   }
   return set;
+}
+
+function tooDeep(source: string): InputError {
+  return new InputError(
+    `${source} is not a valid profile file: JSON nested deeper than ${PROFILE_MAX_DEPTH} levels`,
+    { hint: 'The file may be damaged or written by another program; restore it from a backup.' },
+  );
+}
+
+const MIB = 1024 * 1024;
+const profileLimit = (bytes: number) => ({ bytes, what: 'profile file' });
+/** The size cap of a profile file when the command sets none: INPUT_MAX_MIB. */
+export const defaultProfileLimit = () => profileLimit(INPUT_MAX_MIB * MIB);
+
+/** Problems kept to show: a file of a million broken profiles is counted, not listed. */
+const DETAILS_KEPT = 1_000;
+
+class Details {
+  readonly kept: ErrorDetail[] = [];
+  count = 0;
+  push(...details: ErrorDetail[]): void {
+    for (const detail of details) {
+      this.count += 1;
+      if (this.kept.length < DETAILS_KEPT) this.kept.push(detail);
+    }
+  }
 }
 
 /** One InputError for a list of problems: the first in the message, all in `details`. */
 export function problemsError(
   lead: string,
   details: ErrorDetail[],
-  options: { hint?: string } = {},
+  options: { hint?: string; count?: number } = {},
 ): InputError {
+  const { count = details.length, ...rest } = options;
   const first = details[0];
   const summary = first === undefined ? 'unexpected content' : `${first.path} ${first.message}`;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more problems)` : '';
-  return new InputError(`${lead}: ${summary}${more}`, { ...options, details });
+  const more = count > 1 ? ` (and ${count - 1} more problems)` : '';
+  return new InputError(`${lead}: ${summary}${more}`, { ...rest, details });
 }
 
 /** The problems of a profile that is about to be stored (empty = valid). */
@@ -135,7 +180,7 @@ export function profileProblems(profile: Profile, path = 'profile'): ErrorDetail
   return details;
 }
 
-function readProfileSet(document: unknown, details: ErrorDetail[]): ProfileSet | undefined {
+function readProfileSet(document: unknown, details: Details): ProfileSet | undefined {
   if (!isRecord(document)) {
     details.push({ path: '(root)', message: 'must be a JSON object' });
     return undefined;
@@ -161,7 +206,7 @@ function readProfileSet(document: unknown, details: ErrorDetail[]): ProfileSet |
   };
 }
 
-function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Profile | undefined {
+function readProfile(entry: unknown, path: string, details: Details): Profile | undefined {
   if (!isRecord(entry)) {
     details.push({ path, message: 'must be a JSON object' });
     return undefined;
@@ -183,7 +228,7 @@ function readProfile(entry: unknown, path: string, details: ErrorDetail[]): Prof
     ...(extra === undefined ? {} : { extra }),
   } as Profile;
   const problems = profileProblems(candidate, path);
-  for (const problem of problems) details.push(problem);
+  details.push(...problems);
   return problems.length === 0 ? candidate : undefined;
 }
 

@@ -1,0 +1,33 @@
+/** Words the readers of markings files share for their problems. */
+
+const EXCERPT_CHARS = 60;
+
+/** Quoted, and cut short: a file of garbage must not flood the terminal. */
+export function excerpt(text: string): string {
+  if (text.length <= EXCERPT_CHARS) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}… (${text.length.toLocaleString('en')} characters)`;
+}
+
+/** The allowed key a mistyped one most likely meant: same letters in another case, or one edit. */
+export function closest(key: string, allowed: readonly string[]): string | undefined {
+  // Edit distance costs the product of the lengths: a key of thousands of characters is no typo.
+  if (key.length > 64) return undefined;
+  const lower = key.toLowerCase();
+  return (
+    allowed.find((candidate) => candidate.toLowerCase() === lower) ??
+    allowed.find((candidate) => editDistance(candidate.toLowerCase(), lower) <= 2)
+  );
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
