@@ -13,10 +13,11 @@ import { loadProfiles } from '../../dist/profiles/index.js';
  * Load for bench/groups/device-stall.js (issue 17), run as its own process with the active
  * profile of a plaintext file. `--setup N`: creates N keys (5,000 a request, the most one create
  * makes) and exits. Otherwise times `--probes` GET /_mock/health one after the other; with
- * `--hostile` the device meanwhile sends, one after the other, the worst requests there are (see
- * hostile() below). Prints `{ probes, medianMs, p95Ms, maxMs, fetches, slow }`: `fetches` counts
- * the answers of each kind of request by status, `slow` the longest health check over 50 ms by
- * the kind of request in flight.
+ * `--hostile` the device (or, with `--kind markings`, an admin) meanwhile sends, one after the
+ * other, the worst requests there are (deviceWorst() and markingsWorst() below). Prints
+ * `{ probes, medianMs, p95Ms, maxMs, fetches, slow }`: `fetches` counts the answers of each kind
+ * of request by status, `slow` the longest health check over 50 ms by the kinds of request in
+ * flight.
  */
 const { values } = parseArgs({
   options: {
@@ -85,9 +86,9 @@ async function send(path, data) {
  * passed. The keys of the tenant grow with the creates, so the number of queries that the bound
  * on comparisons lets through is read from the refusal of 1,000 queries, which names it.
  */
-async function hostile() {
+function deviceWorst() {
   let keys = 0;
-  const worst = [
+  return [
     [
       '1,000 queries',
       async () => {
@@ -162,13 +163,6 @@ async function hostile() {
       },
     ],
   ];
-  for (let i = 0; !done; i++) {
-    const [name, run] = worst[i % worst.length];
-    const start = now();
-    const status = await run();
-    spans.push({ name, status, start, end: now() });
-    if ((i + 1) % worst.length === 0) process.send?.('round');
-  }
 }
 
 /**
@@ -177,7 +171,7 @@ async function hostile() {
  * and deleted; 1,000 markings of 100 values written in one bulk request (created the first time,
  * updated after); and a listing of those 1,000 with their values (73 MB).
  */
-async function hostileMarkings() {
+function markingsWorst() {
   const headers = { authorization: `Bearer ${values.token}`, 'content-type': 'application/json' };
   // The bodies are made once and answers read as bytes: this process's own work competes with
   // the mock for the machine's cores.
@@ -196,7 +190,7 @@ async function hostileMarkings() {
   const tag = `${process.pid.toString(36)}-${Date.now().toString(36)}`;
   let bulkIds;
   let id;
-  const worst = [
+  return [
     [
       'create 100,000 values',
       async () => {
@@ -224,6 +218,10 @@ async function hostileMarkings() {
     ],
     ['list 1,000 with values', async () => (await call('GET', '/markings?limit=1000')).status],
   ];
+}
+
+/** Sends the requests one after the other, a round after another, until told to stop. */
+async function sendInTurn(worst) {
   for (let i = 0; !done; i++) {
     const [name, run] = worst[i % worst.length];
     const start = now();
@@ -237,7 +235,7 @@ if (values['hostile-device']) {
   // The hostile device in a process of its own, so its own work never delays a health check.
   process.on('message', () => (done = true));
   process.send('ready');
-  await (values.kind === 'markings' ? hostileMarkings() : hostile());
+  await sendInTurn(values.kind === 'markings' ? markingsWorst() : deviceWorst());
   process.send(spans);
   process.disconnect();
 } else {
