@@ -1,9 +1,11 @@
 /**
- * Long work in slices (docs/design.md 2.4, issue 17). The mock answers on one thread, so a
- * request that computes for a long time holds every other client, `/_mock/health` included. Work
- * that may run long (a fetch's scan of a tenant's keys, sealing thousands of keys, making them)
- * asks `due()` between units and, when the slice is used up, awaits `pause()`: the event loop
- * answers what waits meanwhile, and the work goes on where it stopped.
+ * Long work in slices (docs/design.md 2.4 and 3.2.1, issue 17). The mock answers on one thread,
+ * so a request that computes for a long time holds every other client, `/_mock/health` included.
+ * Work that may run long (a fetch's scan of a tenant's keys, making and sealing thousands of keys,
+ * a marking of 100,000 values, a large answer's text) asks `due()` between units and, when the
+ * slice is used up, awaits `pause()`: the event loop answers what waits meanwhile, and the work
+ * goes on where it stopped. Work that also runs where nothing may wait (the markings store) is
+ * written as Steps instead, run whole or paced.
  */
 
 /** How long one slice of work may hold the thread. */
