@@ -6,26 +6,48 @@
  */
 import type { Pacer } from './pacing.js';
 
-/** Values of at most this many members in all (a marking value, a key) are written whole. */
-const WHOLE_UP_TO = 64;
+/**
+ * Members, all levels together, that one piece holds at most: JSON.stringify writes that many in
+ * well under a millisecond, and one call for many small members is much faster than one each.
+ */
+const PIECE_MEMBERS = 4096;
 
 /**
  * The JSON text of `value`, in pieces that join to exactly what JSON.stringify writes for the
  * plain data of an answer (objects, arrays, strings, numbers, booleans, null; members that are
- * undefined left out as JSON.stringify leaves them out). A small object or array (a marking
- * value, a key) is one piece; anything larger is written member by member.
+ * undefined left out as JSON.stringify leaves them out). A value of at most PIECE_MEMBERS
+ * members is one piece, and so is a run of small items of a large list; anything larger is
+ * written member by member.
  */
 export function* jsonPieces(value: unknown): Generator<string> {
-  if (Array.isArray(value) && !isSmall(value)) {
+  if (Array.isArray(value) && membersUpTo(value, PIECE_MEMBERS) > PIECE_MEMBERS) {
     yield '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) yield ',';
-      const item: unknown = value[i];
-      if (item === undefined || typeof item === 'function') yield 'null';
-      else yield* jsonPieces(item);
+    let run: unknown[] = [];
+    let runMembers = 0;
+    let written = 0;
+    const flush = function* (): Generator<string> {
+      if (run.length === 0) return;
+      // A run of items as JSON.stringify writes a list of them, without the brackets.
+      yield `${written > 0 ? ',' : ''}${JSON.stringify(run).slice(1, -1)}`;
+      written += run.length;
+      run = [];
+      runMembers = 0;
+    };
+    for (const item of value) {
+      const members = membersUpTo(item, PIECE_MEMBERS);
+      if (members > PIECE_MEMBERS) {
+        yield* flush();
+        if (written++ > 0) yield ',';
+        yield* jsonPieces(item);
+        continue;
+      }
+      if (runMembers + members + 1 > PIECE_MEMBERS) yield* flush();
+      run.push(item);
+      runMembers += members + 1;
     }
+    yield* flush();
     yield ']';
-  } else if (isPlainObject(value) && !isSmall(value)) {
+  } else if (isPlainObject(value) && membersUpTo(value, PIECE_MEMBERS) > PIECE_MEMBERS) {
     yield '{';
     let first = true;
     for (const [name, member] of Object.entries(value)) {
@@ -40,18 +62,19 @@ export function* jsonPieces(value: unknown): Generator<string> {
   }
 }
 
-/** Whether `value` holds at most WHOLE_UP_TO members, all levels together (counted, not walked). */
-function isSmall(value: object): boolean {
+/** The members of `value`, all levels together, counted up to `most + 1` (0 for a plain value). */
+function membersUpTo(value: unknown, most: number): number {
+  if (typeof value !== 'object' || value === null) return 0;
   const pending: object[] = [value];
   let members = 0;
   while (pending.length > 0) {
     const next = pending.pop()!;
     for (const member of Array.isArray(next) ? next : Object.values(next)) {
-      if (++members > WHOLE_UP_TO) return false;
+      if (++members > most) return members;
       if (typeof member === 'object' && member !== null) pending.push(member as object);
     }
   }
-  return true;
+  return members;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -65,6 +88,10 @@ const CHUNK_CHARS = 64 * 1024;
 
 /** The JSON text of `value` as UTF-8 chunks of about 64 KiB, made in slices. */
 export async function jsonChunks(value: unknown, pacer: Pacer): Promise<Buffer[]> {
+  // Most answers are one piece: written at once.
+  if (membersUpTo(value, PIECE_MEMBERS) <= PIECE_MEMBERS) {
+    return [Buffer.from(JSON.stringify(value) ?? 'null', 'utf8')];
+  }
   const chunks: Buffer[] = [];
   let text = '';
   for (const piece of jsonPieces(value)) {
@@ -73,7 +100,7 @@ export async function jsonChunks(value: unknown, pacer: Pacer): Promise<Buffer[]
       chunks.push(Buffer.from(text, 'utf8'));
       text = '';
     }
-    if (pacer.due()) await pacer.pause();
+    if (pacer.used()) await pacer.pause();
   }
   chunks.push(Buffer.from(text, 'utf8'));
   return chunks;

@@ -54,7 +54,13 @@ export class Pacer {
  * callers that cannot wait (a seed, the replay of a state, the library) and in slices for a
  * request; what it changes it changes between two yields, so no reader sees it half done.
  */
-export type Steps<T> = Generator<void, T, void>;
+export type Steps<T> = Generator<typeof LOOK | undefined, T, void>;
+
+/**
+ * Yielded after a step of some length (a sort of 100,000 values): the clock is looked at then,
+ * where a plain `yield` after a cheap unit is counted and looked at every few dozen.
+ */
+export const LOOK = 'look';
 
 /** Runs the steps to their end at once. */
 export function runWhole<T>(steps: Steps<T>): T {
@@ -69,6 +75,6 @@ export async function runPaced<T>(steps: Steps<T>, pacer = new Pacer()): Promise
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
-    if (pacer.used()) await pacer.pause();
+    if (next.value === LOOK ? pacer.used() : pacer.due()) await pacer.pause();
   }
 }

@@ -43,7 +43,7 @@ export async function sealedAnswer(
   base64.write(iv);
   for (const chunk of await jsonChunks(content, pacer)) {
     base64.write(cipher.update(chunk));
-    if (pacer.due()) await pacer.pause();
+    if (pacer.used()) await pacer.pause();
   }
   base64.write(Buffer.concat([cipher.final(), cipher.getAuthTag()]));
   // Base64 needs no escaping in JSON: the body is written as it stands.

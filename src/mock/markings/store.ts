@@ -14,7 +14,7 @@ import {
 } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-import { runWhole, type Steps } from '../pacing.js';
+import { LOOK, runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';
 import { matchesFilter } from './filter-match.js';
 import { WireForm } from './wire-form.js';
@@ -618,9 +618,9 @@ export class MarkingsStore {
    */
   private *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
     if (valueLimit === 0) return this.wire.marking(m, undefined);
-    yield;
+    yield LOOK;
     const sorted = this.sortedValues(m);
-    yield;
+    yield LOOK;
     return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
   }
 }
