@@ -9,16 +9,13 @@
  */
 
 /** How long one slice of work may hold the thread. */
-export const SLICE_MS = 8;
+const SLICE_MS = 8;
 
 /** Units done between two looks at the clock: a look costs more than a cheap unit. */
 const UNITS_PER_LOOK = 32;
 
-/**
- * Lets the event loop answer what waits (requests that arrived meanwhile are read first), then
- * resolves: between the steps of a request that are each long but cannot be cut.
- */
-export const giveWay = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Lets the event loop answer what waits (requests that arrived meanwhile are read first). */
+const giveWay = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class Pacer {
   private sliceStart = performance.now();

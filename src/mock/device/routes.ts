@@ -26,7 +26,7 @@ import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import { type JsonLimits, parseJsonBody } from '../json-worker.js';
-import { giveWay, Pacer, runPaced } from '../pacing.js';
+import { Pacer, runPaced } from '../pacing.js';
 import type { MockState } from '../state.js';
 import { createKeys } from './create-keys.js';
 import { fetchKeys } from './fetch-keys.js';
@@ -216,7 +216,6 @@ async function prove(
     );
   }
   // Parsed within bounds, and off the main thread when large (json-worker.ts).
-  await giveWay();
   const content = await parseJsonBody(opened.plaintext, CONTENT_LIMITS);
   const proved = { cid: body.cid, timeMs: parsed.timeMs, device, keys, now: Date.now() };
   if (content.ok) return { ...proved, content: content.value };
