@@ -10,11 +10,26 @@ export const GCM_TAG_BYTES = 16;
 export const GCM_KEY_BYTES = 32;
 
 export function sealGcmEnvelope(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
+  const sealer = gcmEnvelopeSealer(key, aad);
+  return Buffer.concat([sealer.start, sealer.update(plaintext), sealer.end()]);
+}
+
+/**
+ * The same envelope sealed from plaintext that comes in chunks: `start` (the IV), then what each
+ * `update` gives, then `end()` (the rest and the tag), one after the other, are the envelope.
+ */
+export function gcmEnvelopeSealer(
+  key: Buffer,
+  aad: Buffer,
+): { start: Buffer; update(plaintext: Buffer): Buffer; end(): Buffer } {
   const iv = randomBytes(GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
   cipher.setAAD(aad);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]);
+  return {
+    start: iv,
+    update: (plaintext) => cipher.update(plaintext),
+    end: () => Buffer.concat([cipher.final(), cipher.getAuthTag()]),
+  };
 }
 
 export type OpenResult =

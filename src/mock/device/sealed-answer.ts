@@ -2,11 +2,10 @@
  * A device answer sealed in slices (pacing.ts): the content's JSON text is made in chunks
  * (json-pieces.ts), encrypted and Base64-encoded chunk by chunk, so an answer of 5,000 keys or
  * 100,000 ids (megabytes) never holds the mock for the tens of milliseconds that one
- * JSON.stringify, one encryption and one encoding of the whole take. The envelope is the one sealEnvelope makes: 16-byte IV ||
- * AES-256-GCM(content) || 16-byte tag, the cid as AAD, in Base64.
+ * JSON.stringify, one encryption and one encoding of the whole take. The envelope is the one
+ * sealEnvelope makes (encoding/gcm-envelope.ts, its chunked sealer), the cid as AAD, in Base64.
  */
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { GCM_IV_BYTES, GCM_TAG_BYTES } from '../../encoding/gcm-envelope.js';
+import { gcmEnvelopeSealer } from '../../encoding/gcm-envelope.js';
 import type { MockResponse } from '../http.js';
 import { jsonChunks } from '../json-pieces.js';
 import type { Pacer } from '../pacing.js';
@@ -36,16 +35,14 @@ export async function sealedAnswer(
   content: unknown,
   pacer: Pacer,
 ): Promise<MockResponse> {
-  const iv = randomBytes(GCM_IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', idcKey, iv, { authTagLength: GCM_TAG_BYTES });
-  cipher.setAAD(Buffer.from(cid, 'utf8'));
+  const sealer = gcmEnvelopeSealer(idcKey, Buffer.from(cid, 'utf8'));
   const base64 = new Base64Writer();
-  base64.write(iv);
+  base64.write(sealer.start);
   for (const chunk of await jsonChunks(content, pacer)) {
-    base64.write(cipher.update(chunk));
+    base64.write(sealer.update(chunk));
     if (pacer.used()) await pacer.pause();
   }
-  base64.write(Buffer.concat([cipher.final(), cipher.getAuthTag()]));
+  base64.write(sealer.end());
   // Base64 needs no escaping in JSON: the body is written as it stands.
   return {
     status: 200,
