@@ -141,12 +141,16 @@ describe('a fetch is refused before it does more work than one request may', () 
 describe('a request at the bounds gives way to other clients', () => {
   it('the largest fetch answer (5,000 keys, 100,000 ids): health answers meanwhile', async () => {
     storeKeys(REQUEST_BOUNDS.answerKeys);
-    const fetching = post(KEY_PATH.fetch, {
-      'protection-keys': [],
-      'protection-key-queries': queries(20, { project: 'apollo', qty: REQUEST_BOUNDS.answerKeys }),
-    });
-    expect(await healthChecksDuring(mock, KEY_PATH.fetch, fetching)).toBeGreaterThanOrEqual(4);
-    const answer = await fetching;
+    const { answered, result: answer } = await healthChecksDuring(mock, KEY_PATH.fetch, () =>
+      post(KEY_PATH.fetch, {
+        'protection-keys': [],
+        'protection-key-queries': queries(20, {
+          project: 'apollo',
+          qty: REQUEST_BOUNDS.answerKeys,
+        }),
+      }),
+    );
+    expect(answered).toBeGreaterThanOrEqual(3);
     expect(answer.status).toBe(200);
     const { data } = opened(answer.body);
     expect(data['protection-keys']).toHaveLength(REQUEST_BOUNDS.answerKeys);
@@ -155,11 +159,18 @@ describe('a request at the bounds gives way to other clients', () => {
 
   it("the mock's listing of 50,000 keys: health answers meanwhile", async () => {
     storeKeys(50_000);
-    const listing = fetch(`${mock.info.url}/_mock/keys`, {
-      headers: { authorization: `Bearer ${mock.info.token}` },
-    }).then(async (answer) => (await answer.json()) as { id: string }[]);
-    expect(await healthChecksDuring(mock, '/_mock/keys', listing)).toBeGreaterThanOrEqual(4);
-    expect(await listing).toHaveLength(50_000);
+    const { answered, result: listing } = await healthChecksDuring(
+      mock,
+      '/_mock/keys',
+      async () => {
+        const answer = await fetch(`${mock.info.url}/_mock/keys`, {
+          headers: { authorization: `Bearer ${mock.info.token}` },
+        });
+        return (await answer.json()) as { id: string }[];
+      },
+    );
+    expect(answered).toBeGreaterThanOrEqual(3);
+    expect(listing).toHaveLength(50_000);
   });
 
   it('a create of 10,000 keys: health answers meanwhile, and every key is stored', async () => {
@@ -168,9 +179,10 @@ describe('a request at the bounds gives way to other clients', () => {
       qty: 1000,
       cattrs: '{"project":["apollo"]}',
     }));
-    const creating = post(KEY_PATH.create, { 'protection-keys': refs });
-    expect(await healthChecksDuring(mock, KEY_PATH.create, creating)).toBeGreaterThanOrEqual(4);
-    const answer = await creating;
+    const { answered, result: answer } = await healthChecksDuring(mock, KEY_PATH.create, () =>
+      post(KEY_PATH.create, { 'protection-keys': refs }),
+    );
+    expect(answered).toBeGreaterThanOrEqual(3);
     expect(answer.status).toBe(200);
     const created = opened(answer.body).data['protection-keys'] as { id: string }[];
     expect(created).toHaveLength(10_000);

@@ -30,16 +30,20 @@ describe('a large answer gives way to other clients (issue 17)', () => {
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     const url = `${mock.info.baseUrl}/markings/${id}`;
-    const reading = fetch(url, { headers }).then(async (answer) => ({
-      status: answer.status,
-      length: Number(answer.headers.get('content-length')),
-      body: (await answer.json()) as { detail: { values: { name: string }[] } },
-    }));
     // About 18 MB of JSON, made and sent in slices.
-    expect(await healthChecksDuring(mock, new URL(url).pathname, reading)).toBeGreaterThanOrEqual(
-      4,
+    const { answered, result: read } = await healthChecksDuring(
+      mock,
+      new URL(url).pathname,
+      async () => {
+        const answer = await fetch(url, { headers });
+        return {
+          status: answer.status,
+          length: Number(answer.headers.get('content-length')),
+          body: (await answer.json()) as { detail: { values: { name: string }[] } },
+        };
+      },
     );
-    const read = await reading;
+    expect(answered).toBeGreaterThanOrEqual(3);
     expect(read.status).toBe(200);
     expect(read.length).toBeGreaterThan(15_000_000);
     expect(read.body.detail.values).toHaveLength(50_000);
