@@ -739,6 +739,54 @@ describe('wire rules', () => {
     expect((await api.getMarking(read.id)).detail.valueCount).toBe(read.detail.valueCount);
   });
 
+  it('an id the service would drop is a 400; the id as read may be sent back', async () => {
+    const read = await api.createMarking(classification);
+    const [secret, other] = read.detail.values!;
+    const problems = async (method: string, path: string, body: unknown) => {
+      const error = await failure(client.request(method, path, { body }));
+      expect(error.status).toBe(400);
+      return error.details.map((d) => `${d.path}: ${d.message}`);
+    };
+    // A copy of a marking as read, posted to create: it names the marking it came from.
+    expect(
+      await problems('POST', '/markings', {
+        id: read.id,
+        name: 'copy',
+        detail: { values: [{ id: secret!.id, name: 'secret' }] },
+      }),
+    ).toEqual([
+      `id: a new marking's id is assigned by the service: leave it out (to change the marking ${read.id}, use PUT /markings/{id} or the array form of POST /markings)`,
+      `detail.values[0].id: no value with id ${secret!.id} in this marking`,
+    ]);
+    const elsewhere = '0123456789abcdef01234567';
+    expect(await problems('PUT', `/markings/${read.id}`, { id: elsewhere, public: true })).toEqual([
+      `id: is ${elsewhere}, but the marking updated is ${read.id}: an id never changes`,
+    ]);
+    expect(
+      await problems('POST', `/markings/${read.id}/values`, { id: secret!.id, name: 'new' }),
+    ).toEqual([
+      `$.id: a new value's id is assigned by the service: leave it out (to change the value ${secret!.id}, use PUT /markings/{id}/values/{valueId})`,
+    ]);
+    const values = `/markings/${read.id}/values`;
+    expect(await problems('PUT', `${values}/${secret!.id}`, { id: other!.id, name: 'x' })).toEqual([
+      `$.id: is ${other!.id}, but the value updated is ${secret!.id}: an id never changes`,
+    ]);
+    // Nothing changed, nothing was made.
+    expect(await everything()).toHaveLength(1);
+    expect(await api.getMarking(read.id)).toEqual(read);
+    // The id of what the body is about is fine.
+    const { body: same } = await client.request<Marking>('PUT', `/markings/${read.id}`, {
+      body: { id: read.id, public: true },
+    });
+    expect(same.public).toBe(true);
+    const { body: value } = await client.request<{ name: string }>(
+      'PUT',
+      `${values}/${secret!.id}`,
+      { body: { id: secret!.id, name: 'renamed' } },
+    );
+    expect(value.name).toBe('renamed');
+  });
+
   it('a body with thousands of unknown members lists ten of them and counts the rest', async () => {
     const body: Record<string, unknown> = { name: 'many' };
     for (let i = 0; i < 5000; i++) body[`m${i}`] = i;

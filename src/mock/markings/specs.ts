@@ -264,6 +264,34 @@ export function parseValueSpec(
   return ok ? spec : undefined;
 }
 
+/**
+ * A body's `id` where the service assigns it (a create: `target` undefined) or the path names
+ * it (an update): nothing is silently ignored (docs/design.md 1.2), so an id that would be
+ * dropped is a problem. The id of the marking or value as read may be sent back as it is.
+ */
+export function idProblem(
+  given: string | undefined,
+  what: 'marking' | 'value',
+  target: string | undefined,
+  path: string,
+): ErrorDetailWire | undefined {
+  if (given === undefined || given === target) return undefined;
+  if (target === undefined) {
+    const update =
+      what === 'marking'
+        ? 'PUT /markings/{id} or the array form of POST /markings'
+        : 'PUT /markings/{id}/values/{valueId}';
+    return {
+      path,
+      message: `a new ${what}'s id is assigned by the service: leave it out (to change the ${what} ${given}, use ${update})`,
+    };
+  }
+  return {
+    path,
+    message: `is ${given}, but the ${what} updated is ${target}: an id never changes`,
+  };
+}
+
 /** Values given with an id must belong to the marking being updated. */
 export function checkValueIds(
   m: StoredMarking | undefined,

@@ -22,6 +22,7 @@ import {
   checkBulkNames,
   checkDefault,
   checkValueIds,
+  idProblem,
   duplicateMarking,
   duplicateValue,
   type MarkingSpec,
@@ -186,6 +187,9 @@ export class MarkingsStore {
   *createSteps(raw: unknown, actor: Actor): Steps<Marking> {
     const problems: ErrorDetailWire[] = [];
     const spec = yield* parseMarkingSpecSteps(raw, '', 'create', problems);
+    const wrongId = idProblem(spec.id, 'marking', undefined, 'id');
+    if (wrongId) problems.push(wrongId);
+    checkValueIds(undefined, spec, '', problems);
     checkDefault(spec, undefined, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
@@ -219,6 +223,8 @@ export class MarkingsStore {
     // it meanwhile: then the values are worked out again, in this step).
     const m = this.mustGet(id);
     this.checkVersion(m, ifMatch);
+    const wrongId = idProblem(spec.id, 'marking', m.id, 'id');
+    if (wrongId) problems.push(wrongId);
     checkValueIds(m, spec, '', problems);
     checkDefault(spec, m, '', problems);
     if (problems.length > 0) throw validationError(problems);
@@ -301,6 +307,8 @@ export class MarkingsStore {
     this.checkVersion(m, ifMatch);
     const problems: ErrorDetailWire[] = [];
     const spec = parseValueSpec(raw, '$', 'create', problems);
+    const wrongId = idProblem(spec?.id, 'value', undefined, '$.id');
+    if (wrongId) problems.push(wrongId);
     if (!spec || problems.length > 0) throw validationError(problems);
     if (m.valuesByName.has(spec.name!)) throw duplicateValue(spec.name!, m.name);
     if (m.valuesByName.size >= VALUES_MAX_PER_MARKING) {
@@ -326,6 +334,8 @@ export class MarkingsStore {
     const value = this.mustGetValue(m, valueId);
     const problems: ErrorDetailWire[] = [];
     const spec = parseValueSpec(raw, '$', 'update', problems);
+    const wrongId = idProblem(spec?.id, 'value', value.id, '$.id');
+    if (wrongId) problems.push(wrongId);
     if (!spec || problems.length > 0) throw validationError(problems);
     const renamed = spec.name !== undefined && spec.name !== value.name;
     if (renamed && m.valuesByName.has(spec.name!)) throw duplicateValue(spec.name!, m.name);
