@@ -1,8 +1,27 @@
 /**
  * Validating Base64 decoders. Node's `Buffer.from(text, 'base64')` skips characters it does not
  * know and ignores bad padding, so garbage decodes to some bytes; the enrollment protocol must
- * tell "not Base64" apart (causes 41703, 41704, 41706, 40002, 40008), hence these.
+ * tell "not Base64" apart (causes 41703, 41704, 41706, 40002, 40008), hence these. And an
+ * encoder for bytes that come in chunks.
  */
+
+/** Base64 of bytes that arrive in chunks of any length: whole groups of three as they come. */
+export class Base64Writer {
+  private readonly parts: string[] = [];
+  private rest = Buffer.alloc(0);
+
+  write(bytes: Buffer): void {
+    const all = this.rest.length === 0 ? bytes : Buffer.concat([this.rest, bytes]);
+    const whole = all.length - (all.length % 3);
+    this.parts.push(all.subarray(0, whole).toString('base64'));
+    this.rest = Buffer.from(all.subarray(whole));
+  }
+
+  end(): string {
+    this.parts.push(this.rest.toString('base64'));
+    return this.parts.join('');
+  }
+}
 
 /** URL-safe alphabet without padding (as JWTs and the mock's tokens use it). */
 const URL_SAFE = /^[A-Za-z0-9_-]*$/;

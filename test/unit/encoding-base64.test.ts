@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  Base64Writer,
   decodeBase64Strict,
   decodeBase64UrlStrict,
   decodeUtf8Strict,
@@ -86,5 +87,22 @@ describe('decodeUtf8Strict', () => {
   it('decodes UTF-8 and rejects invalid sequences instead of substituting', () => {
     expect(decodeUtf8Strict(Buffer.from('héllo', 'utf8'))).toBe('héllo');
     expect(decodeUtf8Strict(Buffer.from([0x7b, 0xff, 0x7d]))).toBeUndefined();
+  });
+});
+
+describe('Base64Writer', () => {
+  it('writes what one encoding of all the bytes writes, however they are cut (seeded)', () => {
+    const random = prng(20261126);
+    for (let round = 0; round < 500; round++) {
+      const bytes = Buffer.from(Array.from({ length: random.int(200) }, () => random.int(256)));
+      const writer = new Base64Writer();
+      // Chunks of 0 to 7 bytes: every remainder mod 3 meets every other.
+      for (let at = 0; at < bytes.length;) {
+        const next = Math.min(bytes.length, at + random.int(8));
+        writer.write(bytes.subarray(at, next));
+        at = next;
+      }
+      expect(writer.end()).toBe(bytes.toString('base64'));
+    }
   });
 });

@@ -5,28 +5,11 @@
  * JSON.stringify, one encryption and one encoding of the whole take. The envelope is the one
  * sealEnvelope makes (encoding/gcm-envelope.ts, its chunked sealer), the cid as AAD, in Base64.
  */
+import { Base64Writer } from '../../encoding/base64.js';
 import { gcmEnvelopeSealer } from '../../encoding/gcm-envelope.js';
 import type { MockResponse } from '../http.js';
 import { jsonChunks } from '../json-pieces.js';
 import type { Pacer } from '../pacing.js';
-
-/** Base64 of bytes that arrive in chunks of any length: whole groups of three as they come. */
-class Base64Writer {
-  readonly parts: string[] = [];
-  private rest = Buffer.alloc(0);
-
-  write(bytes: Buffer): void {
-    const all = this.rest.length === 0 ? bytes : Buffer.concat([this.rest, bytes]);
-    const whole = all.length - (all.length % 3);
-    this.parts.push(all.subarray(0, whole).toString('base64'));
-    this.rest = Buffer.from(all.subarray(whole));
-  }
-
-  end(): string {
-    this.parts.push(this.rest.toString('base64'));
-    return this.parts.join('');
-  }
-}
 
 /** The 200 answer `{cid, envelope}` of a device request, its content sealed in slices. */
 export async function sealedAnswer(
