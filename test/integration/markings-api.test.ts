@@ -755,21 +755,21 @@ describe('wire rules', () => {
         detail: { values: [{ id: secret!.id, name: 'secret' }] },
       }),
     ).toEqual([
-      `id: a new marking's id is assigned by the service: leave it out (to change the marking ${read.id}, use PUT /markings/{id} or the array form of POST /markings)`,
+      `id: the service assigns ids: leave it out, or PUT /markings/${read.id}`,
       `detail.values[0].id: no value with id ${secret!.id} in this marking`,
     ]);
     const elsewhere = '0123456789abcdef01234567';
     expect(await problems('PUT', `/markings/${read.id}`, { id: elsewhere, public: true })).toEqual([
-      `id: is ${elsewhere}, but the marking updated is ${read.id}: an id never changes`,
+      `id: is ${elsewhere}, but this updates ${read.id}: an id never changes`,
     ]);
     expect(
       await problems('POST', `/markings/${read.id}/values`, { id: secret!.id, name: 'new' }),
     ).toEqual([
-      `$.id: a new value's id is assigned by the service: leave it out (to change the value ${secret!.id}, use PUT /markings/{id}/values/{valueId})`,
+      `$.id: the service assigns ids: leave it out, or PUT /markings/${read.id}/values/${secret!.id}`,
     ]);
     const values = `/markings/${read.id}/values`;
     expect(await problems('PUT', `${values}/${secret!.id}`, { id: other!.id, name: 'x' })).toEqual([
-      `$.id: is ${other!.id}, but the value updated is ${secret!.id}: an id never changes`,
+      `$.id: is ${other!.id}, but this updates ${secret!.id}: an id never changes`,
     ]);
     // Nothing changed, nothing was made.
     expect(await everything()).toHaveLength(1);

@@ -265,31 +265,26 @@ export function parseValueSpec(
 }
 
 /**
- * A body's `id` where the service assigns it (a create: `target` undefined) or the path names
- * it (an update): nothing is silently ignored (docs/design.md 1.2), so an id that would be
- * dropped is a problem. The id of the marking or value as read may be sent back as it is.
+ * An `id` in a create's body: the service assigns ids, and nothing is silently ignored
+ * (docs/design.md 1.2). `update` is the path that changes what the id names.
  */
-export function idProblem(
+export function newIdProblem(
   given: string | undefined,
-  what: 'marking' | 'value',
-  target: string | undefined,
+  path: string,
+  update: (id: string) => string,
+): ErrorDetailWire | undefined {
+  if (given === undefined) return undefined;
+  return { path, message: `the service assigns ids: leave it out, or PUT ${update(given)}` };
+}
+
+/** An `id` in an update's body: the id of what is updated, as read, or a problem. */
+export function otherIdProblem(
+  given: string | undefined,
+  target: string,
   path: string,
 ): ErrorDetailWire | undefined {
   if (given === undefined || given === target) return undefined;
-  if (target === undefined) {
-    const update =
-      what === 'marking'
-        ? 'PUT /markings/{id} or the array form of POST /markings'
-        : 'PUT /markings/{id}/values/{valueId}';
-    return {
-      path,
-      message: `a new ${what}'s id is assigned by the service: leave it out (to change the ${what} ${given}, use ${update})`,
-    };
-  }
-  return {
-    path,
-    message: `is ${given}, but the ${what} updated is ${target}: an id never changes`,
-  };
+  return { path, message: `is ${given}, but this updates ${target}: an id never changes` };
 }
 
 /** Values given with an id must belong to the marking being updated. */

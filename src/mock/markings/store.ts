@@ -22,7 +22,8 @@ import {
   checkBulkNames,
   checkDefault,
   checkValueIds,
-  idProblem,
+  newIdProblem,
+  otherIdProblem,
   duplicateMarking,
   duplicateValue,
   type MarkingSpec,
@@ -187,7 +188,7 @@ export class MarkingsStore {
   *createSteps(raw: unknown, actor: Actor): Steps<Marking> {
     const problems: ErrorDetailWire[] = [];
     const spec = yield* parseMarkingSpecSteps(raw, '', 'create', problems);
-    const wrongId = idProblem(spec.id, 'marking', undefined, 'id');
+    const wrongId = newIdProblem(spec.id, 'id', (id) => `/markings/${id}`);
     if (wrongId) problems.push(wrongId);
     checkValueIds(undefined, spec, '', problems);
     checkDefault(spec, undefined, '', problems);
@@ -223,7 +224,7 @@ export class MarkingsStore {
     // it meanwhile: then the values are worked out again, in this step).
     const m = this.mustGet(id);
     this.checkVersion(m, ifMatch);
-    const wrongId = idProblem(spec.id, 'marking', m.id, 'id');
+    const wrongId = otherIdProblem(spec.id, m.id, 'id');
     if (wrongId) problems.push(wrongId);
     checkValueIds(m, spec, '', problems);
     checkDefault(spec, m, '', problems);
@@ -307,7 +308,7 @@ export class MarkingsStore {
     this.checkVersion(m, ifMatch);
     const problems: ErrorDetailWire[] = [];
     const spec = parseValueSpec(raw, '$', 'create', problems);
-    const wrongId = idProblem(spec?.id, 'value', undefined, '$.id');
+    const wrongId = newIdProblem(spec?.id, '$.id', (id) => `/markings/${m.id}/values/${id}`);
     if (wrongId) problems.push(wrongId);
     if (!spec || problems.length > 0) throw validationError(problems);
     if (m.valuesByName.has(spec.name!)) throw duplicateValue(spec.name!, m.name);
@@ -334,7 +335,7 @@ export class MarkingsStore {
     const value = this.mustGetValue(m, valueId);
     const problems: ErrorDetailWire[] = [];
     const spec = parseValueSpec(raw, '$', 'update', problems);
-    const wrongId = idProblem(spec?.id, 'value', value.id, '$.id');
+    const wrongId = otherIdProblem(spec?.id, value.id, '$.id');
     if (wrongId) problems.push(wrongId);
     if (!spec || problems.length > 0) throw validationError(problems);
     const renamed = spec.name !== undefined && spec.name !== value.name;
