@@ -787,6 +787,26 @@ describe('wire rules', () => {
     expect(value.name).toBe('renamed');
   });
 
+  it('an id of thousands of characters is told back by its start', async () => {
+    const long = 'f'.repeat(8_000);
+    const told = async (method: string, path: string, body: unknown) => {
+      const error = await failure(client.request(method, path, { body }));
+      expect(error.message.length).toBeLessThan(300);
+      return error.message;
+    };
+    const shown = `${'f'.repeat(63)}…`;
+    expect(await told('POST', '/markings', [{ id: long, name: 'x' }])).toContain(
+      `no marking with id ${shown}`,
+    );
+    expect(await told('POST', '/markings', { id: long, name: 'x' })).toContain(
+      `id: the service assigns ids: leave it out, or PUT /markings/${shown}`,
+    );
+    const read = await api.createMarking(classification);
+    expect(
+      await told('PUT', `/markings/${read.id}`, { detail: { values: [{ id: long, name: 'x' }] } }),
+    ).toContain(`no value with id ${shown} in this marking`);
+  });
+
   it('a body with thousands of unknown members lists ten of them and counts the rest', async () => {
     const body: Record<string, unknown> = { name: 'many' };
     for (let i = 0; i < 5000; i++) body[`m${i}`] = i;

@@ -264,6 +264,14 @@ export function parseValueSpec(
   return ok ? spec : undefined;
 }
 
+/** Ids told back in a problem are cut: an "id" in a body may be thousands of characters. */
+const ID_SHOWN_MAX = 64;
+
+/** An id from a body as a problem tells it: as sent, or its start. */
+export function shownId(id: string): string {
+  return id.length <= ID_SHOWN_MAX ? id : `${id.slice(0, ID_SHOWN_MAX - 1)}…`;
+}
+
 /**
  * An `id` in a create's body: the service assigns ids, and nothing is silently ignored
  * (docs/design.md 1.2). `update` is the path that changes what the id names.
@@ -274,7 +282,10 @@ export function newIdProblem(
   update: (id: string) => string,
 ): ErrorDetailWire | undefined {
   if (given === undefined) return undefined;
-  return { path, message: `the service assigns ids: leave it out, or PUT ${update(given)}` };
+  return {
+    path,
+    message: `the service assigns ids: leave it out, or PUT ${update(shownId(given))}`,
+  };
 }
 
 /** An `id` in an update's body: the id of what is updated, as read, or a problem. */
@@ -284,7 +295,7 @@ export function otherIdProblem(
   path: string,
 ): ErrorDetailWire | undefined {
   if (given === undefined || given === target) return undefined;
-  return { path, message: `is ${given}, but this updates ${target}: an id never changes` };
+  return { path, message: `is ${shownId(given)}, but this updates ${target}: an id never changes` };
 }
 
 /** Values given with an id must belong to the marking being updated. */
@@ -303,7 +314,7 @@ export function checkValueIds(
     if (v.id !== undefined && !m?.valuesById.has(v.id)) {
       problems.push({
         path: `${path()}.id`,
-        message: `no value with id ${v.id} in this marking`,
+        message: `no value with id ${shownId(v.id)} in this marking`,
       });
       return;
     }

@@ -29,6 +29,7 @@ import {
   otherIdProblem,
   parseMarkingSpecSteps,
   parseValueSpec,
+  shownId,
   validationError,
   type ValueSpec,
 } from './specs.js';
@@ -272,7 +273,7 @@ export class MarkingsStore {
     specs.forEach((spec, i) => {
       const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
       if (spec.id !== undefined && !existing) {
-        missing.push({ path: `[${i}].id`, message: `no marking with id ${spec.id}` });
+        missing.push({ path: `[${i}].id`, message: `no marking with id ${shownId(spec.id)}` });
         return;
       }
       checkValueIds(existing, spec, `[${i}]`, problems);
