@@ -82,7 +82,7 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
       lines.push('no state yet: a mock started on it begins with its defaults and seed');
     } else if (damaged) {
       lines.push(
-        `${count(report.counts.records, 'record')} verify; ${count(report.counts.problems, 'problem')}: a mock refuses this directory`,
+        `${count(report.counts.records, 'record')} verify; ${count(report.counts.problems, 'problem')}, so a mock refuses this directory`,
       );
     } else {
       lines.push(...report.warnings);
@@ -94,7 +94,7 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
   }
   if (damaged) {
     const { damagedStateError } = await import('../../mock/persistence/durable.js');
-    throw damagedStateError(dir, report.problems);
+    throw damagedStateError(dir, report.problems, true);
   }
 }
 

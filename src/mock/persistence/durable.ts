@@ -40,8 +40,9 @@ import type { MockState } from '../state.js';
  */
 export const COMPACT_AFTER_BYTES = 16 * 1024 * 1024;
 
-const REPAIR_HINT =
-  'nothing was changed; `ksctl mock state check DIR` lists every problem, and `ksctl mock state recover DIR --to NEW` copies every record that verifies into a new directory';
+const RECOVER_HINT =
+  '`ksctl mock state recover DIR --to NEW` copies every record that verifies into a new directory';
+const REPAIR_HINT = `nothing was changed; \`ksctl mock state check DIR\` lists every problem, and ${RECOVER_HINT}`;
 
 export interface DurableOptions {
   dir: string;
@@ -52,11 +53,15 @@ export interface DurableOptions {
 }
 
 /** The refusal of a damaged directory: the first problem in the message, all of them as details. */
-export function damagedStateError(dir: string, found: StateProblem[]): InputError {
+/**
+ * Why a state directory cannot be used. `checked`: said by `mock state check`, which has just
+ * listed the problems, so the hint names only the way out.
+ */
+export function damagedStateError(dir: string, found: StateProblem[], checked = false): InputError {
   const problems = inFileOrder(found);
   const [first] = problems;
   return new InputError(`the state in ${dir} cannot be used: ${problemText(first!)}`, {
-    hint: REPAIR_HINT,
+    hint: checked ? RECOVER_HINT : REPAIR_HINT,
     // One problem is the message; more are each a detail line.
     details:
       problems.length === 1
