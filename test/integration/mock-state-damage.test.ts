@@ -16,6 +16,7 @@ import {
   truncate,
   writeFile,
 } from 'node:fs/promises';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InputError } from '../../src/errors.js';
@@ -42,7 +43,7 @@ async function openState(dir: string, compactAfterBytes?: number) {
 
 /** What a restart must give back: the records, without the id parts each run adds. */
 const contents = (state: MockState) =>
-  JSON.stringify([...stateRecords(state, undefined)].filter(([kind]) => kind !== 'idPart'));
+  JSON.stringify([...stateRecords(state)].filter(([kind]) => kind !== 'idPart'));
 
 async function filesOf(dir: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
@@ -353,6 +354,22 @@ describe('ksctl mock state check and recover', () => {
     // A target with content is refused.
     const again = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
     expect(again.code).toBe(2);
+  });
+
+  it("recover keeps the key server's key pair: clients' fetched public keys stay good", async () => {
+    const dir = await dirs.make();
+    const first = await openState(dir);
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    first.state.enrollment.setKeyServerKey(privateKey);
+    const served = (await first.state.enrollment.keyServer()).spkiBase64;
+    await first.durable.sync();
+    await first.durable.close();
+    const to = join(await dirs.make(), 'recovered');
+    expect((await runCli(['mock', 'state', 'recover', dir, '--to', to])).code).toBe(0);
+    const s = await openState(to);
+    expect(s.state.enrollment.hasKeyServerKey).toBe(true);
+    expect((await s.state.enrollment.keyServer()).spkiBase64).toBe(served);
+    await s.durable.close();
   });
 });
 

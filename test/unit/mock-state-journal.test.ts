@@ -40,7 +40,7 @@ async function open(dir: string, options: { compactAfterBytes?: number } = {}) {
 
 /** The state as records, without the random id parts (a restart adds one by design). */
 const contents = (state: MockState) =>
-  [...stateRecords(state, undefined)].filter(([kind]) => kind !== 'idPart');
+  [...stateRecords(state)].filter(([kind]) => kind !== 'idPart');
 
 describe('journal', () => {
   it('ignores a torn last line with a warning, and appends after the last whole record', async () => {

@@ -16,6 +16,11 @@ export interface KeyServerKey {
   spkiBase64: string;
 }
 
+function keyServerKey(privateKey: KeyObject): KeyServerKey {
+  const publicKey = createPublicKey(privateKey);
+  return { privateKey, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
+}
+
 /** What `GET /_mock/devices` lists. The SEP keys are kept apart and never listed. */
 export interface DeviceRecord {
   deviceId: string;
@@ -52,7 +57,8 @@ export interface DeviceEntry {
 
 export class EnrollmentState {
   private key: Promise<KeyServerKey> | undefined;
-  private keyReady = false;
+  /** The key pair as recorded (PKCS#8 PEM), once it is there. */
+  private keyPem: string | undefined;
   private makeKey: (() => Promise<KeyObject>) | undefined;
   private secret: Buffer = randomBytes(PORTAL_SECRET_BYTES);
   private readonly deviceRecords = new Map<string, DeviceRecord>();
@@ -78,30 +84,41 @@ export class EnrollmentState {
    * is first needed: a mock started by a test that never enrolls then never pays for one.
    */
   setKeyServerKey(privateKey: KeyObject | Promise<KeyObject> | (() => Promise<KeyObject>)): void {
+    this.keyPem = undefined;
     if (typeof privateKey === 'function') {
       this.key = undefined;
-      this.keyReady = false;
       this.makeKey = privateKey;
       return;
     }
     this.makeKey = undefined;
-    this.keyReady = false;
-    const pending = Promise.resolve(privateKey).then((key) => {
-      const publicKey = createPublicKey(key);
-      if (this.key === pending) {
-        this.keyReady = true;
-        this.changes.record('keyServerKey', key.export({ type: 'pkcs8', format: 'pem' }));
-      }
-      return { privateKey: key, publicKey, spkiBase64: encodeSpkiBase64(publicKey) };
-    });
+    if (!(privateKey instanceof Promise)) {
+      // A key given (a replayed state, a seed): there at once, as its record says.
+      this.key = Promise.resolve(this.takeKey(privateKey));
+      return;
+    }
+    const pending: Promise<KeyServerKey> = privateKey.then((key) =>
+      this.key === pending ? this.takeKey(key) : keyServerKey(key),
+    );
     this.key = pending;
     // A failed generation is reported to whoever awaits the key, not as an unhandled rejection.
     this.key.catch(() => undefined);
   }
 
+  /** The key pair is the mock's from now on: kept as its record, and recorded. */
+  private takeKey(privateKey: KeyObject): KeyServerKey {
+    this.keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    this.changes.record('keyServerKey', this.keyPem);
+    return keyServerKey(privateKey);
+  }
+
   /** Whether the key pair is there (not still being generated, and generation did not fail). */
   get hasKeyServerKey(): boolean {
-    return this.keyReady;
+    return this.keyPem !== undefined;
+  }
+
+  /** The key pair's private key as PKCS#8 PEM, once it is there: what a snapshot keeps. */
+  get keyServerPem(): string | undefined {
+    return this.keyPem;
   }
 
   /** Signs the mock's UIDAUTHs; renewed by clear(), which voids every pair minted before. */

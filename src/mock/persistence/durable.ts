@@ -80,7 +80,6 @@ export class DurableState {
   private retiring: JournalFile | undefined;
   private compacting: Promise<void> | undefined;
   private compactAt: number;
-  private keyServerPem: string | undefined;
   private generation: number;
   /** The sequence number of the last record journaled. */
   private seq: number;
@@ -155,7 +154,6 @@ export class DurableState {
       }
       for (const record of file.records) this.replay(state, record);
     }
-    if (this.keyServerPem !== undefined) await state.enrollment.keyServer();
     if (inspection.version < 2) {
       // Format 1 files are read, never appended to: the state starts over in format 2.
       await this.startGeneration(inspection.generation + 1, { replace: true });
@@ -210,7 +208,6 @@ export class DurableState {
   ): void {
     const { kind, data } = record;
     if (kind === CLOSE_KIND) return;
-    if (kind === 'keyServerKey') this.keyServerPem = data as string;
     try {
       RECORD_KINDS[kind]!(state, data as never);
     } catch (error) {
@@ -223,7 +220,6 @@ export class DurableState {
 
   private listen(state: MockState): void {
     state.changes.listen((kind, data) => {
-      if (kind === 'keyServerKey') this.keyServerPem = data as string;
       this.journal!.append(recordLine(++this.seq, kind, data));
       if (this.journal!.size >= this.compactAt && !this.compacting) {
         this.compact().catch((error: unknown) => {
@@ -254,7 +250,7 @@ export class DurableState {
       replace: options.fresh === true || options.replace === true,
     });
     // One synchronous step: the copy holds exactly the records numbered up to `covers`.
-    const records = [...stateRecords(this.state!, this.keyServerPem)];
+    const records = [...stateRecords(this.state!)];
     const covers = this.seq;
     const old = this.journal;
     this.journal = next;

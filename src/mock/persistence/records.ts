@@ -85,13 +85,11 @@ export type StateRecord = [kind: string, data: unknown];
  * The whole state as records, copies taken now (the state may change while a snapshot is being
  * written). Tenants come before their markings, markings before their values.
  */
-export function* stateRecords(
-  state: MockState,
-  keyServerPem: string | undefined,
-): Generator<StateRecord> {
+export function* stateRecords(state: MockState): Generator<StateRecord> {
   yield ['devToken', state.devToken];
   for (const part of state.ids.usedParts()) yield ['idPart', part];
   yield ['justInTimeUsers', state.justInTimeUsers];
+  const keyServerPem = state.enrollment.keyServerPem;
   if (keyServerPem !== undefined) yield ['keyServerKey', keyServerPem];
   for (const [id, tenant] of state.tenants) {
     yield ['tenant.set', id];
