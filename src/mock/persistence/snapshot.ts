@@ -5,7 +5,6 @@
  * count (integrity.ts).
  */
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { fileError } from '../../files/fs-errors.js';
 import { recordLine, type SnapshotHeader, snapshotHeaderLine } from './integrity.js';
 import type { StateRecord } from './records.js';
 
@@ -37,10 +36,7 @@ export async function writeSnapshot(
     }
     yield counted(lines.join(''));
   }
-  try {
-    await writeFileAtomic(path, text());
-  } catch (error) {
-    throw fileError('write', path, error);
-  }
+  // Its errors name the file already.
+  await writeFileAtomic(path, text());
   return bytes;
 }
