@@ -49,6 +49,11 @@ export interface ResolvePersistorOptions {
   useDefaults?: boolean;
   /** Why a password or key is wanted, for the prompt ("the profile file"). */
   purpose?: string;
+  /**
+   * The command may write the file new (enroll, a conversion's target): its secret is asked for
+   * a file not there yet, twice. A command that only reads asks nothing for a missing file.
+   */
+  creates?: boolean;
 }
 
 /**
@@ -77,9 +82,12 @@ export async function resolvePersistor(
     explicitPath ?? context.persistorPath ?? defaultPersistorPath(kind, profilesHome(ctx.env));
   const { inputLimit } = await import('../files/bounded-read.js');
   const spec: PersistorSpec = { kind, path, maxBytes: inputLimit(ctx.env, 'profile file').bytes };
+  const present = existsSync(path);
+  // Nothing to open: no profiles, and nothing to ask for (a mistyped path is not asked a password).
+  if (!present && options.creates !== true) return spec;
   // A secret that a new file (or a conversion's target) will be written with is asked twice: a
   // typo would leave profiles nobody can open.
-  const fresh = prefix === '--to' || !existsSync(path);
+  const fresh = prefix === '--to' || !present;
   if (kind === 'password') {
     spec.password = await secret(ctx, {
       file: flags.passwordFile,

@@ -105,7 +105,6 @@ export async function withProfilesHeld<T>(
 }
 
 async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile> {
-  checkPersistorSecrets(spec);
   let bytes: Buffer;
   try {
     bytes = await readBoundedFile(spec.path, {
@@ -123,6 +122,8 @@ async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile>
   if (bytes.length === 0) {
     return { set: emptyProfileSet() };
   }
+  // A missing or empty file needs no secret to read: there is nothing to decrypt.
+  checkPersistorSecrets(spec);
   return decodeProfileFile(spec, bytes);
 }
 

@@ -62,6 +62,20 @@ describe('errors point at the right thing', () => {
     expect(fresh.stderr).toMatch(/^no profiles in /);
   });
 
+  it('a password file that is not there is not asked a password (a new one, twice) first', async () => {
+    for (const tty of [true, false]) {
+      const named = await ksctl(['profiles', 'list', '--persistor-path', '/nonexistent/x.pw'], {
+        tty,
+      });
+      expect(named.code).toBe(5);
+      expect(named.stderr).toMatch(/^error: there is no profile file at \/nonexistent\/x\.pw$/m);
+      expect(named.stderr + named.stdout).not.toMatch(/password/i);
+    }
+    const shown = await ksctl(['profiles', 'show', 'x', '--persistor-path', '/nonexistent/x.pw']);
+    expect(shown.code).toBe(5);
+    expect(shown.stderr).toMatch(/^error: no profile .*"x" in \/nonexistent\/x\.pw/m);
+  });
+
   it('api: an unknown method, an --input that is not there, a path without its slash', async () => {
     const method = await ksctl(['api', 'FOO', '/markings']);
     expect(method.code).toBe(2);

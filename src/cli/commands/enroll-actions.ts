@@ -60,7 +60,7 @@ export async function enroll(
   const timeoutMs = resolveTimeoutMs(ctx.globals, ctx.env, contextName, context);
   const settings = endpointSettings(options, ctx.env, context);
   const keyspace = assertKeyspace(settings.keyspace ?? (await askKeyspace(ctx)));
-  const persistor = await resolvePersistor(ctx, persistorFlags(options));
+  const persistor = await resolvePersistor(ctx, persistorFlags(options), { creates: true });
   const http = client(ctx, timeoutMs, 3);
   const registerHttp = client(ctx, timeoutMs, 0);
   try {

@@ -130,7 +130,7 @@ export async function convert(ctx: CommandContext, options: ConvertOptions): Pro
       aesgcmKeyFile: options.toAesgcmKeyFile,
       aesgcmAdata: options.toAesgcmAdata,
     },
-    { flagPrefix: '--to', useDefaults: false },
+    { flagPrefix: '--to', useDefaults: false, creates: true },
   );
   const result = await convertProfiles(from, to, { force: options.force });
   ctx.say(
