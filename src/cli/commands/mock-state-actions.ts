@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { errnoCode } from '../../files/fs-errors.js';
-import { writeOut } from '../../output/render.js';
+import { plural, writeOut } from '../../output/render.js';
 import type { Inspection } from '../../mock/persistence/inspection.js';
 import type { StateReport } from '../../mock/persistence/report.js';
 import type { CommandContext } from '../command-context.js';
@@ -32,16 +32,14 @@ function lockLine(report: StateReport): string | undefined {
   return 'the last mock did not stop cleanly (its lock file is left): a torn last line is forgiven';
 }
 
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-
 /** One line per state file, in the units `check` and `recover` share. */
 function fileLines(report: StateReport): string[] {
   return report.files.map((f) => {
     if (!f.read) return `${f.file}: not read: ${f.note ?? ''}`;
     const parts = [`${f.file}: format ${String(f.format)}`];
     if (f.generation !== undefined) parts.push(`generation ${f.generation}`);
-    let records = count(f.records, 'record');
-    if (f.cleanStops > 0) records += `, ${count(f.cleanStops, 'clean stop')}`;
+    let records = plural(f.records, 'record');
+    if (f.cleanStops > 0) records += `, ${plural(f.cleanStops, 'clean stop')}`;
     if (f.role === 'journal' && f.sequence !== undefined) {
       records += ` (sequence ${f.sequence.first}-${f.sequence.last})`;
     }
@@ -50,7 +48,7 @@ function fileLines(report: StateReport): string[] {
     if (f.endsWithCleanStop) parts.push('ends with a clean stop');
     if (f.damagedLines > 0) {
       parts.push(
-        `${count(f.damagedLines, 'line')} that ${f.damagedLines === 1 ? 'does' : 'do'} not verify`,
+        `${plural(f.damagedLines, 'line')} that ${f.damagedLines === 1 ? 'does' : 'do'} not verify`,
       );
     }
     return parts.join(', ');
@@ -82,12 +80,12 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
       lines.push('no state yet: a mock started on it begins with its defaults and seed');
     } else if (damaged) {
       lines.push(
-        `${count(report.counts.records, 'record')} verify; ${count(report.counts.problems, 'problem')}, so a mock refuses this directory`,
+        `${plural(report.counts.records, 'record')} verify; ${plural(report.counts.problems, 'problem')}, so a mock refuses this directory`,
       );
     } else {
       lines.push(...report.warnings);
       lines.push(
-        `the state is whole: a mock starts from it with exactly these ${count(report.counts.records, 'record')}`,
+        `the state is whole: a mock starts from it with exactly these ${plural(report.counts.records, 'record')}`,
       );
     }
     writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
@@ -149,26 +147,26 @@ export async function recover(
   }
   const lines = [lockLine(report) ?? [], fileLines(report)].flat();
   const { records, problems } = report.counts;
-  if (problems === 0) lines.push(`${count(records, 'record')} verify; no problems`);
+  if (problems === 0) lines.push(`${plural(records, 'record')} verify; no problems`);
   else {
     lines.push(
-      `${count(records, 'record')} verify; ${count(problems, 'problem')} (a line that does not verify is not kept):`,
+      `${plural(records, 'record')} verify; ${plural(problems, 'problem')} (a line that does not verify is not kept):`,
       ...report.problems.map((p) => `  ${problemText(p)}`),
     );
   }
   lines.push(...report.warnings);
   if (unusable.length === 0)
-    lines.push(`kept ${kept === records ? 'all ' : ''}${count(kept, 'record')}`);
+    lines.push(`kept ${kept === records ? 'all ' : ''}${plural(kept, 'record')}`);
   else {
     lines.push(
-      `kept ${kept} of the ${count(records, 'record')}; ${unusable.length} could not be applied:`,
+      `kept ${kept} of the ${plural(records, 'record')}; ${unusable.length} could not be applied:`,
       ...unusable.map(
         (u) => `  ${u.file}:${u.line}: the record (${u.kind}) cannot be applied: ${u.reason}`,
       ),
     );
   }
   lines.push(
-    `wrote ${to}: the state they build, as a snapshot of ${count(writtenRecords, 'record')} (a record per item, however often it changed)`,
+    `wrote ${to}: the state they build, as a snapshot of ${plural(writtenRecords, 'record')} (a record per item, however often it changed)`,
   );
   writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
 }

@@ -7,7 +7,7 @@ import { descriptionProblem, nameProblem } from '../../api/names.js';
 import { type ErrorDetailWire, MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
 import type { StoredMarking, StoredValue } from './stored.js';
-import { runWhole, type Steps } from '../pacing.js';
+import type { Steps } from '../pacing.js';
 
 /** A value in a request body after validation. */
 export interface ValueSpec {
@@ -132,17 +132,10 @@ function unknownMembers(
   }
 }
 
-/** Reads a request body into a MarkingSpec, collecting every problem under `prefix`. */
-export function parseMarkingSpec(
-  raw: unknown,
-  prefix: string,
-  mode: 'create' | 'update',
-  problems: ErrorDetailWire[],
-): MarkingSpec {
-  return runWhole(parseMarkingSpecSteps(raw, prefix, mode, problems));
-}
-
-/** parseMarkingSpec in steps (pacing.ts), one a value: a marking may hold 100,000. */
+/**
+ * Reads a request body into a MarkingSpec, collecting every problem under `prefix`; in steps
+ * (pacing.ts), one a value: a marking may hold 100,000.
+ */
 export function* parseMarkingSpecSteps(
   raw: unknown,
   prefix: string,

@@ -52,10 +52,10 @@ export interface DurableOptions {
   warn?: (message: string) => void;
 }
 
-/** The refusal of a damaged directory: the first problem in the message, all of them as details. */
 /**
- * Why a state directory cannot be used. `checked`: said by `mock state check`, which has just
- * listed the problems, so the hint names only the way out.
+ * The refusal of a damaged directory: the first problem in the message, all of them as details.
+ * `checked`: said by `mock state check`, which has just listed the problems, so the hint names
+ * only the way out.
  */
 export function damagedStateError(dir: string, found: StateProblem[], checked = false): InputError {
   const problems = inFileOrder(found);
@@ -84,12 +84,19 @@ export class DurableState {
   /** The sequence number of the last record journaled. */
   private seq: number;
 
+  /** Nothing was on disk: the caller loads defaults and seed before attach(). */
+  readonly fresh: boolean;
+  /** What was read from the directory, until attach() applies it: every record, let go then. */
+  private inspection: Inspection | undefined;
+
   private constructor(
     readonly dir: string,
     private readonly lock: StateLock,
-    private readonly inspection: Inspection,
+    inspection: Inspection,
     private readonly options: DurableOptions,
   ) {
+    this.inspection = inspection;
+    this.fresh = inspection.fresh;
     this.generation = inspection.generation;
     this.seq = inspection.lastSeq;
     this.compactAt = this.compactionBound(inspection.snapshot?.goodBytes ?? 0);
@@ -120,11 +127,6 @@ export class DurableState {
     }
   }
 
-  /** Nothing was on disk: the caller loads defaults and seed before attach(). */
-  get fresh(): boolean {
-    return this.inspection.fresh;
-  }
-
   /**
    * A fresh directory gets the state as it is as its first snapshot; otherwise the state is
    * rebuilt from the files. From then on every change is journaled.
@@ -132,6 +134,8 @@ export class DurableState {
   async attach(state: MockState): Promise<void> {
     this.state = state;
     const inspection = this.inspection;
+    if (inspection === undefined) throw new Error('the state is attached already');
+    this.inspection = undefined;
     if (inspection.fresh) {
       // Its journal first: a snapshot is never on disk without the journal that follows it. A
       // journal-1 left by a first start that died before its snapshot holds nothing: replaced.

@@ -12,12 +12,12 @@ import {
   journalName,
   type ReadFile,
   readStateText,
+  type SeqRecord,
   SNAPSHOT_FILE,
   type SnapshotHeader,
   STATE_FORMAT_VERSION,
   type StateProblem,
 } from './integrity.js';
-import type { StateRecord } from './records.js';
 
 /** What a state directory holds, checked as a whole. */
 export interface Inspection {
@@ -330,11 +330,9 @@ function checkJournals(inspection: Inspection, options: InspectOptions): void {
   if (journals.length > 0) inspection.generation += journals.length - 1;
 }
 
-/** The records to replay, in order: the snapshot's, then the journals'. */
-export function replayRecords(inspection: Inspection): StateRecord[] {
-  const all: StateRecord[] = [];
+/** The records that hold a change, in order: the snapshot's, then the journals'. */
+export function* changeRecords(inspection: Inspection): Generator<SeqRecord> {
   for (const file of [inspection.snapshot, ...inspection.journals]) {
-    for (const r of file?.records ?? []) if (r.kind !== CLOSE_KIND) all.push([r.kind, r.data]);
+    for (const record of file?.records ?? []) if (record.kind !== CLOSE_KIND) yield record;
   }
-  return all;
 }

@@ -12,7 +12,7 @@ import {
   SNAPSHOT_FILE,
   type StateProblem,
 } from './integrity.js';
-import type { Inspection } from './inspection.js';
+import { changeRecords, type Inspection } from './inspection.js';
 import { RECORD_KINDS } from './records.js';
 import { MockState } from '../state.js';
 
@@ -154,20 +154,17 @@ export function rebuildState(inspection: Inspection): {
   const state = new MockState('ksdev.recovered');
   const unusable: UnusableRecord[] = [];
   let kept = 0;
-  for (const file of [inspection.snapshot, ...inspection.journals]) {
-    for (const record of file?.records ?? []) {
-      if (record.kind === CLOSE_KIND) continue;
-      try {
-        RECORD_KINDS[record.kind]!(state, record.data as never);
-        kept++;
-      } catch (error) {
-        unusable.push({
-          file: record.file,
-          line: record.line,
-          kind: record.kind,
-          reason: (error as Error).message,
-        });
-      }
+  for (const record of changeRecords(inspection)) {
+    try {
+      RECORD_KINDS[record.kind]!(state, record.data as never);
+      kept++;
+    } catch (error) {
+      unusable.push({
+        file: record.file,
+        line: record.line,
+        kind: record.kind,
+        reason: (error as Error).message,
+      });
     }
   }
   return { state, kept, unusable };
