@@ -18,7 +18,7 @@ import { errnoCode, fileReason } from '../../files/fs-errors.js';
 import {
   CLOSE_KIND,
   inFileOrder,
-  JOURNAL_FILE,
+  journalGeneration,
   journalHeaderLine,
   journalName,
   newSnapshotId,
@@ -301,7 +301,7 @@ async function removeUnfinishedSnapshots(dir: string): Promise<void> {
 /** Removes the journals older than `before` (a durable snapshot holds what they held). */
 async function removeJournals(dir: string, before: number): Promise<void> {
   for (const name of await readdir(dir)) {
-    const generation = Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN);
+    const generation = journalGeneration(name);
     if (generation < before) {
       await rm(join(dir, name), { force: true }).catch((error: unknown) => {
         if (errnoCode(error) !== 'ENOENT') throw error;

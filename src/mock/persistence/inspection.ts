@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { errnoCode, fileReason } from '../../files/fs-errors.js';
 import {
   CLOSE_KIND,
-  JOURNAL_FILE,
+  journalGeneration,
   journalName,
   type ReadFile,
   readStateText,
@@ -83,7 +83,7 @@ export async function inspectStateDir(dir: string, options: InspectOptions): Pro
     return inspection;
   }
   const generations = names
-    .map((name) => Number(JOURNAL_FILE.exec(name)?.[1] ?? Number.NaN))
+    .map(journalGeneration)
     .filter((g) => Number.isSafeInteger(g))
     .sort((a, b) => a - b);
   inspection.present = [

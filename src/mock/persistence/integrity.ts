@@ -26,8 +26,10 @@ export const STATE_FORMAT_VERSION = 2;
 export const CLOSE_KIND = 'close';
 
 export const SNAPSHOT_FILE = 'snapshot.jsonl';
-export const JOURNAL_FILE = /^journal-(\d+)\.jsonl$/;
+const JOURNAL_FILE = /^journal-(\d+)\.jsonl$/;
 export const journalName = (generation: number) => `journal-${generation}.jsonl`;
+/** The generation a journal's file name says, or NaN for any other name. */
+export const journalGeneration = (name: string) => Number(JOURNAL_FILE.exec(name)?.[1]);
 
 const CHECK_SUFFIX = /,"c":"([0-9a-f]{16})"\}$/;
 
@@ -116,7 +118,7 @@ export const problemText = (p: StateProblem) =>
 /** The directory itself first, then the snapshot, then the journals by generation. */
 function fileRank(file: string): number {
   if (file === SNAPSHOT_FILE) return 0;
-  const generation = Number(JOURNAL_FILE.exec(file)?.[1]);
+  const generation = journalGeneration(file);
   return Number.isSafeInteger(generation) ? generation : -1;
 }
 

@@ -7,7 +7,7 @@
 import {
   CLOSE_KIND,
   inFileOrder,
-  JOURNAL_FILE,
+  journalGeneration,
   type ReadFile,
   SNAPSHOT_FILE,
   type StateProblem,
@@ -87,7 +87,7 @@ function summaryOf(file: ReadFile): StateFileSummary {
 function noteFor(name: string, inspection: Inspection): string {
   const own = inspection.problems.find((p) => p.file === name && p.line === undefined);
   if (own !== undefined) return own.reason;
-  const generation = Number(JOURNAL_FILE.exec(name)?.[1]);
+  const generation = journalGeneration(name);
   const snapshotGeneration = Number(inspection.snapshot?.header.generation);
   if (generation < snapshotGeneration) {
     return 'older than the snapshot, which holds its records (a crash kept it from being removed)';
