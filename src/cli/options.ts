@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { API_VERSIONS, type ApiVersion, isApiVersion } from '../device/cid.js';
+import { API_VERSIONS, type ApiVersion, isApiVersion } from '../device/api-version.js';
 import { parseTimeoutMs, TIMEOUT_RANGE } from '../config/timeout.js';
 
 /** Option parsers for commander: they throw InvalidArgumentError, which commander reports (exit 2). */

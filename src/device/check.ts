@@ -6,7 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ErrorClass } from '../enroll/causes.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import type { Profile } from '../profiles/types.js';
-import type { ApiVersion } from './cid.js';
+import type { ApiVersion } from './api-version.js';
 import { DeviceClient } from './client.js';
 import { refusalError } from './refusals.js';
 

@@ -6,20 +6,13 @@
  * it byte for byte: the service uses it exactly as sent.
  */
 import { randomBytes } from 'node:crypto';
+import type { ApiVersion } from './api-version.js';
 
 /** How far a cid's time may be from the service's clock. */
 export const CID_MAX_SKEW_MS = 5 * 60 * 1000;
 
-/** The dialects of the device request format, named by the version in their paths. */
-export const API_VERSIONS = ['2.3', '2.4'] as const;
-export type ApiVersion = (typeof API_VERSIONS)[number];
-
 /** The version field a v2.4 cid carries (the SDKs send `2.4.0`). */
 const CID_VERSION: Record<ApiVersion, string | undefined> = { '2.3': undefined, '2.4': '2.4.0' };
-
-export function isApiVersion(text: string): text is ApiVersion {
-  return (API_VERSIONS as readonly string[]).includes(text);
-}
 
 export function makeCid(
   deviceId: string,

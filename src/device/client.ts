@@ -11,7 +11,8 @@ import { AuthError, type KsctlError, ServiceError, UsageError } from '../errors.
 import { isJsonObject } from '../encoding/json.js';
 import type { Profile } from '../profiles/types.js';
 import { DeviceErrorCode, deviceCause, deviceError } from './causes.js';
-import { type ApiVersion, makeCid } from './cid.js';
+import type { ApiVersion } from './api-version.js';
+import { makeCid } from './cid.js';
 import {
   checkServiceSignature,
   isProtectedAttribute,

@@ -18,7 +18,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeBase64Strict } from '../encoding/base64.js';
-import type { ApiVersion } from './cid.js';
+import type { ApiVersion } from './api-version.js';
 
 function join(...parts: (string | undefined)[]): string {
   return parts.filter((part) => part !== undefined).join(':');

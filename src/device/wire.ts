@@ -4,7 +4,7 @@
  * hence the quoted keys. Both dialects share these shapes; src/device/dialects.ts says where they
  * differ.
  */
-import type { ApiVersion } from './cid.js';
+import type { ApiVersion } from './api-version.js';
 
 export type DeviceOperation = 'create' | 'fetch' | 'modify' | 'resources' | 'messages';
 

@@ -5,7 +5,7 @@
  * fingerprint exchange and the checks of every answer.
  */
 import { ApiClient } from '../api/client.js';
-import { API_VERSIONS, type ApiVersion } from '../device/cid.js';
+import { API_VERSIONS, type ApiVersion } from '../device/api-version.js';
 import {
   type Attributes,
   type DeviceAnswer,

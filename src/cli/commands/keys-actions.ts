@@ -5,7 +5,7 @@
  */
 import type { Column } from '../../output/render.js';
 import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
-import type { ApiVersion } from '../../device/cid.js';
+import type { ApiVersion } from '../../device/api-version.js';
 import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
 import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';

@@ -17,7 +17,7 @@ import {
   showProfile,
   useProfile,
 } from '../../profiles/index.js';
-import type { ApiVersion } from '../../device/cid.js';
+import type { ApiVersion } from '../../device/api-version.js';
 import type { CommandContext } from '../command-context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';

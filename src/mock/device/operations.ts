@@ -7,7 +7,7 @@
  * when `data` does not have the operation's shape (the route answers 40023).
  */
 import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
-import type { ApiVersion } from '../../device/cid.js';
+import type { ApiVersion } from '../../device/api-version.js';
 import { checkAttributeSignature, serviceSignature } from '../../device/crypto.js';
 import type { ItemErrorWire, MockDeviceMessage } from '../../device/wire.js';
 import { isJsonObject } from '../../encoding/json.js';

@@ -15,7 +15,8 @@
  * operation that may run long works in slices, so other clients are answered meanwhile, and
  * changes the state in one step at its end (operations.ts).
  */
-import { type ApiVersion, CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
+import type { ApiVersion } from '../../device/api-version.js';
+import { CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
 import { DeviceErrorCode, deviceCause, type DeviceErrorCodeValue } from '../../device/causes.js';
 import { openEnvelopeBytes, sealEnvelope } from '../../device/crypto.js';
 import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../device/wire.js';
