@@ -101,7 +101,7 @@ function client(ctx: CommandContext, timeoutMs: number, retries: number): ApiCli
     retries,
     userAgent: `ksctl/${VERSION}`,
     shortLived: true,
-    trace: ctx.debugEnabled() ? (line) => ctx.io.stderr.write(`[debug] ${line}\n`) : undefined,
+    trace: ctx.traceLine(),
   });
 }
 
