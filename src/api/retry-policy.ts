@@ -4,6 +4,17 @@
  */
 
 /** Methods whose repetition changes nothing more than the first call did. */
+/** The methods ksctl api sends and a mock fault rule may name. */
+export const HTTP_METHODS: readonly string[] = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+];
+
 export const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 /** Statuses worth another try: any for an idempotent request, only those that say nothing was done otherwise. */
 export const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);

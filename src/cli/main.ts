@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { asKsctlError } from '../errors.js';
 import { systemIO } from '../output/io.js';
+import { proseWidth } from '../output/wrap.js';
 import {
   CommandContext,
   type ExitCleanups,
@@ -31,10 +32,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       // Commander has printed help, the version, or the usage message already.
       return error.exitCode === 0 ? 0 : 2;
     }
-    const [{ formatError }, { proseWidth }] = await Promise.all([
-      import('../output/errors.js'),
-      import('../output/wrap.js'),
-    ]);
+    const { formatError } = await import('../output/errors.js');
     const typed = asKsctlError(error);
     const width = io.stderrIsTTY ? proseWidth(io.columns) : undefined;
     io.stderr.write(formatError(typed, ctx.debugEnabled(), width));

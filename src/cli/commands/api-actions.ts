@@ -1,5 +1,6 @@
 import { errorFromAnswer } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
+import { HTTP_METHODS } from '../../api/retry-policy.js';
 import { KsctlError, UsageError } from '../../errors.js';
 import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
@@ -57,8 +58,6 @@ function refuseOtherOrigin(url: string, baseUrl: string): void {
     );
   }
 }
-
-const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 const EVERY_ERROR_STATUS = Array.from({ length: 200 }, (_, i) => 400 + i);
 

@@ -6,6 +6,7 @@
 import type { Column } from '../../output/render.js';
 import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/api-version.js';
+import { DeviceErrorCode } from '../../device/causes.js';
 import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
 import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
@@ -126,7 +127,8 @@ export async function modify(
     ]);
     if (result.refused.length > 0) {
       const [refusal] = result.refused;
-      if (refusal?.code === STALE) throw await staleError(refusal, key, () => client.fetch([id]));
+      if (refusal?.code === DeviceErrorCode.signatureStale)
+        throw await staleError(refusal, key, () => client.fetch([id]));
       throw refusalError(result.refused);
     }
     // Fetched back, so the output shows the key as the service now holds it.
@@ -134,9 +136,6 @@ export async function modify(
   });
   await report(ctx, answer, options, false);
 }
-
-/** The service's code for a guarded change to a key that changed since it was fetched. */
-const STALE = 4202;
 
 /**
  * A stale modify, said in full: what changed on the key since ksctl fetched it (fetched again to

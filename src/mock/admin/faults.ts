@@ -5,6 +5,7 @@
  * one that fires for a request. A rule with a device error code (src/device/causes.ts) fires
  * only on a device request that proved its device, from the device routes (fireDevice).
  */
+import { HTTP_METHODS } from '../../api/retry-policy.js';
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
 import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
 import { DEVICE_PATHS, type DeviceOperation } from '../../device/wire.js';
@@ -30,8 +31,6 @@ export function latencyDelay(latency: Latency | undefined, random = Math.random)
   return latency.minMs + Math.round(random() * (latency.maxMs - latency.minMs));
 }
 
-/** The methods a rule may name (matched case-insensitively). */
-const FAULT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const FAULT_FIELDS = ['method', 'path', 'code', 'status', 'probability', 'times'];
 const NUMERIC_FIELDS = new Set(['code', 'status', 'probability', 'times']);
 /** Only plain decimals are numbers: Number() would read "" as 0 and "0x1f7" as 503. */
@@ -125,8 +124,8 @@ export function faultRuleProblem(raw: unknown): string | undefined {
   if (unknown) return `unknown field "${unknown}"`;
   if (r.method !== undefined) {
     if (typeof r.method !== 'string') return 'method must be a string';
-    if (!FAULT_METHODS.includes(r.method.toUpperCase())) {
-      return `method "${r.method}" is not one of ${FAULT_METHODS.join(', ')}`;
+    if (!HTTP_METHODS.includes(r.method.toUpperCase())) {
+      return `method "${r.method}" is not one of ${HTTP_METHODS.join(', ')}`;
     }
   }
   if (r.path !== undefined) {
