@@ -34,6 +34,20 @@ export type ParsedJson =
   | { ok: true; value: unknown }
   | { ok: false; problem: 'encoding' | 'syntax' | 'depth' | 'array' | 'string' | 'values' };
 
+/** A limit gone over, in words: `what` (the body, the envelope's content) holds too much. */
+export function overLimit(
+  problem: 'array' | 'string' | 'values',
+  limits: JsonLimits,
+  what: string,
+): string {
+  if (problem === 'array')
+    return `${what} holds an array of more than ${limits.maxArrayLength} items`;
+  if (problem === 'string') {
+    return `${what} holds a string longer than ${limits.maxStringLength} characters`;
+  }
+  return `${what} holds more than ${String(limits.maxValues)} values`;
+}
+
 /**
  * Parses `bytes` within the bounds. Self-contained (no outside names), because the parsing
  * thread runs its source text.

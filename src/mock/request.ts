@@ -18,6 +18,7 @@ import {
   type JsonLimits,
   MAX_JSON_DEPTH,
   OFF_THREAD_BYTES,
+  overLimit,
   parseJsonBody,
   type ParsedJson,
 } from './json-worker.js';
@@ -123,9 +124,9 @@ function unreadable(parsed: Exclude<ParsedJson, { ok: true }>): MockHttpError {
     encoding: 'the body is not valid UTF-8',
     syntax: 'the body is not valid JSON',
     depth: `the body is nested deeper than ${MAX_JSON_DEPTH} levels`,
-    array: `the body holds an array of more than ${BODY_LIMITS.maxArrayLength} items`,
-    string: `the body holds a string longer than ${BODY_LIMITS.maxStringLength} characters`,
-    values: `the body holds more than ${BODY_LIMITS.maxValues} values`,
+    array: overLimit('array', BODY_LIMITS, 'the body'),
+    string: overLimit('string', BODY_LIMITS, 'the body'),
+    values: overLimit('values', BODY_LIMITS, 'the body'),
   }[parsed.problem];
   const code =
     parsed.problem === 'array' || parsed.problem === 'string'

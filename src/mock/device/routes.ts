@@ -26,7 +26,7 @@ import { injectedMessage } from '../admin/faults.js';
 import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
-import { type JsonLimits, parseJsonBody } from '../json-worker.js';
+import { type JsonLimits, overLimit, parseJsonBody } from '../json-worker.js';
 import { Pacer, runPaced } from '../pacing.js';
 import type { MockState } from '../state.js';
 import { createKeys } from './create-keys.js';
@@ -221,11 +221,9 @@ async function prove(
   const proved = { cid: body.cid, timeMs: parsed.timeMs, device, keys, now: Date.now() };
   if (content.ok) return { ...proved, content: content.value };
   const tooLarge =
-    content.problem === 'values'
-      ? `the envelope's content holds more than ${CONTENT_LIMITS.maxValues} values`
-      : content.problem === 'array'
-        ? `the envelope's content holds a list of more than ${CONTENT_LIMITS.maxArrayLength} items`
-        : undefined;
+    content.problem === 'values' || content.problem === 'array'
+      ? overLimit(content.problem, CONTENT_LIMITS, "the envelope's content")
+      : undefined;
   return { ...proved, content: undefined, contentTooLarge: tooLarge };
 }
 
