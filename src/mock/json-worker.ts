@@ -100,10 +100,7 @@ function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits):
   return { ok: true, value };
 }
 
-/**
- * The kinds of piece the parsing thread hands over (toPieces writes their numbers itself: it
- * runs on the parsing thread, apart from this module).
- */
+/** The kinds of piece the parsing thread hands over (given to toPieces there). */
 const PIECE = {
   /** A whole value (a small one: at most PIECE_VALUES values). */
   value: 0,
@@ -122,7 +119,11 @@ const PIECE_VALUES = 2000;
  * kind, start and end in `text`). Small values are one piece; a large array or object opens, its
  * members follow, and it closes. Self-contained, like parseBounded (the parsing thread runs it).
  */
-function toPieces(value: unknown, pieceValues: number): { text: string; ops: Int32Array } {
+function toPieces(
+  value: unknown,
+  pieceValues: number,
+  kind: typeof PIECE,
+): { text: string; ops: Int32Array } {
   const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null;
   const members = (v: object): unknown[] => (Array.isArray(v) ? v : Object.values(v));
   // Values in each container, counted leaves first without recursion.
@@ -149,18 +150,18 @@ function toPieces(value: unknown, pieceValues: number): { text: string; ops: Int
   };
   // Depth is bounded by the check before (MAX_JSON_DEPTH), so recursion is safe here.
   const write = (v: unknown): void => {
-    if (!isContainer(v) || sizes.get(v)! <= pieceValues) piece(0, JSON.stringify(v));
+    if (!isContainer(v) || sizes.get(v)! <= pieceValues) piece(kind.value, JSON.stringify(v));
     else if (Array.isArray(v)) {
-      piece(2);
+      piece(kind.openArray);
       for (const m of v) write(m);
-      piece(4);
+      piece(kind.close);
     } else {
-      piece(3);
+      piece(kind.openObject);
       for (const [name, m] of Object.entries(v)) {
-        piece(1, JSON.stringify(name));
+        piece(kind.name, JSON.stringify(name));
         write(m);
       }
-      piece(4);
+      piece(kind.close);
     }
   };
   write(value);
@@ -182,7 +183,7 @@ const toPieces = ${toPieces.toString()};
 parentPort.on('message', ({ id, bytes, maxDepth, limits }) => {
   const result = parseBounded(bytes, maxDepth, limits);
   if (!result.ok) return parentPort.postMessage({ id, result });
-  const { text, ops } = toPieces(result.value, ${PIECE_VALUES});
+  const { text, ops } = toPieces(result.value, ${PIECE_VALUES}, ${JSON.stringify(PIECE)});
   parentPort.postMessage({ id, result: { ok: true, text, ops } }, [ops.buffer]);
 });
 `;
