@@ -136,10 +136,8 @@ export function openProtectedValues(
   const opened = openGcmEnvelope(key, utf8(aadText), bytes);
   if (!opened.ok) return undefined;
   try {
-    const values: unknown = JSON.parse(opened.plaintext.toString('utf8'));
     // A bare string is its one value (the JS SDK seals the value as its caller gives it).
-    if (typeof values === 'string') return [values];
-    return isStringList(values) ? values : undefined;
+    return asStringList(JSON.parse(opened.plaintext.toString('utf8')));
   } catch {
     return undefined;
   }
@@ -147,4 +145,13 @@ export function openProtectedValues(
 
 export function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/**
+ * The values of an attribute as the SDKs send them: a list of strings, or a bare string for its
+ * one value; undefined for anything else.
+ */
+export function asStringList(value: unknown): string[] | undefined {
+  if (typeof value === 'string') return [value];
+  return isStringList(value) ? value : undefined;
 }

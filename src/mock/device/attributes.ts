@@ -5,8 +5,8 @@
  */
 import {
   aad,
+  asStringList,
   isProtectedAttribute,
-  isStringList,
   openProtectedValues,
   protectValues,
 } from '../../device/crypto.js';
@@ -50,8 +50,8 @@ export function parseAttributes(text: string, member: string): Attributes {
   // fromEntries defines own members, so even a "__proto__" attribute stays an attribute.
   return Object.fromEntries(
     Object.entries(value).map(([name, values]): [string, string[]] => {
-      if (typeof values === 'string') return [name, [values]];
-      if (isStringList(values)) return [name, values];
+      const list = asStringList(values);
+      if (list !== undefined) return [name, list];
       throw new ItemFailure(
         DeviceErrorCode.itemInvalid,
         `${member}: attribute "${name}" must be an array of strings`,

@@ -3,7 +3,7 @@
  * conversation, within REQUEST_BOUNDS (a fetch that would pass them is refused before the work).
  */
 import { fetchedKeyAad } from '../../device/dialects.js';
-import { wrapDataKey } from '../../device/crypto.js';
+import { asStringList, wrapDataKey } from '../../device/crypto.js';
 import type { FetchedKeyWire, ItemErrorWire } from '../../device/wire.js';
 import { isJsonObject } from '../../encoding/json.js';
 import type { Attributes } from './attributes.js';
@@ -59,10 +59,11 @@ function parseQuery(value: unknown): Query | undefined {
     if (name === 'qty') {
       if (!Number.isInteger(wanted) || (wanted as number) < 1) return undefined;
       query.qty = wanted as number;
-    } else if (typeof wanted === 'string') query.attributes.push([name, [wanted]]);
-    else if (Array.isArray(wanted) && wanted.every((w) => typeof w === 'string')) {
-      query.attributes.push([name, wanted]);
-    } else return undefined;
+    } else {
+      const values = asStringList(wanted);
+      if (values === undefined) return undefined;
+      query.attributes.push([name, values]);
+    }
   }
   return query;
 }
