@@ -143,7 +143,7 @@ export function openProtectedValues(
   }
 }
 
-export function isStringList(value: unknown): value is string[] {
+function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
