@@ -8,6 +8,7 @@ import { DeviceClient } from '../../dist/device/client.js';
 import { openEnvelope, sealEnvelope } from '../../dist/device/crypto.js';
 import { KEY_PATH } from '../../dist/device/wire.js';
 import { loadProfiles } from '../../dist/profiles/index.js';
+import { probeSummary } from './measure.js';
 
 /**
  * Load for bench/groups/device-stall.js (issue 17), run as its own process with the active
@@ -288,10 +289,6 @@ if (values['hostile-device']) {
     const what = during.length > 0 ? [...new Set(during)].join(' + ') : 'nothing';
     slow[what] = Math.max(slow[what] ?? 0, ms);
   }
-  const times = probes.map((p) => p.end - p.start).sort((a, b) => a - b);
-  const at = (q) =>
-    Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))] * 10) / 10;
-  process.stdout.write(
-    `${JSON.stringify({ probes: times.length, medianMs: at(0.5), p95Ms: at(0.95), maxMs: at(1), fetches, slow })}\n`,
-  );
+  const summary = probeSummary(probes.map((p) => p.end - p.start));
+  process.stdout.write(`${JSON.stringify({ ...summary, fetches, slow })}\n`);
 }

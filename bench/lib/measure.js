@@ -74,11 +74,22 @@ export function median(values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The value at quantile `q` (0 to 1) of values sorted ascending: one of them, never a mean. */
+export function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
 /** Interquartile range: how much the middle half of the runs spread. */
 export function iqr(values) {
   const sorted = [...values].sort((x, y) => x - y);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return at(0.75) - at(0.25);
+  return quantile(sorted, 0.75) - quantile(sorted, 0.25);
+}
+
+/** How long probes took, as the load scripts print it: count, median, p95 and max (0.1 ms). */
+export function probeSummary(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const ms = (q) => Math.round(quantile(sorted, q) * 10) / 10;
+  return { probes: sorted.length, medianMs: ms(0.5), p95Ms: ms(0.95), maxMs: ms(1) };
 }
 
 async function warmUp(command, warmups) {

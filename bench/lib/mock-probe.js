@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { probeSummary } from './measure.js';
 
 /**
  * Load for bench/groups/mock-hostile.js, run as its own process: `--probes N` valid requests one
@@ -85,15 +86,4 @@ sending?.destroy();
 await load;
 await dispatcher.close();
 
-times.sort((a, b) => a - b);
-const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
-const round = (ms) => Math.round(ms * 10) / 10;
-process.stdout.write(
-  `${JSON.stringify({
-    probes: times.length,
-    medianMs: round(at(0.5)),
-    p95Ms: round(at(0.95)),
-    maxMs: round(times.at(-1)),
-    rejected,
-  })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ ...probeSummary(times), rejected })}\n`);
