@@ -1,11 +1,9 @@
 import type { ProfileRow } from '../profiles/operations.js';
-import type { Cell } from './render.js';
+import { type Cell, isoCell } from './render.js';
 
 /** When a profile was created, as a table cell (relative on a terminal). */
 export function createdCell(row: ProfileRow): Cell {
-  if (row.created === null) return '';
-  const time = Date.parse(row.created);
-  return Number.isNaN(time) ? row.created : { time };
+  return row.created === null ? '' : isoCell(row.created);
 }
 
 /** The fields of one profile as `enroll` and `profiles show` print them. */

@@ -19,6 +19,12 @@ export interface Timestamp {
 
 export type Cell = string | number | boolean | null | undefined | Timestamp;
 
+/** A time sent as ISO 8601, as a cell: relative on a terminal; text that is no time, as it is. */
+export function isoCell(iso: string): Timestamp | string {
+  const time = Date.parse(iso);
+  return Number.isNaN(time) ? iso : { time };
+}
+
 export interface Column<T> {
   header: string;
   value: (row: T) => Cell;

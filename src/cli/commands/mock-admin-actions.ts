@@ -9,7 +9,7 @@ import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
 import type { MockDeviceMessages } from '../../device/wire.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
-import type { Column, Timestamp } from '../../output/render.js';
+import { type Column, isoCell } from '../../output/render.js';
 
 export interface TokensOptions {
   user: string;
@@ -130,7 +130,7 @@ export async function outbox(ctx: CommandContext, options: OutboxOptions): Promi
     rows: messages,
     empty: wanted === undefined ? 'no messages in the outbox' : `no messages to ${options.to}`,
     columns: [
-      { header: 'TIME', value: (m) => at(m.time) },
+      { header: 'TIME', value: (m) => isoCell(m.time) },
       { header: 'TO', value: (m) => m.to },
       { header: 'KEYSPACE', value: (m) => m.keyspace },
       { header: 'CODE', value: (m) => m.code },
@@ -150,15 +150,9 @@ export async function devices(ctx: CommandContext): Promise<void> {
       { header: 'USER', value: (d) => d.user },
       { header: 'KEYSPACE', value: (d) => d.keyspace },
       { header: 'TENANT', value: (d) => d.tenant },
-      { header: 'CREATED', value: (d) => at(d.createdAt) },
+      { header: 'CREATED', value: (d) => isoCell(d.createdAt) },
     ],
   });
-}
-
-/** A time the mock sends as ISO 8601: relative on a terminal, like every other table's. */
-function at(iso: string): Timestamp | string {
-  const time = Date.parse(iso);
-  return Number.isNaN(time) ? iso : { time };
 }
 
 /** Piped, every column in this order; on a terminal the path is never cut, the cid is --wide. */
@@ -170,7 +164,7 @@ export async function messages(ctx: CommandContext): Promise<void> {
     rows: body.messages,
     empty: 'no device has logged a message',
     columns: [
-      { header: 'TIME', value: (m) => at(m.time) },
+      { header: 'TIME', value: (m) => isoCell(m.time) },
       { header: 'DEVICE ID', value: (m) => m.deviceId },
       { header: 'TYPE', value: (m) => m.type },
       { header: 'DATA', value: (m) => JSON.stringify(m.data) },
@@ -179,7 +173,7 @@ export async function messages(ctx: CommandContext): Promise<void> {
 }
 
 const REQUEST_COLUMNS: Column<JournalEntry>[] = [
-  { header: 'TIME', value: (r) => at(r.time) },
+  { header: 'TIME', value: (r) => isoCell(r.time) },
   { header: 'METHOD', value: (r) => r.method },
   { header: 'PATH', value: (r) => r.path, id: true },
   { header: 'STATUS', value: (r) => r.status },
