@@ -14,7 +14,6 @@ import {
 } from '../errors.js';
 import { INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
 import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
-import { nestedDeeperThan } from '../encoding/json.js';
 import { errnoCode } from '../files/fs-errors.js';
 import type { PersistorKind } from '../profiles/types.js';
 
@@ -223,14 +222,13 @@ async function readConfig(path: string): Promise<ConfigData> {
   }
   let data: unknown;
   try {
+    // Within NESTING_MAX levels: the file is written back whole, by recursive code.
     data = parseJsonWithin(text, path, nodeBudget(CONFIG_LIMIT));
   } catch (error) {
     if (error instanceof KsctlError) throw error;
     throw badConfig(path, (error as Error).message, error);
   }
   if (!isRecord(data)) throw badConfig(path, 'it does not hold a JSON object');
-  // The file is written back whole, by recursive code; ksctl's own nests three levels.
-  if (nestedDeeperThan(data, 64)) throw badConfig(path, 'it is JSON nested deeper than 64 levels');
   const { currentContext, contexts = {} } = data;
   if (currentContext !== undefined && typeof currentContext !== 'string') {
     throw badConfig(path, '"currentContext" is not a string');

@@ -4,11 +4,11 @@
  */
 import type { ErrorDetail } from '../errors.js';
 import { InputError } from '../errors.js';
-import { nestedDeeperThan } from '../encoding/json.js';
 import { INPUT_MAX_MIB } from '../files/bounded-read.js';
 import {
   countJsonNodes,
   KEYS_MAX,
+  NESTING_MAX,
   nodeBudget,
   tooManyKeysError,
   tooManyValuesError,
@@ -63,9 +63,6 @@ function unknownMembers(
   return extra.length === 0 ? undefined : Object.fromEntries(extra);
 }
 
-/** Nesting of a profile file's JSON, unknown members included; the SDKs' files have 3 or 4. */
-const PROFILE_MAX_DEPTH = 64;
-
 /**
  * Parses and validates the profile document. `source` names the file in messages. Messages
  * never quote field values: they may be keys.
@@ -84,7 +81,8 @@ export function parseProfileSetJson(
   );
   const count = countJsonNodes(text, budget.nodes);
   if (count.nodes > budget.nodes) throw tooManyValuesError(source, budget);
-  if (count.depth > PROFILE_MAX_DEPTH) throw tooDeep(source);
+  // Unknown members are kept and written back, by recursive code: the depth is bounded here.
+  if (count.depth > NESTING_MAX) throw tooDeep(source);
   if (count.widest > KEYS_MAX) throw tooManyKeysError(source, budget.what);
   let document: unknown;
   try {
@@ -97,8 +95,6 @@ export function parseProfileSetJson(
       hint: hint ?? 'Check that the file is a profile file and that its persistor type is right.',
     });
   }
-  // Members ksctl does not know are kept and written back, by recursive code.
-  if (nestedDeeperThan(document, PROFILE_MAX_DEPTH)) throw tooDeep(source);
   const details = new Details();
   const set = readProfileSet(document, details);
   if (set === undefined || details.count > 0) {
@@ -112,7 +108,7 @@ export function parseProfileSetJson(
 
 function tooDeep(source: string): InputError {
   return new InputError(
-    `${source} is not a valid profile file: JSON nested deeper than ${PROFILE_MAX_DEPTH} levels`,
+    `${source} is not a valid profile file: JSON nested deeper than ${NESTING_MAX} levels`,
     { hint: 'The file may be damaged or written by another program; restore it from a backup.' },
   );
 }
