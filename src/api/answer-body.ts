@@ -55,7 +55,7 @@ export async function readBody(response: Dispatcher.ResponseData, limit: number)
 }
 
 export function parseBody(text: string, contentType: string | string[] | undefined): unknown {
-  const type = Array.isArray(contentType) ? contentType[0] : contentType;
+  const type = headerText(contentType);
   if (text.length === 0) return undefined;
   if (type?.includes('json') || /^\s*[[{]/.test(text)) {
     try {

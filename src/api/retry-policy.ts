@@ -3,7 +3,6 @@
  * (Retry-After, or full-jitter backoff) and how a retry is announced.
  */
 
-/** Methods whose repetition changes nothing more than the first call did. */
 /** The methods ksctl api sends and a mock fault rule may name. */
 export const HTTP_METHODS: readonly string[] = [
   'GET',
@@ -15,6 +14,7 @@ export const HTTP_METHODS: readonly string[] = [
   'OPTIONS',
 ];
 
+/** Methods whose repetition changes nothing more than the first call did. */
 export const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 /** Statuses worth another try: any for an idempotent request, only those that say nothing was done otherwise. */
 export const RETRY_STATUS_IDEMPOTENT = new Set([429, 502, 503, 504]);

@@ -411,7 +411,6 @@ class PlainReader {
 
 /** "found ..." for a value of the wrong type, as parse-yaml.ts words it. */
 function found(value: unknown, textExpected = false): string {
-  if (value instanceof ReadMarking || value instanceof WrongEntry) return 'found a mapping';
   if (Array.isArray(value)) return 'found a list';
   if (isPlainObject(value)) return 'found a mapping';
   if (value === null || value === undefined) return 'found nothing';
