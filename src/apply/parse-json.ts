@@ -16,12 +16,20 @@ import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
  * again on the path that reports every problem with its position. Messages stay identical that
  * way, and a valid file reads to exactly the same markings on both paths.
  */
-export function parseValidJson(source: SourceText, single = false): ParsedMarking[] | undefined {
+export function parseValidJson(
+  source: SourceText,
+  single = false,
+  /** The text as JSON.parse gave it, when the caller has parsed it already. */
+  given?: { data: unknown },
+): ParsedMarking[] | undefined {
   let data: unknown;
-  try {
-    data = JSON.parse(source.text);
-  } catch {
-    return undefined;
+  if (given !== undefined) data = given.data;
+  else {
+    try {
+      data = JSON.parse(source.text);
+    } catch {
+      return undefined;
+    }
   }
   if (!isObject(data)) return undefined;
   // A marking document may be one marking itself, read as a list of one.

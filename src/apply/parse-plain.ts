@@ -54,12 +54,14 @@ class WrongEntry {
   ) {}
 }
 
+/** `parsed`: the text as JSON.parse gave it, within the budget, when the caller has read it. */
 export async function parsePlain(
   source: SourceText,
   options: ParseOptions,
   budget: NodeBudget,
+  parsed?: { data: unknown },
 ): Promise<ParsedFile> {
-  return new PlainReader(source, budget).read(options);
+  return new PlainReader(source, budget).read(options, parsed);
 }
 
 class PlainReader {
@@ -76,8 +78,9 @@ class PlainReader {
     this.position = positionFinder(source);
   }
 
-  async read(options: ParseOptions): Promise<ParsedFile> {
-    const markings = await this.readFile(options);
+  async read(options: ParseOptions, parsed?: { data: unknown }): Promise<ParsedFile> {
+    const markings =
+      parsed === undefined ? await this.readFile(options) : this.readJson(parsed.data, options);
     return { markings, problems: this.problems, unlisted: this.unlisted, withoutPositions: true };
   }
 

@@ -31,6 +31,8 @@ export async function parseMarkingsText(
   const small = source.text.length <= POSITIONS_MAX_CHARS;
   const budget =
     options.budget ?? nodeBudget({ bytes: INPUT_MAX_MIB * 1024 * 1024, what: 'markings file' });
+  // A large text that JSON.parse read: given to the reader of large files as it is, not again.
+  let parsed: { data: unknown } | undefined;
   if ((options.fast ?? true) && (/\.json$/i.test(source.label) || /^\s*\{/.test(source.text))) {
     if (!small) {
       // Counted before JSON.parse builds anything: `[0,0,0` takes ~25 bytes a value parsed.
@@ -40,13 +42,20 @@ export async function parseMarkingsText(
       }
       if (count.depth > NESTING_MAX) throw nestedTooDeeplyError(source.label, budget.what);
       if (count.widest > KEYS_MAX) throw tooManyKeysError(source.label, budget.what);
+      try {
+        parsed = { data: JSON.parse(source.text) };
+      } catch {
+        // Not JSON after all: the reader of large files tells why, or reads it as YAML.
+      }
     }
-    const markings = parseValidJson(source, options.single === true);
-    if (markings !== undefined) return { markings, problems: [] };
+    if (small || parsed !== undefined) {
+      const markings = parseValidJson(source, options.single === true, parsed);
+      if (markings !== undefined) return { markings, problems: [] };
+    }
   }
   if (!small) {
     const { parsePlain } = await import('./parse-plain.js');
-    return parsePlain(source, options, budget);
+    return parsePlain(source, options, budget, parsed);
   }
   // The YAML library takes longer to load than most JSON files take to read: only when needed.
   const { parseWithPositions } = await import('./parse-yaml.js');
