@@ -250,7 +250,8 @@ async function renderTable<T>(
   const ids = new Set(columns.filter(identifies));
   // Widths in terminal columns, by grapheme cluster: CJK and emoji take two, accents none. Text
   // of printable ASCII only is as wide as it is long, and spares loading the measure.
-  const allCells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+  const measured = columns;
+  const allCells = rows.map((row) => measured.map((c) => flatCell(c.value(row), now)));
   const ascii = allCells.every((row) => row.every((cell) => PRINTABLE_ASCII.test(cell)));
   const [widthOf, chalk] = await Promise.all([
     ascii ? (text: string) => text.length : import('string-width').then((m) => m.default),
@@ -261,7 +262,9 @@ async function renderTable<T>(
   let headers: string[] = [];
   let dropped = false;
   for (;;) {
-    cells = rows.map((row) => columns.map((c) => flatCell(c.value(row), now)));
+    // The cells of the columns still shown, as made once above.
+    const kept = columns.map((c) => measured.indexOf(c));
+    cells = allCells.map((row) => kept.map((i) => row[i]!));
     headers = columns.map((c) => c.header);
     const natural = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => widthOf(r[i]!))));
     if (options.wide) {
