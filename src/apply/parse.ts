@@ -1,4 +1,4 @@
-import { INPUT_MAX_MIB } from '../files/bounded-read.js';
+import { INPUT_MAX_BYTES } from '../files/bounded-read.js';
 import {
   countJsonNodes,
   KEYS_MAX,
@@ -29,8 +29,7 @@ export async function parseMarkingsText(
   options: ParseOptions = {},
 ): Promise<ParsedFile> {
   const small = source.text.length <= POSITIONS_MAX_CHARS;
-  const budget =
-    options.budget ?? nodeBudget({ bytes: INPUT_MAX_MIB * 1024 * 1024, what: 'markings file' });
+  const budget = options.budget ?? nodeBudget({ bytes: INPUT_MAX_BYTES, what: 'markings file' });
   // A large text that JSON.parse read: given to the reader of large files as it is, not again.
   let parsed: { data: unknown } | undefined;
   if ((options.fast ?? true) && (/\.json$/i.test(source.label) || /^\s*\{/.test(source.text))) {

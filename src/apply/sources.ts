@@ -9,7 +9,7 @@ import { InputError, KsctlError, UsageError } from '../errors.js';
 import {
   formatBytes,
   inputLimit,
-  INPUT_MAX_MIB,
+  INPUT_MAX_BYTES,
   type ReadLimit,
   readBoundedFile,
   tooLargeError,
@@ -36,7 +36,7 @@ export interface ReadSourcesOptions {
 }
 
 const defaultLimit = (): ReadLimit => ({
-  bytes: INPUT_MAX_MIB * 1024 * 1024,
+  bytes: INPUT_MAX_BYTES,
   what: 'markings file',
   dash: true,
 });

@@ -12,6 +12,8 @@ import { InputError, UsageError } from '../errors.js';
 const MIB = 1024 * 1024;
 /** Profile files, markings files, `--input` bodies: far above 100,000 profiles or markings. */
 export const INPUT_MAX_MIB = 64;
+/** INPUT_MAX_MIB in bytes: the cap where a command sets none. */
+export const INPUT_MAX_BYTES = INPUT_MAX_MIB * MIB;
 /** Raises INPUT_MAX_MIB, in MiB. */
 export const INPUT_LIMIT_ENV = 'KSCTL_MAX_INPUT_MIB';
 /** Tokens, passwords and keys are one line; a file of them is never large. */

@@ -4,7 +4,7 @@
  */
 import type { ErrorDetail } from '../errors.js';
 import { InputError } from '../errors.js';
-import { INPUT_MAX_MIB } from '../files/bounded-read.js';
+import { INPUT_MAX_BYTES } from '../files/bounded-read.js';
 import {
   countJsonNodes,
   KEYS_MAX,
@@ -113,10 +113,9 @@ function tooDeep(source: string): InputError {
   );
 }
 
-const MIB = 1024 * 1024;
 const profileLimit = (bytes: number) => ({ bytes, what: 'profile file' });
 /** The size cap of a profile file when the command sets none: INPUT_MAX_MIB. */
-export const defaultProfileLimit = () => profileLimit(INPUT_MAX_MIB * MIB);
+export const defaultProfileLimit = () => profileLimit(INPUT_MAX_BYTES);
 
 /** Problems kept to show: a file of a million broken profiles is counted, not listed. */
 const DETAILS_KEPT = 1_000;

@@ -14,7 +14,7 @@ import { checkPersistorSecrets, decodeProfileFile, encodeProfileFile } from './c
 import type { FileLockOptions } from '../files/file-lock.js';
 import { withFileLock } from '../files/file-lock.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
-import { INPUT_LIMIT_ENV, INPUT_MAX_MIB, readBoundedFile } from '../files/bounded-read.js';
+import { INPUT_LIMIT_ENV, INPUT_MAX_BYTES, readBoundedFile } from '../files/bounded-read.js';
 import { KsctlError } from '../errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
 import { problemsError, profileProblems } from './profile-json.js';
@@ -108,7 +108,7 @@ async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile>
   let bytes: Buffer;
   try {
     bytes = await readBoundedFile(spec.path, {
-      bytes: spec.maxBytes ?? INPUT_MAX_MIB * 1024 * 1024,
+      bytes: spec.maxBytes ?? INPUT_MAX_BYTES,
       what: 'profile file',
       raise: `set ${INPUT_LIMIT_ENV} to a larger number of MiB`,
     });
