@@ -24,10 +24,9 @@ export function looksLikePlaintextProfiles(bytes: Buffer): boolean {
   try {
     const text = bytes.toString('utf8');
     // Not parsed at all when parsing it would take more than a profile file may.
-    const count = countJsonNodes(text, nodeBudget(defaultProfileLimit()).nodes);
-    if (count.nodes > nodeBudget(defaultProfileLimit()).nodes || count.depth > NESTING_MAX) {
-      return false;
-    }
+    const most = nodeBudget(defaultProfileLimit()).nodes;
+    const count = countJsonNodes(text, most);
+    if (count.nodes > most || count.depth > NESTING_MAX) return false;
     const document: unknown = JSON.parse(text);
     return typeof document === 'object' && document !== null && 'profiles' in document;
   } catch {
