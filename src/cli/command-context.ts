@@ -9,7 +9,7 @@ import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import type { ReadLimit } from '../files/bounded-read.js';
-import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
+import { canPrompt, envFlag, type IOStreams, withStreams } from '../output/io.js';
 import {
   OUTPUT_FORMATS,
   type OutputFormat,
@@ -115,15 +115,7 @@ export class CommandContext {
     };
     const stdout = io.stdoutIsTTY ? giveWay(io.stdout) : io.stdout;
     const stderr = giveWay(io.stderr);
-    // Property by property: stdin stays a getter, made on first use.
-    return Object.defineProperties(
-      {},
-      {
-        ...Object.getOwnPropertyDescriptors(io),
-        stdout: { value: stdout, enumerable: true },
-        stderr: { value: stderr, enumerable: true },
-      },
-    ) as IOStreams;
+    return withStreams(io, { stdout, stderr });
   }
 
   /**
@@ -306,7 +298,7 @@ export class CommandContext {
       },
     });
     try {
-      await write({ ...this.io, stdout: pager.input, stderr });
+      await write(withStreams(this.io, { stdout: pager.input, stderr }));
     } finally {
       await pager.close();
       if (said.length > 0) this.io.stderr.write(Buffer.concat(said));

@@ -36,6 +36,20 @@ export function systemIO(env: NodeJS.ProcessEnv): IOStreams {
 }
 
 /**
+ * The streams with some of them (or their facts) replaced. Property by property, so a lazy
+ * `stdin` stays a getter, made only when a command reads it.
+ */
+export function withStreams(io: IOStreams, changes: Partial<IOStreams>): IOStreams {
+  const replaced = Object.fromEntries(
+    Object.entries(changes).map(([name, value]) => [name, { value, enumerable: true }]),
+  );
+  return Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(io), ...replaced },
+  ) as IOStreams;
+}
+
+/**
  * The width tables fit into. A terminal that reports no size (0 columns: `script`, some CI
  * pseudo-terminals, serial consoles) is not a zero-width one: `COLUMNS` says, else 100.
  */

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { InternalError, InterruptedError, ServiceError } from '../../errors.js';
+import { withStreams } from '../../output/io.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import type { CommandContext } from '../command-context.js';
 
@@ -256,7 +257,11 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       });
       const code = await runCommandLine(argv, {
         // The steps' messages go to stdout too, so they read in order with their output.
-        io: { ...ctx.io, stdout, stderr: ctx.io.stdout, stderrIsTTY: ctx.io.stdoutIsTTY },
+        io: withStreams(ctx.io, {
+          stdout,
+          stderr: ctx.io.stdout,
+          stderrIsTTY: ctx.io.stdoutIsTTY,
+        }),
         env,
         prompter: ctx.prompter,
         signal: ctx.signal,
