@@ -114,11 +114,7 @@ async function answer(
   } catch (error) {
     if (!(error instanceof DeviceRequestError)) throw error;
     const wire = { code: error.code, message: error.message };
-    if (error.sealed && proved) {
-      const content = { data: {}, error: wire };
-      const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
-      return json(error.status, { cid: proved.cid, envelope });
-    }
+    if (error.sealed && proved) return sealedError(proved, error.status, wire);
     // The error body quotes the request's own cid when it has one.
     const cid = typeof body?.cid === 'string' ? body.cid : req.cid;
     return json(error.status, { error: { cid, ...wire } });
@@ -162,9 +158,17 @@ export async function unservedDeviceEndpoint(
   }
   const cause = deviceCause(DeviceErrorCode.endpointNotServed)!;
   const message = `POST ${req.path.slice(0, 200)}: ${cause.message}`;
-  const content = { data: {}, error: { code: cause.code, message } };
-  const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, content);
-  return json(cause.status, { cid: proved.cid, envelope });
+  return sealedError(proved, cause.status, { code: cause.code, message });
+}
+
+/** An error sealed under the request's cid: `{cid, envelope}`, the content `{data: {}, error}`. */
+function sealedError(
+  proved: ProvedRequest,
+  status: number,
+  error: { code: number; message: string },
+): MockResponse {
+  const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, { data: {}, error });
+  return json(status, { cid: proved.cid, envelope });
 }
 
 interface ProvedRequest {
