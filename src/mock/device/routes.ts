@@ -187,7 +187,7 @@ interface ProvedRequest {
  * Device request bodies (docs/design.md 2.4): far above what the largest request an SDK makes
  * takes (1,000 items), and small enough that reading one costs the mock milliseconds.
  */
-export const DEVICE_BODY_MAX_BYTES = 4 * 1024 * 1024;
+const DEVICE_BODY_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * What an envelope's content may hold: enough for any request (1,000 items of a few members
