@@ -41,6 +41,7 @@ import {
   ServiceError,
 } from '../errors.js';
 import { type ErrorClass, errorClassForStatus } from '../enroll/causes.js';
+import type { DeviceOperation } from './wire.js';
 
 export const DeviceErrorCode = {
   requestInvalid: 40020,
@@ -78,6 +79,8 @@ export interface DeviceCause {
   message: string;
   hint: string;
   errorClass: ErrorClass;
+  /** An `item` error's operations: those whose refs or keys can fail so. */
+  items?: readonly DeviceOperation[];
 }
 
 const WRONG_KEYS =
@@ -178,6 +181,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.markingValueRefused,
     where: 'item',
+    items: ['create', 'modify'],
     status: 200,
     message: 'a marking attribute carries a value the marking does not have',
     hint: 'use one of the values the marking has (ksctl markings values list NAME), or add the value first',
@@ -186,6 +190,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.keyOfOtherTenant,
     where: 'item',
+    items: ['fetch', 'modify'],
     status: 200,
     message: "the key belongs to another tenant than the device's",
     hint: 'fetch it with a profile enrolled in the tenant that created it',
@@ -194,6 +199,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.keyNotFound,
     where: 'item',
+    items: ['fetch', 'modify'],
     status: 200,
     message: 'no key has this id',
     hint: 'check the key id (ids start with the keyspace of the device that created them)',
@@ -202,6 +208,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.signatureInvalid,
     where: 'item',
+    items: ['create', 'modify'],
     status: 200,
     message: "the attribute signature does not verify with the device's SEP.CD:KS key",
     hint: WRONG_KEYS,
@@ -210,6 +217,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.itemInvalid,
     where: 'item',
+    items: ['create', 'modify'],
     status: 200,
     message: 'the item is malformed',
     hint: LIKELY_BUG,
@@ -218,6 +226,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.signatureStale,
     where: 'item',
+    items: ['modify'],
     status: 200,
     message:
       'the key was changed since it was fetched (prevcsig and prevmsig are not its current signatures)',
@@ -227,6 +236,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
     code: DeviceErrorCode.protectedUnreadable,
     where: 'item',
+    items: ['create', 'modify'],
     status: 200,
     message: "a protected attribute does not open with the device's SEP.CD:KS key",
     hint: WRONG_KEYS,

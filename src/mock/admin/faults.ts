@@ -7,7 +7,7 @@
  */
 import { HTTP_METHODS } from '../../api/retry-policy.js';
 import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
-import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
+import { type DeviceCause, deviceCause } from '../../device/causes.js';
 import { DEVICE_PATHS, type DeviceOperation } from '../../device/wire.js';
 import { causeByCode } from '../../enroll/causes.js';
 import { UsageError } from '../../errors.js';
@@ -57,34 +57,9 @@ const DEVICE_ENDPOINTS = new Map<string, DeviceOperation>(
   ),
 );
 
-/**
- * The per-item codes each operation answers (src/device/causes.ts): a rule with one of them
- * fires only on the operations that have items failing so, and fails every item of the request.
- */
-const ITEM_CODES: Record<DeviceOperation, readonly number[]> = {
-  create: [
-    DeviceErrorCode.markingValueRefused,
-    DeviceErrorCode.signatureInvalid,
-    DeviceErrorCode.itemInvalid,
-    DeviceErrorCode.protectedUnreadable,
-  ],
-  fetch: [DeviceErrorCode.keyNotFound, DeviceErrorCode.keyOfOtherTenant],
-  modify: [
-    DeviceErrorCode.markingValueRefused,
-    DeviceErrorCode.keyOfOtherTenant,
-    DeviceErrorCode.keyNotFound,
-    DeviceErrorCode.signatureInvalid,
-    DeviceErrorCode.itemInvalid,
-    DeviceErrorCode.signatureStale,
-    DeviceErrorCode.protectedUnreadable,
-  ],
-  resources: [],
-  messages: [],
-};
-
 /** Whether a device error fired by a rule can be the answer of this operation. */
 function answersCode(operation: DeviceOperation, cause: DeviceCause): boolean {
-  return cause.where !== 'item' || ITEM_CODES[operation].includes(cause.code);
+  return cause.where !== 'item' || cause.items!.includes(operation);
 }
 
 /** Why a rule with a device error code could never fire, or undefined. */
@@ -103,10 +78,7 @@ function deviceRuleProblem(code: number, r: Record<string, unknown>): string | u
     return `code ${code} is a device error, which fires only on the device endpoints (${[...DEVICE_ENDPOINTS.keys()].join(', ')}); path "${String(r.path)}" matches none of them`;
   }
   if (!operations.some(([, operation]) => answersCode(operation, cause))) {
-    const by = Object.entries(ITEM_CODES)
-      .filter(([, codes]) => codes.includes(code))
-      .map(([operation]) => operation);
-    return `code ${code} is a per-item error of key ${by.join(' and ')} only; path "${String(r.path)}" matches none of them`;
+    return `code ${code} is a per-item error of key ${cause.items!.join(' and ')} only; path "${String(r.path)}" matches none of them`;
   }
   return undefined;
 }
