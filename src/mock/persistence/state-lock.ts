@@ -15,11 +15,16 @@ export const LOCK_FILE = 'lock';
 /** Lock files this process holds: a pid equal to ours is only live when it is in here. */
 const held = new Set<string>();
 
+/** The pid a lock file's text holds, or undefined. */
+function pidIn(text: string): number | undefined {
+  const pid = Number.parseInt(text, 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 /** The pid in a lock file; undefined when the file is gone or holds no pid. */
 async function holder(path: string): Promise<number | undefined> {
   try {
-    const pid = Number.parseInt(await readFile(path, 'utf8'), 10);
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+    return pidIn(await readFile(path, 'utf8'));
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw fileError('read', path, error);
@@ -45,14 +50,11 @@ export async function lockHolder(
   dir: string,
 ): Promise<{ pid: number | undefined; live: boolean } | undefined> {
   const path = join(dir, LOCK_FILE);
-  const pid = await holder(path).catch(() => undefined);
-  const exists =
-    pid !== undefined ||
-    (await readFile(path).then(
-      () => true,
-      () => false,
-    ));
-  return exists ? { pid, live: live(path, pid) } : undefined;
+  // A lock file that cannot be read is told as none: this only reports.
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  const pid = pidIn(text);
+  return { pid, live: live(path, pid) };
 }
 
 export interface StateLock {
