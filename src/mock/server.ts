@@ -357,7 +357,9 @@ export class MockServer {
       }
     }
     const sent = cors === undefined ? answer : withCors(answer, cors);
-    this.send(res, cid, sent, await bodyBytes(sent), method, target?.pathname ?? '');
+    // Bytes that cannot be made (a body JSON cannot write) are answered with the 500 below.
+    const bytes = await bodyBytes(sent).catch(() => undefined);
+    this.send(res, cid, sent, bytes, method, target?.pathname ?? '');
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
@@ -416,13 +418,14 @@ export class MockServer {
     if (res.headersSent || res.destroyed) return;
     let written: Omit<AnswerSeen, 'method' | 'path'>;
     try {
+      if (bytes === undefined) throw new Error('no body');
       written = writeAnswer(res, cid, answer, bytes);
     } catch {
       try {
         const fallback = errorAnswer(cid, new Error('the answer could not be written'), '');
         res.statusMessage = '';
         for (const name of res.getHeaderNames()) res.removeHeader(name);
-        written = writeAnswer(res, cid, fallback);
+        written = writeAnswer(res, cid, fallback, bytesNow(fallback));
       } catch {
         res.destroy();
         return;
@@ -437,35 +440,32 @@ export class MockServer {
 }
 
 /**
- * The answer's body as UTF-8 chunks: a JSON body made in slices (json-pieces.ts), so a body of
- * tens of megabytes never holds the mock. Undefined when it has none, or cannot be written (the
- * writing then fails and answers 500).
+ * The answer's body as UTF-8 chunks (none without a body): a JSON body made in slices
+ * (json-pieces.ts), so a body of tens of megabytes never holds the mock.
  */
-async function bodyBytes(answer: MockResponse): Promise<Buffer[] | undefined> {
-  try {
-    if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
-    if (answer.body !== undefined) return await jsonChunks(answer.body, new Pacer());
-  } catch {
-    // writeAnswer meets the same failure, and answers it.
+async function bodyBytes(answer: MockResponse): Promise<Buffer[]> {
+  if (answer.text === undefined && answer.body !== undefined) {
+    return jsonChunks(answer.body, new Pacer());
   }
-  return undefined;
+  return bytesNow(answer);
+}
+
+/** The body of a small answer (the mock's own 500), made at once. */
+function bytesNow(answer: MockResponse): Buffer[] {
+  if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
+  if (answer.body !== undefined) return [Buffer.from(JSON.stringify(answer.body), 'utf8')];
+  return [];
 }
 
 function writeAnswer(
   res: ServerResponse,
   cid: string,
   answer: MockResponse,
-  made?: Buffer[],
+  bytes: Buffer[],
 ): Omit<AnswerSeen, 'method' | 'path'> {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
-  let bytes: Buffer[] = [];
-  if (answer.text !== undefined) {
-    bytes = made ?? [Buffer.from(answer.text, 'utf8')];
-    headers['content-type'] ??= 'text/plain; charset=utf-8';
-  } else if (answer.body !== undefined) {
-    bytes = made ?? [Buffer.from(JSON.stringify(answer.body), 'utf8')];
-    headers['content-type'] = 'application/json';
-  }
+  if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
+  else if (answer.body !== undefined) headers['content-type'] = 'application/json';
   // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
   // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
   headers['content-length'] = String(bytes.reduce((sum, chunk) => sum + chunk.length, 0));
