@@ -5,6 +5,7 @@
  */
 import { isSecretKey, REDACTED_TEXT } from '../api/redact.js';
 import type { JournalEntry, RequestJournal } from '../api/wire.js';
+import { BoundedLog } from './bounded-log.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 export const JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
@@ -43,11 +44,7 @@ function entrySize(entry: JournalEntry): number {
 }
 
 export class Journal {
-  private entries: JournalEntry[] = [];
-  /** Index of the oldest kept entry: dropping from the front is O(1) until compaction. */
-  private first = 0;
-  private bytes = 0;
-  private total = 0;
+  private readonly log = new BoundedLog<JournalEntry>(JOURNAL_MAX_ENTRIES, JOURNAL_MAX_BYTES);
 
   record(entry: JournalEntry): void {
     const kept: JournalEntry = {
@@ -57,30 +54,14 @@ export class Journal {
       path: cut(entry.path, PATH_MAX_CHARS),
       cid: cut(entry.cid, CID_MAX_CHARS),
     };
-    this.entries.push(kept);
-    this.bytes += entrySize(kept);
-    this.total++;
-    while (
-      this.entries.length - this.first > JOURNAL_MAX_ENTRIES ||
-      this.bytes > JOURNAL_MAX_BYTES
-    ) {
-      const dropped = this.entries[this.first++]!;
-      this.bytes -= entrySize(dropped);
-    }
-    if (this.first > JOURNAL_MAX_ENTRIES / 10) {
-      this.entries = this.entries.slice(this.first);
-      this.first = 0;
-    }
+    this.log.add(kept, entrySize(kept));
   }
 
   list(): RequestJournal {
-    return { total: this.total, requests: this.entries.slice(this.first) };
+    return { total: this.log.total, requests: this.log.list() };
   }
 
   clear(): void {
-    this.entries = [];
-    this.first = 0;
-    this.bytes = 0;
-    this.total = 0;
+    this.log.clear();
   }
 }

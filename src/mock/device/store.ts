@@ -5,6 +5,7 @@
  * durable state journals (persistence/records.ts).
  */
 import type { MockDeviceMessage, MockDeviceMessages, MockKeyListing } from '../../device/wire.js';
+import { BoundedLog } from '../bounded-log.js';
 import type { ChangeFeed } from '../changes.js';
 import { runWhole, type Steps } from '../pacing.js';
 
@@ -170,9 +171,8 @@ export const MESSAGE_DATA_MAX_BYTES = 64 * 1024;
  * `GET /_mock/messages`. Not state (a restart forgets them), like the request journal.
  */
 export class DeviceMessages {
-  private kept: { message: MockDeviceMessage; bytes: number }[] = [];
-  private bytes = 0;
-  private total = 0;
+  // The newest message stays, however large: its data is cut to MESSAGE_DATA_MAX_BYTES anyway.
+  private readonly log = new BoundedLog<MockDeviceMessage>(MESSAGES_KEPT, MESSAGES_MAX_BYTES, true);
 
   add(messages: MockDeviceMessage[]): void {
     for (const message of messages) {
@@ -183,29 +183,16 @@ export class DeviceMessages {
           : { 'ksctl-mock': `message data of ${bytes} bytes, not kept` };
       if (data !== message.data) bytes = Buffer.byteLength(JSON.stringify(data));
       bytes += message.type.length * 3 + message.deviceId.length * 3;
-      this.kept.push({ message: { ...message, data }, bytes });
-      this.bytes += bytes;
-      this.total++;
+      this.log.add({ ...message, data }, bytes);
     }
-    let drop = 0;
-    while (
-      this.kept.length - drop > MESSAGES_KEPT ||
-      (this.bytes > MESSAGES_MAX_BYTES && drop < this.kept.length - 1)
-    ) {
-      this.bytes -= this.kept[drop]!.bytes;
-      drop++;
-    }
-    if (drop > 0) this.kept = this.kept.slice(drop);
   }
 
   list(): MockDeviceMessages {
-    return { total: this.total, messages: this.kept.map((k) => k.message) };
+    return { total: this.log.total, messages: this.log.list() };
   }
 
   clear(): void {
-    this.kept = [];
-    this.bytes = 0;
-    this.total = 0;
+    this.log.clear();
   }
 }
 
