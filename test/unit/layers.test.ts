@@ -33,6 +33,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/changes.ts',
     'mock/ids.ts',
     'mock/request-journal.ts',
+    'mock/bounded-log.ts',
     'mock/pacing.ts',
     'mock/json-pieces.ts',
   ],
