@@ -5,14 +5,14 @@
  */
 import { copyFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
+import {
+  IONIC_SAMPLE_PT as PT_FIXTURE,
+  IONIC_SAMPLE_PW as PW_FIXTURE,
+} from '../helpers/fixtures.js';
 
-const fixtures = new URL('../../../shared/fixtures/ionic-persistors/', import.meta.url);
-const PT_FIXTURE = fileURLToPath(new URL('sample-persistor.pt', fixtures));
-const PW_FIXTURE = fileURLToPath(new URL('sample-persistor.pw', fixtures));
 const FIXTURE_PASSWORD = 'ionic123';
 const ACTIVE = 'ABcd.4.9f521b6f-ac9e-48bc-a54a-2f1730288bf';
 const OTHER = 'EfGh.1.54sdf8-sdfj-5802-sd80-248vwqucv9s73';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AuthError, InputError, UsageError } from '../../src/errors.js';
 import {
@@ -14,11 +13,11 @@ import { decodePasswordFile, encodePasswordFile } from '../../src/profiles/passw
 import { decodePlaintextFile, encodePlaintextFile } from '../../src/profiles/plaintext-format.js';
 import type { Profile, ProfileSet } from '../../src/profiles/types.js';
 import { testProfile } from '../helpers/profiles.js';
+import {
+  IONIC_SAMPLE_PT as PT_FIXTURE,
+  IONIC_SAMPLE_PW as PW_FIXTURE,
+} from '../helpers/fixtures.js';
 
-// The shared folder sits beside the checkout: <root>/../shared.
-const fixtures = new URL('../../../shared/fixtures/ionic-persistors/', import.meta.url);
-const PT_FIXTURE = fileURLToPath(new URL('sample-persistor.pt', fixtures));
-const PW_FIXTURE = fileURLToPath(new URL('sample-persistor.pw', fixtures));
 const FIXTURE_ACTIVE = 'ABcd.4.9f521b6f-ac9e-48bc-a54a-2f1730288bf';
 
 const profile = (index: number): Profile => testProfile(index);

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../../src/errors.js';
 import type { PersistorSpec, Profile } from '../../src/profiles/index.js';
@@ -17,10 +16,11 @@ import {
   useProfile,
 } from '../../src/profiles/index.js';
 import { testProfile } from '../helpers/profiles.js';
+import {
+  IONIC_SAMPLE_PT as PT_FIXTURE,
+  IONIC_SAMPLE_PW as PW_FIXTURE,
+} from '../helpers/fixtures.js';
 
-const fixtures = new URL('../../../shared/fixtures/ionic-persistors/', import.meta.url);
-const PT_FIXTURE = fileURLToPath(new URL('sample-persistor.pt', fixtures));
-const PW_FIXTURE = fileURLToPath(new URL('sample-persistor.pw', fixtures));
 const ABCD = 'ABcd.4.9f521b6f-ac9e-48bc-a54a-2f1730288bf';
 const EFGH = 'EfGh.1.54sdf8-sdfj-5802-sd80-248vwqucv9s73';
 const ABCD_EI_KEY = '51b967286b50565894714770b09698b841927b93449998924823bb7615a969a5';

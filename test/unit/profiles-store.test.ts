@@ -11,7 +11,6 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuthError, ConflictError, InputError } from '../../src/errors.js';
 import {
@@ -22,10 +21,7 @@ import {
 } from '../../src/profiles/store.js';
 import type { PersistorSpec, Profile, ProfileSet } from '../../src/profiles/types.js';
 import { testProfile } from '../helpers/profiles.js';
-
-const PW_FIXTURE = fileURLToPath(
-  new URL('../../../shared/fixtures/ionic-persistors/sample-persistor.pw', import.meta.url),
-);
+import { IONIC_SAMPLE_PW as PW_FIXTURE } from '../helpers/fixtures.js';
 
 const profile = (index: number): Profile => testProfile(index);
 
