@@ -159,35 +159,73 @@ export function parseFilterTerm(parameter: string, text: string, fields: FilterF
 }
 
 /**
- * Terms with each parameter once: a repeated `__any` (or `__any__ne`) term is one term with the
- * union of the operands (`name__any=a&name__any=b` is `name__any=a,b`, as clients that send
- * lists as repeated parameters mean it); any other repeated parameter has no one meaning and
- * throws FilterProblem naming it. Order is kept (first occurrence).
+ * The terms the service evaluates (docs/design.md 1.2): every occurrence of a parameter is a term
+ * of its own, but a repeated `__any` (or `__any__ne`) is one term with the union of the lists
+ * (`name__any=a&name__any=b` is `name__any=a,b`, as clients that send lists as repeated parameters
+ * mean it). Order is kept (a union stands where its first occurrence was).
  */
-export function combineRepeatedTerms(terms: readonly FilterTerm[]): FilterTerm[] {
-  const byParameter = new Map<string, FilterTerm>();
+export function unionOfRepeatedAny(terms: readonly FilterTerm[]): FilterTerm[] {
+  const merged: FilterTerm[] = [];
+  const anyAt = new Map<string, number>();
   for (const term of terms) {
-    const seen = byParameter.get(term.parameter);
-    if (seen === undefined) {
-      byParameter.set(term.parameter, term);
+    const at = term.op === 'any' ? anyAt.get(term.parameter) : undefined;
+    if (at === undefined) {
+      if (term.op === 'any') anyAt.set(term.parameter, merged.length);
+      merged.push(term);
       continue;
     }
-    if (term.op !== 'any') {
-      const hint =
-        term.op === 'eq'
-          ? `; to match any of several values use ${term.field}__any=${seen.text},${term.text}`
-          : '';
-      throw new FilterProblem(term.parameter, `is given more than once${hint}`);
-    }
+    const seen = merged[at]!;
     const operands = [...seen.operands];
     for (const operand of term.operands) if (!operands.includes(operand)) operands.push(operand);
-    byParameter.set(term.parameter, {
-      ...seen,
-      operands,
-      text: operands.map(String).join(','),
-    });
+    merged[at] = { ...seen, operands, text: operands.map(String).join(',') };
   }
-  return [...byParameter.values()];
+  return merged;
+}
+
+/**
+ * Equalities on one field with different values, under AND (`name=a&name=b`): together they
+ * match nothing, so whoever wrote them surely meant something else (either value). The
+ * equalities of the first such field, in order; undefined when there are none, or under OR.
+ */
+export function clashingEqualities(
+  terms: readonly FilterTerm[],
+  or: boolean,
+): FilterTerm[] | undefined {
+  if (or) return undefined;
+  const byField = new Map<string, FilterTerm[]>();
+  for (const term of terms) {
+    if (term.op !== 'eq') continue;
+    const same = byField.get(term.field) ?? [];
+    same.push(term);
+    byField.set(term.field, same);
+  }
+  for (const same of byField.values()) {
+    if (new Set(same.map((term) => term.operands[0])).size > 1) return same;
+  }
+  return undefined;
+}
+
+/**
+ * Why clashing equalities (from `clashingEqualities`) are refused: `reason` names the values
+ * (`name cannot be both "a" and "b"`), `brief` does not (`name cannot be both`); `any` is the
+ * `__any` term that means either value (none when a value holds a comma, which a list could not
+ * carry).
+ */
+export function clashProblem(clash: readonly FilterTerm[]): {
+  reason: string;
+  brief: string;
+  any?: string;
+} {
+  const texts = [...new Set(clash.map((term) => term.text))];
+  const field = clash[0]!.field;
+  const quoted = texts.map((text) => JSON.stringify(text));
+  const brief = `${field} cannot be ${texts.length === 2 ? 'both' : 'all of them'}`;
+  const values = `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)!}`;
+  return {
+    reason: `${field} cannot be ${texts.length === 2 ? 'both' : 'all of'} ${values}`,
+    brief,
+    any: texts.some((text) => text.includes(',')) ? undefined : `${field}__any=${texts.join(',')}`,
+  };
 }
 
 /** `true`/`false` of the `or` parameter. */

@@ -117,6 +117,16 @@ describe('the document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('says what a repeated filter parameter means, as the mock reads it', () => {
+    const list = doc.paths['/v2/{tenant}/markings']!.get! as {
+      parameters: { name?: string; description?: string }[];
+    };
+    const filter = list.parameters.find((p) => p.name === 'filter')!.description!;
+    expect(filter).toContain('A parameter given more than once is a term each time');
+    expect(filter).toContain('a repeated `__any` is one list, the union');
+    expect(filter).toContain('Different equalities on one field under AND');
+  });
+
   it.each([
     ['MarkingFilter', MARKING_FILTER_FIELDS],
     ['ValueFilter', VALUE_FILTER_FIELDS],
@@ -249,6 +259,8 @@ describe('the mock and the document', () => {
     const b = created.detail.values!.find((v) => v.name === 'b')!;
     await send('POST', base, { json: [{ name: 'tour-2' }, { id: created.id, public: true }] });
     await send('GET', `${base}?name__startswith=tour&public=true&or=true&valueLimit=0`);
+    await send('GET', `${base}?name__contains=t&name__contains=r&name__any=a&name__any=b`);
+    await send('GET', `${base}?name=tour&name=other`);
     await send('GET', `${m}?valueLimit=1`);
     await send('PUT', m, { json: { detail: { description: 'seen' } } });
     await send('GET', `${m}/values?name__any=a,b&limit=1`);

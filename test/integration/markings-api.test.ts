@@ -297,31 +297,76 @@ describe('list filters and paging', () => {
   });
 
   it.each([
+    // Every occurrence of a parameter is a term of its own, ANDed, or ORed under or=true.
+    ['name__startswith=cl&name__startswith=pro&or=true', ['classification', 'project']],
+    ['name__startswith=cl&name__startswith=pro', []],
+    ['name__contains=io&name__contains=al', ['regional-office']],
+    [
+      'name__contains=io&name__contains=al&or=true',
+      ['Region', 'classification', 'region', 'regional-office'],
+    ],
+    ['name__ne=region&name__ne=project', ['Region', 'classification', 'regional-office']],
+    ['name__gte=p&name__lte=region&name__lte=q', ['project']],
+    ['name=region&name=project&or=true', ['project', 'region']],
+    ['name=region&name=region', ['region']],
+    [
+      'public=true&public=false&or=true',
+      ['Region', 'classification', 'project', 'region', 'regional-office'],
+    ],
+  ])('%s: a repeated parameter is a term each time', async (query, names) => {
+    expect(await namesFor(query)).toEqual(names);
+  });
+
+  it.each([
     [
       'name=region&name=project',
       'name',
-      'to match any of several values use name__any=region,project',
+      'name cannot be both "region" and "project"',
+      'name__any=region,project, or or=true',
     ],
-    ['name__contains=reg&name__contains=ion', 'name__contains', undefined],
-    ['public=true&public=false', 'public', undefined],
-    ['name__all=region&name__all=project', 'name__all', undefined],
-  ])('%s: a repetition with no meaning is a 400 naming it', async (query, parameter, hint) => {
-    const error = await failure(namesFor(query));
-    expect(error).toBeInstanceOf(InputError);
-    expect(error.message).toContain(`query parameter ${parameter}: is given more than once`);
-    if (hint) expect(error.message).toContain(hint);
-  });
+    ['public=true&public=false', 'public', 'public cannot be both "true" and "false"', 'or=true'],
+    [
+      'name=a&name=b&name=c',
+      'name',
+      'name cannot be all of "a", "b" and "c"',
+      'name__any=a,b,c, or or=true',
+    ],
+    ['name=a,b&name=c', 'name', 'name cannot be both "a,b" and "c"', 'for either use or=true'],
+  ])(
+    '%s: different equalities on one field under AND are a 400 naming it',
+    async (query, parameter, reason, either) => {
+      const error = await failure(namesFor(query));
+      expect(error).toBeInstanceOf(InputError);
+      expect(error.message).toContain(
+        `query parameter ${parameter}: ${reason}, so nothing would match`,
+      );
+      expect(error.message).toContain(either);
+    },
+  );
 
-  it('values: a repeated __any is the union there too', async () => {
+  it('values: a repeated __any is the union, other repeats a term each, there too', async () => {
     await api.createOrUpdateMarkings([
       { name: 'level', detail: { values: [{ name: 'low' }, { name: 'mid' }, { name: 'high' }] } },
     ]);
     const [marking] = await all(api.listMarkings({ name: 'level' }));
-    const page = await client.request<{ Resources?: { name: string }[] }>(
-      'GET',
-      `/markings/${marking!.id}/values?name__any=low&name__any=high`,
-    );
-    expect((page.body.Resources ?? []).map((v) => v.name).sort()).toEqual(['high', 'low']);
+    const valueNames = async (query: string) => {
+      const page = await client.request<{ Resources?: { name: string }[] }>(
+        'GET',
+        `/markings/${marking!.id}/values?${query}`,
+      );
+      return (page.body.Resources ?? []).map((v) => v.name).sort();
+    };
+    expect(await valueNames('name__any=low&name__any=high')).toEqual(['high', 'low']);
+    expect(await valueNames('name__contains=i&name__contains=g')).toEqual(['high']);
+    expect(await valueNames('name__ne=low&name__ne=high')).toEqual(['mid']);
+    expect(await valueNames('name__startswith=l&name__startswith=m&or=true')).toEqual([
+      'low',
+      'mid',
+    ]);
+    expect(await valueNames('name=low&name=high&or=true')).toEqual(['high', 'low']);
+    const error = await failure(valueNames('name=low&name=high'));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toContain('query parameter name: name cannot be both "low" and "high"');
   });
 
   it.each(['0', '1001', 'ten'])('limit=%s is a 400', async (limit) => {

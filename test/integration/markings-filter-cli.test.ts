@@ -75,7 +75,7 @@ describe('--filter', () => {
     expect((await listQueries())[0]).toContain('or=true');
   });
 
-  it('--filter NAME__any given twice is the union of both lists', async () => {
+  it('--filter NAME__any given twice is the union of both lists, sent as written', async () => {
     expect(
       await names([
         'markings',
@@ -86,6 +86,35 @@ describe('--filter', () => {
         'name__any=tmp-old',
       ]),
     ).toEqual(['colors', 'tmp-old']);
+    expect((await listQueries())[0]).toContain('name__any=colors&name__any=tmp-old');
+  });
+
+  it.each([
+    [
+      ['--filter', 'name__contains=o', '--filter', 'name__contains=l'],
+      ['colors', 'tmp-old'],
+    ],
+    [
+      ['--filter', 'name__startswith=region-e', '--filter', 'name__startswith=tmp', '--or'],
+      ['region-eu', 'tmp-old'],
+    ],
+    [
+      ['--filter', 'name__ne=colors', '--filter', 'name__ne=tmp-old'],
+      ['region-eu', 'region-us'],
+    ],
+    [
+      ['--filter', 'name=colors', '--filter', 'name=tmp-old', '--or'],
+      ['colors', 'tmp-old'],
+    ],
+    [['--filter', 'name=colors', '--filter', 'name=colors'], ['colors']],
+  ])('markings list %j: each repeat is a term, sent as written', async (flags, expected) => {
+    expect(await names(['markings', 'list', ...flags])).toEqual(expected);
+    // Every --filter went out as its own parameter, in order: none dropped, none merged.
+    const sent = [...new URLSearchParams((await listQueries())[0])].map(([k, v]) => `${k}=${v}`);
+    const given = flags.filter((_, i) => flags[i - 1] === '--filter');
+    expect(
+      sent.filter((pair) => given.some((g) => g.split('=')[0] === pair.split('=')[0])),
+    ).toEqual(given);
   });
 
   it('a value may hold "=" and commas; any takes a list', async () => {
@@ -128,10 +157,6 @@ describe('--filter', () => {
     [['markings', 'list', '--filter', 'name'], 'expected FIELD=VALUE'],
     [['markings', 'export', '--filter', 'name__empty=maybe'], 'must be true or false'],
     [['markings', 'values', 'list', 'colors', '--filter', 'public=true'], 'unknown field'],
-    [
-      ['markings', 'list', '--filter', 'name=a', '--filter', 'name=b'],
-      'is given more than once; to match any of several values use name__any=a,b',
-    ],
   ])('%j is a usage error naming the filter; nothing is sent', async (argv, reason) => {
     const result = await ksctl(argv);
     expect(result.code).toBe(2);
@@ -142,4 +167,107 @@ describe('--filter', () => {
     // Only the seeding request of beforeEach reached the service.
     expect(await mock.journal()).toHaveLength(1);
   });
+});
+
+describe('repeated shortcut flags: each is a term, never dropped', () => {
+  it.each([
+    [
+      ['markings', 'list', '--name', 'colors', '--name', 'tmp-old', '--or'],
+      ['colors', 'tmp-old'],
+    ],
+    [
+      ['markings', 'list', '--starts-with', 'region', '--starts-with', 'tmp', '--or'],
+      ['region-eu', 'region-us', 'tmp-old'],
+    ],
+    [
+      ['markings', 'list', '--contains', 'o', '--contains', 'l'],
+      ['colors', 'tmp-old'],
+    ],
+    [
+      ['markings', 'list', '--contains', 'o', '--contains', 'l', '--or'],
+      ['colors', 'region-eu', 'region-us', 'tmp-old'],
+    ],
+    [['markings', 'list', '--name', 'colors', '--name', 'colors'], ['colors']],
+    [
+      ['markings', 'list', '--name', 'colors', '--filter', 'name=tmp-old', '--or'],
+      ['colors', 'tmp-old'],
+    ],
+    [
+      ['markings', 'values', 'list', 'colors', '--name', 'red', '--name', 'blue', '--or'],
+      ['blue', 'red'],
+    ],
+    [['markings', 'values', 'list', 'colors', '--contains', 'e', '--contains', 'd'], ['red']],
+  ])('%j', async (argv, expected) => {
+    expect(await names(argv)).toEqual(expected);
+  });
+
+  it('markings export --starts-with twice with --or writes both kinds', async () => {
+    const result = await ksctl([
+      'markings',
+      'export',
+      '--starts-with',
+      'region-e',
+      '--starts-with',
+      'tmp',
+      '--or',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('name: region-eu');
+    expect(result.stdout).toContain('name: tmp-old');
+    expect(result.stdout).not.toContain('region-us');
+    expect(result.stdout).not.toContain('colors');
+  });
+
+  it('each repetition is sent as its own parameter, in the order given', async () => {
+    await names(['markings', 'list', '--starts-with', 'tmp', '--starts-with', 'region', '--or']);
+    const sent = new URLSearchParams((await listQueries())[0]);
+    expect(sent.getAll('name__startswith')).toEqual(['tmp', 'region']);
+    expect(sent.get('or')).toBe('true');
+  });
+
+  it.each([
+    [
+      ['markings', 'list', '--name', 'colors', '--name', 'tmp-old'],
+      '--name "colors" and --name "tmp-old" together match nothing (name cannot be both)',
+      'use --filter name__any=colors,tmp-old, or --or',
+    ],
+    [
+      ['markings', 'export', '--name', 'colors', '--name', 'tmp-old'],
+      '--name "colors" and --name "tmp-old" together match nothing',
+      '--filter name__any=colors,tmp-old',
+    ],
+    [
+      ['markings', 'values', 'list', 'colors', '--name', 'red', '--name', 'blue'],
+      '--name "red" and --name "blue" together match nothing',
+      '--filter name__any=red,blue',
+    ],
+    [
+      ['markings', 'list', '--filter', 'name=a', '--filter', 'name=b'],
+      '--filter "name=a" and --filter "name=b" together match nothing (name cannot be both)',
+      'use --filter name__any=a,b, or --or',
+    ],
+    [
+      ['markings', 'list', '--name', 'a', '--filter', 'name=b', '--filter', 'name=c'],
+      '--name "a", --filter "name=b" and --filter "name=c" together match nothing (name cannot be all of them)',
+      '--filter name__any=a,b,c',
+    ],
+    [
+      ['markings', 'list', '--public', '--filter', 'public=false'],
+      '--public and --filter "public=false" together match nothing',
+      '--or',
+    ],
+  ])(
+    '%j: different names under AND are refused, saying what lists either; nothing is sent',
+    async (argv, message, hint) => {
+      const result = await ksctl(argv);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).toContain('nothing was sent');
+      expect(result.stderr).toContain(hint);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      // Only the seeding request of beforeEach reached the service.
+      expect(await mock.journal()).toHaveLength(1);
+    },
+  );
 });

@@ -3,6 +3,7 @@
  * `markings export` (every marking, or the filtered ones, in the file format), with their option
  * types.
  */
+import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
@@ -43,10 +44,6 @@ export interface ApplyOptions {
 export interface ExportOptions extends FilterOptionValues {
   file?: string;
   force?: boolean;
-  name?: string;
-  contains?: string;
-  startsWith?: string;
-  public?: boolean;
   concurrency?: number;
 }
 
@@ -185,6 +182,7 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 /** `markings export`: every marking (or the filtered ones) with all values, in the file format. */
 export async function exportFile(ctx: CommandContext, options: ExportOptions): Promise<void> {
   const format = ctx.format();
+  const filter = filterFromOptions(options, MARKING_FILTER_FIELDS);
   // The file's directory is made (or refused) before every marking is read for nothing.
   if (options.file !== undefined) {
     await refuseToReplace(options.file, options.force);
@@ -192,13 +190,7 @@ export async function exportFile(ctx: CommandContext, options: ExportOptions): P
   }
   const api = await ctx.markings();
   const markings = streamMarkings(api, {
-    query: {
-      name: options.name,
-      name__contains: options.contains,
-      name__startswith: options.startsWith,
-      public: options.public,
-      filter: filterFromOptions(options),
-    },
+    query: { filter },
     withValues: () => true,
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     signal: ctx.signal,

@@ -3,7 +3,7 @@ import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../command-context.js';
-import { withFilterOptions } from '../filter-options.js';
+import { repeatable, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber } from '../options.js';
 import type { ApplyOptions, ExportOptions } from './apply-actions.js';
 
@@ -55,9 +55,9 @@ export function exportCommand(ctx: CommandContext): Command {
     .description('write markings with their values in the format apply reads (YAML unless -o json)')
     .option('--file <path>', 'write to this file instead of stdout')
     .option('--force', 'replace a --file that has content')
-    .option('--name <name>', 'only the marking with exactly this name')
-    .option('--contains <text>', 'only markings whose name contains the text')
-    .option('--starts-with <text>', 'only markings whose name starts with the text')
+    .option('--name <name>', 'only the marking with exactly this name', repeatable)
+    .option('--contains <text>', 'only markings whose name contains the text', repeatable)
+    .option('--starts-with <text>', 'only markings whose name starts with the text', repeatable)
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
     .option('--concurrency <n>', CONCURRENCY_HELP, positiveWholeNumber);

@@ -3,6 +3,7 @@
  * command side (options, prompts, rendering). How an update changes a marking is
  * src/markings/update.ts.
  */
+import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import { descriptionProblem, nameProblem } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
@@ -24,10 +25,6 @@ import { deleteInTurn, parseValueOptions, runInOrder } from '../../markings/chan
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ListOptions extends FilterOptionValues {
-  name?: string;
-  contains?: string;
-  startsWith?: string;
-  public?: boolean;
   valueLimit?: number;
   limit?: number;
 }
@@ -76,20 +73,11 @@ function checkDescription(description: string, what: string): void {
 
 export async function list(ctx: CommandContext, options: ListOptions): Promise<void> {
   const format = ctx.format();
+  const filter = filterFromOptions(options, MARKING_FILTER_FIELDS);
   const api = await ctx.markings();
   // A table shows value counts only, so it never asks for values.
   const valueLimit = format === 'table' ? 0 : options.valueLimit;
-  const items = api.listMarkings(
-    {
-      name: options.name,
-      name__contains: options.contains,
-      name__startswith: options.startsWith,
-      public: options.public,
-      filter: filterFromOptions(options),
-      valueLimit,
-    },
-    options.limit,
-  );
+  const items = api.listMarkings({ filter, valueLimit }, options.limit);
   await ctx.renderList('listing markings', items, markingsListView);
 }
 

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../command-context.js';
-import { withFilterOptions } from '../filter-options.js';
+import { repeatable, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';
 import { applyCommand, exportCommand } from './apply.js';
 import { valuesCommand } from './values.js';
@@ -32,9 +32,9 @@ export function markingsCommand(ctx: CommandContext): Command {
     .command('list')
     .alias('ls')
     .description('list markings, ordered by name')
-    .option('--name <name>', 'only the marking with exactly this name')
-    .option('--contains <text>', 'only markings whose name contains the text')
-    .option('--starts-with <text>', 'only markings whose name starts with the text')
+    .option('--name <name>', 'only the marking with exactly this name', repeatable)
+    .option('--contains <text>', 'only markings whose name contains the text', repeatable)
+    .option('--starts-with <text>', 'only markings whose name starts with the text', repeatable)
     .addOption(new Option('--public', 'only public markings'))
     .addOption(new Option('--no-public', 'only markings that are not public'))
     .option(

@@ -1,3 +1,4 @@
+import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
 import { nameProblem } from '../../api/names.js';
 import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
@@ -9,8 +10,6 @@ import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ValuesListOptions extends FilterOptionValues {
-  name?: string;
-  contains?: string;
   limit?: number;
 }
 
@@ -32,14 +31,11 @@ export async function list(
   markingRef: string,
   options: ValuesListOptions,
 ): Promise<void> {
+  const filter = filterFromOptions(options, VALUE_FILTER_FIELDS);
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const values: MarkingValue[] = [];
-  for await (const v of api.listValues(
-    marking.id,
-    { name: options.name, name__contains: options.contains, filter: filterFromOptions(options) },
-    options.limit,
-  )) {
+  for await (const v of api.listValues(marking.id, { filter }, options.limit)) {
     values.push(v);
   }
   await ctx.render(valuesListView(values));

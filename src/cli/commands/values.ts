@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { examples } from '../help.js';
 import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
 import type { CommandContext } from '../command-context.js';
-import { withFilterOptions } from '../filter-options.js';
+import { repeatable, withFilterOptions } from '../filter-options.js';
 import { positiveWholeNumber } from '../options.js';
 import type {
   ValuesListOptions,
@@ -28,8 +28,8 @@ export function valuesCommand(ctx: CommandContext): Command {
     .alias('ls')
     .description("list a marking's values, ordered by name")
     .argument('<marking>', 'marking id or name')
-    .option('--name <name>', 'only the value with exactly this name')
-    .option('--contains <text>', 'only values whose name contains the text')
+    .option('--name <name>', 'only the value with exactly this name', repeatable)
+    .option('--contains <text>', 'only values whose name contains the text', repeatable)
     .option('--limit <n>', 'at most this many values', positiveWholeNumber);
   examples(
     list,

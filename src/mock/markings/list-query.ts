@@ -1,17 +1,20 @@
 /**
  * The query string of a list request (docs/design.md 1.2): paging (skip/limit, or the SCIM pair
  * startIndex/count), `valueLimit` where it applies, `or`, and filter terms. Nothing is ignored:
- * any other parameter, a term the grammar refuses, or one repeated where repetition has no
- * meaning, is a 400 naming it; a repeated `__any` term is the union of its lists.
+ * any other parameter, or a term the grammar refuses, is a 400 naming it. A repeated filter
+ * parameter is a term each time, but a repeated `__any` is the union of its lists; equalities on
+ * one field that together could match nothing (`name=a&name=b` under AND) are a 400 naming it.
  */
 import {
-  combineRepeatedTerms,
+  clashingEqualities,
+  clashProblem,
   type FilterFields,
   FilterProblem,
   type FilterTerm,
   type ListFilter,
   parseFilterTerm,
   parseOrParameter,
+  unionOfRepeatedAny,
 } from '../../api/filters.js';
 import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../api/wire.js';
 import { MockHttpError } from '../http.js';
@@ -67,8 +70,17 @@ export function parseListQuery(
       if (parameter === 'or') or = parseOrParameter(text);
       else if (!reserved.has(parameter)) parsed.push(parseFilterTerm(parameter, text, fields));
     }
-    // A repeated `__any` is the union; any other repeated term is a 400, never an empty answer.
-    terms = combineRepeatedTerms(parsed);
+    // Terms that can match nothing are a 400 saying what would, never an empty answer.
+    const clash = clashingEqualities(parsed, or);
+    if (clash !== undefined) {
+      const { reason, any } = clashProblem(clash);
+      const either = any === undefined ? 'or=true' : `${any}, or or=true`;
+      throw new FilterProblem(
+        clash[0]!.parameter,
+        `${reason}, so nothing would match; for either use ${either}`,
+      );
+    }
+    terms = unionOfRepeatedAny(parsed);
   } catch (error) {
     if (error instanceof FilterProblem) throw badQuery(error.parameter, error.reason);
     throw error;
