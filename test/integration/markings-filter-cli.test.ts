@@ -271,3 +271,29 @@ describe('repeated shortcut flags: each is a term, never dropped', () => {
     },
   );
 });
+
+describe('ksctl api --query: a key given twice is sent twice', () => {
+  it('name__contains twice needs both; with or=true either', async () => {
+    const listed = async (...pairs: string[]) => {
+      const result = await ksctl([
+        'api',
+        'GET',
+        '/markings',
+        ...pairs.flatMap((p) => ['--query', p]),
+      ]);
+      expect(result.code).toBe(0);
+      return (JSON.parse(result.stdout) as { Resources: { name: string }[] }).Resources.map(
+        (m) => m.name,
+      );
+    };
+    expect(await listed('name__contains=o', 'name__contains=l')).toEqual(['colors', 'tmp-old']);
+    expect(await listed('name__startswith=tmp', 'name__startswith=colors', 'or=true')).toEqual([
+      'colors',
+      'tmp-old',
+    ]);
+    expect(await listQueries()).toEqual([
+      'name__contains=o&name__contains=l',
+      'name__startswith=tmp&name__startswith=colors&or=true',
+    ]);
+  });
+});

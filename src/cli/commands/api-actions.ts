@@ -24,6 +24,13 @@ function pairs(texts: string[] | undefined, separator: string, flag: string): [s
   });
 }
 
+/** `--query` pairs as sent: a key given more than once is sent each time (a filter term each). */
+function queryOf(given: [string, string][]): Record<string, string[]> {
+  const query: Record<string, string[]> = {};
+  for (const [key, value] of given) (query[key] ??= []).push(value);
+  return query;
+}
+
 /**
  * Header names are HTTP tokens; values one line of printable ASCII. A header may carry a
  * credential, so a bad one is named by its place, never shown.
@@ -95,7 +102,7 @@ export async function api(
   // Messages name the request; a credential in its URL stays out of them.
   const what = `${method} ${redactUrl(path)}`;
   const answer = await client.request<unknown>(method, path, {
-    query: Object.fromEntries(pairs(options.query, '=', '--query')),
+    query: queryOf(pairs(options.query, '=', '--query')),
     headers: headers(options.header),
     body,
     okStatuses: EVERY_ERROR_STATUS,
