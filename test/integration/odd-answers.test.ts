@@ -5,8 +5,10 @@
  * never follow a redirect to another origin.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
@@ -14,6 +16,7 @@ import { fetchServerPublicKey } from '../../src/enroll/enroll.js';
 import { portalSignIn } from '../../src/enroll/portal.js';
 import type { KsctlError } from '../../src/errors.js';
 import { cliFor } from '../helpers/cli.js';
+import { ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 type Answer = (req: IncomingMessage, res: ServerResponse, origin: string) => void;
@@ -193,6 +196,78 @@ describe('odd answers through the CLI', () => {
     expect(result.stderr).not.toContain('one-time-secret');
     // Nothing was ever sent to the other origin, least of all the token.
     expect(elsewhere.authorizations).toEqual([]);
+  });
+});
+
+describe('ksctl api checks no shape: a 2xx body is printed as it came (the README says so)', () => {
+  it('the README, where it says another shape is exit 7, names api as the exception', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const paragraph = readme.split('\n\n').find((p) => p.includes('JSON of another shape'))!;
+    const said = paragraph.replace(/\s+/g, ' ');
+    expect(said).toContain('Every command but `api` checks the shape of an answer');
+    expect(said).toMatch(/`ksctl api` .* prints any 2xx body as it came .* with exit 0/);
+  });
+
+  it.each([
+    [
+      'a web page with 200',
+      page(200, 'Sign in'),
+      /^<!DOCTYPE html><html><head><title>Sign in<\/title>/,
+    ],
+    [
+      'JSON of another shape',
+      jsonText(200, '{"hello":"world"}'),
+      /^\{\n {2}"hello": "world"\n\}\n$/,
+    ],
+    [
+      'an empty 204',
+      (_req: IncomingMessage, res: ServerResponse) => res.writeHead(204).end(),
+      /^$/,
+    ],
+  ] as const)('%s: on stdout, exit 0', async (_what, answer, printed) => {
+    service.answer = answer;
+    const result = await ksctl(['api', 'GET', '/markings']);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toMatch(printed);
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    [
+      'an error page is printed, and its status sets the exit code',
+      page(500, 'Oops'),
+      7,
+      /<title>Oops<\/title>/,
+      /GET \/markings: the service answered 500/,
+    ],
+    [
+      'a redirect is not followed: exit 7 naming where it points',
+      (_req: IncomingMessage, res: ServerResponse) => {
+        res.writeHead(302, { location: '/elsewhere' });
+        res.end();
+      },
+      7,
+      /^$/,
+      /HTTP 302, a redirect to http:\/\/127\.0\.0\.1:\d+\/elsewhere/,
+    ],
+    [
+      'a body cut short of its Content-Length: exit 7',
+      (_req: IncomingMessage, res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+        res.write('{"hello":');
+        setTimeout(() => res.destroy(), 10);
+      },
+      7,
+      /^$/,
+      /was cut short/,
+    ],
+  ] as const)('%s', async (_what, answer, code, printed, says) => {
+    service.answer = answer;
+    const result = await ksctl(['api', 'GET', '/markings']);
+    expect(result.stdout).toMatch(printed);
+    expect(result.stderr).toMatch(says);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(code);
   });
 });
 
