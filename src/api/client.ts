@@ -10,8 +10,10 @@ import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
 import {
+  ACCEPTED_ENCODINGS,
   ANSWER_MAX_BYTES,
   ANSWER_MAX_DEPTH,
+  AnswerNotDecodable,
   AnswerTooLarge,
   headerText,
   MIB,
@@ -199,6 +201,7 @@ export class ApiClient {
     const cid = options.conversationId ?? randomUUID();
     const headers: Record<string, string> = {
       accept: 'application/json',
+      'accept-encoding': ACCEPTED_ENCODINGS,
       'x-conversation-id': cid,
       'user-agent': this.options.userAgent ?? 'ksctl',
       ...options.headers,
@@ -241,6 +244,9 @@ export class ApiClient {
         if (options.signal?.aborted) throw error;
         if (error instanceof AnswerTooLarge) {
           throw this.tooLargeError(what, shownUrl, status ?? 0, cid, error);
+        }
+        if (error instanceof AnswerNotDecodable) {
+          throw this.notDecodableError(what, shownUrl, status ?? 0, cid, error);
         }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
@@ -395,6 +401,26 @@ export class ApiClient {
         cause: error,
       },
     );
+  }
+
+  /** Not retried either: the service would send the same bytes again. */
+  private notDecodableError(
+    what: string,
+    shownUrl: string,
+    status: number,
+    cid: string,
+    error: AnswerNotDecodable,
+  ): ServiceError {
+    const problem =
+      error.reason === undefined
+        ? `is in the content coding "${error.encoding}", which ksctl does not read (it asks for ${ACCEPTED_ENCODINGS})`
+        : `says it is "${error.encoding}" encoded but does not decode (${error.reason})`;
+    return new ServiceError(`${what}: the answer from ${shownUrl} (HTTP ${status}) ${problem}`, {
+      hint: 'the service sends plain or gzip answers; a proxy or another server may be answering',
+      conversationId: cid,
+      status,
+      cause: error,
+    });
   }
 
   /**
