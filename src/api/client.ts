@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
-import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
+import {
+  describeAnswer,
+  errorFromAnswer,
+  withCredentialsSource,
+  withTenantHint,
+} from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
@@ -64,6 +69,11 @@ export interface ClientOptions {
    */
   markingsBase?: boolean;
   userAgent?: string;
+  /**
+   * Where the credentials came from when a user may not think of it (an environment variable,
+   * `KSCTL_TOKEN`): a 401 names it in its hint.
+   */
+  credentialsFrom?: string;
   /**
    * The process is a short command (the CLI): WebAssembly is compiled for a quick exit rather
    * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
@@ -143,10 +153,16 @@ export class ApiClient {
   private readonly options: Required<
     Omit<
       ClientOptions,
-      'baseUrl' | 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'
+      | 'baseUrl'
+      | 'trace'
+      | 'userAgent'
+      | 'activity'
+      | 'markingsBase'
+      | 'shortLived'
+      | 'credentialsFrom'
     >
   > &
-    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'credentialsFrom'>;
 
   constructor(options: ClientOptions) {
     if (options.shortLived === true) compileWasmForShortProcess();
@@ -357,11 +373,14 @@ export class ApiClient {
     }
     if (status >= 400 && !expected) {
       const received = { url: shownUrl, contentType };
-      const error = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
+      const mapped = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
         status,
         body,
         cid,
       );
+      const { credentialsFrom } = this.options;
+      const error =
+        credentialsFrom === undefined ? mapped : withCredentialsSource(mapped, credentialsFrom);
       const tenantBase =
         isAbsolute(path) || this.options.markingsBase === false ? undefined : this.baseUrl;
       throw status === 404 && tenantBase !== undefined ? withTenantHint(error, tenantBase) : error;
