@@ -5,13 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
-import { describeAnswer, errorFromAnswer, withTenantHint } from './errors.js';
+import {
+  describeAnswer,
+  errorFromAnswer,
+  withCredentialsSource,
+  withTenantHint,
+} from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
 import { sleep } from '../sleep.js';
 import {
+  ACCEPTED_ENCODINGS,
   ANSWER_MAX_BYTES,
   ANSWER_MAX_DEPTH,
+  AnswerNotDecodable,
   AnswerTooLarge,
   headerText,
   MIB,
@@ -62,6 +69,11 @@ export interface ClientOptions {
    */
   markingsBase?: boolean;
   userAgent?: string;
+  /**
+   * Where the credentials came from when a user may not think of it (an environment variable,
+   * `KSCTL_TOKEN`): a 401 names it in its hint.
+   */
+  credentialsFrom?: string;
   /**
    * The process is a short command (the CLI): WebAssembly is compiled for a quick exit rather
    * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
@@ -141,10 +153,16 @@ export class ApiClient {
   private readonly options: Required<
     Omit<
       ClientOptions,
-      'baseUrl' | 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'shortLived'
+      | 'baseUrl'
+      | 'trace'
+      | 'userAgent'
+      | 'activity'
+      | 'markingsBase'
+      | 'shortLived'
+      | 'credentialsFrom'
     >
   > &
-    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase'>;
+    Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'credentialsFrom'>;
 
   constructor(options: ClientOptions) {
     if (options.shortLived === true) compileWasmForShortProcess();
@@ -199,6 +217,7 @@ export class ApiClient {
     const cid = options.conversationId ?? randomUUID();
     const headers: Record<string, string> = {
       accept: 'application/json',
+      'accept-encoding': ACCEPTED_ENCODINGS,
       'x-conversation-id': cid,
       'user-agent': this.options.userAgent ?? 'ksctl',
       ...options.headers,
@@ -241,6 +260,9 @@ export class ApiClient {
         if (options.signal?.aborted) throw error;
         if (error instanceof AnswerTooLarge) {
           throw this.tooLargeError(what, shownUrl, status ?? 0, cid, error);
+        }
+        if (error instanceof AnswerNotDecodable) {
+          throw this.notDecodableError(what, shownUrl, status ?? 0, cid, error);
         }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
@@ -351,11 +373,14 @@ export class ApiClient {
     }
     if (status >= 400 && !expected) {
       const received = { url: shownUrl, contentType };
-      const error = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
+      const mapped = (options.mapError ?? ((s, b, c) => errorFromAnswer(s, b, c, what, received)))(
         status,
         body,
         cid,
       );
+      const { credentialsFrom } = this.options;
+      const error =
+        credentialsFrom === undefined ? mapped : withCredentialsSource(mapped, credentialsFrom);
       const tenantBase =
         isAbsolute(path) || this.options.markingsBase === false ? undefined : this.baseUrl;
       throw status === 404 && tenantBase !== undefined ? withTenantHint(error, tenantBase) : error;
@@ -395,6 +420,26 @@ export class ApiClient {
         cause: error,
       },
     );
+  }
+
+  /** Not retried either: the service would send the same bytes again. */
+  private notDecodableError(
+    what: string,
+    shownUrl: string,
+    status: number,
+    cid: string,
+    error: AnswerNotDecodable,
+  ): ServiceError {
+    const problem =
+      error.reason === undefined
+        ? `is in the content coding "${error.encoding}", which ksctl does not read (it asks for ${ACCEPTED_ENCODINGS})`
+        : `says it is "${error.encoding}" encoded but does not decode (${error.reason})`;
+    return new ServiceError(`${what}: the answer from ${shownUrl} (HTTP ${status}) ${problem}`, {
+      hint: 'the service sends plain or gzip answers; a proxy or another server may be answering',
+      conversationId: cid,
+      status,
+      cause: error,
+    });
   }
 
   /**

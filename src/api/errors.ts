@@ -132,6 +132,22 @@ export function namesTenant(baseUrl: string): boolean {
  * A 404 from a base URL without `/v2/TENANT` is most likely the URL, not the marking: the hint
  * says so (the error keeps its class, message and conversation id).
  */
+/**
+ * A 401 whose credentials came from where a user may not look (an environment variable such as
+ * KSCTL_TOKEN) says so in its hint, as the cause to check first.
+ */
+export function withCredentialsSource(error: KsctlError, source: string): KsctlError {
+  if (!(error instanceof AuthError) || error.status !== 401) return error;
+  const what = source === 'KSCTL_TOKEN' ? 'the token' : 'the credentials';
+  return new AuthError(error.message, {
+    conversationId: error.conversationId,
+    status: error.status,
+    serviceCode: error.serviceCode,
+    details: error.details,
+    hint: `${what} came from ${source} in the environment: check it or unset it`,
+  });
+}
+
 export function withTenantHint(error: KsctlError, baseUrl: string): KsctlError {
   if (!(error instanceof NotFoundError) || namesTenant(baseUrl)) return error;
   return new NotFoundError(error.message, {

@@ -159,14 +159,16 @@ export class CommandContext {
     connection?: Connection,
     options: { retries?: number; markingsBase?: boolean } = {},
   ): Promise<ApiClient> {
-    const [conn, { ApiClient }] = await Promise.all([
+    const [conn, { ApiClient }, { fromEnvironment }] = await Promise.all([
       connection ?? this.connection(),
       import('../api/client.js'),
+      import('../config/settings.js'),
     ]);
     const client = new ApiClient({
       ...options,
       baseUrl: conn.baseUrl,
       auth: conn.auth,
+      credentialsFrom: fromEnvironment(conn.sources.auth) ? conn.sources.auth : undefined,
       timeoutMs: conn.timeoutMs,
       userAgent: `ksctl/${VERSION}`,
       shortLived: true,

@@ -40,6 +40,43 @@ export interface Connection {
   baseUrl: string;
   auth: Auth;
   timeoutMs: number;
+  /** Where each setting in force came from, as messages name it (settingSource). */
+  sources: ConnectionSources;
+}
+
+/**
+ * Where a setting came from: a flag (`--base-url`), an environment variable (`KSCTL_TOKEN`), a
+ * context (`context "prod"`), or undefined for none or the default.
+ */
+export interface ConnectionSources {
+  context: '--context' | 'KSCTL_CONTEXT' | 'the current context' | undefined;
+  baseUrl: string;
+  auth: string | undefined;
+}
+
+/** Whether a source is the environment, which a user does not see in the command line. */
+export function fromEnvironment(source: string | undefined): boolean {
+  return source?.startsWith('KSCTL_') === true;
+}
+
+/** The environment variables that win over a context's settings (flag > environment > context). */
+export const ENVIRONMENT_SETTINGS: Partial<Record<keyof ContextConfig, string>> = {
+  baseUrl: 'KSCTL_BASE_URL',
+  timeoutMs: 'KSCTL_TIMEOUT',
+  apiUrl: 'KSCTL_API_URL',
+  enrollmentUrl: 'KSCTL_ENROLLMENT_URL',
+  knsUrl: 'KSCTL_KNS_URL',
+  keyspace: 'KSCTL_KEYSPACE',
+  persistor: 'KSCTL_PERSISTOR',
+  persistorPath: 'KSCTL_PERSISTOR_PATH',
+  persistorAesgcmAdata: 'KSCTL_PERSISTOR_AESGCM_ADATA',
+};
+
+/** The credentials the environment gives, which win over a context's: their variables. */
+export function environmentAuth(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.KSCTL_TOKEN) return 'KSCTL_TOKEN';
+  if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) return 'KSCTL_USERNAME and KSCTL_PASSWORD';
+  return undefined;
 }
 
 /** Reads a secret from a file, or from standard input when the path is `-`; at most 64 KiB. */
@@ -120,6 +157,7 @@ export async function resolveConnection(
   io: { readonly stdin: Readable },
 ): Promise<Connection> {
   const { name, context } = resolveContext(globals, env, store);
+  const inContext = `context "${name}"`;
   const baseUrl = globals.baseUrl ?? (env.KSCTL_BASE_URL || undefined) ?? context.baseUrl;
   if (!baseUrl) {
     throw new UsageError('no service to talk to', {
@@ -133,17 +171,40 @@ export async function resolveConnection(
     throw new UsageError(`the base URL "${baseUrl}" is not an http(s) URL`);
   }
   let auth: Auth = { kind: 'none' };
+  let authSource: string | undefined;
   if (globals.tokenFile !== undefined) {
     auth = { kind: 'bearer', token: await readTokenFile(globals.tokenFile, io.stdin) };
+    authSource = '--token-file';
   } else if (env.KSCTL_TOKEN) {
     auth = { kind: 'bearer', token: bearerToken(env.KSCTL_TOKEN.trim(), 'KSCTL_TOKEN') };
+    authSource = 'KSCTL_TOKEN';
   } else if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) {
     auth = { kind: 'basic', username: env.KSCTL_USERNAME, password: env.KSCTL_PASSWORD };
+    authSource = 'KSCTL_USERNAME and KSCTL_PASSWORD';
   } else if (context.token) {
-    auth = { kind: 'bearer', token: bearerToken(context.token, `context "${name}"`) };
+    auth = { kind: 'bearer', token: bearerToken(context.token, inContext) };
+    authSource = inContext;
   } else if (context.username && context.password) {
     auth = { kind: 'basic', username: context.username, password: context.password };
+    authSource = inContext;
   }
   const timeoutMs = resolveTimeoutMs(globals, env, name, context);
-  return { contextName: name, context, baseUrl, auth, timeoutMs };
+  const sources: ConnectionSources = {
+    context:
+      name === undefined
+        ? undefined
+        : globals.context !== undefined
+          ? '--context'
+          : env.KSCTL_CONTEXT
+            ? 'KSCTL_CONTEXT'
+            : 'the current context',
+    baseUrl:
+      globals.baseUrl !== undefined
+        ? '--base-url'
+        : env.KSCTL_BASE_URL
+          ? 'KSCTL_BASE_URL'
+          : inContext,
+    auth: authSource,
+  };
+  return { contextName: name, context, baseUrl, auth, timeoutMs, sources };
 }

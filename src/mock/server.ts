@@ -132,6 +132,19 @@ function loadDefaults(state: MockState, seed: Seed | undefined): void {
   if (seed) applySeed(state, seed);
 }
 
+interface ConnectionUse {
+  /** When it was taken in (performance.now()). */
+  since: number;
+  /** A request of it is being answered. */
+  busy: boolean;
+  answered: number;
+}
+
+/** close() stops taking connections in once none has come for this long: the queue is empty. */
+const QUEUE_QUIET_MS = 100;
+/** A connection that has sent nothing this long after it came is not waited for by close(). */
+const SILENT_WAIT_MS = 500;
+
 /**
  * The embedded mock of the whole service side. A factory: the `mock serve` command and the tests
  * only choose where it listens.
@@ -145,6 +158,12 @@ export class MockServer {
   /** Open connections; those that had sent nothing when last looked at are `silent`, oldest first. */
   private connections = 0;
   private readonly silent = new Set<Socket>();
+  /** What each open connection has done: when it came, whether a request is in hand, answers. */
+  private readonly uses = new Map<Socket, ConnectionUse>();
+  /** When the last connection was taken in (performance.now()). */
+  private lastAccepted = 0;
+  /** close() has begun: requests from now on get a 503, every answer closes its connection. */
+  private closing = false;
 
   private constructor(
     private readonly options: MockServerOptions,
@@ -175,6 +194,14 @@ export class MockServer {
         connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 4)),
       },
       (req, res) => {
+        const use = this.uses.get(req.socket);
+        if (use) {
+          use.busy = true;
+          res.once('close', () => {
+            use.busy = false;
+            use.answered++;
+          });
+        }
         // handle() answers every failure itself; this catch is the boundary of last resort.
         this.handle(req, res).catch(() => res.destroy());
       },
@@ -192,9 +219,12 @@ export class MockServer {
    */
   private admit(socket: Socket): void {
     this.connections++;
+    this.lastAccepted = performance.now();
+    this.uses.set(socket, { since: this.lastAccepted, busy: false, answered: 0 });
     socket.once('close', () => {
       this.connections--;
       this.silent.delete(socket);
+      this.uses.delete(socket);
     });
     if (this.connections > (this.options.maxConnections ?? 512)) {
       const idle = this.oldestSilent();
@@ -308,24 +338,52 @@ export class MockServer {
   }
 
   /**
-   * Stops accepting, lets requests in flight finish, flushes the state, then resolves.
+   * Stops accepting, lets requests in flight finish, flushes the state, then resolves. No client
+   * that got in meets a reset connection: requests that arrive once closing has begun, those
+   * still in the listen queue among them, are answered 503 with Retry-After (drainQueue).
    * Connections still busy after the grace time (a client that stalls mid-request) are cut off.
    * The crypto pool ends last.
    */
   async close(): Promise<void> {
+    this.closing = true;
+    const deadline = performance.now() + (this.options.closeGraceMs ?? 10_000);
+    await this.drainQueue(deadline);
     await new Promise<void>((resolve) => {
       const cutOff = setTimeout(
         () => this.http.closeAllConnections(),
-        this.options.closeGraceMs ?? 10_000,
+        Math.max(0, deadline - performance.now()),
       );
+      // Also closes the connections between requests: none is left that waits for an answer.
       this.http.close(() => {
         clearTimeout(cutOff);
         resolve();
       });
-      this.http.closeIdleConnections();
     });
     await this.durable?.close();
     await this.crypto.close();
+  }
+
+  /**
+   * Closing the listening socket resets the connections still in its queue, and Node's close
+   * also drops connections whose request it has not read yet. So the socket keeps taking them
+   * in until none has come for a moment, and every connection that has not sent its request yet
+   * is waited for (a silent one a short while): each then gets its answer. Connections between
+   * requests are closed meanwhile, as Node would.
+   */
+  private async drainQueue(deadline: number): Promise<void> {
+    for (;;) {
+      const now = performance.now();
+      let waiting = false;
+      for (const [socket, use] of this.uses) {
+        if (use.busy) continue;
+        const silent = socket.bytesRead === 0;
+        if (use.answered > 0 || (silent && now - use.since > SILENT_WAIT_MS)) socket.destroy();
+        else waiting = true;
+      }
+      const quiet = now - this.lastAccepted >= QUEUE_QUIET_MS;
+      if ((quiet && !waiting) || now >= deadline) return;
+      await sleep(10);
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -337,6 +395,7 @@ export class MockServer {
     const cors = this.options.cors === false ? undefined : corsOrigin(req);
     let answer: MockResponse;
     try {
+      if (this.closing) throw stopping();
       if (cors !== undefined && isPreflight(req)) answer = preflightAnswer(req, cors);
       else if (!target) {
         throw new MockHttpError(
@@ -417,6 +476,8 @@ export class MockServer {
   ): void {
     if (res.headersSent || res.destroyed) return;
     let written: Omit<AnswerSeen, 'method' | 'path'>;
+    // While the mock stops, each answer is the last on its connection.
+    if (this.closing) answer = { ...answer, headers: { ...answer.headers, connection: 'close' } };
     try {
       if (bytes === undefined) throw new Error('no body');
       written = writeAnswer(res, cid, answer, bytes);
@@ -502,6 +563,17 @@ function faultError(rule: FaultRule): MockHttpError {
     `injected fault: ${rule.method ?? 'any method'} ${rule.path ?? 'any path'} answers ${status}`,
     undefined,
     retryAfter(status),
+  );
+}
+
+/** A request that came once the mock began to stop: to be sent again when it is back. */
+function stopping(): MockHttpError {
+  return new MockHttpError(
+    503,
+    MarkingsErrorCode.unavailable,
+    'the mock is stopping; send the request again once it is back',
+    undefined,
+    retryAfter(503),
   );
 }
 

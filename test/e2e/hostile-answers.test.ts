@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createGzip } from 'node:zlib';
+import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_MAX_BYTES, LISTING_ANSWER_MAX_BYTES } from '../../src/api/answer-body.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
@@ -26,6 +26,37 @@ let base: string;
 let dir: string;
 let peak: PeakRss;
 let gzipBomb: Buffer;
+/** Every request's Accept-Encoding, by kind. */
+const acceptEncoding = new Map<string, string | undefined>();
+
+/** A listing of one marking, as the service sends it. */
+const LISTING = JSON.stringify({
+  totalResults: 1,
+  skip: 0,
+  limit: 100,
+  Resources: [
+    {
+      id: '65a1f0c2e4b0a1b2c3d4e5f6',
+      name: 'squeezed',
+      public: false,
+      adminOnly: false,
+      defaultValue: null,
+      detail: { description: 'sent compressed', valueCount: 0, values: [] },
+      _createdTs: 1763780000000,
+      _updatedTs: 1763780000000,
+      _version: 1,
+    },
+  ],
+});
+/** What each compressed kind sends: its Content-Encoding and bytes. */
+const ENCODED: Record<string, [string, () => Buffer]> = {
+  'gzip-listing': ['gzip', () => gzipSync(LISTING)],
+  'br-listing': ['br', () => brotliCompressSync(LISTING)],
+  'deflate-listing': ['deflate', () => deflateSync(LISTING)],
+  zstd: ['zstd', () => Buffer.from(LISTING)],
+  'x-foo': ['gzip, x-foo', () => gzipSync(LISTING)],
+  'gzip-corrupt': ['gzip', () => Buffer.from(LISTING)],
+};
 
 /** 512 MiB of zeros, gzipped: about half a megabyte on the wire. */
 async function makeGzipBomb(): Promise<Buffer> {
@@ -65,6 +96,14 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const [, kind] = (req.url ?? '').split('/');
     res.on('error', () => {});
+    acceptEncoding.set(kind ?? '', req.headers['accept-encoding']);
+    const encoded = ENCODED[kind ?? ''];
+    if (encoded) {
+      const [encoding, bytes] = encoded;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end(bytes());
+      return;
+    }
     switch (kind) {
       case 'endless': {
         // A listing whose first marking's name never ends: 3 GiB if nobody stops reading.
@@ -156,11 +195,60 @@ describe('answers that would take ksctl without end (issue 17)', () => {
     expect(rss).toBeLessThan(HEADROOM);
   });
 
-  it('a gzip bomb is never inflated: not a listing (exit 7)', async () => {
+  it('a gzip bomb is inflated only up to the listing cap (exit 7), memory bounded by it', async () => {
     const { code, stderr, rss } = await run('gzip', ['markings', 'list']);
-    expect(stderr).toMatch(/is not what the service sends/);
+    expect(stderr).toMatch(/went on past 128 MiB, the most ksctl reads of one answer/);
     expect(code).toBe(7);
-    expect(rss).toBeLessThan(HEADROOM);
+    expect(rss).toBeLessThan(LISTING_ANSWER_MAX_BYTES + HEADROOM);
+  });
+
+  it('a gzip bomb to `ksctl api`: exit 7 at the answer cap, memory bounded by it', async () => {
+    const { code, stdout, stderr, rss } = await run('gzip', ['api', 'GET', '/markings']);
+    expect(stderr).toMatch(/went on past 32 MiB/);
+    expect(stdout).toBe('');
+    expect(code).toBe(7);
+    expect(rss).toBeLessThan(ANSWER_MAX_BYTES + HEADROOM);
+  });
+
+  it.each(['gzip-listing', 'br-listing', 'deflate-listing'])(
+    'a listing sent %s is decoded: `markings list` and `ksctl api` read it (issue 25)',
+    async (kind) => {
+      const list = await run(kind, ['markings', 'list', '-o', 'json']);
+      expect(list.stderr).toBe('');
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout)).toMatchObject([{ name: 'squeezed' }]);
+      expect(acceptEncoding.get(kind)).toBe('gzip, deflate, br');
+      const api = await run(kind, ['api', 'GET', '/markings']);
+      expect(api.code).toBe(0);
+      expect(JSON.parse(api.stdout)).toEqual(JSON.parse(LISTING));
+    },
+  );
+
+  it.each([
+    ['zstd', 'zstd'],
+    ['x-foo', 'x-foo'],
+  ])(
+    'an answer in the unknown coding %s is exit 7 naming it, never printed (issue 25)',
+    async (kind, named) => {
+      for (const args of [
+        ['markings', 'list'],
+        ['api', 'GET', '/markings'],
+      ]) {
+        const { code, stdout, stderr } = await run(kind, args);
+        expect(stderr).toContain(`is in the content coding "${named}", which ksctl does not read`);
+        expect(stdout).toBe('');
+        expect(code).toBe(7);
+      }
+    },
+  );
+
+  it('an answer that says gzip but is not: exit 7, saying it does not decode (issue 25)', async () => {
+    const { code, stdout, stderr } = await run('gzip-corrupt', ['api', 'GET', '/markings']);
+    expect(stderr).toMatch(
+      /says it is "gzip" encoded but does not decode \(incorrect header check\)/,
+    );
+    expect(stdout).toBe('');
+    expect(code).toBe(7);
   });
 
   it('JSON nested 100,000 deep: a clear exit 7, no stack overflow', async () => {

@@ -198,6 +198,88 @@ describe('choosing and overriding a context', () => {
   });
 });
 
+describe('where a setting comes from (issue 25, item 6)', () => {
+  beforeEach(async () => {
+    await addMock('dev');
+    await ksctl(['context', 'add', 'broken', '--base-url', suite.mock.baseUrl]);
+  });
+
+  it('status names the settings the environment gives, and none the context gives', async () => {
+    const fromContext = tsvRows((await ksctl(['status'])).stdout);
+    expect(fromContext).toContainEqual(['Context', 'dev (current)']);
+    expect(fromContext).toContainEqual(['Base URL', suite.mock.baseUrl]);
+    expect(fromContext).toContainEqual(['Credentials', 'bearer token']);
+    const env = {
+      KSCTL_CONTEXT: 'broken',
+      KSCTL_TOKEN: suite.mock.token,
+      KSCTL_BASE_URL: suite.mock.baseUrl,
+    };
+    const fromEnvironment = await ksctl(['status'], { env });
+    expect(fromEnvironment.code).toBe(0);
+    const rows = tsvRows(fromEnvironment.stdout);
+    expect(rows).toContainEqual(['Context', 'broken (from KSCTL_CONTEXT)']);
+    expect(rows).toContainEqual(['Base URL', `${suite.mock.baseUrl} (from KSCTL_BASE_URL)`]);
+    expect(rows).toContainEqual(['Credentials', 'bearer token (from KSCTL_TOKEN)']);
+    const asJson = JSON.parse((await ksctl(['status', '-o', 'json'], { env })).stdout);
+    expect(asJson.sources).toEqual({
+      context: 'KSCTL_CONTEXT',
+      baseUrl: 'KSCTL_BASE_URL',
+      auth: 'KSCTL_TOKEN',
+    });
+    const basic = await ksctl(['status'], {
+      env: { KSCTL_USERNAME: 'ann', KSCTL_PASSWORD: 'not-known' },
+    });
+    expect(tsvRows(basic.stdout)).toContainEqual([
+      'Credentials',
+      'basic (ann) (from KSCTL_USERNAME and KSCTL_PASSWORD)',
+    ]);
+  });
+
+  it('context show says which of its settings the environment overrides', async () => {
+    const env = { KSCTL_CONTEXT: 'dev', KSCTL_TOKEN: 'from-env', KSCTL_TIMEOUT: '5' };
+    const rows = tsvRows((await ksctl(['context', 'show'], { env })).stdout);
+    expect(rows).toContainEqual(['Name', 'dev (from KSCTL_CONTEXT)']);
+    expect(rows).toContainEqual(['Auth', 'bearer token (KSCTL_TOKEN overrides it)']);
+    expect(rows).toContainEqual(['Timeout', 'none stored; KSCTL_TIMEOUT sets it']);
+    expect(rows).toContainEqual(['Base URL', suite.mock.baseUrl]);
+    const overridden = await ksctl(['context', 'show', 'dev'], {
+      env: { KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/t' },
+    });
+    expect(tsvRows(overridden.stdout)).toContainEqual([
+      'Base URL',
+      `${suite.mock.baseUrl} (KSCTL_BASE_URL overrides it)`,
+    ]);
+    const asJson = JSON.parse((await ksctl(['context', 'show', '-o', 'json'], { env })).stdout);
+    expect(asJson).toMatchObject({
+      chosenBy: 'KSCTL_CONTEXT',
+      overriddenBy: { auth: 'KSCTL_TOKEN', timeoutMs: 'KSCTL_TIMEOUT' },
+    });
+    expect(JSON.stringify(asJson)).not.toContain('from-env');
+  });
+
+  it('a 401 with a token from the environment says the token came from there', async () => {
+    const env = { KSCTL_TOKEN: 'not-a-known-token' };
+    for (const argv of [['markings', 'list'], ['status'], ['api', 'GET', '/markings']]) {
+      const refused = await ksctl(argv, { env });
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toMatch(
+        /^hint: the token came from KSCTL_TOKEN in the environment: check it or unset it$/m,
+      );
+      expect(refused.stderr).not.toContain('not-a-known-token');
+    }
+    // A token of the context's own is not blamed on the environment.
+    await ksctl(
+      ['context', 'add', 'stale', '--base-url', suite.mock.baseUrl, '--token-file', '-'],
+      {
+        stdin: 'not-a-known-token\n',
+      },
+    );
+    const stale = await ksctl(['--context', 'stale', 'markings', 'list']);
+    expect(stale.code).toBe(4);
+    expect(stale.stderr).not.toMatch(/environment/);
+  });
+});
+
 describe('context remove', () => {
   beforeEach(() => addMock('dev'));
 

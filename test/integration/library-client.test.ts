@@ -2,8 +2,12 @@
  * The `ksctl` library against a mock (issue 20): MarkingsClient, enroll(), ProfileFile and
  * DeviceClient, their options and their typed errors.
  */
+import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthError,
@@ -15,6 +19,7 @@ import {
   NotFoundError,
   type Profile,
   ProfileFile,
+  ServiceError,
   UnreachableError,
   UsageError,
 } from '../../src/lib/index.js';
@@ -177,6 +182,51 @@ describe('MarkingsClient', () => {
     expect(error).toBeInstanceOf(UnreachableError);
     expect(error).toMatchObject({ code: 'E_SERVICE', reason: 'connection refused' });
     await client.close();
+  });
+});
+
+describe('MarkingsClient and compressed answers (issue 25)', () => {
+  it('decodes a gzip answer, and refuses one in a coding it does not read, naming it', async () => {
+    const listing = JSON.stringify({
+      totalResults: 1,
+      skip: 0,
+      limit: 100,
+      Resources: [
+        {
+          id: '65a1f0c2e4b0a1b2c3d4e5f6',
+          name: 'squeezed',
+          public: false,
+          adminOnly: false,
+          defaultValue: null,
+          detail: { description: 'sent compressed', valueCount: 0, values: [] },
+          _createdTs: 1763780000000,
+          _updatedTs: 1763780000000,
+          _version: 1,
+        },
+      ],
+    });
+    const server = createServer((req, res) => {
+      const encoding = req.url?.startsWith('/zstd/') ? 'zstd' : 'gzip';
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end(encoding === 'gzip' ? gzipSync(listing) : listing);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const gzip = new MarkingsClient({ baseUrl: `${origin}/gzip/v2/t`, token: 't', retries: 0 });
+    const zstd = new MarkingsClient({ baseUrl: `${origin}/zstd/v2/t`, token: 't', retries: 0 });
+    try {
+      expect((await gzip.list().toArray()).map((m) => m.name)).toEqual(['squeezed']);
+      const error = await zstd
+        .list()
+        .toArray()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).message).toContain('content coding "zstd"');
+    } finally {
+      await Promise.all([gzip.close(), zstd.close()]);
+      server.close();
+    }
   });
 });
 

@@ -46,7 +46,7 @@ describe('errors from the service: exit code, message, conversation id', () => {
       ['markings', 'list'],
       { KSCTL_TOKEN: 'nope' },
       4,
-      /unknown or invalid credentials \(40100\)\nhint: check the credentials/,
+      /unknown or invalid credentials \(40100\)\nhint: the token came from KSCTL_TOKEN in the environment/,
     ],
     [
       'a token without the scope (403)',

@@ -165,7 +165,11 @@ describe('mock serve --ready-file', () => {
       // Everything else was there before the ready file.
       const printed = JSON.parse(served.stdout()) as MockInfo;
       expect(JSON.parse(await readFile(readyFile, 'utf8'))).toEqual(printed);
-      expect(await mockContext()).toMatchObject({ baseUrl: printed.baseUrl });
+      // The "mock" context names the suite's mock, which answers: this one is "mock-2".
+      expect(await mockContext()).toMatchObject({ baseUrl: mock.info.baseUrl });
+      const store = await ConfigStore.open({ KSCTL_CONFIG_DIR: configDir });
+      expect(store.find('mock-2')).toMatchObject({ baseUrl: printed.baseUrl });
+      expect(served.stderr()).toContain('ksctl --context mock-2 markings list');
       const health = await fetch(`${printed.url}/_mock/health`);
       expect(health.status).toBe(200);
       await health.body?.cancel();

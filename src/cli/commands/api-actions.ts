@@ -1,6 +1,7 @@
-import { errorFromAnswer } from '../../api/errors.js';
+import { errorFromAnswer, withCredentialsSource } from '../../api/errors.js';
 import { redactUrl } from '../../api/redact.js';
 import { HTTP_METHODS } from '../../api/retry-policy.js';
+import { fromEnvironment } from '../../config/settings.js';
 import { KsctlError, UsageError } from '../../errors.js';
 import { fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
@@ -122,6 +123,9 @@ export async function api(
     );
   }
   // The answer is printed either way; an error status still sets the exit code.
-  if (answer.status >= 400)
-    throw errorFromAnswer(answer.status, answer.body, answer.conversationId, what);
+  if (answer.status >= 400) {
+    const error = errorFromAnswer(answer.status, answer.body, answer.conversationId, what);
+    const from = connection.sources.auth;
+    throw from !== undefined && fromEnvironment(from) ? withCredentialsSource(error, from) : error;
+  }
 }

@@ -2,7 +2,13 @@
  * The actions of `ksctl context`: add, set and unset settings, rename, use, list, show and remove
  * stored contexts. Secrets come from files (or stdin) and are never shown.
  */
-import { readSecretFile, readTokenFile, secondsToMs } from '../../config/settings.js';
+import {
+  ENVIRONMENT_SETTINGS,
+  environmentAuth,
+  readSecretFile,
+  readTokenFile,
+  secondsToMs,
+} from '../../config/settings.js';
 import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../command-context.js';
@@ -122,8 +128,8 @@ export async function list(ctx: CommandContext): Promise<void> {
 
 export async function show(ctx: CommandContext, name: string | undefined): Promise<void> {
   const store = await ctx.config();
-  const chosen =
-    name ?? ctx.globals.context ?? (ctx.env.KSCTL_CONTEXT || undefined) ?? store.currentContext;
+  const envContext = ctx.env.KSCTL_CONTEXT || undefined;
+  const chosen = name ?? ctx.globals.context ?? envContext ?? store.currentContext;
   if (chosen === undefined) {
     throw new UsageError('there is no current context', {
       hint: 'add one with `ksctl context add`',
@@ -131,28 +137,43 @@ export async function show(ctx: CommandContext, name: string | undefined): Promi
   }
   const c = store.get(chosen);
   const { token: _token, password: _password, ...visible } = c;
+  // What the environment sets wins over the context: each such setting names its variable.
+  const overrides: Partial<Record<keyof ContextConfig | 'auth', string>> = {};
+  for (const [field, variable] of Object.entries(ENVIRONMENT_SETTINGS)) {
+    if (ctx.env[variable]) overrides[field as keyof ContextConfig] = variable;
+  }
+  const authVariable = environmentAuth(ctx.env);
+  if (authVariable !== undefined) overrides.auth = authVariable;
+  const shown = (field: keyof ContextConfig | 'auth', text: string): string => {
+    const variable = overrides[field];
+    if (variable === undefined) return text;
+    return text === '' ? `none stored; ${variable} sets it` : `${text} (${variable} overrides it)`;
+  };
+  const byEnvironment = name === undefined && ctx.globals.context === undefined && !!envContext;
   const data = {
     name: chosen,
     current: chosen === store.currentContext,
     auth: authKind(c),
     ...visible,
     configFile: store.path,
+    ...(byEnvironment ? { chosenBy: 'KSCTL_CONTEXT' } : {}),
+    ...(Object.keys(overrides).length > 0 ? { overriddenBy: overrides } : {}),
   };
   await ctx.render({
     kind: 'record',
     data,
     fields: [
-      ['Name', chosen],
+      ['Name', byEnvironment ? `${chosen} (from KSCTL_CONTEXT)` : chosen],
       ['Current', data.current ? 'yes' : 'no'],
-      ['Base URL', c.baseUrl ?? ''],
-      ['Auth', authKind(c)],
-      ['Timeout', c.timeoutMs !== undefined ? `${c.timeoutMs / 1000} s` : ''],
-      ['API URL', c.apiUrl ?? ''],
-      ['Enrollment URL', c.enrollmentUrl ?? ''],
-      ['KNS URL', c.knsUrl ?? ''],
-      ['Keyspace', c.keyspace ?? ''],
-      ['Persistor', c.persistor ?? ''],
-      ['Persistor path', c.persistorPath ?? ''],
+      ['Base URL', shown('baseUrl', c.baseUrl ?? '')],
+      ['Auth', shown('auth', authKind(c))],
+      ['Timeout', shown('timeoutMs', c.timeoutMs !== undefined ? `${c.timeoutMs / 1000} s` : '')],
+      ['API URL', shown('apiUrl', c.apiUrl ?? '')],
+      ['Enrollment URL', shown('enrollmentUrl', c.enrollmentUrl ?? '')],
+      ['KNS URL', shown('knsUrl', c.knsUrl ?? '')],
+      ['Keyspace', shown('keyspace', c.keyspace ?? '')],
+      ['Persistor', shown('persistor', c.persistor ?? '')],
+      ['Persistor path', shown('persistorPath', c.persistorPath ?? '')],
       ['Config file', store.path],
     ],
   });

@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
-import { MOCK_CONTEXT } from '../../config/store.js';
+import { type ConfigStore, MOCK_CONTEXT } from '../../config/store.js';
 
 export interface ServeOptions {
   host: string;
@@ -104,11 +104,66 @@ For other shells and tools:
 `;
 }
 
-/** Adds or refreshes the `mock` context; makes it current unless another context is. */
-async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<string> {
+/** How long a mock named by a context has to answer before it counts as gone. */
+const PROBE_TIMEOUT_MS = 500;
+
+/**
+ * What answers `/_mock/health` at the origin of `baseUrl` (the mock's open health endpoint): the
+ * HTTP status, or undefined when nothing answers (within a short while).
+ */
+async function healthStatus(baseUrl: string): Promise<number | undefined> {
+  let url: URL;
+  try {
+    url = new URL('/_mock/health', baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:') return undefined;
+  const { get } = await import('node:http');
+  return new Promise((resolve) => {
+    const request = get(url, { timeout: PROBE_TIMEOUT_MS, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(undefined));
+  });
+}
+
+/**
+ * The context this mock is written to: `mock`, unless another mock that still answers is there
+ * (taking it over would leave whoever uses it with a dead port once this one stops); then the
+ * first `mock-N` that is free, or names a server that is gone: one the user made, or a mock
+ * still running, is left alone.
+ */
+async function contextFor(store: ConfigStore, info: MockInfo): Promise<string> {
+  const mock = store.find(MOCK_CONTEXT)?.baseUrl;
+  if (mock === undefined || mock === info.baseUrl || (await healthStatus(mock)) !== 200) {
+    return MOCK_CONTEXT;
+  }
+  for (let n = 2; ; n++) {
+    const name = `${MOCK_CONTEXT}-${n}`;
+    const found = store.find(name);
+    if (found === undefined || found.baseUrl === info.baseUrl) return name;
+    if (found.baseUrl !== undefined && (await healthStatus(found.baseUrl)) === undefined) {
+      return name;
+    }
+  }
+}
+
+/**
+ * Adds or refreshes the `mock` context (or, while another mock answers there, a `mock-N`); makes
+ * it current unless another context is. Returns what to tell the user, and whether the context
+ * is another than `mock`.
+ */
+async function refreshContext(
+  ctx: CommandContext,
+  info: MockInfo,
+): Promise<{ note: string; elsewhere: boolean }> {
   const store = await ctx.config();
-  await store.set(MOCK_CONTEXT, {
-    ...store.find(MOCK_CONTEXT),
+  const name = await contextFor(store, info);
+  await store.set(name, {
+    ...store.find(name),
     baseUrl: info.baseUrl,
     token: info.token,
     apiUrl: info.apiUrl,
@@ -116,12 +171,25 @@ async function refreshContext(ctx: CommandContext, info: MockInfo): Promise<stri
     knsUrl: info.knsUrl,
     keyspace: info.keyspace,
   });
+  if (name !== MOCK_CONTEXT) {
+    const other = new URL(store.find(MOCK_CONTEXT)?.baseUrl ?? '').origin;
+    return {
+      note: `The context "${MOCK_CONTEXT}" is left as it is: the mock at ${other}\nstill answers there. This one is written as the context "${name}", so in\nanother terminal:\n\n  ksctl --context ${name} markings list\n`,
+      elsewhere: true,
+    };
+  }
   const current = store.currentContext;
   if (current === undefined || current === MOCK_CONTEXT) {
     await store.use(MOCK_CONTEXT);
-    return `The context "${MOCK_CONTEXT}" is current and points here, so in another terminal:\n\n  ksctl markings list\n`;
+    return {
+      note: `The context "${MOCK_CONTEXT}" is current and points here, so in another terminal:\n\n  ksctl markings list\n`,
+      elsewhere: false,
+    };
   }
-  return `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`;
+  return {
+    note: `The context "${MOCK_CONTEXT}" points here (the current one is "${current}"):\n\n  ksctl --context ${MOCK_CONTEXT} markings list\n`,
+    elsewhere: false,
+  };
 }
 
 /**
@@ -207,9 +275,14 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   }
   try {
     const info = server.info;
-    const note = options.context ? await refreshContext(ctx, info) : '';
-    if (options.json) ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-    else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
+    const { note, elsewhere } = options.context
+      ? await refreshContext(ctx, info)
+      : { note: '', elsewhere: false };
+    if (options.json) {
+      ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+      // Standard output holds the JSON alone; a context other than "mock" is still told.
+      if (elsewhere) ctx.warn(note.trimEnd());
+    } else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
     // The ready file comes last: whoever waits for it may rely on everything above having happened.
     if (options.readyFile)
       await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);

@@ -10,6 +10,16 @@ function authText(auth: Auth): string {
   return 'none';
 }
 
+/**
+ * Where a setting came from when the command line does not show it and it is not the context's:
+ * " (from KSCTL_TOKEN)", as `gh auth status` names GH_TOKEN; also a flag's.
+ */
+function from(source: string | undefined): string {
+  return source === undefined || source.startsWith('context ') || source === 'the current context'
+    ? ''
+    : ` (from ${source})`;
+}
+
 function serviceText(check: ServiceCheck): string {
   if (!check.answered) {
     const reason = check.problem instanceof UnreachableError ? check.problem.reason : 'no answer';
@@ -52,13 +62,16 @@ export async function status(ctx: CommandContext): Promise<void> {
   const context =
     conn.contextName === undefined
       ? 'none (flags and environment)'
-      : `${conn.contextName}${conn.contextName === store.currentContext ? ' (current)' : ''}`;
+      : `${conn.contextName}${conn.contextName === store.currentContext ? ' (current)' : ''}${from(conn.sources.context)}`;
   // A service that never answered reported nothing: say why, not that it declined to.
   const unreported = check.answered ? 'not reported by the service' : 'unknown (no answer)';
   const fields: [string, string][] = [
     ['Context', context],
-    ['Base URL', conn.baseUrl + (tenantless ? '  (no /v2/TENANT in it)' : '')],
-    ['Credentials', authText(conn.auth)],
+    [
+      'Base URL',
+      conn.baseUrl + from(conn.sources.baseUrl) + (tenantless ? '  (no /v2/TENANT in it)' : ''),
+    ],
+    ['Credentials', authText(conn.auth) + from(conn.sources.auth)],
     ['Who', check.principal ?? unreported],
     ['Scopes', check.scopes === undefined ? unreported : check.scopes.join(' ') || 'none'],
     ['Read markings', check.canRead === undefined ? 'unknown' : check.canRead ? 'yes' : 'no'],
@@ -71,6 +84,7 @@ export async function status(ctx: CommandContext): Promise<void> {
       context: conn.contextName ?? null,
       baseUrl: conn.baseUrl,
       auth: conn.auth.kind,
+      sources: conn.sources,
       principal: check.principal ?? null,
       scopes: check.scopes ?? null,
       canRead: check.canRead ?? null,
