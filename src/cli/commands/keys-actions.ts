@@ -228,11 +228,15 @@ async function report(
   }));
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
-  columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
+  columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes), wrap: true });
   // Created keys have mutable attributes only when --mutable-attr gave them some.
   const mutable = rows.some((r) => attributeText(r.mutableAttributes) !== '');
   if (!created || mutable)
-    columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
+    columns.push({
+      header: 'MUTABLE',
+      value: (r) => attributeText(r.mutableAttributes),
+      wrap: true,
+    });
   if (options.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {
     await ctx.render({ kind: 'table', data: rows, rows, columns });
