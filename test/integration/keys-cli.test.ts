@@ -192,7 +192,7 @@ describe('ksctl keys', () => {
   it('without any profile says how to get one (exit 5)', async () => {
     const result = await cli(['keys', 'create']);
     expect(result.code).toBe(5);
-    expect(result.stderr).toContain(`No profiles in ${suite.profilesPath}`);
+    expect(result.stderr).toContain(`there is no profile file at ${suite.profilesPath}`);
     expect(result.stderr).toContain('ksctl enroll');
   });
 });
