@@ -3,7 +3,7 @@
  * before anything is sent, and changes sent one request at a time that say, when one fails, what
  * was done and what was never sent.
  */
-import { nameProblem } from '../api/names.js';
+import { nameProblem, quoted } from '../api/names.js';
 import { InputError } from '../errors.js';
 import { quotedNames } from '../output/render.js';
 
@@ -27,14 +27,12 @@ export function parseValueOptions(texts: string[] | undefined, flag: string): Na
   const values = (texts ?? []).map(nameAndDescription);
   const problems = values.flatMap((v) => {
     const problem = nameProblem(v.name);
-    return problem
-      ? [{ path: `${flag} ${JSON.stringify(v.name)}`, message: `value name ${problem}` }]
-      : [];
+    return problem ? [{ path: `${flag} ${quoted(v.name)}`, message: `value name ${problem}` }] : [];
   });
   const seen = new Set<string>();
   for (const v of values) {
     if (seen.has(v.name))
-      problems.push({ path: `${flag} ${JSON.stringify(v.name)}`, message: 'given twice' });
+      problems.push({ path: `${flag} ${quoted(v.name)}`, message: 'given twice' });
     seen.add(v.name);
   }
   if (problems.length > 0)

@@ -2,6 +2,7 @@
  * The one place output is shaped: a command hands a view (a table, a record, text) and the
  * renderer writes a table, tab-separated rows, JSON or YAML, with terminal-aware times and widths.
  */
+import { quoted } from '../api/names.js';
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
 import { fill, proseWidth, wrapLines } from './wrap.js';
@@ -517,6 +518,6 @@ export function plural(count: number, noun: string): string {
 /** Names for a message, quoted: the first `limit`, then "… and N more" (never "and 1 more"). */
 export function quotedNames(names: readonly string[], limit = 10): string {
   const shown = names.length <= limit + 1 ? names : names.slice(0, limit);
-  const text = shown.map((name) => JSON.stringify(name)).join(', ');
+  const text = shown.map(quoted).join(', ');
   return shown.length < names.length ? `${text} … and ${names.length - shown.length} more` : text;
 }

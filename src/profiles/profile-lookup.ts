@@ -1,5 +1,6 @@
 /** Finding one profile by device id or by name, as every `profiles` command accepts both. */
 import { existsSync } from 'node:fs';
+import { quoted } from '../api/names.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Profile, ProfileSet } from './types.js';
 
@@ -25,14 +26,17 @@ export function findProfile(set: ProfileSet, deviceIdOrName: string, source: str
   const byName = set.profiles.filter((profile) => profile.name === deviceIdOrName);
   const [only, ...others] = byName;
   if (only === undefined) {
-    throw new NotFoundError(`no profile with device id or name "${deviceIdOrName}" in ${source}`, {
-      hint: 'list the profiles to see their names and device ids',
-    });
+    throw new NotFoundError(
+      `no profile with device id or name ${quoted(deviceIdOrName)} in ${source}`,
+      {
+        hint: 'list the profiles to see their names and device ids',
+      },
+    );
   }
   if (others.length > 0) {
     const ids = byName.map((profile) => profile.deviceId).join(', ');
     throw new UsageError(
-      `${byName.length} profiles in ${source} are named "${deviceIdOrName}": ${ids}`,
+      `${byName.length} profiles in ${source} are named ${quoted(deviceIdOrName)}: ${ids}`,
       { hint: 'name the profile by its device id instead' },
     );
   }

@@ -261,6 +261,26 @@ describe('invalid input is caught before anything is sent (exit 3)', () => {
   });
 });
 
+describe('a name of 10,000 characters is quoted cut short, with its length', () => {
+  const name = 'n'.repeat(10_000);
+  it.each<[string[], number]>([
+    [['markings', 'get', name], 5],
+    [['markings', 'delete', name, '--yes'], 5],
+    [['markings', 'create', name], 3],
+    [['markings', 'update', 'classification', '--rename', name], 3],
+    [['markings', 'create', 'x', '--value', 'a', '--default-value', name], 3],
+    [['markings', 'values', 'get', 'classification', name], 5],
+    [['markings', 'values', 'add', 'classification', name], 3],
+    [['markings', 'update', 'classification', '--remove-value', name], 3],
+    [['context', 'use', name], 5],
+  ])('case %#', async (argv, code) => {
+    const result = await ksctl(argv);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(`"${'n'.repeat(60)}"… (10,000 characters)`);
+    expect(result.stderr.length).toBeLessThan(500);
+  });
+});
+
 describe('usage errors (exit 2), nothing sent', () => {
   it.each([
     [['markings', 'list', '--bogus'], /unknown option '--bogus'/],

@@ -3,6 +3,7 @@
  * from NAME=VALUE flags; key bytes are shown only with --show-secrets; items the service refuses
  * become the command's error after the keys it did give.
  */
+import { quoted } from '../../api/names.js';
 import type { Column } from '../../output/render.js';
 import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/api-version.js';
@@ -181,7 +182,7 @@ export function parseAttributes(
     const eq = text.indexOf('=');
     const rawName = eq < 0 ? text : text.slice(0, eq);
     if (eq < 0 || rawName.trim() === '') {
-      throw new UsageError(`${flag} takes NAME=VALUE, not "${text}"`, {
+      throw new UsageError(`${flag} takes NAME=VALUE, not ${quoted(text)}`, {
         hint: `for example ${flag} classification=internal; repeat the flag for more values`,
       });
     }

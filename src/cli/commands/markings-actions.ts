@@ -3,7 +3,7 @@
  * command side (options, prompts, rendering). How an update changes a marking is
  * src/markings/update.ts.
  */
-import { descriptionProblem, nameProblem } from '../../api/names.js';
+import { descriptionProblem, nameProblem, quoted } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
@@ -66,7 +66,7 @@ export interface DeleteOptions {
 function checkName(name: string, what: string): void {
   const problem = nameProblem(name);
   if (problem)
-    throw new InputError(`invalid ${what} ${JSON.stringify(name)}: ${problem}; nothing was sent`);
+    throw new InputError(`invalid ${what} ${quoted(name)}: ${problem}; nothing was sent`);
 }
 
 function checkDescription(description: string, what: string): void {
@@ -112,7 +112,7 @@ export async function create(
   const values = parseValueOptions(options.value, '--value');
   if (options.defaultValue !== undefined && !values.some((v) => v.name === options.defaultValue)) {
     throw new InputError(
-      `--default-value "${options.defaultValue}" is not one of the --value options; nothing was sent`,
+      `--default-value ${quoted(options.defaultValue)} is not one of the --value options; nothing was sent`,
     );
   }
   const api = await ctx.markings();
@@ -174,7 +174,7 @@ export async function update(
   const removes = parseValueOptions(options.removeValue, '--remove-value').map((v) => v.name);
   const set = options.setValues ? parseValueOptions(options.setValues, '--set-values') : undefined;
   for (const v of [...adds, ...(set ?? [])]) {
-    if (v.description !== undefined) checkDescription(v.description, `value "${v.name}"`);
+    if (v.description !== undefined) checkDescription(v.description, `value ${quoted(v.name)}`);
   }
   const scalar: MarkingUpdate = {};
   if (options.rename !== undefined) scalar.name = options.rename;
@@ -268,9 +268,12 @@ async function createFromFile(
   });
   const marking = await readMarkingDocument(ctx, file);
   if (name !== undefined && name !== marking.name) {
-    throw new UsageError(`the name "${name}" is not the name in ${file}, "${marking.name}"`, {
-      hint: 'leave the name out: the file gives it',
-    });
+    throw new UsageError(
+      `the name ${quoted(name)} is not the name in ${file}, ${quoted(marking.name)}`,
+      {
+        hint: 'leave the name out: the file gives it',
+      },
+    );
   }
   if (typeof marking.defaultValue === 'string' && marking.values === undefined) {
     throw new InputError(

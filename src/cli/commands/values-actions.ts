@@ -1,4 +1,4 @@
-import { nameProblem } from '../../api/names.js';
+import { nameProblem, quoted } from '../../api/names.js';
 import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
@@ -123,7 +123,7 @@ export async function remove(
   const marking = await api.resolveMarking(markingRef, 0);
   const targets: MarkingValue[] = [];
   for (const ref of refs) targets.push(await api.resolveValue(marking.id, ref, marking.name));
-  const names = targets.map((v) => `"${v.name}"`).join(', ');
+  const names = targets.map((v) => quoted(v.name)).join(', ');
   await ctx.confirm(
     `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,
     options.yes,
