@@ -3,7 +3,7 @@
  * command side (options, prompts, rendering). How an update changes a marking is
  * src/markings/update.ts.
  */
-import { descriptionProblem, nameProblem, quoted } from '../../api/names.js';
+import { nameProblem, quoted } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
@@ -20,7 +20,12 @@ import {
   putCompleteSet,
   type UpdateStep,
 } from '../../markings/update.js';
-import { deleteInTurn, parseValueOptions, runInOrder } from '../../markings/changes.js';
+import {
+  checkDescriptionFlag,
+  deleteInTurn,
+  parseValueOptions,
+  runInOrder,
+} from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ListOptions extends FilterOptionValues {
@@ -69,11 +74,6 @@ function checkName(name: string, what: string): void {
     throw new InputError(`invalid ${what} ${quoted(name)}: ${problem}; nothing was sent`);
 }
 
-function checkDescription(description: string, what: string): void {
-  const problem = descriptionProblem(description);
-  if (problem) throw new InputError(`${what}: description ${problem}; nothing was sent`);
-}
-
 export async function list(ctx: CommandContext, options: ListOptions): Promise<void> {
   const format = ctx.format();
   const api = await ctx.markings();
@@ -109,6 +109,7 @@ export async function create(
   if (options.file !== undefined) return createFromFile(ctx, name, options.file, options);
   if (name === undefined) throw new UsageError('a name is needed: ksctl markings create NAME');
   checkName(name, 'marking name');
+  checkDescriptionFlag(options.description, `marking ${quoted(name)}`);
   const values = parseValueOptions(options.value, '--value');
   if (options.defaultValue !== undefined && !values.some((v) => v.name === options.defaultValue)) {
     throw new InputError(
@@ -169,13 +170,10 @@ export async function update(
     );
   }
   if (options.rename !== undefined) checkName(options.rename, 'new name');
-  if (options.description !== undefined) checkDescription(options.description, '--description');
+  checkDescriptionFlag(options.description, `marking ${quoted(ref)}`);
   const adds = parseValueOptions(options.addValue, '--add-value');
   const removes = parseValueOptions(options.removeValue, '--remove-value').map((v) => v.name);
   const set = options.setValues ? parseValueOptions(options.setValues, '--set-values') : undefined;
-  for (const v of [...adds, ...(set ?? [])]) {
-    if (v.description !== undefined) checkDescription(v.description, `value ${quoted(v.name)}`);
-  }
   const scalar: MarkingUpdate = {};
   if (options.rename !== undefined) scalar.name = options.rename;
   if (options.description !== undefined) scalar.detail = { description: options.description };

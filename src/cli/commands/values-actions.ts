@@ -5,7 +5,7 @@ import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
+import { checkDescriptionFlag, deleteInTurn, parseValueOptions } from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ValuesListOptions extends FilterOptionValues {
@@ -61,6 +61,7 @@ export async function add(
   texts: string[],
   options: ValuesAddOptions,
 ): Promise<void> {
+  checkDescriptionFlag(options.description, 'the values added');
   const values = parseValueOptions(texts, 'value').map((v) => ({
     ...v,
     description: v.description ?? options.description,
@@ -99,9 +100,10 @@ export async function update(
     const problem = nameProblem(options.rename);
     if (problem)
       throw new InputError(
-        `invalid new name ${JSON.stringify(options.rename)}: ${problem}; nothing was sent`,
+        `invalid new name ${quoted(options.rename)}: ${problem}; nothing was sent`,
       );
   }
+  checkDescriptionFlag(options.description, `value ${quoted(valueRef)}`);
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const value = await api.resolveValue(marking.id, valueRef, marking.name);
