@@ -2,6 +2,7 @@
  * MarkingsApi over HTTP: every markings and values endpoint of the service, typed, with the
  * listings paged one page ahead and sized by bytes.
  */
+import { quoted } from './names.js';
 import { NotFoundError } from '../errors.js';
 import type { ApiClient, RequestOptions } from './client.js';
 import { LISTING_ANSWER_MAX_BYTES } from './answer-body.js';
@@ -214,7 +215,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     });
     const found = page.items[0];
     if (!found) {
-      throw new NotFoundError(`marking "${idOrName}" not found`, {
+      throw new NotFoundError(`marking ${quoted(idOrName)} not found`, {
         hint: 'list the markings with `ksctl markings list`',
         conversationId,
       });
@@ -341,7 +342,7 @@ export class HttpMarkingsApi implements MarkingsApi {
     if (!found) {
       const marking = markingName ?? 'MARKING';
       throw new NotFoundError(
-        `value "${idOrName}" not found in ${markingName ? `marking ${markingName}` : 'this marking'}`,
+        `value ${quoted(idOrName)} not found in ${markingName ? `marking ${markingName}` : 'this marking'}`,
         {
           hint: `list its values with \`ksctl markings values list ${marking}\``,
           conversationId,

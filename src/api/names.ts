@@ -43,3 +43,16 @@ export function descriptionProblem(description: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Characters of a text a message quotes in full; a longer one is cut and its length told. */
+const QUOTED_MAX = 60;
+
+/**
+ * A name or other text the user gave, quoted for a message (control characters escaped), and cut
+ * short when long: a name of 10,000 characters must not flood the terminal.
+ *   "classification"   "aaaa…aaaa"… (10,000 characters)
+ */
+export function quoted(text: string): string {
+  if (text.length <= QUOTED_MAX) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, QUOTED_MAX))}… (${text.length.toLocaleString('en')} characters)`;
+}

@@ -282,15 +282,17 @@ class PlainReader {
       problem(path, reason);
     };
     const written = value.name;
-    const label = JSON.stringify(typeof written === 'string' ? written : '(unnamed)');
+    const label = excerpt(typeof written === 'string' ? written : '(unnamed)');
     if (!('name' in value)) fail('', 'a marking has no name');
     else this.name(written, 'marking name', (reason) => fail('.name', reason));
     this.checkKeys(value, FILE_KEYS.marking, `marking ${label}`, (reason) => fail('', reason));
 
     const marking: DesiredMarking = { name: typeof written === 'string' ? written : '', source };
     if ('description' in value) {
-      marking.description = this.description(value.description, 'description', (reason) =>
-        fail('.description', reason),
+      marking.description = this.description(
+        value.description,
+        `description of marking ${label}`,
+        (reason) => fail('.description', reason),
       );
     }
     for (const flag of ['public', 'adminOnly'] as const) {
@@ -388,7 +390,11 @@ class PlainReader {
         }
         value = { name: item.name };
         if ('description' in item) {
-          const description = this.description(item.description, 'value description', fail);
+          const description = this.description(
+            item.description,
+            `values[${index}].description of marking ${label}`,
+            fail,
+          );
           if (description !== undefined) value.description = description;
         }
       } else {

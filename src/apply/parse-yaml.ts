@@ -110,7 +110,7 @@ class MarkingsReader {
       const suggestion = keyText === undefined ? undefined : closest(keyText, allowed);
       this.report(
         this.offsetOf(key, this.offsetOf(map, 0)),
-        `unknown key ${JSON.stringify(keyText ?? '(not text)')} in ${where}` +
+        `unknown key ${excerpt(keyText ?? '(not text)')} in ${where}` +
           (suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`),
       );
     }
@@ -135,7 +135,7 @@ class MarkingsReader {
     if (value === undefined) return undefined;
     const problem = nameProblem(value);
     if (problem !== undefined) {
-      this.report(this.valueOffset(pair), `${what} ${JSON.stringify(value)} ${problem}`);
+      this.report(this.valueOffset(pair), `${what} ${excerpt(value)} ${problem}`);
       return undefined;
     }
     return value;
@@ -160,6 +160,7 @@ class MarkingsReader {
   private readValue(
     node: AnyNode,
     markingLabel: string,
+    index: number,
   ): { value: DesiredValue; offset: number } | undefined {
     const item = this.resolve(node);
     // Where the entry is written: an alias's own place, not its anchor's.
@@ -174,7 +175,7 @@ class MarkingsReader {
       }
       const problem = nameProblem(item.value);
       if (problem !== undefined) {
-        this.report(offset, `value name ${JSON.stringify(item.value)} ${problem}`);
+        this.report(offset, `value name ${excerpt(item.value)} ${problem}`);
         return undefined;
       }
       return { value: { name: item.value }, offset };
@@ -197,7 +198,10 @@ class MarkingsReader {
     const valueDescription =
       descriptionPair === undefined
         ? undefined
-        : this.description(descriptionPair, 'value description');
+        : this.description(
+            descriptionPair,
+            `values[${index}].description of marking ${markingLabel}`,
+          );
     if (valueName === undefined) return undefined;
     const value: DesiredValue = { name: valueName };
     if (valueDescription !== undefined) value.description = valueDescription;
@@ -222,8 +226,8 @@ class MarkingsReader {
     const values: DesiredValue[] = [];
     const seen = new Map<string, number>();
     let valid = true;
-    for (const itemNode of node.items) {
-      const read = this.readValue(itemNode as AnyNode, markingLabel);
+    for (const [index, itemNode] of node.items.entries()) {
+      const read = this.readValue(itemNode as AnyNode, markingLabel, index);
       if (read === undefined) {
         valid = false;
         continue;
@@ -256,7 +260,7 @@ class MarkingsReader {
     if (namePair === undefined) this.report(offset, 'a marking has no name');
     // Messages about the rest of the entry name it as written, even when the name is invalid.
     const written = namePair === undefined ? undefined : this.resolve(namePair.value as AnyNode);
-    const label = JSON.stringify(
+    const label = excerpt(
       markingName ??
         (isScalar(written) && typeof written.value === 'string' ? written.value : '(unnamed)'),
     );
@@ -265,7 +269,9 @@ class MarkingsReader {
     const marking: DesiredMarking = { name: markingName ?? '', source: this.positionOf(offset) };
     const problemsBefore = this.problems.length;
     const descriptionPair = this.pairOf(item, 'description');
-    if (descriptionPair) marking.description = this.description(descriptionPair, 'description');
+    if (descriptionPair) {
+      marking.description = this.description(descriptionPair, `description of marking ${label}`);
+    }
     const publicPair = this.pairOf(item, 'public');
     if (publicPair) marking.public = this.boolean(publicPair, 'public');
     const adminOnlyPair = this.pairOf(item, 'adminOnly');

@@ -1,12 +1,7 @@
 /** Words the readers of markings files share for their problems. */
 
-const EXCERPT_CHARS = 60;
-
 /** Quoted, and cut short: a file of garbage must not flood the terminal. */
-export function excerpt(text: string): string {
-  if (text.length <= EXCERPT_CHARS) return JSON.stringify(text);
-  return `${JSON.stringify(text.slice(0, EXCERPT_CHARS))}… (${text.length.toLocaleString('en')} characters)`;
-}
+export { quoted as excerpt } from '../api/names.js';
 
 /** The allowed key a mistyped one most likely meant: same letters in another case, or one edit. */
 export function closest(key: string, allowed: readonly string[]): string | undefined {

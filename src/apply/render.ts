@@ -2,6 +2,7 @@
  * The plan and the run report of `markings apply` as text for people, like terraform's plan:
  * rendering marks each piece with its role, and the command decides the colours.
  */
+import { fill } from '../output/wrap.js';
 import type { FieldChange, Plan } from './plan.js';
 import { planIsEmpty } from './plan.js';
 import type { RunReport } from './report.js';
@@ -19,6 +20,8 @@ export interface RenderOptions {
   maxListed?: number;
   /** A plan of more markings than this shows one line per kind of change instead of each. */
   foldOver?: number;
+  /** On a terminal: a change longer than this goes on over lines, under its own text. */
+  width?: number;
 }
 
 /** The fold of a long plan on a terminal (`--verbose` shows every line). */
@@ -47,7 +50,7 @@ export function renderPlan(plan: Plan, options: RenderOptions = {}): string[] {
     for (const line of foldedPlan(plan, style)) lines.push(line);
     lines.push(style('muted', '(--verbose lists every change)'));
   } else {
-    for (const line of planLines(plan, style, limit)) lines.push(line);
+    for (const line of planLines(plan, style, limit, options.width)) lines.push(line);
   }
 
   if (planIsEmpty(plan)) {
@@ -103,8 +106,28 @@ function foldedPlan(plan: Plan, style: Styler): string[] {
   return lines;
 }
 
+/**
+ * A change in `role` at `indent`: one line, or, wider than `width`, broken between words with the
+ * rest under its text (a description changed is two texts of up to 4,096 characters).
+ */
+function changeLines(
+  indent: string,
+  role: TextRole,
+  text: string,
+  style: Styler,
+  width: number | undefined,
+): string[] {
+  if (width === undefined || indent.length + text.length <= width) {
+    return [indent + style(role, text)];
+  }
+  const hang = `${indent}  `;
+  return fill(text, width - indent.length, { rest: '  ' }).map((line, i) =>
+    i === 0 ? indent + style(role, line) : hang + style(role, line.slice(2)),
+  );
+}
+
 /** Every change, one line each (values cut to `limit` per list). */
-function planLines(plan: Plan, style: Styler, limit: number): string[] {
+function planLines(plan: Plan, style: Styler, limit: number, width?: number): string[] {
   const lines: string[] = [];
   for (const marking of plan.create) {
     const line = style('create', `+ create ${marking.name}`);
@@ -116,13 +139,14 @@ function planLines(plan: Plan, style: Styler, limit: number): string[] {
   }
   for (const update of plan.update) {
     lines.push(style('update', `~ update ${update.name}`));
-    for (const change of update.fieldChanges) {
-      lines.push(INDENT + style('update', `~ ${describeField(change)}`));
+    const change = (role: TextRole, text: string) => changeLines(INDENT, role, text, style, width);
+    for (const field of update.fieldChanges) {
+      for (const line of change('update', `~ ${describeField(field)}`)) lines.push(line);
     }
-    const added = update.valuesAdded.map((value) => style('create', `+ value ${value.name}`));
-    const removed = update.valuesRemoved.map((value) => style('delete', `- value ${value.name}`));
+    const added = update.valuesAdded.map((value) => change('create', `+ value ${value.name}`));
+    const removed = update.valuesRemoved.map((value) => change('delete', `- value ${value.name}`));
     const changed = update.valuesChanged.map((value) =>
-      style(
+      change(
         'update',
         `~ value ${value.name}: description ${quote(value.from)} → ${quote(value.to)}`,
       ),
@@ -133,7 +157,7 @@ function planLines(plan: Plan, style: Styler, limit: number): string[] {
       [changed, 'to change'],
     ] as const) {
       const { shown, rest } = shownAndRest(group, limit);
-      for (const line of shown) lines.push(INDENT + line);
+      for (const one of shown) for (const line of one) lines.push(line);
       if (rest > 0) lines.push(INDENT + style('muted', `… and ${rest} more values ${what}`));
     }
   }

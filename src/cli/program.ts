@@ -58,6 +58,18 @@ function withSecretFlagHint(cmd: Command, text: string): string {
 }
 
 /**
+ * `ksctl version` (as kubectl and gh have it) is the option `--version` here: an unknown command
+ * that is the name of an option of the command it was given to suggests the option.
+ */
+function withOptionSuggestion(cmd: Command, text: string): string {
+  const word = /^error: unknown command '([\w-]+)'/.exec(text)?.[1];
+  if (word === undefined || /\(Did you mean/.test(text)) return text;
+  const option = cmd.options.find((o) => o.long === `--${word}`);
+  if (option === undefined) return text;
+  return text.replace(/\n/, `\n(Did you mean ${option.long}?)\n`);
+}
+
+/**
  * `--public --no-public` on one command line: which did the user mean? Commander takes the last;
  * a usage error is kinder than a guess.
  */
@@ -85,7 +97,7 @@ function configureTree(cmd: Command, ctx: CommandContext): void {
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(reflow(text, proseWidth(ctx.io.columns))),
       writeErr: (text) => {
-        const said = withSecretFlagHint(cmd, text);
+        const said = withOptionSuggestion(cmd, withSecretFlagHint(cmd, text));
         ctx.io.stderr.write(
           ctx.io.stderrIsTTY ? wrapLines(said, proseWidth(ctx.io.columns)) : said,
         );

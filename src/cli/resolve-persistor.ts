@@ -89,6 +89,7 @@ export async function resolvePersistor(
   // typo would leave profiles nobody can open.
   const fresh = prefix === '--to' || !present;
   if (kind === 'password') {
+    const { checkProfilePassword } = await import('../profiles/password-format.js');
     spec.password = await secret(ctx, {
       file: flags.passwordFile,
       envValue: env.KSCTL_PERSISTOR_PASSWORD,
@@ -97,6 +98,7 @@ export async function resolvePersistor(
       what: 'profile password',
       question: fresh ? `New password for ${path}:` : `Password of ${path}:`,
       confirm: fresh,
+      check: checkProfilePassword,
     });
     spec.passwordVersion = flags.version ?? (useDefaults ? context.persistorVersion : undefined);
   } else if (kind === 'aesgcm') {
@@ -109,6 +111,7 @@ export async function resolvePersistor(
       what: 'AES-GCM persistor key',
       question: `AES-GCM key of ${path} (64 hex characters):`,
       confirm: fresh,
+      check: parseAesGcmKeyHex,
     });
     spec.aesgcmKey = parseAesGcmKeyHex(hex);
     const adata =
@@ -138,6 +141,8 @@ interface SecretSource {
   question: string;
   /** Asked on a terminal: ask again and compare (a new secret). */
   confirm?: boolean;
+  /** Throws when the secret cannot be used (a password too short): before it is asked again. */
+  check?: (value: string) => unknown;
 }
 
 /** A secret from its file flag, the environment, or a prompt that never echoes. */
@@ -147,6 +152,7 @@ export async function secret(ctx: CommandContext, source: SecretSource): Promise
   if (fromEnv) return fromEnv;
   if (ctx.canPrompt()) {
     const answer = (await ctx.prompter.secret(source.question)).trim();
+    if (answer !== '') source.check?.(answer);
     if (answer !== '' && source.confirm === true) {
       const again = (await ctx.prompter.secret(`The ${source.what} again, to confirm:`)).trim();
       if (again !== answer) {

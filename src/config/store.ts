@@ -4,6 +4,7 @@
  */
 import { chmod } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { quoted } from '../api/names.js';
 import {
   ConflictError,
   InputError,
@@ -107,7 +108,7 @@ export class ConfigStore {
   get(name: string): ContextConfig {
     const ctx = this.find(name);
     if (!ctx) {
-      throw new NotFoundError(`context "${name}" not found`, {
+      throw new NotFoundError(`context ${quoted(name)} not found`, {
         hint:
           this.names().length > 0
             ? `known contexts: ${this.names().join(', ')}`
@@ -119,7 +120,7 @@ export class ConfigStore {
 
   async set(name: string, ctx: ContextConfig): Promise<void> {
     const problem = contextNameProblem(name);
-    if (problem) throw new UsageError(`invalid context name "${name}": ${problem}`);
+    if (problem) throw new UsageError(`invalid context name ${quoted(name)}: ${problem}`);
     await this.change((data) => ({ ...data, contexts: { ...data.contexts, [name]: ctx } }));
   }
 
@@ -127,9 +128,9 @@ export class ConfigStore {
   async rename(from: string, to: string): Promise<void> {
     const context = this.get(from);
     const problem = contextNameProblem(to);
-    if (problem) throw new UsageError(`invalid context name "${to}": ${problem}`);
+    if (problem) throw new UsageError(`invalid context name ${quoted(to)}: ${problem}`);
     if (this.find(to)) {
-      throw new ConflictError(`context "${to}" already exists`, {
+      throw new ConflictError(`context ${quoted(to)} already exists`, {
         hint: `remove it first (\`ksctl context remove ${to}\`) or choose another name`,
       });
     }

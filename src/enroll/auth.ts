@@ -20,15 +20,8 @@ const TOKEN_HINT =
  */
 export function makeAuth(stoken: string, uidauth: string): string {
   const s = stoken.trim();
-  if (!s.startsWith(STOKEN_PREFIX) || s.length === STOKEN_PREFIX.length) {
-    throw new InputError(`the STOKEN must begin with "${STOKEN_PREFIX}" and carry a value`, {
-      hint: TOKEN_HINT,
-    });
-  }
-  // The service splits AUTH at the first comma, so a comma inside STOKEN would corrupt both.
-  if (s.includes(',')) {
-    throw new InputError('the STOKEN must not contain a comma', { hint: TOKEN_HINT });
-  }
+  const problem = stokenProblem(s);
+  if (problem !== undefined) throw new InputError(`the STOKEN ${problem}`, { hint: TOKEN_HINT });
   const u = withLeadingComma(uidauth.trim());
   if (!u.startsWith(UIDAUTH_PREFIX) || u.length === UIDAUTH_PREFIX.length) {
     throw new InputError(
@@ -37,6 +30,19 @@ export function makeAuth(stoken: string, uidauth: string): string {
     );
   }
   return Buffer.from(s + u, 'utf8').toString('base64');
+}
+
+/**
+ * What is wrong with a STOKEN (or the e-mailed registration code that stands for one), in words
+ * that follow its name; undefined when nothing is.
+ */
+export function stokenProblem(stoken: string): string | undefined {
+  if (!stoken.startsWith(STOKEN_PREFIX) || stoken.length === STOKEN_PREFIX.length) {
+    return `must begin with "${STOKEN_PREFIX}" and carry a value`;
+  }
+  // The service splits AUTH at the first comma, so a comma inside STOKEN would corrupt both.
+  if (stoken.includes(',')) return 'must not contain a comma';
+  return undefined;
 }
 
 function withLeadingComma(uidauth: string): string {

@@ -200,5 +200,7 @@ export async function enrollDevice(
     name,
     // Not aborted by Ctrl-C: once the package is sent the pair is spent, so the answer is
     // awaited and the profile stored; only what comes before stops.
+  }).catch((error: unknown) => {
+    throw run.tokens.explainRefusal?.(error) ?? error;
   });
 }

@@ -6,7 +6,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../api/wire.js';
-import { InputError } from '../errors.js';
+import { AuthError, ConflictError, InputError, isKsctlError } from '../errors.js';
+import { stokenProblem } from './auth.js';
+import { CauseCode } from './causes.js';
 import { type Endpoint, type EnrollmentEndpoints, reach } from './endpoints.js';
 import { isJsonObject } from '../encoding/json.js';
 import { type PortalCredentials, portalSignIn } from './portal.js';
@@ -26,6 +28,11 @@ export interface TokenSource {
   readonly mayCarryServerKey?: boolean;
   /** The pair for device `index` (0-based). */
   issue(index: number, signal?: AbortSignal): Promise<IssuedTokens>;
+  /**
+   * The service's refusal of a pair in the words of where it came from (an e-mailed code is not
+   * a "STOKEN" to the person who typed it); other errors as they are.
+   */
+  explainRefusal?(error: unknown): unknown;
 }
 
 /** Given pairs, one per device in order (a single pair, or the lines of a tokens file). */
@@ -47,6 +54,7 @@ export function portalTokens(
   credentials: PortalCredentials,
   registrationCode?: () => Promise<string>,
 ): TokenSource {
+  const sentTo = credentials.kind === 'email' ? credentials.email : undefined;
   return {
     mayCarryServerKey: true,
     async issue(_index, signal) {
@@ -54,15 +62,48 @@ export function portalTokens(
       const answer = await reach(enrollment, () =>
         portalSignIn(http, enrollment.url, endpoints.keyspace, credentials, signal),
       );
-      const stoken = answer.stoken ?? (await registrationCode?.());
+      const stoken = answer.stoken ?? (await registrationCode?.())?.trim();
       if (stoken === undefined) throw new InputError('the registration code is missing');
+      if (answer.stoken === undefined) {
+        const problem = stokenProblem(stoken);
+        if (problem !== undefined) {
+          throw new InputError(`the registration code ${problem}; nothing was enrolled`, {
+            hint: `type the code from the e-mail sent to ${sentTo ?? 'you'} whole, as it is written`,
+          });
+        }
+      }
       return {
         tokens: { stoken, uidauth: answer.uidauth },
         apiUrl: answer.apiUrl,
         serverPublicKey: answer.serverPublicKey,
       };
     },
+    explainRefusal: (error) =>
+      sentTo === undefined ? error : registrationCodeRefusal(error, sentTo),
   };
+}
+
+/**
+ * The service's refusal of the pair made of an e-mailed registration code: the code is what the
+ * user typed, so the words are about the code (wrong or expired, or used already).
+ */
+function registrationCodeRefusal(error: unknown, email: string): unknown {
+  if (!isKsctlError(error)) return error;
+  const { conversationId, status, serviceCode } = error;
+  const options = { conversationId, status, serviceCode, cause: error };
+  if (serviceCode === CauseCode.tokenIncorrect) {
+    return new AuthError(`the registration code is wrong or has expired (${serviceCode})`, {
+      ...options,
+      hint: `check the code in the e-mail sent to ${email}, or sign in with --email again for a new one`,
+    });
+  }
+  if (serviceCode === CauseCode.replay) {
+    return new ConflictError(
+      `this registration code has already enrolled a device; each code enrolls once (${serviceCode})`,
+      { ...options, hint: 'sign in with --email again for a new code' },
+    );
+  }
+  return error;
 }
 
 /**

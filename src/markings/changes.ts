@@ -3,7 +3,7 @@
  * before anything is sent, and changes sent one request at a time that say, when one fails, what
  * was done and what was never sent.
  */
-import { nameProblem } from '../api/names.js';
+import { descriptionProblem, nameProblem, quoted } from '../api/names.js';
 import { InputError } from '../errors.js';
 import { quotedNames } from '../output/render.js';
 
@@ -26,20 +26,34 @@ export function nameAndDescription(text: string): NameAndDescription {
 export function parseValueOptions(texts: string[] | undefined, flag: string): NameAndDescription[] {
   const values = (texts ?? []).map(nameAndDescription);
   const problems = values.flatMap((v) => {
+    const path = `${flag} ${quoted(v.name)}`;
     const problem = nameProblem(v.name);
-    return problem
-      ? [{ path: `${flag} ${JSON.stringify(v.name)}`, message: `value name ${problem}` }]
-      : [];
+    const description = v.description === undefined ? undefined : descriptionProblem(v.description);
+    return [
+      ...(problem ? [{ path, message: `value name ${problem}` }] : []),
+      ...(description ? [{ path, message: `the value's description ${description}` }] : []),
+    ];
   });
   const seen = new Set<string>();
   for (const v of values) {
     if (seen.has(v.name))
-      problems.push({ path: `${flag} ${JSON.stringify(v.name)}`, message: 'given twice' });
+      problems.push({ path: `${flag} ${quoted(v.name)}`, message: 'given twice' });
     seen.add(v.name);
   }
   if (problems.length > 0)
     throw new InputError('invalid values; nothing was sent', { details: problems });
   return values;
+}
+
+/**
+ * A `--description` flag checked before anything is sent, the message naming the flag and whose
+ * description it is (`of` names it: `marking "region"`).
+ */
+export function checkDescriptionFlag(description: string | undefined, of: string): void {
+  const problem = description === undefined ? undefined : descriptionProblem(description);
+  if (problem) {
+    throw new InputError(`--description: the description of ${of} ${problem}; nothing was sent`);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { MarkingsApi } from '../api/markings-api.js';
 import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../api/wire.js';
+import { quoted } from '../api/names.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../errors.js';
 import { plural, quotedNames } from '../output/render.js';
 import type { NameAndDescription } from './changes.js';
@@ -98,12 +99,12 @@ export function checkValuesChange(
     for (const ref of change.removes) {
       const value = byName.get(ref) ?? values.find((v) => v.id === ref);
       if (!value) {
-        throw new NotFoundError(`value "${ref}" not found in ${where}; nothing was sent`, {
+        throw new NotFoundError(`value ${quoted(ref)} not found in ${where}; nothing was sent`, {
           hint: `list its values with \`ksctl markings values list ${marking.name}\``,
         });
       }
       if (change.adds.some((v) => v.name === value.name)) {
-        throw new UsageError(`value "${value.name}" is both added and removed`);
+        throw new UsageError(`value ${quoted(value.name)} is both added and removed`);
       }
       removed.push(value);
     }
@@ -113,13 +114,13 @@ export function checkValuesChange(
   }
   if (typeof scalar.defaultValue === 'string' && !after.has(scalar.defaultValue)) {
     throw new InputError(
-      `defaultValue: "${scalar.defaultValue}" is not one of the marking's values${change.adds.length || change.set ? ' after this update' : ''}; nothing was sent`,
+      `defaultValue: ${quoted(scalar.defaultValue)} is not one of the marking's values${change.adds.length || change.set ? ' after this update' : ''}; nothing was sent`,
     );
   }
   const defaultValue = marking.defaultValue;
   if (scalar.defaultValue === undefined && defaultValue && !after.has(defaultValue)) {
     throw new ConflictError(
-      `value "${defaultValue}" is the default value of ${where}; nothing was sent`,
+      `value ${quoted(defaultValue)} is the default value of ${where}; nothing was sent`,
       { hint: 'give another one with --default-value, or clear it with --no-default-value' },
     );
   }
@@ -135,7 +136,7 @@ export async function checkNameFree(
   if (name === marking.name) return;
   const { items } = await api.listMarkingsPage({ name, valueLimit: 0, limit: 1 });
   if (items.length > 0) {
-    throw new ConflictError(`a marking named "${name}" already exists; nothing was sent`);
+    throw new ConflictError(`a marking named ${quoted(name)} already exists; nothing was sent`);
   }
 }
 

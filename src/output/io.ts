@@ -49,14 +49,18 @@ export function withStreams(io: IOStreams, changes: Partial<IOStreams>): IOStrea
   ) as IOStreams;
 }
 
+/** The width of text for people where no terminal says one: help written to a pipe or file. */
+export const DEFAULT_COLUMNS = 80;
+
 /**
- * The width tables fit into. A terminal that reports no size (0 columns: `script`, some CI
- * pseudo-terminals, serial consoles) is not a zero-width one: `COLUMNS` says, else 100.
+ * The width tables and text fit into. A pipe, or a terminal that reports no size (0 columns:
+ * `script`, some CI pseudo-terminals, serial consoles), is not a zero-width one: `COLUMNS` says,
+ * else the classic 80.
  */
 export function terminalColumns(reported: number | undefined, env: NodeJS.ProcessEnv): number {
   if (reported !== undefined && reported > 0) return reported;
   const fromEnv = Number(env.COLUMNS);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100;
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_COLUMNS;
 }
 
 export function colorAllowed(env: NodeJS.ProcessEnv): boolean {

@@ -2,9 +2,10 @@
  * The one place output is shaped: a command hands a view (a table, a record, text) and the
  * renderer writes a table, tab-separated rows, JSON or YAML, with terminal-aware times and widths.
  */
+import { quoted } from '../api/names.js';
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
-import { proseWidth, wrapLines } from './wrap.js';
+import { fill, proseWidth, wrapLines } from './wrap.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -32,6 +33,11 @@ export interface Column<T> {
   wide?: boolean;
   /** Cut first when the table is too wide for the terminal (free text: descriptions). */
   flexible?: boolean;
+  /**
+   * Too wide for the terminal, the text goes on over lines inside its cell, never cut or left out
+   * (a key's attributes: the very thing a command changed).
+   */
+  wrap?: boolean;
   /**
    * What a user types back (a name, an id): never cut; the other columns are cut, then left out,
    * to make room. Without any, a table's first column that is not free text is its identifier.
@@ -146,7 +152,9 @@ export async function renderView<T>(
         return;
       }
       const width = Math.max(...view.fields.map(([k]) => k.length)) + 1;
-      const lines = view.fields.map(([k, v]) => `${`${k}:`.padEnd(width)} ${cellText(v, now)}\n`);
+      const lines = view.fields.map(
+        ([k, v]) => `${fieldLines(`${`${k}:`.padEnd(width)} `, cellText(v, now), io.columns)}\n`,
+      );
       writeOut(io.stdout, lines.join(''));
       if (list && list.rows.length > 0) {
         writeOut(io.stdout, `\n${list.title}s:\n`);
@@ -170,6 +178,26 @@ export async function renderView<T>(
   }
 }
 
+/**
+ * A record's field on a terminal: its value after `label`, broken between words to the terminal's
+ * width with each further line under the value (`status`'s profile line names a long path).
+ */
+function fieldLines(label: string, value: string, columns: number): string {
+  const width = proseWidth(columns);
+  // A word too long for the value's column (a path) hangs less deep.
+  const longest = Math.max(...value.split(/\s+/).map((word) => word.length));
+  const hang = label.length + longest <= width ? ' '.repeat(label.length) : '  ';
+  return value
+    .split('\n')
+    .map((line, i) => {
+      const first = i === 0 ? label : hang;
+      // A line that fits keeps its spacing.
+      if (first.length + line.length <= width) return first + line;
+      return fill(line, width, { first, rest: hang }).join('\n');
+    })
+    .join('\n');
+}
+
 const GAP = 2;
 const ELLIPSIS = '…';
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -190,6 +218,36 @@ function cut(text: string, width: number, widthOf: WidthOf): string {
     used += segmentWidth;
   }
   return `${kept}${ELLIPSIS}`;
+}
+
+/** A wrapping column is not narrowed below this (or its header). */
+const WRAP_MIN_WIDTH = 12;
+
+/**
+ * A cell's text on lines of at most `width` columns, broken after spaces; a word longer than the
+ * width is broken where it reaches it.
+ */
+function wrapCell(text: string, width: number, widthOf: WidthOf): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/(?<= )/)) {
+    if (line !== '' && widthOf(`${line}${word}`.trimEnd()) > width) {
+      lines.push(line.trimEnd());
+      line = '';
+    }
+    line += word;
+    while (widthOf(line.trimEnd()) > width) {
+      let head = '';
+      for (const { segment } of new Intl.Segmenter().segment(line)) {
+        if (head !== '' && widthOf(head + segment) > width) break;
+        head += segment;
+      }
+      lines.push(head);
+      line = line.slice(head.length);
+    }
+  }
+  if (line.trimEnd() !== '' || lines.length === 0) lines.push(line.trimEnd());
+  return lines;
 }
 
 /** A cell padded with spaces to `width` columns. */
@@ -273,22 +331,25 @@ async function renderTable<T>(
     }
     // One column short of the width: a line that fills the terminal exactly wraps on some.
     const available = io.columns - 1;
-    const flexible = columns.map((c) => c.flexible === true);
+    const flexible = columns.map((c) => c.flexible === true || c.wrap === true);
     // Free text is cut first; a short column cut ("just n…") says nothing, so one is left out
-    // (free text first, then from the right) before any other is cut; identifiers never are.
+    // (free text first, then from the right) before any other is cut; identifiers never are,
+    // and a column that wraps is only narrowed, to no less than a short word.
     const spare = [...columns]
       .reverse()
       .sort((a, b) => Number(b.flexible === true) - Number(a.flexible === true));
-    const drop = spare.find((c) => !ids.has(c));
+    const drop = spare.find((c) => !ids.has(c) && c.wrap !== true);
     const least = columns.map((c, i) =>
-      ids.has(c) || (drop !== undefined && !flexible[i])
-        ? natural[i]!
-        : Math.max(headers[i]!.length, 3),
+      c.wrap === true
+        ? Math.min(natural[i]!, Math.max(headers[i]!.length, WRAP_MIN_WIDTH))
+        : ids.has(c) || (drop !== undefined && !flexible[i])
+          ? natural[i]!
+          : Math.max(headers[i]!.length, 3),
     );
     widths = fitWidths(natural, least, available, flexible);
     const total = widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
     if (total <= available || drop === undefined) {
-      if (widths.some((w, i) => w < natural[i]!)) dropped = true;
+      if (widths.some((w, i) => w < natural[i]! && columns[i]!.wrap !== true)) dropped = true;
       break;
     }
     columns = columns.filter((c) => c !== drop);
@@ -303,7 +364,15 @@ async function renderTable<T>(
       })
       .join('')
       .trimEnd();
-  const out = [line(headers, chalk?.bold), ...cells.map((r) => line(r))];
+  // A row whose wrapping cells take several lines: the other cells on its first line only.
+  const rowLines = (row: string[]): string[] => {
+    const parts = row.map((t, i) =>
+      columns[i]!.wrap === true ? wrapCell(t, widths[i]!, widthOf) : [t],
+    );
+    const height = Math.max(...parts.map((p) => p.length));
+    return Array.from({ length: height }, (_, k) => line(parts.map((p) => p[k] ?? '')));
+  };
+  const out = [line(headers, chalk?.bold), ...cells.flatMap(rowLines)];
   writeOut(io.stdout, `${out.join('\n')}\n`);
   if (dropped && io.stderrIsTTY && options.quiet !== true) {
     io.stderr.write('(cut to fit the terminal: --wide shows every column in full)\n');
@@ -312,6 +381,15 @@ async function renderTable<T>(
 
 export function writeOut(stream: Writable, text: string): void {
   if (text.length > 0) stream.write(text);
+}
+
+/**
+ * A report for people on stdout (what `mock state check` found): on a terminal, to its width
+ * between words; piped, one line an item, as written.
+ */
+export function writeReport(io: IOStreams, lines: string[]): void {
+  const text = lines.join('\n');
+  writeOut(io.stdout, `${io.stdoutIsTTY ? wrapLines(text, proseWidth(io.columns)) : text}\n`);
 }
 
 /** A message for people on stderr (never data). Suppressed by --quiet. */
@@ -440,6 +518,6 @@ export function plural(count: number, noun: string): string {
 /** Names for a message, quoted: the first `limit`, then "… and N more" (never "and 1 more"). */
 export function quotedNames(names: readonly string[], limit = 10): string {
   const shown = names.length <= limit + 1 ? names : names.slice(0, limit);
-  const text = shown.map((name) => JSON.stringify(name)).join(', ');
+  const text = shown.map(quoted).join(', ');
   return shown.length < names.length ? `${text} … and ${names.length - shown.length} more` : text;
 }

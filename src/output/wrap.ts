@@ -77,7 +77,16 @@ export function wrapLines(text: string, width: number): string {
       // A label ("hint: ", "  Dev token:       ") keeps its text in one column.
       const lead = /^( *)(?:[A-Za-z][A-Za-z ]{0,20}: +)?/.exec(line)!;
       const labelled = lead[0].length > lead[1]!.length;
-      const hang = labelled && lead[0].length <= width / 2 ? lead[0].length : lead[1]!.length + 2;
+      // A word too long for the label's column (a device's conversation id) hangs less deep.
+      const longest = Math.max(
+        ...line
+          .slice(lead[0].length)
+          .split(/\s+/)
+          .map((w) => w.length),
+      );
+      const underLabel =
+        labelled && lead[0].length <= width / 2 && lead[0].length + longest <= width;
+      const hang = underLabel ? lead[0].length : lead[1]!.length + 2;
       return fill(line, width, { first: lead[1], rest: ' '.repeat(hang) }).join('\n');
     })
     .join('\n');

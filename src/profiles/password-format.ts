@@ -31,7 +31,7 @@ export function checkProfilePassword(password: string): void {
   if (password.length < PASSWORD_MIN_LENGTH) {
     throw new InputError(
       `the profile password is too short: it needs at least ${PASSWORD_MIN_LENGTH} characters`,
-      { hint: 'Choose a longer password.' },
+      { hint: 'choose a longer password' },
     );
   }
 }

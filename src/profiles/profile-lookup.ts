@@ -1,9 +1,24 @@
 /** Finding one profile by device id or by name, as every `profiles` command accepts both. */
+import { existsSync } from 'node:fs';
+import { quoted } from '../api/names.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Profile, ProfileSet } from './types.js';
 
+/**
+ * Nothing to find in `path`: the file is not there, or holds no profiles (zero bytes, or an empty
+ * list). Either says so, rather than that the one profile asked for is missing.
+ */
+function noProfiles(path: string): NotFoundError {
+  const hint =
+    'enroll a device first (ksctl enroll), or point --persistor-path at the profile file';
+  return existsSync(path)
+    ? new NotFoundError(`${path} holds no profiles`, { hint })
+    : new NotFoundError(`there is no profile file at ${path}`, { hint });
+}
+
 /** A device id wins over a name; a name shared by several profiles must be disambiguated. */
 export function findProfile(set: ProfileSet, deviceIdOrName: string, source: string): Profile {
+  if (set.profiles.length === 0) throw noProfiles(source);
   const byId = set.profiles.find((profile) => profile.deviceId === deviceIdOrName);
   if (byId !== undefined) {
     return byId;
@@ -11,15 +26,18 @@ export function findProfile(set: ProfileSet, deviceIdOrName: string, source: str
   const byName = set.profiles.filter((profile) => profile.name === deviceIdOrName);
   const [only, ...others] = byName;
   if (only === undefined) {
-    throw new NotFoundError(`no profile with device id or name "${deviceIdOrName}" in ${source}`, {
-      hint: 'List the profiles to see their names and device ids.',
-    });
+    throw new NotFoundError(
+      `no profile with device id or name ${quoted(deviceIdOrName)} in ${source}`,
+      {
+        hint: 'list the profiles to see their names and device ids',
+      },
+    );
   }
   if (others.length > 0) {
     const ids = byName.map((profile) => profile.deviceId).join(', ');
     throw new UsageError(
-      `${byName.length} profiles in ${source} are named "${deviceIdOrName}": ${ids}`,
-      { hint: 'Name the profile by its device id instead.' },
+      `${byName.length} profiles in ${source} are named ${quoted(deviceIdOrName)}: ${ids}`,
+      { hint: 'name the profile by its device id instead' },
     );
   }
   return only;
@@ -33,16 +51,11 @@ export function profileOrActive(
 ): Profile {
   if (deviceIdOrName !== undefined) return findProfile(set, deviceIdOrName, source);
   const active = set.profiles.find((profile) => profile.deviceId === set.activeDeviceId);
+  if (set.profiles.length === 0) throw noProfiles(source);
   if (active === undefined) {
-    throw new NotFoundError(
-      set.profiles.length === 0 ? `No profiles in ${source}` : `No profile is active in ${source}`,
-      {
-        hint:
-          set.profiles.length === 0
-            ? 'enroll a device first (ksctl enroll), or point --persistor-path at the profile file'
-            : 'name one with --profile, or make one active with ksctl profiles use',
-      },
-    );
+    throw new NotFoundError(`no profile is active in ${source}`, {
+      hint: 'name one with --profile, or make one active with ksctl profiles use',
+    });
   }
   return active;
 }

@@ -130,6 +130,28 @@ describe('one device', () => {
     expect(stderr).not.toContain(outbox[0]!.code);
   });
 
+  it('a mistyped registration code is called the registration code, not a STOKEN', async () => {
+    const file = join(suite.dir, 'code');
+    const email = ['enroll', '--email', 'alice@example.com', '--registration-code-file', file];
+    await writeFile(file, 'A1B2C3\n');
+    const malformed = await cli(email);
+    expect(malformed.code).toBe(3);
+    expect(malformed.stderr).toMatch(
+      /^error: the registration code must begin with "I\." and carry a value; nothing was enrolled$/m,
+    );
+    expect(malformed.stderr).toContain(
+      'hint: type the code from the e-mail sent to alice@example.com',
+    );
+    await writeFile(file, 'I.not-the-code-that-was-sent\n');
+    const wrong = await cli(email);
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(
+      /^error: the registration code is wrong or has expired \(40105\)$/m,
+    );
+    expect(wrong.stderr).toContain('sign in with --email again for a new one');
+    for (const { stderr } of [malformed, wrong]) expect(stderr).not.toContain('STOKEN');
+  });
+
   it('refuses --email off a terminal without --registration-code-file, before any e-mail is sent', async () => {
     const result = await cli(['enroll', '--email', 'alice@example.com']);
     expect(result.code).toBe(2);

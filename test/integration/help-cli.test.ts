@@ -21,6 +21,14 @@ describe('help', () => {
     expect(result.stderr).toMatch(/^hint: ksctl markings --help lists the commands$/m);
   });
 
+  it('ksctl version suggests --version, as commander suggests a mistyped option', async () => {
+    const result = await runCli(['version']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "error: unknown command 'version'\n(Did you mean --version?)\n(add --help for usage)\n",
+    );
+  });
+
   it('every command words its help option the same way', async () => {
     for (const argv of [['--help'], ['markings', '--help'], ['context', 'use', '--help']]) {
       const { stdout } = await runCli(argv);

@@ -4,6 +4,7 @@
  * RSA-3072 generation). What a user sees: the keys and their attributes, a refused marking value
  * explained with the allowed values, and a profile with wrong keys failing with exit 4.
  */
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { serviceSignature } from '../../src/device/crypto.js';
 import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
@@ -125,6 +126,35 @@ describe('ksctl keys', () => {
     expect(old.stderr).toContain('--mutable-attr needs the v2.4 dialect');
   });
 
+  it('at 80 columns the table keeps the MUTABLE column, its attributes wrapped inside the cell', async () => {
+    await enrollOne();
+    const mutable = [
+      '--mutable-attr',
+      'region=eu-west-1',
+      '--mutable-attr',
+      'region=us-east-2',
+      '--mutable-attr',
+      'owner=someone-with-a-rather-long-name',
+      '--mutable-attr',
+      'department=engineering-and-research',
+    ];
+    const created = await ok(['keys', 'create', '--attr', 'classification=restricted', ...mutable]);
+    const [id] = tsvRows(created.stdout)[0]!;
+    const shown = await cli(['keys', 'fetch', id!], { tty: true, columns: 80 });
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +ATTRIBUTES +MUTABLE$/);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    expect(lines.length).toBeGreaterThan(2);
+    // Every attribute is there, none cut: the lines of the cell read as the whole text.
+    const column = lines[0]!.indexOf('MUTABLE');
+    const cell = lines.slice(1).map((line) => line.slice(column).trim());
+    expect(cell.join(' ')).toBe(
+      'region=eu-west-1,us-east-2; owner=someone-with-a-rather-long-name; department=engineering-and-research',
+    );
+    expect(shown.stderr).not.toContain('cut to fit');
+  });
+
   it('--debug traces the device requests without a secret: no SEP key, no data key', async () => {
     await enrollOne();
     const [profile] = (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath }))
@@ -162,7 +192,7 @@ describe('ksctl keys', () => {
   it('without any profile says how to get one (exit 5)', async () => {
     const result = await cli(['keys', 'create']);
     expect(result.code).toBe(5);
-    expect(result.stderr).toContain(`No profiles in ${suite.profilesPath}`);
+    expect(result.stderr).toContain(`there is no profile file at ${suite.profilesPath}`);
     expect(result.stderr).toContain('ksctl enroll');
   });
 });
@@ -288,6 +318,12 @@ describe('proving a profile', () => {
     const result = await cli(['profiles', 'check']);
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('the service knows no device with this id');
+    // On a terminal of 80 columns, the device's long conversation id goes on a line of its own.
+    const narrow = await cli(['profiles', 'check'], { tty: true, columns: 80 });
+    expect(narrow.stderr).toMatch(/^conversation id:\n {2}CID\|ABcd\.1\.[^\n]+\|2\.4/m);
+    for (const line of narrow.stderr.trimEnd().split('\n')) {
+      expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    }
   });
 
   it('enroll --count verifies every new profile by default; --no-verify skips it', async () => {

@@ -73,7 +73,7 @@ describe('errors point at the right thing', () => {
     }
     const shown = await ksctl(['profiles', 'show', 'x', '--persistor-path', '/nonexistent/x.pw']);
     expect(shown.code).toBe(5);
-    expect(shown.stderr).toMatch(/^error: no profile .*"x" in \/nonexistent\/x\.pw/m);
+    expect(shown.stderr).toMatch(/^error: there is no profile file at \/nonexistent\/x\.pw$/m);
   });
 
   it('api: an unknown method, an --input that is not there, a path without its slash', async () => {

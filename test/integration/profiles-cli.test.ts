@@ -299,6 +299,48 @@ describe('a new password is asked twice', () => {
   });
 });
 
+describe('a password too short', () => {
+  it('is refused when first typed, before it is asked a second time', async () => {
+    const target = join(dir, 'short.pw');
+    const short = await cli(toPassword(target), { tty: true, answers: ['abc'] });
+    expect(short.questions).toEqual([`New password for ${target}:`]);
+    expect(short.code).toBe(3);
+    expect(short.stderr).toMatch(/^error: the profile password is too short: it needs at least 6/m);
+    await expect(readFile(target)).rejects.toThrow();
+  });
+});
+
+describe('a profile file that is missing or holds no profiles', () => {
+  it('a missing file says it does not exist; an empty one that it holds no profiles', async () => {
+    const missing = join(dir, 'missing.pt');
+    const zeroBytes = join(dir, 'zero.pt');
+    const emptyList = join(dir, 'empty-list.pt');
+    await writeFile(zeroBytes, '');
+    await writeFile(emptyList, '{"activeDeviceId":"","profiles":[]}');
+    for (const command of [
+      ['profiles', 'show', 'laptop'],
+      ['profiles', 'use', 'laptop'],
+      ['profiles', 'delete', 'laptop', '--yes'],
+      ['keys', 'create'],
+    ]) {
+      const gone = await cli([...command, '--persistor-path', missing]);
+      expect(gone.code, command.join(' ')).toBe(5);
+      expect(gone.stderr).toMatch(
+        new RegExp(`^error: there is no profile file at ${missing}$`, 'm'),
+      );
+      for (const path of [zeroBytes, emptyList]) {
+        const empty = await cli([...command, '--persistor-path', path]);
+        expect(empty.code, command.join(' ')).toBe(5);
+        expect(empty.stderr).toMatch(new RegExp(`^error: ${path} holds no profiles$`, 'm'));
+        expect(empty.stderr).toContain('ksctl enroll');
+      }
+    }
+    const listed = await cli(['profiles', 'list', '--persistor-path', zeroBytes], { tty: true });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toBe(`${zeroBytes} holds no profiles\n`);
+  });
+});
+
 describe('where the profile file is', () => {
   it('defaults to .ionicsecurity under KSCTL_HOME, and the kind follows a known extension', async () => {
     const home = join(dir, '.ionicsecurity', 'profiles.pt');

@@ -2,19 +2,26 @@
  * At home in a narrow terminal: every help page, the mock's banner and the demo's narration,
  * rendered at 80 and 40 columns, have no line longer than the terminal and no word split across
  * lines (the words read the same as at full width). A word longer than the width is allowed only
- * alone on its line: nothing can break it.
+ * alone on its line: nothing can break it. Beyond help, what commands say at 80 columns (status,
+ * an apply plan, a state check, help written to a pipe) has no line over 80 either.
  */
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { CommandContext } from '../../src/cli/command-context.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
-import { runCli } from '../helpers/cli.js';
+import stringWidth from 'string-width';
+import { saveProfiles } from '../../src/profiles/index.js';
+import { cliFor, mockEnv, runCli } from '../helpers/cli.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
+import { testProfile } from '../helpers/profiles.js';
+import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();
@@ -241,5 +248,104 @@ describe('the demo fits the terminal', () => {
     const step = shown.stdout.split('\n\n').find((b) => b.startsWith('5. '))!;
     expect(step).toMatch(/\$ ksctl markings values list region/);
     expect(step.split('\n').length).toBeLessThan(10);
+  });
+});
+
+/** The lines of `text` wider than `width` terminal columns, as a terminal shows them. */
+const wider = (text: string, width: number) =>
+  shownLines(text).filter((line) => stringWidth(line) > width);
+
+describe('what commands say fits 80 columns, not only their help', () => {
+  let mock: TestMock;
+  let dir: string;
+  const cli = cliFor(() => ({ ...mockEnv(mock, dir), KSCTL_HOME: dir }));
+  beforeAll(async () => {
+    mock = await startMock();
+    dir = await dirs.make();
+  });
+  afterAll(() => mock.close());
+
+  it('help written to a pipe is laid out for 80 columns', async () => {
+    assertBuilt();
+    for (const args of [['--help'], ['enroll', '--help'], ['markings', 'list', '--help']]) {
+      const piped = await ksctl(args, { env: cleanEnv({ KSCTL_CONFIG_DIR: dir }) });
+      expect(piped.code).toBe(0);
+      expect(wider(piped.stdout, 80), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it("status: the active profile's line, with a long name and path", async () => {
+    const profile = {
+      ...testProfile(1),
+      name: 'the-laptop-of-the-quality-assurance-team-on-the-third-floor',
+    };
+    const home = join(dir, 'home');
+    await mkdir(join(home, '.ionicsecurity'), { recursive: true });
+    await saveProfiles(
+      { kind: 'plaintext', path: join(home, '.ionicsecurity', 'profiles.pt') },
+      { activeDeviceId: profile.deviceId, profiles: [profile] },
+    );
+    const shown = await cli(['status'], { tty: true, columns: 80, env: { KSCTL_HOME: home } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(profile.name);
+    expect(wider(shown.stdout, 80)).toEqual([]);
+    // Broken between words, each part under the value's column.
+    expect(shown.stdout).toMatch(/^Active profile: \S.*\n {16}\S/m);
+  });
+
+  it("an apply plan's changed descriptions go on over lines, under their text", async () => {
+    const before =
+      'Data classification level for every document that the company stores in its archives';
+    const after =
+      'Data classification level for every record that the group keeps in any of its archives';
+    expect(
+      (await cli(['markings', 'create', 'classification', '--description', before])).code,
+    ).toBe(0);
+    const file = join(dir, 'plan.yaml');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(
+      file,
+      `markings:\n  - name: classification\n    description: ${after}\n    values:\n      - name: secret\n        description: ${before}\n`,
+    );
+    const plan = await cli(['markings', 'apply', '-f', file, '--dry-run'], {
+      tty: true,
+      columns: 80,
+    });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/^ {4}~ description: "Data classification/m);
+    expect(wider(plan.stdout, 80)).toEqual([]);
+    // Nothing is cut: every word of both texts is there.
+    expect(words(plan.stdout).join(' ')).toContain(`"${before}" → "${after}"`);
+  });
+
+  it('mock state check', { timeout: 30_000 }, async () => {
+    const state = join(await dirs.make(), 'state-directory');
+    const stop = new AbortController();
+    const ready = join(dir, 'state-ready.json');
+    const io: IOStreams = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough().resume(),
+      stderr: new PassThrough().resume(),
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      color: false,
+      columns: 80,
+    };
+    const serving = run(
+      ['mock', 'serve', '--port', '0', '--state', state, '--ready-file', ready, '--no-context'],
+      { io, env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir }, signal: stop.signal },
+    );
+    for (let i = 0; i < 400 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
+    stop.abort();
+    expect(await serving).toBe(0);
+    const checked = await runCli(['mock', 'state', 'check', state], {
+      tty: true,
+      columns: 80,
+      env: { KSCTL_CONFIG_DIR: dir },
+    });
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toMatch(/the state is whole/);
+    expect(wider(checked.stdout, 80)).toEqual([]);
   });
 });

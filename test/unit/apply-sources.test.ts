@@ -98,13 +98,35 @@ describe('parsing markings files', () => {
       '',
     ].join('\n');
     expect(await problemLines([{ label: 'x.yaml', text }])).toEqual([
-      `x.yaml:2:11: marking name "${'n'.repeat(257)}" must be at most 256 characters`,
-      'x.yaml:3:18: description must be at most 4096 characters',
+      `x.yaml:2:11: marking name "${'n'.repeat(60)}"… (257 characters) must be at most 256 characters`,
+      `x.yaml:3:18: description of marking "${'n'.repeat(60)}"… (257 characters) must be at most 4096 characters`,
       'x.yaml:4:11: marking name "tab\\there" must not contain control characters',
       'x.yaml:5:13: values of "tab\\there" must be a list, found a mapping',
       'x.yaml:8:15: value name "" must not be empty',
-      'x.yaml:9:32: value description must be text, found the number 5 (quote it, "5", to use it as text)',
+      'x.yaml:9:32: values[1].description of marking "empty" must be text, found the number 5 (quote it, "5", to use it as text)',
       'x.yaml:9:35: unknown key "extra" in a value of "empty" (allowed: name, description)',
+    ]);
+  });
+
+  it("a description too long names its field: the marking's or values[N].description", async () => {
+    const long = 'd'.repeat(4097);
+    const values = `["a", "b", "c", {"name": "d", "description": "${long}"}]`;
+    const json = `{"markings": [{"name": "c", "description": "${long}", "values": ${values}}]}`;
+    const yaml = `markings:\n  - name: c\n    values: [a, b, c, {name: d, description: ${long}}]\n`;
+    const lines = await problemLines([
+      { label: 'x.json', text: json },
+      { label: 'y.yaml', text: yaml },
+    ]);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^x\.json:1:\d+: description of marking "c" must be at most 4096 characters$/,
+      ),
+      expect.stringMatching(
+        /^x\.json:1:\d+: values\[3\]\.description of marking "c" must be at most 4096 characters$/,
+      ),
+      expect.stringMatching(
+        /^y\.yaml:3:\d+: values\[3\]\.description of marking "c" must be at most 4096 characters$/,
+      ),
     ]);
   });
 

@@ -237,10 +237,10 @@ describe('relativeTime and fitWidths', () => {
 describe('terminalColumns', () => {
   // A pseudo-terminal that reports 0 columns (`script`, some CI shells) squeezed every cell to
   // a few characters and an ellipsis.
-  it('a terminal reporting 0 columns is not zero wide: COLUMNS, else 100', () => {
-    expect(terminalColumns(0, {})).toBe(100);
+  it('a terminal reporting 0 columns (or a pipe) is not zero wide: COLUMNS, else 80', () => {
+    expect(terminalColumns(0, {})).toBe(80);
     expect(terminalColumns(0, { COLUMNS: '132' })).toBe(132);
-    expect(terminalColumns(undefined, { COLUMNS: 'wide' })).toBe(100);
+    expect(terminalColumns(undefined, { COLUMNS: 'wide' })).toBe(80);
     expect(terminalColumns(80, { COLUMNS: '132' })).toBe(80);
   });
 });

@@ -23,6 +23,7 @@ import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
+import { proseWidth } from '../../output/wrap.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
@@ -88,7 +89,8 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
     // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
     const foldOver = ctx.io.stdoutIsTTY && options.verbose !== true ? FOLD_PLAN_OVER : undefined;
     const style = await styler(ctx.io.color);
-    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver })));
+    const width = ctx.io.stdoutIsTTY ? proseWidth(ctx.io.columns) : undefined;
+    writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver, width })));
   } else if (options.dryRun) {
     await writeData(ctx, format, planToJson(plan));
   }

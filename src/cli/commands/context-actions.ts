@@ -2,6 +2,7 @@
  * The actions of `ksctl context`: add, set and unset settings, rename, use, list, show and remove
  * stored contexts. Secrets come from files (or stdin) and are never shown.
  */
+import { quoted } from '../../api/names.js';
 import {
   ENVIRONMENT_SETTINGS,
   environmentAuth,
@@ -33,7 +34,7 @@ export async function add(
 ): Promise<void> {
   const store = await ctx.config();
   if (store.find(name) && !options.force) {
-    throw new ConflictError(`context "${name}" already exists`, {
+    throw new ConflictError(`context ${quoted(name)} already exists`, {
       hint: 'pass --force to replace it',
     });
   }

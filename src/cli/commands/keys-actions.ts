@@ -3,6 +3,7 @@
  * from NAME=VALUE flags; key bytes are shown only with --show-secrets; items the service refuses
  * become the command's error after the keys it did give.
  */
+import { quoted } from '../../api/names.js';
 import type { Column } from '../../output/render.js';
 import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/api-version.js';
@@ -181,7 +182,7 @@ export function parseAttributes(
     const eq = text.indexOf('=');
     const rawName = eq < 0 ? text : text.slice(0, eq);
     if (eq < 0 || rawName.trim() === '') {
-      throw new UsageError(`${flag} takes NAME=VALUE, not "${text}"`, {
+      throw new UsageError(`${flag} takes NAME=VALUE, not ${quoted(text)}`, {
         hint: `for example ${flag} classification=internal; repeat the flag for more values`,
       });
     }
@@ -228,11 +229,15 @@ async function report(
   }));
   const columns: Column<KeyRow>[] = [{ header: 'ID', value: (r) => r.id }];
   if (created) columns.push({ header: 'REF', value: (r) => r.ref });
-  columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes) });
+  columns.push({ header: 'ATTRIBUTES', value: (r) => attributeText(r.attributes), wrap: true });
   // Created keys have mutable attributes only when --mutable-attr gave them some.
   const mutable = rows.some((r) => attributeText(r.mutableAttributes) !== '');
   if (!created || mutable)
-    columns.push({ header: 'MUTABLE', value: (r) => attributeText(r.mutableAttributes) });
+    columns.push({
+      header: 'MUTABLE',
+      value: (r) => attributeText(r.mutableAttributes),
+      wrap: true,
+    });
   if (options.showSecrets) columns.push({ header: 'KEY', value: (r) => r.key });
   if (rows.length > 0 || answer.refused.length === 0) {
     await ctx.render({ kind: 'table', data: rows, rows, columns });

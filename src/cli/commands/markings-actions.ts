@@ -4,7 +4,7 @@
  * src/markings/update.ts.
  */
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import { descriptionProblem, nameProblem } from '../../api/names.js';
+import { nameProblem, quoted } from '../../api/names.js';
 import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
@@ -21,7 +21,12 @@ import {
   putCompleteSet,
   type UpdateStep,
 } from '../../markings/update.js';
-import { deleteInTurn, parseValueOptions, runInOrder } from '../../markings/changes.js';
+import {
+  checkDescriptionFlag,
+  deleteInTurn,
+  parseValueOptions,
+  runInOrder,
+} from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ListOptions extends FilterOptionValues {
@@ -63,12 +68,7 @@ export interface DeleteOptions {
 function checkName(name: string, what: string): void {
   const problem = nameProblem(name);
   if (problem)
-    throw new InputError(`invalid ${what} ${JSON.stringify(name)}: ${problem}; nothing was sent`);
-}
-
-function checkDescription(description: string, what: string): void {
-  const problem = descriptionProblem(description);
-  if (problem) throw new InputError(`${what}: description ${problem}; nothing was sent`);
+    throw new InputError(`invalid ${what} ${quoted(name)}: ${problem}; nothing was sent`);
 }
 
 export async function list(ctx: CommandContext, options: ListOptions): Promise<void> {
@@ -97,10 +97,11 @@ export async function create(
   if (options.file !== undefined) return createFromFile(ctx, name, options.file, options);
   if (name === undefined) throw new UsageError('a name is needed: ksctl markings create NAME');
   checkName(name, 'marking name');
+  checkDescriptionFlag(options.description, `marking ${quoted(name)}`);
   const values = parseValueOptions(options.value, '--value');
   if (options.defaultValue !== undefined && !values.some((v) => v.name === options.defaultValue)) {
     throw new InputError(
-      `--default-value "${options.defaultValue}" is not one of the --value options; nothing was sent`,
+      `--default-value ${quoted(options.defaultValue)} is not one of the --value options; nothing was sent`,
     );
   }
   const api = await ctx.markings();
@@ -157,13 +158,10 @@ export async function update(
     );
   }
   if (options.rename !== undefined) checkName(options.rename, 'new name');
-  if (options.description !== undefined) checkDescription(options.description, '--description');
+  checkDescriptionFlag(options.description, `marking ${quoted(ref)}`);
   const adds = parseValueOptions(options.addValue, '--add-value');
   const removes = parseValueOptions(options.removeValue, '--remove-value').map((v) => v.name);
   const set = options.setValues ? parseValueOptions(options.setValues, '--set-values') : undefined;
-  for (const v of [...adds, ...(set ?? [])]) {
-    if (v.description !== undefined) checkDescription(v.description, `value "${v.name}"`);
-  }
   const scalar: MarkingUpdate = {};
   if (options.rename !== undefined) scalar.name = options.rename;
   if (options.description !== undefined) scalar.detail = { description: options.description };
@@ -256,9 +254,12 @@ async function createFromFile(
   });
   const marking = await readMarkingDocument(ctx, file);
   if (name !== undefined && name !== marking.name) {
-    throw new UsageError(`the name "${name}" is not the name in ${file}, "${marking.name}"`, {
-      hint: 'leave the name out: the file gives it',
-    });
+    throw new UsageError(
+      `the name ${quoted(name)} is not the name in ${file}, ${quoted(marking.name)}`,
+      {
+        hint: 'leave the name out: the file gives it',
+      },
+    );
   }
   if (typeof marking.defaultValue === 'string' && marking.values === undefined) {
     throw new InputError(

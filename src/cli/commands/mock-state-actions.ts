@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { errnoCode } from '../../files/fs-errors.js';
-import { plural, writeOut } from '../../output/render.js';
+import { plural, writeReport } from '../../output/render.js';
 import type { Inspection } from '../../mock/persistence/inspection.js';
 import type { StateReport } from '../../mock/persistence/report.js';
 import type { CommandContext } from '../command-context.js';
@@ -88,7 +88,7 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
         `the state is whole: a mock starts from it with exactly these ${plural(report.counts.records, 'record')}`,
       );
     }
-    writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
+    writeReport(ctx.io, lines);
   }
   if (damaged) {
     const { damagedStateError } = await import('../../mock/persistence/durable.js');
@@ -168,5 +168,5 @@ export async function recover(
   lines.push(
     `wrote ${to}: the state they build, as a snapshot of ${plural(writtenRecords, 'record')} (a record per item, however often it changed)`,
   );
-  writeOut(ctx.io.stdout, `${lines.join('\n')}\n`);
+  writeReport(ctx.io, lines);
 }

@@ -58,7 +58,7 @@ export async function list(ctx: CommandContext, options: PersistorOptionValues):
     kind: 'table',
     data: rows,
     rows,
-    empty: `no profiles in ${spec.path}`,
+    empty: existsSync(spec.path) ? `${spec.path} holds no profiles` : `no profiles in ${spec.path}`,
     columns: [
       { header: 'ACTIVE', value: (r: ProfileRow) => (r.active ? '*' : '') },
       { header: 'NAME', value: (r) => r.name ?? r.deviceId, id: true },

@@ -1,12 +1,12 @@
 import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
-import { nameProblem } from '../../api/names.js';
+import { nameProblem, quoted } from '../../api/names.js';
 import type { MarkingValue } from '../../api/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
-import { deleteInTurn, parseValueOptions } from '../../markings/changes.js';
+import { checkDescriptionFlag, deleteInTurn, parseValueOptions } from '../../markings/changes.js';
 import type { FilterOptionValues } from '../filter-options.js';
 
 export interface ValuesListOptions extends FilterOptionValues {
@@ -57,6 +57,7 @@ export async function add(
   texts: string[],
   options: ValuesAddOptions,
 ): Promise<void> {
+  checkDescriptionFlag(options.description, 'the values added');
   const values = parseValueOptions(texts, 'value').map((v) => ({
     ...v,
     description: v.description ?? options.description,
@@ -95,9 +96,10 @@ export async function update(
     const problem = nameProblem(options.rename);
     if (problem)
       throw new InputError(
-        `invalid new name ${JSON.stringify(options.rename)}: ${problem}; nothing was sent`,
+        `invalid new name ${quoted(options.rename)}: ${problem}; nothing was sent`,
       );
   }
+  checkDescriptionFlag(options.description, `value ${quoted(valueRef)}`);
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const value = await api.resolveValue(marking.id, valueRef, marking.name);
@@ -119,7 +121,7 @@ export async function remove(
   const marking = await api.resolveMarking(markingRef, 0);
   const targets: MarkingValue[] = [];
   for (const ref of refs) targets.push(await api.resolveValue(marking.id, ref, marking.name));
-  const names = targets.map((v) => `"${v.name}"`).join(', ');
+  const names = targets.map((v) => quoted(v.name)).join(', ');
   await ctx.confirm(
     `Delete ${targets.length === 1 ? 'value' : 'values'} ${names} of marking "${marking.name}"?`,
     options.yes,
