@@ -35,13 +35,15 @@ export async function list(
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const values: MarkingValue[] = [];
-  for await (const v of api.listValues(
+  const pages = api.listValues(
     marking.id,
     { name: options.name, name__contains: options.contains, filter: filterFromOptions(options) },
     options.limit,
-  )) {
-    values.push(v);
-  }
+  );
+  // Many short pages are one wait: the spinner covers them all, not each.
+  await ctx.waiting(`listing the values of marking ${marking.name}`, async () => {
+    for await (const v of pages) values.push(v);
+  });
   await ctx.render(valuesListView(values));
 }
 
