@@ -343,7 +343,7 @@ _ksctl_words() {
     'mock state recover') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'api') subcommands='' flags='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'completion') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'demo') subcommands='' flags='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'demo') subcommands='' flags='--keep --no-pause --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
   esac
   if [[ "$2" == -* ]]; then echo "$flags"; else echo "$subcommands"; fi
 }

@@ -901,3 +901,4 @@ complete -c ksctl -n '__ksctl_at '\''api'\''' -l header -s H -x -a '(__ksctl_val
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l input -r -F -d 'request body from a file, or - for stdin (sent as JSON; at most 64 MiB, env KSCTL_MAX_INPUT_MIB)'
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l include -s i -d 'print the status line and answer headers on stderr'
 complete -c ksctl -n '__ksctl_at '\''demo'\''' -l keep -d 'keep the temporary configuration directory and print where it is'
+complete -c ksctl -n '__ksctl_at '\''demo'\''' -l no-pause -d 'run straight through, without waiting for Enter between steps'
