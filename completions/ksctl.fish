@@ -620,7 +620,16 @@ function __ksctl_value
             set -l flags
             test -n "$__ksctl_context"; and set -a flags --context $__ksctl_context
             test -n "$__ksctl_args[1]"; and set -a flags --marking $__ksctl_args[1]
-            ksctl __complete $argv[2] $flags -- (commandline -ct) 2>/dev/null
+            # A line that begins with a tab is a hint (more names than shown): fish shows it as
+            # the description of the word typed so far.
+            set -l typed (commandline -ct)
+            for line in (ksctl __complete $argv[2] $flags -- "$typed" 2>/dev/null)
+                if string match -q -- \t'*' $line
+                    printf '%s\t%s\n' "$typed" (string sub -s 2 -- $line)
+                else
+                    printf '%s\n' $line
+                end
+            end
     end
 end
 
