@@ -343,16 +343,18 @@ _ksctl_words() {
     'mock state recover') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'api') subcommands='' flags='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'completion') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'demo') subcommands='' flags='--keep --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'demo') subcommands='' flags='--keep --no-pause --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
   esac
   if [[ "$2" == -* ]]; then echo "$flags"; else echo "$subcommands"; fi
 }
 
 # Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.
+# A line that begins with a tab is a hint (more names than shown): offered as it is, never alone.
 _ksctl_names() {
   local name
   while IFS= read -r name; do
-    [[ -n "$name" ]] && COMPREPLY+=("$(printf '%q' "$name")")
+    if [[ "$name" == $'\t'* ]]; then COMPREPLY+=("${name#$'\t'}")
+    elif [[ -n "$name" ]]; then COMPREPLY+=("$(printf '%q' "$name")"); fi
   done < <("${COMP_WORDS[0]}" __complete "$1" ${_ksctl_context:+--context "$_ksctl_context"} ${2:+--marking "$2"} -- "$cur" 2>/dev/null)
 }
 
@@ -360,7 +362,8 @@ _ksctl_complete() {
   case "$1" in
     'choice '*) COMPREPLY=($(compgen -W "${1#choice }" -- "$cur")) ;;
     'name '*) _ksctl_names "${1#name }" "$2" ;;
-    file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    # As file names: a directory gets its "/" and no space after it, so the path goes on.
+    file) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
   esac
 }
 

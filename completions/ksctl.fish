@@ -620,7 +620,16 @@ function __ksctl_value
             set -l flags
             test -n "$__ksctl_context"; and set -a flags --context $__ksctl_context
             test -n "$__ksctl_args[1]"; and set -a flags --marking $__ksctl_args[1]
-            ksctl __complete $argv[2] $flags -- (commandline -ct) 2>/dev/null
+            # A line that begins with a tab is a hint (more names than shown): fish shows it as
+            # the description of the word typed so far.
+            set -l typed (commandline -ct)
+            for line in (ksctl __complete $argv[2] $flags -- "$typed" 2>/dev/null)
+                if string match -q -- \t'*' $line
+                    printf '%s\t%s\n' "$typed" (string sub -s 2 -- $line)
+                else
+                    printf '%s\n' $line
+                end
+            end
     end
 end
 
@@ -901,3 +910,4 @@ complete -c ksctl -n '__ksctl_at '\''api'\''' -l header -s H -x -a '(__ksctl_val
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l input -r -F -d 'request body from a file, or - for stdin (sent as JSON; at most 64 MiB, env KSCTL_MAX_INPUT_MIB)'
 complete -c ksctl -n '__ksctl_at '\''api'\''' -l include -s i -d 'print the status line and answer headers on stderr'
 complete -c ksctl -n '__ksctl_at '\''demo'\''' -l keep -d 'keep the temporary configuration directory and print where it is'
+complete -c ksctl -n '__ksctl_at '\''demo'\''' -l no-pause -d 'run straight through, without waiting for Enter between steps'

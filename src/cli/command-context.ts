@@ -25,6 +25,9 @@ import type { Spinner } from '../output/progress.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
 
+/** Requests closer than this to the previous one's end continue its wait (see `requestRun`). */
+const REQUEST_RUN_GAP_MS = 250;
+
 /** Shared with the process entry: whether the running command handles Ctrl-C itself. */
 export interface InterruptPolicy {
   graceful: boolean;
@@ -69,6 +72,12 @@ export class CommandContext {
   private readonly requests = new Map<number, string>();
   private requestCount = 0;
   private requestSpinner: Spinner | undefined;
+  /**
+   * When the current run of requests began and when its last one ended: requests that follow one
+   * another closely (the pages of a listing) are one wait, whose spinner shows once the run has
+   * taken 300 ms, however short each request is.
+   */
+  private requestRun = { began: 0, ended: -Infinity };
 
   /**
    * The streams commands write to. On a terminal, a write takes a running spinner off the line
@@ -192,7 +201,7 @@ export class CommandContext {
    */
   async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
     if (!this.io.stderrIsTTY || this.quiet) return undefined;
-    const { startSpinner } = await import('../output/progress.js');
+    const { SPINNER_DELAY_MS, startSpinner } = await import('../output/progress.js');
     return (what) => {
       if (this.spinner)
         return {
@@ -207,7 +216,14 @@ export class CommandContext {
         return `${all.at(-1)}${more}…`;
       };
       if (this.requestSpinner) this.requestSpinner.relabel(label());
-      else this.requestSpinner = startSpinner(this.terminal, label());
+      else {
+        const now = performance.now();
+        if (now - this.requestRun.ended > REQUEST_RUN_GAP_MS) this.requestRun.began = now;
+        const waited = now - this.requestRun.began;
+        this.requestSpinner = startSpinner(this.terminal, label(), {
+          delayMs: Math.max(0, SPINNER_DELAY_MS - waited),
+        });
+      }
       return {
         retrying: (message) => this.requestSpinner?.relabel(`${what}: ${message}`, true),
         done: () => {
@@ -216,6 +232,7 @@ export class CommandContext {
           else {
             this.requestSpinner?.stop();
             this.requestSpinner = undefined;
+            this.requestRun.ended = performance.now();
           }
         },
       };
@@ -310,7 +327,8 @@ export class CommandContext {
   /**
    * A listing whose JSON and YAML are its rows, written as the rows arrive (memory stays that of
    * a page however long the listing), and so is a piped table. A table on a terminal sizes its
-   * columns to every row: it is rendered once all are in, with a spinner saying `label` meanwhile.
+   * columns to every row: it is rendered once all are in. A spinner says `label` meanwhile, on a
+   * terminal's stderr wherever stdout goes (`list -o json > l.json` is a wait too).
    */
   async renderList<T>(
     label: string,
@@ -318,10 +336,11 @@ export class CommandContext {
     view: (rows: T[]) => TableView<T>,
   ): Promise<void> {
     const format = this.format();
-    if (format === 'json') await writeJsonArray(this.io, rows);
-    else if (format === 'yaml') await writeYamlSequence(this.io, rows);
-    else if (!this.io.stdoutIsTTY) await writeTsvRows(this.io, rows, view([]).columns);
-    else {
+    if (format === 'json') await this.waiting(label, () => writeJsonArray(this.io, rows));
+    else if (format === 'yaml') await this.waiting(label, () => writeYamlSequence(this.io, rows));
+    else if (!this.io.stdoutIsTTY) {
+      await this.waiting(label, () => writeTsvRows(this.io, rows, view([]).columns));
+    } else {
       const all: T[] = [];
       await this.waiting(label, async () => {
         for await (const row of rows) all.push(row);

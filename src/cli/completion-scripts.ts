@@ -91,10 +91,12 @@ ${words.join('\n')}
 }
 
 # Names looked up live (markings from the service, contexts, profiles); silent when they cannot be.
+# A line that begins with a tab is a hint (more names than shown): offered as it is, never alone.
 _ksctl_names() {
   local name
   while IFS= read -r name; do
-    [[ -n "$name" ]] && COMPREPLY+=("$(printf '%q' "$name")")
+    if [[ "$name" == $'\\t'* ]]; then COMPREPLY+=("\${name#$'\\t'}")
+    elif [[ -n "$name" ]]; then COMPREPLY+=("$(printf '%q' "$name")"); fi
   done < <("\${COMP_WORDS[0]}" __complete "$1" \${_ksctl_context:+--context "$_ksctl_context"} \${2:+--marking "$2"} -- "$cur" 2>/dev/null)
 }
 
@@ -102,7 +104,8 @@ _ksctl_complete() {
   case "$1" in
     'choice '*) COMPREPLY=($(compgen -W "\${1#choice }" -- "$cur")) ;;
     'name '*) _ksctl_names "\${1#name }" "$2" ;;
-    file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    # As file names: a directory gets its "/" and no space after it, so the path goes on.
+    file) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
   esac
 }
 
@@ -186,14 +189,17 @@ ${words.join('\n')}
 
 # Offers what a spec allows; names are looked up live and silent when they cannot be.
 _ksctl_complete() {
-  local -a found flags
+  local -a found flags hint
   [[ -n "$_ksctl_context" ]] && flags+=(--context "$_ksctl_context")
   [[ -n "$2" ]] && flags+=(--marking "$2")
   case "$1" in
     'choice '*) compadd -- \${=1#choice } ;;
     'name '*)
       found=("\${(@f)$("\${words[1]}" __complete "\${1#name }" "\${flags[@]}" -- "$PREFIX" 2>/dev/null)}")
-      compadd -- "\${(@)found:#}"
+      # A line that begins with a tab is a hint (more names than shown): a message, not a match.
+      compadd -- "\${(@)\${(@)found:#}:#$'\\t'*}"
+      hint=("\${(@M)found:#$'\\t'*}")
+      (( \${#hint} )) && _message -r "\${hint[1]#$'\\t'}"
       ;;
     file) _files ;;
   esac
@@ -334,7 +340,16 @@ function __ksctl_value
             set -l flags
             test -n "$__ksctl_context"; and set -a flags --context $__ksctl_context
             test -n "$__ksctl_args[1]"; and set -a flags --marking $__ksctl_args[1]
-            ksctl __complete $argv[2] $flags -- (commandline -ct) 2>/dev/null
+            # A line that begins with a tab is a hint (more names than shown): fish shows it as
+            # the description of the word typed so far.
+            set -l typed (commandline -ct)
+            for line in (ksctl __complete $argv[2] $flags -- "$typed" 2>/dev/null)
+                if string match -q -- \\t'*' $line
+                    printf '%s\\t%s\\n' "$typed" (string sub -s 2 -- $line)
+                else
+                    printf '%s\\n' $line
+                end
+            end
     end
 end
 

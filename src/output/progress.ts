@@ -22,6 +22,15 @@ export interface ProgressOptions {
 const REDRAW_MS = 80;
 const BAR_WIDTH = 30;
 
+/**
+ * The width of the line drawn on stderr: the terminal's own when stderr knows it (stdout, which
+ * `io.columns` measures, may be a file), else `io.columns`.
+ */
+function lineWidth(io: IOStreams): number {
+  const own = (io.stderr as Partial<NodeJS.WriteStream>).columns;
+  return Math.max(10, (own !== undefined && own > 0 ? own : io.columns) - 1);
+}
+
 const NO_BAR: ProgressBar = { tick() {}, set() {}, done() {} };
 
 /** The stderr streams a progress bar is on: a spinner keeps off the line meanwhile. */
@@ -52,7 +61,7 @@ export function progressBar(
     const counts = `${String(finished).padStart(String(total).length)}/${total}`;
     const failed = failures > 0 ? `  ${failures} failed` : '';
     const line = `${label} [${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}] ${counts}${failed}`;
-    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
+    io.stderr.write(`\r\x1b[2K${line.slice(0, lineWidth(io))}`);
     shown = true;
     barShownOn.add(io.stderr);
   };
@@ -76,8 +85,15 @@ export function progressBar(
 }
 
 /** A wait shorter than this shows nothing: a spinner that flashes by is noise. */
-const SPINNER_DELAY_MS = 300;
+export const SPINNER_DELAY_MS = 300;
 const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** Shared by every spinner, so one that follows another on the line turns on, not from the top. */
+let spinnerFrame = 0;
+
+export interface SpinnerOptions extends ProgressOptions {
+  /** How long before it shows, when part of the wait has passed already (300 ms unless given). */
+  delayMs?: number;
+}
 
 /** A spinner that a prompt can hold off the line while it asks. */
 export interface Spinner {
@@ -93,19 +109,18 @@ export interface Spinner {
 const NO_SPINNER: Spinner = { pause() {}, resume() {}, relabel() {}, stop() {} };
 
 /**
- * A spinner and `label` on stderr once 300 ms have passed, until `stop`. Only on a terminal and
- * without --quiet, like the progress bar.
+ * A spinner and `label` on stderr once 300 ms have passed (or `delayMs`), until `stop`. Only on a
+ * terminal (whatever stdout is) and without --quiet, like the progress bar.
  */
-export function startSpinner(io: IOStreams, label: string, options: ProgressOptions = {}): Spinner {
+export function startSpinner(io: IOStreams, label: string, options: SpinnerOptions = {}): Spinner {
   if (!io.stderrIsTTY || options.quiet === true) return NO_SPINNER;
-  let frame = 0;
   let shown = false;
   let ticker: NodeJS.Timeout | undefined;
   let delay: NodeJS.Timeout | undefined;
   const draw = () => {
     if (barShownOn.has(io.stderr)) return;
-    const line = `${SPINNER_FRAMES[frame++ % SPINNER_FRAMES.length]} ${label}`;
-    io.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(10, io.columns - 1))}`);
+    const line = `${SPINNER_FRAMES[spinnerFrame++ % SPINNER_FRAMES.length]} ${label}`;
+    io.stderr.write(`\r\x1b[2K${line.slice(0, lineWidth(io))}`);
     shown = true;
   };
   const halt = () => {
@@ -115,18 +130,18 @@ export function startSpinner(io: IOStreams, label: string, options: ProgressOpti
     if (shown) io.stderr.write('\r\x1b[2K');
     shown = false;
   };
-  const begin = () => {
+  const begin = (ms: number) => {
     delay = setTimeout(() => {
       draw();
       ticker = setInterval(draw, REDRAW_MS);
-    }, SPINNER_DELAY_MS);
+    }, ms);
   };
   let stopped = false;
-  begin();
+  begin(options.delayMs ?? SPINNER_DELAY_MS);
   return {
     pause: halt,
     resume() {
-      if (!stopped && delay === undefined && ticker === undefined) begin();
+      if (!stopped && delay === undefined && ticker === undefined) begin(SPINNER_DELAY_MS);
     },
     relabel(text, now = false) {
       label = text;

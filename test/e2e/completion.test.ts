@@ -6,7 +6,8 @@
  * would. A shell that is not installed fails the test (.ci/run installs them); set
  * KSCTL_TEST_SKIP_SHELLS=1 to skip the missing ones on a workstation.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -79,12 +80,22 @@ const SHELLS: { name: string; shell: ShellName; zshFpath?: boolean }[] = [
 
 const dirs = tempDirs();
 let mock: TestMock;
+/** A mock with more marking names than a Tab offers. */
+let crowded: TestMock;
+const CROWD = 501;
 let env: NodeJS.ProcessEnv;
 let work: string;
 
 beforeAll(async () => {
   assertBuilt();
   mock = await startMock();
+  crowded = await startMock({
+    seed: {
+      markings: Array.from({ length: CROWD }, (_, i) => ({
+        name: `crowd-${String(i).padStart(3, '0')}`,
+      })),
+    },
+  });
   const configDir = await dirs.make();
   const binDir = await dirs.make();
   work = await dirs.make();
@@ -131,6 +142,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mock?.close();
+  await crowded?.close();
   await dirs.removeAll();
 });
 
@@ -249,6 +261,29 @@ for (const target of SHELLS) {
       expect(contextFlag).toEqual(['staging']);
     });
 
+    it('says so when there are more names than it offers', async () => {
+      const crowd = { KSCTL_BASE_URL: crowded.baseUrl, KSCTL_TOKEN: crowded.token };
+      const [all, few] = await complete(
+        target,
+        [
+          ['ksctl', 'markings', 'get', 'c'],
+          ['ksctl', 'markings', 'get', 'crowd-01'],
+        ],
+        crowd,
+      );
+      const hint = 'first 500 names only: type more of the name';
+      if (target.shell === 'zsh') {
+        // zsh shows the hint as a message: the matches are the names alone.
+        expect(all).toHaveLength(500);
+      } else {
+        // bash offers the hint among the names; fish as the description of the word typed.
+        expect(all).toHaveLength(501);
+        expect(all).toContain(target.shell === 'bash' ? hint : 'c');
+      }
+      expect(all).toContain('crowd-000');
+      expect(few).toEqual(Array.from({ length: 10 }, (_, i) => `crowd-01${i}`));
+    });
+
     it('offers nothing, silently, when the service is away', async () => {
       const [away] = await complete(target, [['ksctl', 'markings', 'get', '']], {
         KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev',
@@ -257,3 +292,72 @@ for (const target of SHELLS) {
     });
   });
 }
+
+describe.skipIf(!installed('bash') || spawnSync('script', ['--version']).status !== 0)(
+  'bash on a terminal',
+  () => {
+    it('completes a directory with its "/" and no space, so the path goes on', async () => {
+      await mkdir(join(work, 'markings-dir'), { recursive: true });
+      await writeFile(join(work, 'markings-dir', 'a.yaml'), 'markings: []\n');
+      const script = join(ROOT, 'completions', FILES.bash);
+      // readline inserts what the completion offers: typed into an interactive bash, the line
+      // echoes back as the shell completed it (`echo` completes as ksctl does here).
+      const typed = [
+        `source ${quote(script)}; complete -F _ksctl echo; PS1='$ '\n`,
+        'echo markings apply -f markings-d\tEND\n',
+        'exit\n',
+      ];
+      const child = spawn('script', ['-qfec', 'bash --norc --noprofile -i', '/dev/null'], {
+        cwd: work,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let screen = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
+      const exited = new Promise((resolve) => child.once('close', resolve));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      for (const line of typed) {
+        child.stdin.write(line);
+        await sleep(700);
+      }
+      child.stdin.end();
+      await exited;
+      clearTimeout(killer);
+      expect(screen).toContain('markings apply -f markings-dir/END');
+    });
+  },
+);
+
+describe.skipIf(!installed('bash') || !installed('fish'))('the README install lines', () => {
+  it('work in a fresh home and put the scripts where the shells load them', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Shell completion'));
+    const lines = section
+      .slice(0, section.indexOf('\n### ', 1))
+      .split('\n')
+      .filter((l) => /^(mkdir -p|ksctl completion \w+ >)/.test(l));
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    const home = await dirs.make();
+    const result = await promisify(execFile)('bash', ['-e', '-c', lines.join('\n')], {
+      cwd: home,
+      env: { ...env, HOME: home },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.stderr).toBe('');
+    const bashFile = join(home, '.local/share/bash-completion/completions/ksctl');
+    const fishFile = join(home, '.config/fish/completions/ksctl.fish');
+    expect(await readFile(bashFile, 'utf8')).toBe(
+      await readFile(join(ROOT, 'completions', FILES.bash), 'utf8'),
+    );
+    // fish finds it by itself, in a fresh home: `complete -C` offers ksctl's commands.
+    const fish = await promisify(execFile)('fish', ['-c', "complete -C 'ksctl mark'"], {
+      cwd: home,
+      env: { ...env, HOME: home, XDG_CONFIG_HOME: join(home, '.config') },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(await readFile(fishFile, 'utf8')).toContain('complete -c ksctl');
+    expect(fish.stdout).toMatch(/^markings\t/m);
+  });
+});

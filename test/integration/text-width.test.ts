@@ -190,7 +190,7 @@ describe('the mock banner fits the terminal', () => {
  */
 async function demoNarration(width: number): Promise<{ lines: string[]; text: string[] }> {
   const dir = await dirs.make();
-  const shown = await runCli(['demo'], {
+  const shown = await runCli(['demo', '--no-pause'], {
     tty: true,
     columns: width,
     env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir, TMPDIR: dir },
@@ -240,7 +240,7 @@ describe('the demo fits the terminal', () => {
 
   it('shows a marking’s values as a short table, not a page of YAML', async () => {
     const dir = await dirs.make();
-    const shown = await runCli(['demo'], {
+    const shown = await runCli(['demo', '--no-pause'], {
       tty: true,
       columns: 80,
       env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir, TMPDIR: dir },

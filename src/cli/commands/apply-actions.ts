@@ -203,15 +203,15 @@ export async function exportFile(ctx: CommandContext, options: ExportOptions): P
     count += 1;
     values += marking.detail.valueCount;
   });
-  if (options.file === undefined) {
-    await writeChunks(ctx.io.stdout, text);
+  // The markings are read as they are written: the spinner covers both, wherever stdout goes.
+  const file = options.file;
+  if (file === undefined) {
+    await ctx.waiting('exporting markings', () => writeChunks(ctx.io.stdout, text));
     return;
   }
   // A failed write leaves the previous export whole; an export is an ordinary file, not a secret.
-  await writeFileAtomic(options.file, text, 0o644);
-  ctx.say(
-    `exported ${plural(count, 'marking')} with ${plural(values, 'value')} to ${options.file}`,
-  );
+  await ctx.waiting(`exporting markings to ${file}`, () => writeFileAtomic(file, text, 0o644));
+  ctx.say(`exported ${plural(count, 'marking')} with ${plural(values, 'value')} to ${file}`);
 }
 
 function lines(text: string[]): string {

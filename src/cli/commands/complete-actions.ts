@@ -24,7 +24,7 @@ async function names(
       const api = await ctx.markings();
       const query = { name__startswith: prefix === '' ? undefined : prefix, valueLimit: 0 };
       const found: string[] = [];
-      for await (const m of api.listMarkings(query, MAX_NAMES)) found.push(m.name);
+      for await (const m of api.listMarkings(query, MAX_NAMES + 1)) found.push(m.name);
       return found;
     }
     case 'value': {
@@ -32,7 +32,7 @@ async function names(
       const api = await ctx.markings();
       const { id } = await api.resolveMarking(marking, 0);
       const found: string[] = [];
-      for await (const v of api.listValues(id, {}, MAX_NAMES)) found.push(v.name);
+      for await (const v of api.listValues(id, {}, MAX_NAMES + 1)) found.push(v.name);
       return found;
     }
   }
@@ -51,7 +51,12 @@ export async function complete(
   });
   try {
     const found = await Promise.race([names(ctx, kind, prefix, marking), giveUp]);
-    const shown = [...new Set(found)].filter((n) => n.startsWith(prefix)).sort();
+    const matching = [...new Set(found)].filter((n) => n.startsWith(prefix)).sort();
+    const shown = matching.slice(0, MAX_NAMES);
+    // Beyond the cap the shells get a hint, a line of its own that begins with a tab.
+    if (matching.length > MAX_NAMES) {
+      shown.push(`\tfirst ${MAX_NAMES} names only: type more of the name`);
+    }
     if (shown.length > 0) ctx.io.stdout.write(`${shown.join('\n')}\n`);
   } catch {
     // Completion stays silent: an error here would land in the middle of the command line.

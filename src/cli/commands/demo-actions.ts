@@ -184,8 +184,21 @@ export function commandLine(argv: string[]): string {
   return ['ksctl', ...argv].map(shellQuote).join(' ');
 }
 
-/** Starts a mock in a throwaway configuration, walks the tour, and removes everything. */
-export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
+export interface DemoOptions {
+  /** --keep: leave the configuration directory and say where. */
+  keep: boolean;
+  /** Wait for Enter between steps (off with --no-pause); only where someone can answer. */
+  pause: boolean;
+}
+
+/** Between the steps on a terminal: what to press. */
+const PAUSE_PROMPT = 'Press Enter for the next step (q to stop)';
+
+/**
+ * Starts a mock in a throwaway configuration, walks the tour (a step at a time on a terminal), and
+ * removes everything.
+ */
+export async function demo(ctx: CommandContext, { keep, pause }: DemoOptions): Promise<void> {
   const runCommandLine = ctx.runCommandLine;
   if (runCommandLine === undefined) throw new InternalError('the demo needs a command-line runner');
   const { MockServer } = await import('../../mock/server.js');
@@ -238,8 +251,25 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       `A mock of the service is running at ${server.info.url} (as \`ksctl mock serve\` would run it), and a throwaway context "mock" points at it. Each step shows the command and what it prints.`,
     );
     const steps = [...markingsTour(), ...applyTour(dir), ...enrollmentTour(), ...keysTour()];
+    const pauses = pause && ctx.canPrompt();
+    const { waitForKey } = pauses ? await import('../keypress.js') : { waitForKey: undefined };
+    let interrupted = false;
+    let stoppedAt: number | undefined;
     for (const [i, step] of steps.entries()) {
       if (ctx.signal.aborted) break;
+      if (waitForKey && i > 0) {
+        out('');
+        const prompt = `[${i}/${steps.length}] ${PAUSE_PROMPT}`;
+        const answer = await waitForKey(
+          ctx.io.stdin,
+          ctx.io.stdout,
+          chalk ? chalk.dim(prompt) : prompt,
+          ctx.signal,
+        );
+        if (answer === 'interrupt') interrupted = true;
+        if (answer === 'stop') stoppedAt = i;
+        if (answer !== 'next') break;
+      }
       const argv = typeof step.argv === 'function' ? step.argv() : step.argv;
       out('');
       const title = fill(`${i + 1}. ${step.title}`, width, { rest: '   ' }).join('\n');
@@ -274,8 +304,14 @@ export async function demo(ctx: CommandContext, keep: boolean): Promise<void> {
       }
       step.after?.(Buffer.concat(printed).toString('utf8'));
     }
-    if (ctx.signal.aborted) {
+    if (ctx.signal.aborted || interrupted) {
       throw new InterruptedError('interrupted; the demo stopped its mock and removes its files');
+    }
+    if (stoppedAt !== undefined) {
+      prose(
+        `Stopped the tour after step ${stoppedAt} of ${steps.length}; its mock is closed${keep ? '' : ' and its files removed'}. \`ksctl demo --no-pause\` shows it all at once.`,
+      );
+      return;
     }
     out('');
     prose(

@@ -35,9 +35,10 @@ export async function list(
   const api = await ctx.markings();
   const marking = await api.resolveMarking(markingRef, 0);
   const values: MarkingValue[] = [];
-  for await (const v of api.listValues(marking.id, { filter }, options.limit)) {
-    values.push(v);
-  }
+  // Many short pages are one wait: the spinner covers them all, not each.
+  await ctx.waiting(`listing the values of marking ${quoted(marking.name)}`, async () => {
+    for await (const v of api.listValues(marking.id, { filter }, options.limit)) values.push(v);
+  });
   await ctx.render(valuesListView(values));
 }
 
