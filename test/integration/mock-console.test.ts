@@ -13,6 +13,8 @@ import { ROOT } from '../helpers/spawn.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 import { sleep } from '../../src/sleep.js';
+import { DeviceClient } from '../../src/device/client.js';
+import { addDevice, deviceHttp } from './device-keys-fixtures.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -401,6 +403,61 @@ describe('the console', () => {
       expect(paths.sort()).toEqual(['/_mock/faults', '/v2/dev/markings', '/v2/dev/markings/nope']);
     } finally {
       stop();
+    }
+  });
+
+  it('lists the devices with their keys, protected attribute values opened, and requests', async () => {
+    const device = addDevice(mock);
+    const http = deviceHttp();
+    try {
+      const created = await new DeviceClient(device, http).create([
+        {
+          ref: 'docs',
+          count: 1,
+          attributes: { project: ['apollo'] },
+          protectedAttributes: { 'ionic-protected-owner': ['alice'] },
+        },
+      ]);
+      const [key] = created.keys;
+      const who = await signIn(mock);
+      const listed = JSON.parse((await api(mock, who, 'GET', 'devices')).body) as unknown;
+      expect(listed).toEqual({
+        devices: [
+          {
+            id: device.deviceId,
+            user: 'alice',
+            keyspace: 'ABcd',
+            tenant: 'dev',
+            enrolled: expect.any(String),
+            lastSeen: expect.any(String),
+            keys: 1,
+          },
+        ],
+      });
+      const one = await api(mock, who, 'GET', `devices/${encodeURIComponent(device.deviceId)}`);
+      expect(JSON.parse(one.body)).toMatchObject({
+        device: { id: device.deviceId, keys: 1 },
+        keys: [
+          {
+            id: key!.id,
+            ref: 'docs',
+            attributes: { project: ['apollo'], 'ionic-protected-owner': ['alice'] },
+            mutableAttributes: {},
+            decrypted: ['ionic-protected-owner'],
+            modified: null,
+          },
+        ],
+        messages: [],
+      });
+      const requests = JSON.parse(
+        (await api(mock, who, 'GET', `requests?device=${encodeURIComponent(device.deviceId)}`))
+          .body,
+      ) as { requests: { path: string; side: string }[] };
+      expect(requests.requests.length).toBeGreaterThan(0);
+      expect(requests.requests.every((r) => r.side === 'device')).toBe(true);
+      expect((await api(mock, who, 'GET', 'devices/nope')).status).toBe(404);
+    } finally {
+      await http.close();
     }
   });
 
