@@ -452,9 +452,22 @@ describe('the console', () => {
       const requests = JSON.parse(
         (await api(mock, who, 'GET', `requests?device=${encodeURIComponent(device.deviceId)}`))
           .body,
-      ) as { requests: { path: string; side: string }[] };
+      ) as { requests: { id: number; path: string; side: string; status: number }[] };
       expect(requests.requests.length).toBeGreaterThan(0);
       expect(requests.requests.every((r) => r.side === 'device')).toBe(true);
+      // The keys/create request, its envelope opened on demand: the attribute in clear.
+      const create = requests.requests.find(
+        (r) => r.path === '/v2.4/keys/create' && r.status === 200,
+      )!;
+      const detail = await api(mock, who, 'GET', `requests/${create.id}`);
+      expect(detail.status).toBe(200);
+      expect(detail.body).toContain('"decrypted":true');
+      expect(JSON.parse(detail.body)).toMatchObject({
+        id: create.id,
+        opened: { deviceId: device.deviceId },
+        curl: expect.any(String),
+      });
+      expect((await api(mock, who, 'GET', 'requests/999999')).status).toBe(404);
       expect((await api(mock, who, 'GET', 'devices/nope')).status).toBe(404);
     } finally {
       await http.close();

@@ -3,8 +3,15 @@
  * devices, requests (with --follow) and console.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../api/wire.js';
-import { NotFoundError } from '../../errors.js';
+import type {
+  FaultRule,
+  JournalEntry,
+  JournalEntryWithBodies,
+  RequestDetail,
+  RequestJournal,
+  TokenPair,
+} from '../../api/wire.js';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
@@ -21,6 +28,7 @@ export interface RequestsOptions {
   follow?: boolean;
   tail: number;
   admin?: boolean;
+  bodies?: boolean;
   interval: number;
 }
 
@@ -218,6 +226,8 @@ const REQUEST_COLUMNS: Column<JournalEntry>[] = [
   { header: 'MS', value: (r) => r.durationMs },
   { header: 'BYTES', value: (r) => r.requestBytes },
   { header: 'CID', value: (r) => r.cid, wide: true },
+  // Last, so scripts that read the columns before it by position keep working.
+  { header: 'ID', value: (r) => r.id },
 ];
 
 /**
@@ -231,6 +241,7 @@ function newEntries(journal: RequestJournal, seen: number, admin: boolean): Jour
 }
 
 export async function requests(ctx: CommandContext, options: RequestsOptions): Promise<void> {
+  if (options.bodies) return requestsWithBodies(ctx, options);
   const client = await adminClient(ctx);
   const read = async () =>
     (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
@@ -309,4 +320,75 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
   return (entries) => {
     for (const entry of entries) write(line(cells(entry)));
   };
+}
+
+/**
+ * `--bodies`: each request with its headers and bodies, as text blocks on a terminal and in full
+ * with -o json|yaml. Following asks for the requests after the last one shown (ids only grow,
+ * across resets too).
+ */
+async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const read = async (after: number | undefined) =>
+    (
+      await client.request<{ total: number; requests: JournalEntryWithBodies[] }>(
+        'GET',
+        `/_mock/requests?bodies=true${after === undefined ? '' : `&after=${after}`}`,
+        { what: 'read the journal' },
+      )
+    ).body;
+  const shown = (entries: JournalEntryWithBodies[]) =>
+    options.admin === true ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+  const first = await read(undefined);
+  const entries = shown(first.requests);
+  const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
+  const { requestText } = await import('../../output/requests.js');
+  if (!options.follow) {
+    if (tail.length === 0 && ctx.format() === 'table') {
+      ctx.say('no requests yet');
+      return;
+    }
+    await ctx.render({
+      kind: 'text',
+      data: tail,
+      text: tail.map((entry) => `${requestText(entry)}\n`).join('\n'),
+    });
+    return;
+  }
+  ctx.stopsGracefully();
+  const format = ctx.format();
+  const write = (text: string) => ctx.io.stdout.write(text);
+  const { stringify } = format === 'yaml' ? await import('yaml') : { stringify: undefined };
+  const print = (list: JournalEntryWithBodies[]) => {
+    for (const entry of list) {
+      if (format === 'json') write(`${JSON.stringify(entry)}\n`);
+      else if (stringify) write(`---\n${stringify(entry)}`);
+      else write(`${requestText(entry)}\n\n`);
+    }
+  };
+  print(tail);
+  let last = first.requests.at(-1)?.id ?? 0;
+  while (!ctx.signal.aborted) {
+    await sleepUntilAborted(options.interval, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const journal = await read(last);
+    print(shown(journal.requests));
+    last = journal.requests.at(-1)?.id ?? last;
+  }
+}
+
+/** `mock requests show ID`: one request described, its envelopes opened by the mock. */
+export async function requestShow(ctx: CommandContext, id: string): Promise<void> {
+  if (!/^\d{1,15}$/.test(id) || Number(id) === 0) {
+    throw new UsageError(
+      `a request id is a whole number from 1 (the ID column of ksctl mock requests), not "${id.slice(0, 50)}"`,
+    );
+  }
+  const detail = await adminGet<RequestDetail>(
+    ctx,
+    `/_mock/requests/${id}`,
+    `describe request ${id}`,
+  );
+  const { requestDetailText } = await import('../../output/requests.js');
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail) });
 }

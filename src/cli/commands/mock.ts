@@ -202,8 +202,10 @@ function mockOutboxCommand(ctx: CommandContext): Command {
 }
 
 function mockRequestsCommand(ctx: CommandContext): Command {
-  return new Command('requests')
-    .description("the mock's request journal: method, path, status, time taken, conversation id")
+  const requests = new Command('requests')
+    .description(
+      "the mock's request journal: method, path, status, time taken, conversation id; --bodies adds headers and bodies",
+    )
     .option('-f, --follow', 'keep printing new requests until Ctrl-C')
     .option(
       '--tail <n>',
@@ -213,6 +215,10 @@ function mockRequestsCommand(ctx: CommandContext): Command {
     )
     .option('--admin', 'include requests to the /_mock admin endpoints')
     .option(
+      '--bodies',
+      'show each request with its headers and bodies (the first 64 KiB of each, secrets redacted)',
+    )
+    .option(
       '--interval <ms>',
       'with --follow, how often to ask the mock',
       atLeast(100, 'milliseconds'),
@@ -220,9 +226,38 @@ function mockRequestsCommand(ctx: CommandContext): Command {
     )
     .addHelpText(
       'after',
-      "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+      [
+        '',
+        'Examples:',
+        '  ksctl mock requests',
+        '  ksctl mock requests --follow --tail 0',
+        '  ksctl mock requests --bodies --tail 5',
+        '  ksctl mock requests --bodies --follow --tail 0      # watch what an app sends',
+        "  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+        "  ksctl mock requests --bodies -o json | jq -r '.[-1].response.body'",
+        '  ksctl mock requests show 42                         # one request, its envelope opened',
+      ].join('\n'),
     )
     .action(async (options: RequestsOptions) => (await adminActions()).requests(ctx, options));
+  requests.addCommand(
+    new Command('show')
+      .description(
+        "one request of the journal described: headers and bodies, a device request's envelopes opened with the device's keys, what a registration held, and curl and ksctl lines to send it again",
+      )
+      .argument('<id>', 'the request id (the ID column of ksctl mock requests)')
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Examples:',
+          '  ksctl mock requests show 42',
+          "  ksctl mock requests show 42 -o json | jq '.opened.clear'",
+          '  ksctl mock requests show 42 -o json | jq -r .curl',
+        ].join('\n'),
+      )
+      .action(async (id: string) => (await adminActions()).requestShow(ctx, id)),
+  );
+  return requests;
 }
 
 function mockDevicesCommand(ctx: CommandContext): Command {
