@@ -34,6 +34,9 @@ import { markingsRoutes } from './markings/routes.js';
 import { jsonChunks } from './json-pieces.js';
 import { Pacer } from './pacing.js';
 import { DurableState } from './persistence/durable.js';
+import type { ConsoleApp } from './console/app.js';
+import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
+import { RequestStats } from './console/stats.js';
 import { applySeed, type Seed } from './seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -85,6 +88,11 @@ export interface MockServerOptions {
    * from another origin than the mock. See cors.ts.
    */
   cors?: boolean;
+  /**
+   * Serve the console at /_mock/console/ (default true), with a sign-in link in `info.consoleUrl`;
+   * false: no console, its paths are not found.
+   */
+  console?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
   /**
@@ -164,6 +172,11 @@ export class MockServer {
   private lastAccepted = 0;
   /** close() has begun: requests from now on get a 503, every answer closes its connection. */
   private closing = false;
+  /** Set while the console is on. */
+  private readonly signIn: ConsoleSignIn | undefined;
+  private readonly stats: RequestStats | undefined;
+  /** The console itself, loaded when a browser first asks for it. */
+  private consoleApp: Promise<ConsoleApp> | undefined;
 
   private constructor(
     private readonly options: MockServerOptions,
@@ -171,6 +184,14 @@ export class MockServer {
     readonly durable: DurableState | undefined,
   ) {
     this.state = new MockState(options.devToken ?? newDevToken());
+    if (options.console !== false) {
+      this.signIn = new ConsoleSignIn();
+      const stats = new RequestStats();
+      this.state.journal.subscribe((entry) =>
+        stats.add(entry.side, entry.status, entry.durationMs),
+      );
+      this.stats = stats;
+    }
     if (!durable || durable.fresh) {
       loadDefaults(this.state, options.seed);
       if (options.faults) this.state.faults.replace(options.faults);
@@ -322,6 +343,7 @@ export class MockServer {
           tenantId: this.state.defaultTenant,
           keyspace: this.state.defaultKeyspace,
           token: this.state.devToken,
+          ...(this.signIn ? { consoleUrl: signInLink(url, this.signIn.newCode()) } : {}),
           users: [...this.state.users.values()].map(
             ({ name, tenant, enabled, email, password }) => ({
               name,
@@ -346,6 +368,8 @@ export class MockServer {
    */
   async close(): Promise<void> {
     this.closing = true;
+    // Event streams never end by themselves.
+    if (this.consoleApp) (await this.consoleApp).close();
     const deadline = performance.now() + (this.options.closeGraceMs ?? 10_000);
     await this.drainQueue(deadline);
     await new Promise<void>((resolve) => {
@@ -392,7 +416,11 @@ export class MockServer {
     const method = req.method ?? 'GET';
     const target = requestTarget(req.url);
     const body = new BodyReader(req);
-    const cors = this.options.cors === false ? undefined : corsOrigin(req);
+    // The console is for its own pages only: no other origin may read its answers.
+    const cors =
+      this.options.cors === false || (target !== undefined && isConsolePath(target.pathname))
+        ? undefined
+        : corsOrigin(req);
     let answer: MockResponse;
     try {
       if (this.closing) throw stopping();
@@ -418,29 +446,57 @@ export class MockServer {
     const sent = cors === undefined ? answer : withCors(answer, cors);
     // Bytes that cannot be made (a body JSON cannot write) are answered with the 500 below.
     const bytes = await bodyBytes(sent).catch(() => undefined);
-    this.send(res, cid, sent, bytes, method, target?.pathname ?? '');
+    const written = this.send(res, cid, sent, bytes, method, target?.pathname ?? '');
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
-    this.state.record({
+    this.state.journal.record({
       time: new Date().toISOString(),
       method,
       path: target ? pathname + redactQuery(target.searchParams) : pathname,
-      status: answer.status,
+      status: written?.status ?? answer.status,
       cid,
       durationMs,
       requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
+      responseBytes: written?.bytes ?? 0,
+      requestHeaders: req.headers,
+      responseHeaders: written?.headers ?? {},
+      requestBody: body.received,
+      responseBody: written?.chunks ?? [],
     });
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {
+    if (this.signIn && isConsolePath(req.path)) return (await this.console()).answer(req);
     if (!req.path.startsWith('/_mock/')) {
       const delay = latencyDelay(this.options.latency);
       if (delay > 0) await sleep(delay);
       const fault = this.state.faults.fire(req.method, req.path);
       if (fault) throw faultError(fault);
     }
+    return this.route(req);
+  }
+
+  /** The console, loaded the first time it is asked for. */
+  private console(): Promise<ConsoleApp> {
+    this.consoleApp ??= import('./console/app.js').then(
+      ({ ConsoleApp }) =>
+        new ConsoleApp({
+          state: this.state,
+          signIn: this.signIn!,
+          stats: this.stats!,
+          info: () => this.info,
+          feed: (listener) => this.state.journal.subscribe(listener),
+          route: (req) => this.route(req),
+          entries: () => this.state.requests().requests,
+        }),
+    );
+    return this.consoleApp;
+  }
+
+  /** The answer of the route a request names (no faults or latency). */
+  private async route(req: MockRequest): Promise<MockResponse> {
     const match = this.router.match(req.method, req.path);
     if (!match) {
       // A device's request to an endpoint the mock lacks: sealed for the device when it can be.
@@ -473,9 +529,9 @@ export class MockServer {
     bytes: Buffer[] | undefined,
     method: string,
     path: string,
-  ): void {
-    if (res.headersSent || res.destroyed) return;
-    let written: Omit<AnswerSeen, 'method' | 'path'>;
+  ): Written | undefined {
+    if (res.headersSent || res.destroyed) return undefined;
+    let written: Written;
     // While the mock stops, each answer is the last on its connection.
     if (this.closing) answer = { ...answer, headers: { ...answer.headers, connection: 'close' } };
     try {
@@ -489,14 +545,21 @@ export class MockServer {
         written = writeAnswer(res, cid, fallback, bytesNow(fallback));
       } catch {
         res.destroy();
-        return;
+        return undefined;
       }
     }
-    if (!this.options.onAnswer) return;
+    if (!this.options.onAnswer) return written;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(written.headers))
       headers[name.toLowerCase()] = value;
-    this.options.onAnswer({ method, path, ...written, headers });
+    this.options.onAnswer({
+      method,
+      path,
+      status: written.status,
+      headers,
+      body: written.body,
+    });
+    return written;
   }
 }
 
@@ -513,9 +576,20 @@ async function bodyBytes(answer: MockResponse): Promise<Buffer[]> {
 
 /** The body of a small answer (the mock's own 500), made at once. */
 function bytesNow(answer: MockResponse): Buffer[] {
+  if (answer.bytes !== undefined) return [answer.bytes];
   if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
   if (answer.body !== undefined) return [Buffer.from(JSON.stringify(answer.body), 'utf8')];
   return [];
+}
+
+/** An answer as written: its status, headers as sent and body bytes. */
+interface Written {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's text; undefined when there is none. */
+  readonly body: string | undefined;
+  chunks: Buffer[];
+  bytes: number;
 }
 
 function writeAnswer(
@@ -523,22 +597,33 @@ function writeAnswer(
   cid: string,
   answer: MockResponse,
   bytes: Buffer[],
-): Omit<AnswerSeen, 'method' | 'path'> {
+): Written {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
+  if (answer.stream) {
+    if (answer.reason) res.statusMessage = answer.reason;
+    const sent = writableHeaders(headers);
+    res.writeHead(answer.status, sent);
+    answer.stream(res);
+    return { status: answer.status, headers: sent, body: undefined, chunks: [], bytes: 0 };
+  }
   if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
   else if (answer.body !== undefined) headers['content-type'] = 'application/json';
   // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
   // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
-  headers['content-length'] = String(bytes.reduce((sum, chunk) => sum + chunk.length, 0));
+  const length = bytes.reduce((sum, chunk) => sum + chunk.length, 0);
+  headers['content-length'] = String(length);
   if (answer.reason) res.statusMessage = answer.reason;
   const sent = writableHeaders(headers);
   res.writeHead(answer.status, sent);
   for (const chunk of bytes.slice(0, -1)) res.write(chunk);
   res.end(bytes.at(-1));
-  const hasBody = answer.text !== undefined || answer.body !== undefined;
+  const hasBody =
+    answer.text !== undefined || answer.body !== undefined || answer.bytes !== undefined;
   return {
     status: answer.status,
     headers: sent,
+    chunks: bytes,
+    bytes: length,
     get body() {
       return hasBody ? Buffer.concat(bytes).toString('utf8') : undefined;
     },

@@ -1,9 +1,17 @@
 /**
  * The commands that talk to a running mock's `/_mock` endpoints: tokens, faults, reset, outbox,
- * devices and requests (with --follow).
+ * devices, requests (with --follow) and console.
  */
 import type { ApiClient } from '../../api/client.js';
-import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../api/wire.js';
+import type {
+  FaultRule,
+  JournalEntry,
+  JournalEntryWithBodies,
+  RequestDetail,
+  RequestJournal,
+  TokenPair,
+} from '../../api/wire.js';
+import { NotFoundError, UsageError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
@@ -20,7 +28,13 @@ export interface RequestsOptions {
   follow?: boolean;
   tail: number;
   admin?: boolean;
+  bodies?: boolean;
   interval: number;
+}
+
+export interface ConsoleOptions {
+  /** Print the link, never open it. */
+  print?: boolean;
 }
 
 export interface OutboxOptions {
@@ -68,6 +82,38 @@ export async function tokens(ctx: CommandContext, options: TokensOptions): Promi
     return;
   }
   await ctx.render({ kind: 'text', data: body, text: '' });
+}
+
+/**
+ * A fresh sign-in link of the mock's console, opened in the browser where there is one, else
+ * printed on stdout (alone on its line, for `$(ksctl mock console --print)`).
+ */
+export async function consoleLink(ctx: CommandContext, options: ConsoleOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  let consoleUrl: string;
+  try {
+    ({ consoleUrl } = (
+      await client.request<{ consoleUrl: string }>('POST', '/_mock/console/links', {
+        what: 'make a console link',
+      })
+    ).body);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    throw new NotFoundError(`the mock at ${client.baseUrl} serves no console`, {
+      hint: 'it was started with --no-console, or is an older ksctl: restart it without',
+    });
+  }
+  if (!options.print) {
+    const { canOpenBrowser, openBrowser } = await import('../browser.js');
+    if (canOpenBrowser(ctx.env) && (await openBrowser(consoleUrl, ctx.env))) {
+      ctx.say('opened the console in your browser (the link signs in once)');
+      return;
+    }
+  }
+  ctx.io.stdout.write(`${consoleUrl}\n`);
+  if (!options.print && ctx.io.stdoutIsTTY) {
+    ctx.say('open it in a browser: it signs in once (and expires unused after a day)');
+  }
 }
 
 export async function faultsList(ctx: CommandContext): Promise<void> {
@@ -180,6 +226,8 @@ const REQUEST_COLUMNS: Column<JournalEntry>[] = [
   { header: 'MS', value: (r) => r.durationMs },
   { header: 'BYTES', value: (r) => r.requestBytes },
   { header: 'CID', value: (r) => r.cid, wide: true },
+  // Last, so scripts that read the columns before it by position keep working.
+  { header: 'ID', value: (r) => r.id },
 ];
 
 /**
@@ -193,6 +241,7 @@ function newEntries(journal: RequestJournal, seen: number, admin: boolean): Jour
 }
 
 export async function requests(ctx: CommandContext, options: RequestsOptions): Promise<void> {
+  if (options.bodies) return requestsWithBodies(ctx, options);
   const client = await adminClient(ctx);
   const read = async () =>
     (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
@@ -271,4 +320,75 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
   return (entries) => {
     for (const entry of entries) write(line(cells(entry)));
   };
+}
+
+/**
+ * `--bodies`: each request with its headers and bodies, as text blocks on a terminal and in full
+ * with -o json|yaml. Following asks for the requests after the last one shown (ids only grow,
+ * across resets too).
+ */
+async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  const read = async (after: number | undefined) =>
+    (
+      await client.request<{ total: number; requests: JournalEntryWithBodies[] }>(
+        'GET',
+        `/_mock/requests?bodies=true${after === undefined ? '' : `&after=${after}`}`,
+        { what: 'read the journal' },
+      )
+    ).body;
+  const shown = (entries: JournalEntryWithBodies[]) =>
+    options.admin === true ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+  const first = await read(undefined);
+  const entries = shown(first.requests);
+  const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
+  const { requestText } = await import('../../output/requests.js');
+  if (!options.follow) {
+    if (tail.length === 0 && ctx.format() === 'table') {
+      ctx.say('no requests yet');
+      return;
+    }
+    await ctx.render({
+      kind: 'text',
+      data: tail,
+      text: tail.map((entry) => `${requestText(entry)}\n`).join('\n'),
+    });
+    return;
+  }
+  ctx.stopsGracefully();
+  const format = ctx.format();
+  const write = (text: string) => ctx.io.stdout.write(text);
+  const { stringify } = format === 'yaml' ? await import('yaml') : { stringify: undefined };
+  const print = (list: JournalEntryWithBodies[]) => {
+    for (const entry of list) {
+      if (format === 'json') write(`${JSON.stringify(entry)}\n`);
+      else if (stringify) write(`---\n${stringify(entry)}`);
+      else write(`${requestText(entry)}\n\n`);
+    }
+  };
+  print(tail);
+  let last = first.requests.at(-1)?.id ?? 0;
+  while (!ctx.signal.aborted) {
+    await sleepUntilAborted(options.interval, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const journal = await read(last);
+    print(shown(journal.requests));
+    last = journal.requests.at(-1)?.id ?? last;
+  }
+}
+
+/** `mock requests show ID`: one request described, its envelopes opened by the mock. */
+export async function requestShow(ctx: CommandContext, id: string): Promise<void> {
+  if (!/^\d{1,15}$/.test(id) || Number(id) === 0) {
+    throw new UsageError(
+      `a request id is a whole number from 1 (the ID column of ksctl mock requests), not "${id.slice(0, 50)}"`,
+    );
+  }
+  const detail = await adminGet<RequestDetail>(
+    ctx,
+    `/_mock/requests/${id}`,
+    `describe request ${id}`,
+  );
+  const { requestDetailText } = await import('../../output/requests.js');
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail) });
 }

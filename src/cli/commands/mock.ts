@@ -1,13 +1,18 @@
 /**
  * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, messages,
- * faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
+ * console, faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
  * mock from mock-admin-actions.ts, each loaded when its command runs.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
-import type { OutboxOptions, RequestsOptions, TokensOptions } from './mock-admin-actions.js';
+import type {
+  ConsoleOptions,
+  OutboxOptions,
+  RequestsOptions,
+  TokensOptions,
+} from './mock-admin-actions.js';
 import type { ServeOptions } from './mock-serve-actions.js';
 import type { RecoverOptions } from './mock-state-actions.js';
 
@@ -47,6 +52,7 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockRequestsCommand(ctx));
   mock.addCommand(mockDevicesCommand(ctx));
   mock.addCommand(mockMessagesCommand(ctx));
+  mock.addCommand(mockConsoleCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -161,6 +167,7 @@ function mockServeCommand(ctx: CommandContext): Command {
       '--no-cors',
       "do not answer browsers' cross-origin requests (web pages on other origins cannot call the mock)",
     )
+    .option('--no-console', 'do not serve the console (the browser pages at /_mock/console/)')
     .addHelpText(
       'after',
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
@@ -195,8 +202,10 @@ function mockOutboxCommand(ctx: CommandContext): Command {
 }
 
 function mockRequestsCommand(ctx: CommandContext): Command {
-  return new Command('requests')
-    .description("the mock's request journal: method, path, status, time taken, conversation id")
+  const requests = new Command('requests')
+    .description(
+      "the mock's request journal: method, path, status, time taken, conversation id; --bodies adds headers and bodies",
+    )
     .option('-f, --follow', 'keep printing new requests until Ctrl-C')
     .option(
       '--tail <n>',
@@ -206,6 +215,10 @@ function mockRequestsCommand(ctx: CommandContext): Command {
     )
     .option('--admin', 'include requests to the /_mock admin endpoints')
     .option(
+      '--bodies',
+      'show each request with its headers and bodies (the first 64 KiB of each, secrets redacted)',
+    )
+    .option(
       '--interval <ms>',
       'with --follow, how often to ask the mock',
       atLeast(100, 'milliseconds'),
@@ -213,9 +226,38 @@ function mockRequestsCommand(ctx: CommandContext): Command {
     )
     .addHelpText(
       'after',
-      "\nExamples:\n  ksctl mock requests\n  ksctl mock requests --follow --tail 0\n  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+      [
+        '',
+        'Examples:',
+        '  ksctl mock requests',
+        '  ksctl mock requests --follow --tail 0',
+        '  ksctl mock requests --bodies --tail 5',
+        '  ksctl mock requests --bodies --follow --tail 0      # watch what an app sends',
+        "  ksctl mock requests -o json | jq '.[] | select(.status >= 500)'",
+        "  ksctl mock requests --bodies -o json | jq -r '.[-1].response.body'",
+        '  ksctl mock requests show 42                         # one request, its envelope opened',
+      ].join('\n'),
     )
     .action(async (options: RequestsOptions) => (await adminActions()).requests(ctx, options));
+  requests.addCommand(
+    new Command('show')
+      .description(
+        "one request of the journal described: headers and bodies, a device request's envelopes opened with the device's keys, what a registration held, and curl and ksctl lines to send it again",
+      )
+      .argument('<id>', 'the request id (the ID column of ksctl mock requests)')
+      .addHelpText(
+        'after',
+        [
+          '',
+          'Examples:',
+          '  ksctl mock requests show 42',
+          "  ksctl mock requests show 42 -o json | jq '.opened.clear'",
+          '  ksctl mock requests show 42 -o json | jq -r .curl',
+        ].join('\n'),
+      )
+      .action(async (id: string) => (await adminActions()).requestShow(ctx, id)),
+  );
+  return requests;
 }
 
 function mockDevicesCommand(ctx: CommandContext): Command {
@@ -223,6 +265,19 @@ function mockDevicesCommand(ctx: CommandContext): Command {
     .description('devices enrolled with the mock (their keys are never shown)')
     .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
     .action(async () => (await adminActions()).devices(ctx));
+}
+
+function mockConsoleCommand(ctx: CommandContext): Command {
+  return new Command('console')
+    .description(
+      "open the running mock's console in the browser with a fresh sign-in link (printed where there is no browser: SSH, CI)",
+    )
+    .option('--print', 'print the link on stdout, never open a browser')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl mock console\n  ksctl mock console --print\n  firefox "$(ksctl mock console --print)"',
+    )
+    .action(async (options: ConsoleOptions) => (await adminActions()).consoleLink(ctx, options));
 }
 
 function mockMessagesCommand(ctx: CommandContext): Command {
