@@ -142,6 +142,39 @@ describe('the packed ksctl', () => {
     expect(output).toMatch(/# fail 0\n/);
   });
 
+  it('runs every JS and TS block of the README from the packed package, each ending by itself', async () => {
+    const ts = await import('typescript');
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    // `norun` marks the few that cannot run here (another package, a server of your own).
+    const blocks = [...readme.matchAll(/^```(?:ts|js)\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const [i, code] of blocks.entries()) {
+      // Node 20 runs no TypeScript: the types are stripped as tsc would.
+      const js = ts.transpileModule(code, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      const file = join(project, `readme-block-${i + 1}.test.mjs`);
+      await writeFile(file, js);
+      const args = code.includes("from 'vitest'")
+        ? [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, file]
+        : code.includes("from 'node:test'")
+          ? ['--test', file]
+          : [file];
+      // A block that leaves a server or a connection open never ends: the time bound fails it.
+      const ran = await run(process.execPath, args, {
+        cwd: project,
+        env: { ...process.env, NODE_OPTIONS: '', FORCE_COLOR: '0', NO_COLOR: '1' },
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      }).catch((error: { message: string; stdout?: string; stderr?: string; killed?: boolean }) => {
+        throw new Error(
+          `README block ${i + 1} ${error.killed ? 'did not end within 60 s' : 'failed'}: ${error.message}\n${error.stdout ?? ''}${error.stderr ?? ''}\n${code.slice(0, 300)}`,
+        );
+      });
+      expect(ran.stderr, `README block ${i + 1}`).not.toMatch(/Error/);
+    }
+  }, 300_000);
+
   it('the installed bin runs the CLI from its bundle', async () => {
     const bin = join(project, 'node_modules', 'ksctl', 'bin', 'ksctl.js');
     expect((await inProject(bin, ['--version'])).trim()).toMatch(/^\d+\.\d+\.\d+/);
