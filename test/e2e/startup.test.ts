@@ -76,6 +76,10 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('tls');
     expect(builtins).not.toContain('child_process');
     expect(builtins).not.toContain('assert');
+    // node:http (its client and server) for undici's header cap, node:fs/promises (with readline
+    // and file watchers) for reading the configuration: stand-ins and node:fs instead.
+    expect(builtins).not.toContain('http');
+    expect(builtins).not.toContain('fs/promises');
     // The client times requests with process.hrtime: the global performance loads perf_hooks.
     expect(builtins).not.toContain('perf_hooks');
     // Only profile writers and the mock take lock files (their host name and waits), and a
