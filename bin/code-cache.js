@@ -149,7 +149,13 @@ function loadBundle(bundleDir, entry, env = process.env, args = process.argv.sli
       id.startsWith('./') && id.endsWith('.cjs')
         ? loadChunk(path.join(bundleDir, id))
         : mod.require(id);
-    script.runInThisContext()(mod.exports, chunkRequire, mod, file, bundleDir);
+    try {
+      script.runInThisContext()(mod.exports, chunkRequire, mod, file, bundleDir);
+    } catch (error) {
+      // As require() does: a file that failed to load is tried again by the next require.
+      delete require.cache[file];
+      throw error;
+    }
     mod.loaded = true;
     return mod.exports;
   }
@@ -187,14 +193,14 @@ function writeCaches(dir, bundleDir, toWrite, sameFlags) {
         fs.rmSync(temp, { force: true });
       }
     }
-    // Files of chunks no longer in the bundle (an upgrade renames them) go.
+    // Files of chunks no longer in the bundle (an upgrade renames them) go, and so do temporary
+    // files an hour old (of a process killed as it wrote).
     for (const name of fs.readdirSync(dir)) {
-      if (
-        name.endsWith('.cache') &&
-        !fs.existsSync(path.join(bundleDir, name.slice(0, -'.cache'.length)))
-      ) {
-        fs.rmSync(path.join(dir, name), { force: true });
-      }
+      const file = path.join(dir, name);
+      const gone = name.endsWith('.cache')
+        ? !fs.existsSync(path.join(bundleDir, name.slice(0, -'.cache'.length)))
+        : name.endsWith('.tmp') && Date.now() - fs.statSync(file).mtimeMs > 3_600_000;
+      if (gone) fs.rmSync(file, { force: true });
     }
   } catch {
     // The cache only saves time.
