@@ -6,5 +6,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   // `ksctl --version` is what scripts call to probe for ksctl: answer it without loading the CLI.
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  require('../dist/bundle/main.cjs').main();
+  // The bundle loads with V8's code cache (code-cache.js).
+  const { join } = require('node:path');
+  require('./code-cache.js')
+    .loadBundle(join(__dirname, '..', 'dist', 'bundle'), 'main.cjs')
+    .main();
 }

@@ -15,7 +15,8 @@
 // esbuild (used before) and rolldown's automatic splitting both give each set of lazy imports
 // that reach a module its own chunk: about 30 files for `markings list`, most under 2 KB.
 import { createRequire } from 'node:module';
-import { rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const OUT_DIR = 'dist/bundle';
@@ -26,7 +27,7 @@ const OUT_DIR = 'dist/bundle';
  * would load node:os and node:timers/promises with every markings command.
  */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|output)[\\/]|[\\/]src[\\/]files[\\/](?!file-lock\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+  /[\\/]src[\\/](api|config|output)[\\/]|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 const nodeModules = createRequire(import.meta.url);
 
@@ -50,6 +51,31 @@ const STAND_INS = [
     source: 'node:child_process',
     importer: /commander[\\/]lib[\\/]command\.js$/,
     contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });`,
+  },
+  {
+    // undici's Client takes Node's --max-http-header-size (http.maxHeaderSize) for its header cap
+    // and reads it as the module loads: node:http, its client and server, loaded for one number
+    // (2-3 ms). It is 16 KiB unless set on Node's command line or in NODE_OPTIONS.
+    source: 'node:http',
+    importer: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    contents: `const options = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\\s+/)];
+module.exports = options.some((option) => option.startsWith('--max-http-header-size'))
+  ? require('node:http')
+  : { maxHeaderSize: 16 * 1024 };`,
+  },
+  {
+    // undici's util.js lets go of an IncomingMessage's socket as it destroys one given as a request
+    // body; ksctl sends strings and buffers, never an IncomingMessage.
+    source: 'node:http',
+    importer: /undici[\\/]lib[\\/]core[\\/]util\.js$/,
+    contents: `module.exports = { IncomingMessage: class IncomingMessage {} };`,
+  },
+  {
+    // The configuration and file helpers of the network chunk use it only to write files (their
+    // reads use node:fs): loading it loads readline, file watchers and directory streams too.
+    source: 'node:fs/promises',
+    importer: /[\\/]src[\\/](config|files)[\\/]/,
+    contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:fs/promises')[key] });`,
   },
   {
     // undici checks its invariants with assert(value) on every request; node:assert (and its
@@ -88,17 +114,20 @@ const LEFT_IN_NODE_MODULES = [
 const matches = (source, importer) => (entry) =>
   entry.source === source && entry.importer.test(importer);
 
+/** One module per stand-in (two may stand in for the same module, each for its importer). */
+const standInId = (index) => `\0stand-in:${index}:${STAND_INS[index].source}`;
+
 const standIns = {
   name: 'stand-ins',
   resolveId(source, importer) {
     if (importer === undefined || importer.startsWith('\0stand-in:')) return null;
     const left = LEFT_IN_NODE_MODULES.find(matches(source, importer));
     if (left) return { id: left.id, external: true };
-    const standIn = STAND_INS.find(matches(source, importer));
-    return standIn ? `\0stand-in:${standIn.source}` : null;
+    const standIn = STAND_INS.findIndex(matches(source, importer));
+    return standIn >= 0 ? standInId(standIn) : null;
   },
   load(id) {
-    return STAND_INS.find((s) => id === `\0stand-in:${s.source}`)?.contents ?? null;
+    return STAND_INS.find((_, index) => id === standInId(index))?.contents ?? null;
   },
 };
 
@@ -130,8 +159,15 @@ await cli.write({
   dir: OUT_DIR,
   // CommonJS: loading ES modules costs Node more (its ES module loader, and per file), and the
   // bundle needs nothing of theirs; the .cjs names keep them CommonJS in this "type": "module"
-  // package. import() of a chunk becomes require() in a promise.
+  // package. import() of a chunk becomes require() in a promise, and so does that of a module
+  // outside the bundle (yaml, node:os): bin/code-cache.js compiles the chunks with vm.Script,
+  // where import() has no loader.
   format: 'cjs',
+  dynamicImportInCjs: false,
+  // ASCII source is a one-byte string to V8 (half the memory, faster to read and scan), and
+  // without JSDoc a fifth smaller. Licence comments stay.
+  charset: 'ascii',
+  comments: { legal: true, annotation: false, jsdoc: false },
   entryFileNames: '[name].cjs',
   chunkFileNames: '[name]-[hash].cjs',
   codeSplitting: {
@@ -143,6 +179,14 @@ await cli.write({
   },
 });
 await cli.close();
+
+// bin/code-cache.js runs each chunk with a require() of its own: one that loads chunks and
+// modules, with none of require's properties, and no import().
+for (const name of await readdir(OUT_DIR)) {
+  const code = await readFile(join(OUT_DIR, name), 'utf8');
+  const found = /\bimport\(|\brequire\.(resolve|cache|main|extensions)\b/.exec(code);
+  if (found) throw new Error(`${name}: ${found[0]} does not work in the bundle's chunks`);
+}
 
 const worker = await rolldown({
   ...input,

@@ -2,7 +2,7 @@ import apply from './apply.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
-import { keysConcurrency, keysDialects, keysRoundTrip } from './keys.js';
+import { keys, keysConcurrency, keysRoundTrip } from './keys.js';
 import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
 import mockHostile from './mock-hostile.js';
@@ -27,6 +27,6 @@ export const groups = [
   state,
   keysRoundTrip,
   keysConcurrency,
-  keysDialects,
+  keys,
   library,
 ];

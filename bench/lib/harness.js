@@ -19,6 +19,7 @@ function cleanEnv() {
 export class Harness {
   #cleanups = [];
   #configDir;
+  #cacheDir;
 
   /** Registers a clean-up step; they run in reverse order. */
   defer(fn) {
@@ -52,10 +53,18 @@ export class Harness {
     const connection = mock
       ? { KSCTL_BASE_URL: mock.info.baseUrl, KSCTL_TOKEN: mock.info.token }
       : {};
+    // The group's own code cache (bin/code-cache.js), filled by the warm-up runs.
+    this.#cacheDir ??= await this.tempDir('ksctl-bench-cache-');
     return {
       label: label ?? `ksctl ${args.join(' ')}`,
       argv: [process.execPath, BIN, ...args],
-      env: { ...cleanEnv(), KSCTL_CONFIG_DIR: this.#configDir, ...connection, ...env },
+      env: {
+        ...cleanEnv(),
+        KSCTL_CONFIG_DIR: this.#configDir,
+        KSCTL_CACHE_DIR: this.#cacheDir,
+        ...connection,
+        ...env,
+      },
       verify,
     };
   }

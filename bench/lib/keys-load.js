@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { ApiClient } from '../../dist/api/client.js';
 import { DeviceClient } from '../../dist/device/client.js';
 import { loadProfiles } from '../../dist/profiles/index.js';
+import { probeSummary } from './measure.js';
 
 /**
  * Device request load, run as its own process by bench/groups/keys.js: loads the active profile
@@ -12,7 +14,9 @@ import { loadProfiles } from '../../dist/profiles/index.js';
  * in-process milliseconds of a one-key create and of a create plus fetch, over 50 of each.
  * `--round-trips N` instead creates one key and fetches it back, N times, and prints
  * `{ roundTrips, perSecond, createMs, fetchMs }` (keys per second and median milliseconds).
- * `--api-version 2.3|2.4` picks the dialect (default 2.4).
+ * `--api-version 2.3|2.4` picks the dialect (default 2.4). `--health URL` times GET URL (the
+ * mock's /_mock/health) one after the other, from a thread of its own, while the round trips run,
+ * and adds `{ health: { probes, medianMs, p95Ms, maxMs } }`.
  */
 const { values } = parseArgs({
   options: {
@@ -22,8 +26,31 @@ const { values } = parseArgs({
     idle: { type: 'string', default: '0' },
     'round-trips': { type: 'string', default: '0' },
     'api-version': { type: 'string', default: '2.4' },
+    health: { type: 'string' },
   },
 });
+
+/** Times GET `url` one after the other until told to stop; answers with the times in ms. */
+const HEALTH_PROBE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const times = [];
+let running = true;
+parentPort.once('message', () => (running = false));
+const probe = () => {
+  const started = performance.now();
+  http.get(workerData, { agent }, (res) => {
+    res.resume();
+    res.on('end', () => {
+      times.push(performance.now() - started);
+      if (running) setTimeout(probe, 10);
+      else parentPort.postMessage(times), agent.destroy();
+    });
+  });
+};
+probe();
+`;
 
 const set = await loadProfiles({ kind: 'plaintext', path: values.profiles });
 const profile = set.profiles.find((p) => p.deviceId === set.activeDeviceId);
@@ -57,6 +84,9 @@ const create = Number(values.create);
 const roundTrips = Number(values['round-trips']);
 const result = { created: 0 };
 if (roundTrips > 0) {
+  const health = values.health
+    ? new Worker(HEALTH_PROBE, { eval: true, workerData: values.health })
+    : undefined;
   const creates = [];
   const fetches = [];
   const started = performance.now();
@@ -70,6 +100,12 @@ if (roundTrips > 0) {
   result.perSecond = Math.round(roundTrips / ((performance.now() - started) / 1000));
   result.createMs = Number(median(creates).toFixed(2));
   result.fetchMs = Number(median(fetches).toFixed(2));
+  if (health) {
+    const times = new Promise((resolve) => health.once('message', resolve));
+    health.postMessage('stop');
+    result.health = probeSummary(await times);
+    await health.terminate();
+  }
 } else if (create > 0) {
   const started = performance.now();
   let next = 0;

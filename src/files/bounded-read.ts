@@ -4,8 +4,7 @@
  * 20 GB file is then a clear error naming the file and the cap (exit 3), never a process that
  * fills memory, and the file is only opened for reading.
  */
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { close, constants, fstat, open, read, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { InputError, UsageError } from '../errors.js';
 
@@ -59,7 +58,7 @@ export function tooLargeError(name: string, limit: ReadLimit, size?: number): In
   );
 }
 
-function kindOf(info: Awaited<ReturnType<FileHandle['stat']>>): string {
+function kindOf(info: Stats): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isCharacterDevice()) return 'a character device';
   if (info.isBlockDevice()) return 'a block device';
@@ -74,9 +73,11 @@ function kindOf(info: Awaited<ReturnType<FileHandle['stat']>>): string {
  * InputError. Opened non-blocking, so a FIFO is refused instead of waited on.
  */
 export async function readBoundedFile(path: string, limit: ReadLimit): Promise<Buffer> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = await settled<number>((done) =>
+    open(path, constants.O_RDONLY | constants.O_NONBLOCK, done),
+  );
   try {
-    const info = await handle.stat();
+    const info = await settled<Stats>((done) => fstat(fd, done));
     if (!info.isFile()) {
       throw new InputError(`${path} is ${kindOf(info)}; a ${limit.what} must be a regular file`, {
         hint: limit.dash ? 'give a file, or - to read standard input' : 'give a regular file',
@@ -92,15 +93,31 @@ export async function readBoundedFile(path: string, limit: ReadLimit): Promise<B
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
       }
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      const into = buffer;
+      const bytesRead = await settled<number>((done) =>
+        read(fd, into, length, into.length - length, null, done),
+      );
       if (bytesRead === 0) break;
       length += bytesRead;
       if (length > limit.bytes) throw tooLargeError(path, limit);
     }
     return buffer.subarray(0, length);
   } finally {
-    await handle.close();
+    await settled<void>((done) => close(fd, done));
   }
+}
+
+/**
+ * A callback of node:fs as a promise. The callback API, not node:fs/promises: a command that reads
+ * its configuration file would load that module (and readline and file watchers with it), some
+ * milliseconds of every short command.
+ */
+function settled<T>(
+  call: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    call((error, value) => (error ? reject(error) : resolve(value)));
+  });
 }
 
 /** A stream (standard input) read whole, at most `limit.bytes`; `name` names it in errors. */

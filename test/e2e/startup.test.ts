@@ -4,6 +4,8 @@
  * compression with it. Checked on the built CLI, through the list of modules Node loaded.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockEnv } from '../helpers/cli.js';
@@ -76,6 +78,10 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('tls');
     expect(builtins).not.toContain('child_process');
     expect(builtins).not.toContain('assert');
+    // node:http (its client and server) for undici's header cap, node:fs/promises (with readline
+    // and file watchers) for reading the configuration: stand-ins and node:fs instead.
+    expect(builtins).not.toContain('http');
+    expect(builtins).not.toContain('fs/promises');
     // The client times requests with process.hrtime: the global performance loads perf_hooks.
     expect(builtins).not.toContain('perf_hooks');
     // Only profile writers and the mock take lock files (their host name and waits), and a
@@ -105,5 +111,47 @@ describe('start-up of a network command', () => {
     expect(chunks[0]).toBe('main.cjs');
     expect(chunks.filter((file) => file.startsWith('net-'))).toEqual([]);
     expect(chunks.length).toBeLessThanOrEqual(2);
+  });
+});
+
+/**
+ * undici's header cap is Node's --max-http-header-size (16 KiB by default), which the bundle
+ * gives it without loading node:http (scripts/bundle.js): an answer with larger headers is
+ * refused, unless Node is told to take more.
+ */
+describe('the cap on an answer’s headers', () => {
+  let server: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.setHeader('x-large', 'a'.repeat(20 * 1024));
+      res.setHeader('content-type', 'application/json');
+      res.end('{"totalResults":0,"Resources":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/dev`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const list = async (extra: Record<string, string>) =>
+    ksctl(['markings', 'list', '-o', 'json'], {
+      env: cleanEnv({
+        KSCTL_CONFIG_DIR: await temp.make(),
+        KSCTL_BASE_URL: baseUrl,
+        KSCTL_TOKEN: 'token',
+        ...extra,
+      }),
+    });
+
+  it('is 16 KiB by default', async () => {
+    const exit = await list({});
+    expect(exit.code).toBe(7);
+    expect(exit.stdout).toBe('');
+  });
+
+  it('follows --max-http-header-size in NODE_OPTIONS', async () => {
+    const exit = await list({ NODE_OPTIONS: '--max-http-header-size=65536' });
+    expect(exit.stderr).toBe('');
+    expect(exit).toMatchObject({ code: 0, stdout: '[]\n' });
   });
 });

@@ -22,11 +22,15 @@ export function assertBuilt(): void {
   }
 }
 
-/** The test process's environment without KSCTL_* settings, plus the given ones. */
+/**
+ * The test process's environment without KSCTL_* settings, plus the given ones. No code cache
+ * (KSCTL_CACHE_DIR empty): a test writes nothing under the user's home; the code cache's own
+ * tests give it a directory.
+ */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KSCTL_')) env[k] = v;
-  return { ...env, NO_COLOR: '1', ...extra };
+  return { ...env, NO_COLOR: '1', KSCTL_CACHE_DIR: '', ...extra };
 }
 
 export interface Exit {
