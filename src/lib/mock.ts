@@ -4,7 +4,19 @@
  * the admin endpoints of DESIGN.md 3 as methods. Every call makes a mock with its own state.
  */
 import type { KeyObject } from 'node:crypto';
-import type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair } from '../api/wire.js';
+import type {
+  EnrollmentDetail,
+  FaultRule,
+  JournalEntry,
+  JournalEntryWithBodies,
+  JournalMessage,
+  MockInfo,
+  MockUserInfo,
+  OpenedDeviceRequest,
+  RequestDetail,
+  RequestSide,
+  TokenPair,
+} from '../api/wire.js';
 import { InputError, NotFoundError, UsageError } from '../errors.js';
 import type { MockKeyListing } from '../device/wire.js';
 import { mintFor } from '../mock/admin/enrollment-routes.js';
@@ -14,6 +26,8 @@ import { MockServer } from '../mock/server.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
+export type { JournalEntryWithBodies, JournalMessage, RequestSide };
+export type { EnrollmentDetail, OpenedDeviceRequest, RequestDetail };
 export type { DeviceRecord, MockKeyListing, OutboxMessage, Seed };
 export type { SeedMarking } from '../mock/seed.js';
 
@@ -48,6 +62,32 @@ export interface StartMockOptions {
   closeGraceMs?: number;
 }
 
+/** Which requests `requests()` returns; each filter given must hold. */
+export interface RequestsFilter {
+  side?: RequestSide;
+  method?: string;
+  /** A part of the path and query. */
+  path?: string;
+  /** A status (404) or a class of them ('4xx'). */
+  status?: number | string;
+  /** The device of device requests. */
+  device?: string;
+  cid?: string;
+  /** Only requests with a smaller id. */
+  before?: number;
+  /** Only requests with a larger id (what came since). */
+  after?: number;
+  /** At most this many: the newest of those matching. */
+  limit?: number;
+  /** Newest first (default oldest first). */
+  newestFirst?: boolean;
+  /**
+   * Each request with its headers and the first 64 KiB of each body, secrets redacted as
+   * `ksctl --debug` redacts them.
+   */
+  bodies?: boolean;
+}
+
 export interface MockTokensOptions {
   /** Default: the mock's keyspace. */
   keyspace?: string;
@@ -69,8 +109,20 @@ export interface Mock extends MockInfo {
     clear(): void;
     list(): FaultRule[];
   };
-  /** The request journal, oldest first (the `/_mock` endpoints are in it too). */
-  requests(): JournalEntry[];
+  /**
+   * The request journal, oldest first (the `/_mock` endpoints are in it too); with
+   * `{ bodies: true }` each request with its headers and bodies (the first 64 KiB of each,
+   * secrets redacted).
+   */
+  requests(filter: RequestsFilter & { bodies: true }): JournalEntryWithBodies[];
+  requests(filter?: RequestsFilter): JournalEntry[];
+  /**
+   * One request described, by its id: both messages, a device request's envelopes opened with
+   * the device's keys (protected attribute values decrypted and marked), a sealed error's code
+   * and meaning, what a registration held (never its tokens), and curl and ksctl lines that send
+   * it again. Undefined when the journal no longer holds it.
+   */
+  describeRequest(id: number): Promise<RequestDetail | undefined>;
   /** The devices enrolled, without their keys. */
   devices(): DeviceRecord[];
   /** The keys created through device requests, without key material. */
@@ -167,7 +219,15 @@ export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
       clear: () => state.faults.replace([]),
       list: () => state.faults.list(),
     },
-    requests: () => state.requests().requests,
+    requests: ((filter: RequestsFilter = {}) =>
+      state.journal.list(filter).requests) as Mock['requests'],
+    describeRequest: async (id) => {
+      if (!Number.isInteger(id) || id < 1) {
+        throw new UsageError(`a request id is a whole number from 1, not ${String(id)}`);
+      }
+      const { describeRequest } = await import('../mock/request-detail.js');
+      return describeRequest(state, { id });
+    },
     devices: () => state.enrollment.devices(),
     keys: () => state.keys.list(),
     outbox: () => state.enrollment.outbox(),

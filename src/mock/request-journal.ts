@@ -9,8 +9,8 @@
  * body's full size. Those count towards a byte bound of their own (JOURNAL_BODIES_MAX_BYTES): the
  * oldest entries' messages are let go first, their summaries stay.
  *
- * Cost: recording copies at most 64 KiB of each body into a buffer of its own (so a kept slice
- * never holds a large body alive) and keeps the headers objects as they are. Nothing is parsed,
+ * Cost: recording copies at most 64 KiB of each body into a Latin-1 string of its own (so a kept
+ * slice never holds a large body alive, and no buffer is made per request) and keeps the headers objects as they are. Nothing is parsed,
  * decoded or redacted then: secrets are redacted when the journal is read, with the one list of
  * src/api/redact.ts (`--debug` redacts with it too), and the dev token is replaced wherever it
  * appears. Everything the journal gives out is redacted; only `unredacted()`, for opening
@@ -135,12 +135,12 @@ export interface RecordedRequest {
   responseBody: readonly Uint8Array[];
 }
 
-/** An entry's messages as kept, unredacted: the journal's own. */
+/** An entry's messages as kept, unredacted: the journal's own. Bodies as Latin-1 strings. */
 interface KeptMessages {
   requestHeaders: IncomingHttpHeaders;
   responseHeaders: Record<string, string>;
-  requestBody: Buffer | undefined;
-  responseBody: Buffer;
+  requestBody: string | undefined;
+  responseBody: string;
 }
 
 interface Stored {
@@ -247,20 +247,20 @@ export interface RequestJournalWithBodies extends RequestJournal {
 
 export type JournalListener = (entry: JournalEntry) => void;
 
-/** The first `max` bytes of the chunks, in a buffer of its own. */
-function firstBytes(chunks: readonly Uint8Array[], max: number): Buffer {
-  let size = 0;
+/**
+ * The first `max` bytes of the chunks as a Latin-1 string (one character a byte): a copy of its
+ * own, made on the JavaScript heap, which costs less than a buffer of its own for each request.
+ */
+function firstBytes(chunks: readonly Uint8Array[], max: number): string {
+  let out = '';
+  let left = max;
   for (const chunk of chunks) {
-    size += chunk.length;
-    if (size >= max) break;
-  }
-  const out = Buffer.allocUnsafeSlow(Math.min(size, max));
-  let at = 0;
-  for (const chunk of chunks) {
-    if (at >= out.length) break;
-    const take = Math.min(chunk.length, out.length - at);
-    out.set(take === chunk.length ? chunk : chunk.subarray(0, take), at);
-    at += take;
+    if (left <= 0) break;
+    const take = Math.min(chunk.length, left);
+    const buffer =
+      chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    out += buffer.toString('latin1', 0, take);
+    left -= take;
   }
   return out;
 }
@@ -300,6 +300,9 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
     (filter.after === undefined || entry.id > filter.after)
   );
 }
+
+const bytesOf = (kept: string | undefined) =>
+  kept === undefined ? undefined : Buffer.from(kept, 'latin1');
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -474,7 +477,15 @@ export class Journal {
    * envelopes and packages with. Never to be sent or shown as they are.
    */
   unredacted(id: number): UnredactedMessages | undefined {
-    return this.find(id)?.kept;
+    const kept = this.find(id)?.kept;
+    if (!kept) return undefined;
+    return {
+      requestHeaders: kept.requestHeaders,
+      responseHeaders: kept.responseHeaders,
+      requestBody:
+        kept.requestBody === undefined ? undefined : Buffer.from(kept.requestBody, 'latin1'),
+      responseBody: Buffer.from(kept.responseBody, 'latin1'),
+    };
   }
 
   subscribe(listener: JournalListener): () => void {
@@ -492,8 +503,18 @@ export class Journal {
     const { entry, kept } = stored;
     return {
       ...entry,
-      request: message(kept?.requestHeaders, kept?.requestBody, entry.requestBytes, secrets),
-      response: message(kept?.responseHeaders, kept?.responseBody, entry.responseBytes, secrets),
+      request: message(
+        kept?.requestHeaders,
+        bytesOf(kept?.requestBody),
+        entry.requestBytes,
+        secrets,
+      ),
+      response: message(
+        kept?.responseHeaders,
+        bytesOf(kept?.responseBody),
+        entry.responseBytes,
+        secrets,
+      ),
     };
   }
 

@@ -134,6 +134,30 @@ describe('startMock', () => {
     expect(seen.some((line) => /^GET \/v2\/dev\/markings\?.* 200$/.test(line))).toBe(true);
   });
 
+  it('gives the requests with their bodies, redacted, and describes one by id', async () => {
+    const m = await mock();
+    const c = client(m);
+    await c.create({ name: 'from-code', detail: { description: 'kept' } });
+    await c.close();
+    const [created] = m.requests({ bodies: true, method: 'POST', side: 'markings' });
+    expect(created!.status).toBe(201);
+    expect(JSON.parse(created!.request.body)).toMatchObject({ name: 'from-code' });
+    expect(created!.request.headers.authorization).toBe('Bearer [redacted]');
+    expect(JSON.parse(created!.response.body)).toMatchObject({ name: 'from-code' });
+    expect(JSON.stringify(m.requests({ bodies: true }))).not.toContain(m.token);
+    // Without bodies, the entries as before, with their ids and sides.
+    const plain = m.requests({ newestFirst: true, limit: 1 });
+    expect(plain[0]).not.toHaveProperty('request');
+    expect(plain[0]!.id).toBeGreaterThanOrEqual(created!.id);
+
+    const detail = await m.describeRequest(created!.id);
+    expect(detail!.ksctl).toContain('ksctl api POST /markings --input -');
+    expect(detail!.curl).toContain('"Authorization: Bearer $KSCTL_TOKEN"');
+    expect(JSON.stringify(detail)).not.toContain(m.token);
+    await expect(m.describeRequest(1_000_000)).resolves.toBeUndefined();
+    await expect(m.describeRequest(0)).rejects.toMatchObject({ code: 'E_USAGE' });
+  });
+
   it('mints single-use token pairs, and says what is wrong with a request for one', async () => {
     const m = await mock();
     const pair = m.mintTokens('alice');
