@@ -31,9 +31,9 @@ export const NARROW = { width: 390, height: 844 };
 /** A page whose console errors and uncaught exceptions are kept in `problems`. */
 export async function watchedPage(
   context: BrowserContext,
+  problems: string[] = [],
 ): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
-  const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
