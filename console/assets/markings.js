@@ -221,7 +221,8 @@ export function mount(main, route) {
     );
   }
 
-  async function showOne(id, route) {
+  /** One marking and a page of its values; focusId: what gets the focus once drawn again. */
+  async function showOne(id, route, focusId) {
     view = 'one';
     const vq = route.params.get('vq') ?? '';
     const vskip = Number(route.params.get('vskip') ?? 0) || 0;
@@ -252,7 +253,7 @@ export function mount(main, route) {
       h(
         'div',
         { class: 'actions' },
-        h('button', { type: 'button', onclick: edit }, 'Edit marking'),
+        h('button', { type: 'button', id: 'edit-marking', onclick: edit }, 'Edit marking'),
         h('button', { type: 'button', class: 'danger', onclick: remove }, 'Delete marking'),
       ),
     );
@@ -283,7 +284,7 @@ export function mount(main, route) {
         async () => {
           await api('PUT', `markings/${encodeURIComponent(id)}`, read(), version());
           announce('Marking saved');
-          void showOne(id, route);
+          void showOne(id, route, 'edit-marking');
         },
       );
     }
@@ -319,7 +320,11 @@ export function mount(main, route) {
       routeTo('markings', [id], { vq: vfilter.input.value.trim() });
     });
     const addErrors = errorBox();
-    const addName = field('New value name', { autocomplete: 'off', required: true });
+    const addName = field('New value name', {
+      id: 'new-value-name',
+      autocomplete: 'off',
+      required: true,
+    });
     const addDescription = field('New value description', { autocomplete: 'off' });
     const addForm = h(
       'form',
@@ -337,7 +342,7 @@ export function mount(main, route) {
           description: addDescription.input.value,
         });
         announce(`Value ${value.name} added`);
-        void showOne(id, route);
+        void showOne(id, route, 'new-value-name');
       } catch (error) {
         addErrors.show(error);
       }
@@ -399,6 +404,7 @@ export function mount(main, route) {
     } catch (error) {
       valueErrors.show(error);
     }
+    if (focusId) document.getElementById(focusId)?.focus();
 
     function editValue(value) {
       let read;
@@ -412,7 +418,7 @@ export function mount(main, route) {
             read(),
           );
           announce('Value saved');
-          void showOne(id, route);
+          void showOne(id, route, 'new-value-name');
         },
       );
     }
@@ -428,7 +434,7 @@ export function mount(main, route) {
           `markings/${encodeURIComponent(id)}/values/${encodeURIComponent(value.id)}`,
         );
         announce(`Value ${value.name} removed`);
-        void showOne(id, route);
+        void showOne(id, route, 'new-value-name');
       } catch (error) {
         valueErrors.show(error);
       }
