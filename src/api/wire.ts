@@ -266,6 +266,11 @@ export interface MockInfo {
   keyspace: string;
   token: string;
   /**
+   * A link to the mock's console (`{url}/_mock/console/login?code=…`) that signs a browser in
+   * once; absent when the console is off (`--no-console`). `ksctl mock console` makes fresh ones.
+   */
+  consoleUrl?: string;
+  /**
    * The users the mock started with, to sign in at the portal as (their passwords are the mock's
    * documented development passwords, e.g. `alice-password`).
    */

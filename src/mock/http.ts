@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorDetailWire } from '../api/wire.js';
 import type { ParsedJson } from './json-worker.js';
 
@@ -22,6 +22,13 @@ export interface MockResponse {
   body?: unknown;
   /** Sent as is, instead of JSON (the key server's public key is text/plain). */
   text?: string;
+  /** Bytes sent as they are (the console's files); the headers give their Content-Type. */
+  bytes?: Buffer;
+  /**
+   * An answer that goes on after its head (the console's server-sent events): called with the
+   * response once the status and headers are written, without a Content-Length.
+   */
+  stream?: (res: ServerResponse) => void;
   headers?: Record<string, string>;
   reason?: string;
 }

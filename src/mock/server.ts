@@ -6,7 +6,12 @@
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
+import {
+  type FaultRule,
+  type JournalEntry,
+  MarkingsErrorCode,
+  type MockInfo,
+} from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
 import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';
@@ -34,6 +39,9 @@ import { markingsRoutes } from './markings/routes.js';
 import { jsonChunks } from './json-pieces.js';
 import { Pacer } from './pacing.js';
 import { DurableState } from './persistence/durable.js';
+import type { ConsoleApp } from './console/app.js';
+import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
+import { RequestStats, sideOf } from './console/stats.js';
 import { applySeed, type Seed } from './seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -85,6 +93,11 @@ export interface MockServerOptions {
    * from another origin than the mock. See cors.ts.
    */
   cors?: boolean;
+  /**
+   * Serve the console at /_mock/console/ (default true), with a sign-in link in `info.consoleUrl`;
+   * false: no console, its paths are not found.
+   */
+  console?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
   /**
@@ -145,6 +158,13 @@ export class MockServer {
   /** Open connections; those that had sent nothing when last looked at are `silent`, oldest first. */
   private connections = 0;
   private readonly silent = new Set<Socket>();
+  /** Set while the console is on. */
+  private readonly signIn: ConsoleSignIn | undefined;
+  private readonly stats: RequestStats | undefined;
+  /** The console itself, loaded when a browser first asks for it. */
+  private consoleApp: Promise<ConsoleApp> | undefined;
+  /** Told of each journal entry as it is recorded (the console's event streams). */
+  private readonly entryListeners = new Set<(entry: JournalEntry) => void>();
 
   private constructor(
     private readonly options: MockServerOptions,
@@ -152,6 +172,10 @@ export class MockServer {
     readonly durable: DurableState | undefined,
   ) {
     this.state = new MockState(options.devToken ?? newDevToken());
+    if (options.console !== false) {
+      this.signIn = new ConsoleSignIn();
+      this.stats = new RequestStats();
+    }
     if (!durable || durable.fresh) {
       loadDefaults(this.state, options.seed);
       if (options.faults) this.state.faults.replace(options.faults);
@@ -292,6 +316,7 @@ export class MockServer {
           tenantId: this.state.defaultTenant,
           keyspace: this.state.defaultKeyspace,
           token: this.state.devToken,
+          ...(this.signIn ? { consoleUrl: signInLink(url, this.signIn.newCode()) } : {}),
           users: [...this.state.users.values()].map(
             ({ name, tenant, enabled, email, password }) => ({
               name,
@@ -313,6 +338,8 @@ export class MockServer {
    * The crypto pool ends last.
    */
   async close(): Promise<void> {
+    // Event streams never end by themselves.
+    if (this.consoleApp) (await this.consoleApp).close();
     await new Promise<void>((resolve) => {
       const cutOff = setTimeout(
         () => this.http.closeAllConnections(),
@@ -334,7 +361,11 @@ export class MockServer {
     const method = req.method ?? 'GET';
     const target = requestTarget(req.url);
     const body = new BodyReader(req);
-    const cors = this.options.cors === false ? undefined : corsOrigin(req);
+    // The console is for its own pages only: no other origin may read its answers.
+    const cors =
+      this.options.cors === false || (target !== undefined && isConsolePath(target.pathname))
+        ? undefined
+        : corsOrigin(req);
     let answer: MockResponse;
     try {
       if (cors !== undefined && isPreflight(req)) answer = preflightAnswer(req, cors);
@@ -363,7 +394,7 @@ export class MockServer {
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
-    this.state.record({
+    const entry: JournalEntry = {
       time: new Date().toISOString(),
       method,
       path: target ? pathname + redactQuery(target.searchParams) : pathname,
@@ -371,17 +402,46 @@ export class MockServer {
       cid,
       durationMs,
       requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
-    });
+    };
+    this.state.record(entry);
+    this.stats?.add(sideOf(pathname), answer.status, durationMs);
+    for (const listener of this.entryListeners) listener(entry);
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {
+    if (this.signIn && isConsolePath(req.path)) return (await this.console()).answer(req);
     if (!req.path.startsWith('/_mock/')) {
       const delay = latencyDelay(this.options.latency);
       if (delay > 0) await sleep(delay);
       const fault = this.state.faults.fire(req.method, req.path);
       if (fault) throw faultError(fault);
     }
+    return this.route(req);
+  }
+
+  /** The console, loaded the first time it is asked for. */
+  private console(): Promise<ConsoleApp> {
+    this.consoleApp ??= import('./console/app.js').then(
+      ({ ConsoleApp }) =>
+        new ConsoleApp({
+          state: this.state,
+          signIn: this.signIn!,
+          stats: this.stats!,
+          info: () => this.info,
+          feed: (listener) => {
+            this.entryListeners.add(listener);
+            return () => this.entryListeners.delete(listener);
+          },
+          route: (req) => this.route(req),
+          entries: () => this.state.requests().requests,
+        }),
+    );
+    return this.consoleApp;
+  }
+
+  /** The answer of the route a request names (no faults or latency). */
+  private async route(req: MockRequest): Promise<MockResponse> {
     const match = this.router.match(req.method, req.path);
     if (!match) {
       // A device's request to an endpoint the mock lacks: sealed for the device when it can be.
@@ -452,6 +512,7 @@ async function bodyBytes(answer: MockResponse): Promise<Buffer[]> {
 
 /** The body of a small answer (the mock's own 500), made at once. */
 function bytesNow(answer: MockResponse): Buffer[] {
+  if (answer.bytes !== undefined) return [answer.bytes];
   if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
   if (answer.body !== undefined) return [Buffer.from(JSON.stringify(answer.body), 'utf8')];
   return [];
@@ -464,6 +525,13 @@ function writeAnswer(
   bytes: Buffer[],
 ): Omit<AnswerSeen, 'method' | 'path'> {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
+  if (answer.stream) {
+    if (answer.reason) res.statusMessage = answer.reason;
+    const sent = writableHeaders(headers);
+    res.writeHead(answer.status, sent);
+    answer.stream(res);
+    return { status: answer.status, headers: sent, body: undefined };
+  }
   if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
   else if (answer.body !== undefined) headers['content-type'] = 'application/json';
   // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
@@ -474,7 +542,8 @@ function writeAnswer(
   res.writeHead(answer.status, sent);
   for (const chunk of bytes.slice(0, -1)) res.write(chunk);
   res.end(bytes.at(-1));
-  const hasBody = answer.text !== undefined || answer.body !== undefined;
+  const hasBody =
+    answer.text !== undefined || answer.body !== undefined || answer.bytes !== undefined;
   return {
     status: answer.status,
     headers: sent,

@@ -65,6 +65,7 @@ describe('ksctl mock serve', () => {
       [
         'apiUrl',
         'baseUrl',
+        'consoleUrl',
         'enrollmentUrl',
         'keyspace',
         'knsUrl',
@@ -77,6 +78,7 @@ describe('ksctl mock serve', () => {
     expect(info).toMatchObject({ tenantId: 'dev', keyspace: 'ABcd', token: DEV_TOKEN });
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info.baseUrl).toBe(`${info.url}/v2/dev`);
+    expect(info.consoleUrl).toMatch(new RegExp(`^${info.url}/_mock/console/login\\?code=`));
     const printed = await served.stdoutLines(1);
     expect(printed).toHaveLength(1);
     expect(JSON.parse(printed[0]!) as MockInfo).toEqual(info);

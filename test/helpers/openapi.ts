@@ -178,6 +178,8 @@ function load(): OpenApi {
   }
 
   async function problems(answer: AnswerSeen): Promise<string[]> {
+    // The console's pages and their own API are not the service's interface (src/mock/console/).
+    if (answer.path === '/_mock/console' || answer.path.startsWith('/_mock/console/')) return [];
     // A CORS preflight, answered on every path and outside the document (its description says so).
     if (
       answer.method === 'OPTIONS' &&

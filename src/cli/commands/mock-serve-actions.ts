@@ -27,6 +27,8 @@ export interface ServeOptions {
   log: boolean;
   /** Answer browsers' cross-origin requests (--no-cors turns it off). */
   cors: boolean;
+  /** Serve the console at /_mock/console/ (--no-console turns it off). */
+  console: boolean;
 }
 
 /** Users listed in the banner; a large seed is summarised. */
@@ -84,6 +86,11 @@ function stateNote(options: ServeOptions, restored: boolean): string {
   return `its state is kept in ${options.state}\n(restored${seedNote}).`;
 }
 
+function consoleSection(info: MockInfo): string {
+  if (info.consoleUrl === undefined) return '';
+  return `  Console:         ${info.consoleUrl}\n                   (signs one browser in; another link: ksctl mock console)\n`;
+}
+
 function banner(info: MockInfo, contextNote: string, state: string): string {
   return `ksctl mock service is running. Press Ctrl-C to stop it; ${state}
 
@@ -95,7 +102,7 @@ function banner(info: MockInfo, contextNote: string, state: string): string {
   Tenant:          ${info.tenantId}
   Keyspace:        ${info.keyspace}
   Dev token:       ${info.token}
-${usersSection(info.users)}
+${consoleSection(info)}${usersSection(info.users)}
 ${contextNote}
 For other shells and tools:
 
@@ -184,8 +191,13 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       latency,
       faults: faults.length > 0 ? faults : undefined,
       cors: options.cors,
+      console: options.console,
       onRequest: options.log
-        ? (r) => ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`)
+        ? (r) => {
+            // The console's own requests (it polls) would drown the client's.
+            if (!r.path.startsWith('/_mock/console/'))
+              ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`);
+          }
         : undefined,
     });
   } catch (error) {

@@ -161,6 +161,7 @@ function mockServeCommand(ctx: CommandContext): Command {
       '--no-cors',
       "do not answer browsers' cross-origin requests (web pages on other origins cannot call the mock)",
     )
+    .option('--no-console', 'do not serve the console (the browser pages at /_mock/console/)')
     .addHelpText(
       'after',
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',

@@ -182,7 +182,15 @@ export function faultRulesFromArguments(
 interface ActiveRule {
   rule: FaultRule;
   remaining: number;
+  /** How many requests it has answered (not state: a restart starts again from 0). */
+  hits: number;
 }
+
+const activeRule = (rule: FaultRule): ActiveRule => ({
+  rule,
+  remaining: rule.times ?? Number.POSITIVE_INFINITY,
+  hits: 0,
+});
 
 /** The current fault rules; the first rule that matches and fires wins. */
 export class FaultSet {
@@ -195,17 +203,37 @@ export class FaultSet {
   ) {}
 
   replace(rules: FaultRule[]): void {
-    this.active = rules.map((rule) => ({
-      rule,
-      remaining: rule.times ?? Number.POSITIVE_INFINITY,
-    }));
+    this.active = rules.map(activeRule);
     this.onChange();
   }
 
   list(): FaultRule[] {
-    return this.active
-      .filter((a) => a.remaining > 0)
-      .map((a) => (a.rule.times === undefined ? a.rule : { ...a.rule, times: a.remaining }));
+    return this.inForce().map((a) => shown(a));
+  }
+
+  /** The rules in force as list() gives them, each with how many requests it has answered. */
+  listWithHits(): (FaultRule & { hits: number })[] {
+    return this.inForce().map((a) => ({ ...shown(a), hits: a.hits }));
+  }
+
+  /** Adds a rule after the others (a checked one: faultRuleProblem). */
+  add(rule: FaultRule): void {
+    this.active = [...this.inForce(), activeRule(rule)];
+    this.onChange();
+  }
+
+  /** Removes the rule at this index of list(); false when there is none. */
+  remove(index: number): boolean {
+    const rules = this.inForce();
+    if (!(Number.isInteger(index) && index >= 0 && index < rules.length)) return false;
+    rules.splice(index, 1);
+    this.active = rules;
+    this.onChange();
+    return true;
+  }
+
+  private inForce(): ActiveRule[] {
+    return this.active.filter((a) => a.remaining > 0);
   }
 
   /**
@@ -244,12 +272,17 @@ export class FaultSet {
       if (rule.path !== undefined && !pathMatches(rule.path, path)) continue;
       if (rule.probability !== undefined && this.random() >= rule.probability) continue;
       a.remaining--;
+      a.hits++;
       if (rule.times !== undefined) this.onChange();
       return rule;
     }
     return undefined;
   }
 }
+
+/** A rule as listed: `times` is what is left of it. */
+const shown = (a: ActiveRule): FaultRule =>
+  a.rule.times === undefined ? a.rule : { ...a.rule, times: a.remaining };
 
 function pathMatches(pattern: string, path: string): boolean {
   return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : pattern === path;

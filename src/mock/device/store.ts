@@ -83,6 +83,24 @@ export class KeyStore {
     return [...(this.byTenant.get(tenant)?.values() ?? [])];
   }
 
+  /** The keys one device created, oldest first. */
+  ofDevice(deviceId: string): StoredKey[] {
+    return Object.values(this.data.keys).filter((key) => key.deviceId === deviceId);
+  }
+
+  /** How many keys each device created (devices without keys are not in it). */
+  countsByDevice(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const key of Object.values(this.data.keys))
+      counts.set(key.deviceId, (counts.get(key.deviceId) ?? 0) + 1);
+    return counts;
+  }
+
+  /** How many keys there are. */
+  get size(): number {
+    return Object.keys(this.data.keys).length;
+  }
+
   /** How many keys one tenant has. */
   countOfTenant(tenant: string): number {
     return this.byTenant.get(tenant)?.size ?? 0;

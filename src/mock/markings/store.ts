@@ -93,6 +93,13 @@ export class MarkingsStore {
     return this.byId.size;
   }
 
+  /** How many values all the markings hold. */
+  get valueCount(): number {
+    let count = 0;
+    for (const m of this.byId.values()) count += m.valuesById.size;
+    return count;
+  }
+
   // ---- reads ----
 
   list(

@@ -1,0 +1,401 @@
+/**
+ * The console's JSON API, under /_mock/console/api/ (the session is checked by app.ts):
+ *
+ *   GET    session               {csrf}: the token for X-Ksctl-Csrf
+ *   GET    overview              URLs, keyspace(s), tenants, counts (never the dev token)
+ *   GET    stats?since=T         {seconds: [...]} of the last 10 minutes after epoch second T
+ *   *      markings…             the default tenant's markings API as the dev principal: the
+ *                                same query grammar, bodies, answers and errors
+ *   GET    devices               {devices: [{id, user, keyspace, tenant, enrolled, lastSeen, keys}]}
+ *   GET    devices/{id}          {device, keys: [{id, ref, attributes, mutableAttributes,
+ *                                decrypted, created, modified}], messages}; protected attribute
+ *                                values opened with the key's data key, their names in `decrypted`
+ *   GET    requests?side=&method=&path=&status=&device=&cid=&before=&limit=
+ *                                {total, requests}: journal entries, newest first
+ *   GET    events                server-sent events of new journal entries (events.ts)
+ *   GET    faults                {faults: [rule + {hits}]}
+ *   POST   faults                one rule (the keys of --fault, checked the same way) → 201
+ *   DELETE faults/{index}       removes one; DELETE faults removes all
+ *   POST   tokens {user, keyspace?}  {stoken, uidauth, enroll}: `enroll` is the ksctl line
+ *   GET    outbox                {messages}: registration codes the portal "e-mailed"
+ */
+import type { ServerResponse } from 'node:http';
+import { type JournalEntry, MarkingsErrorCode, type MockInfo } from '../../api/wire.js';
+import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
+import { faultRuleProblem } from '../admin/faults.js';
+import type { StoredKey } from '../device/store.js';
+import type { MockState } from '../state.js';
+import { json, MockHttpError, type MockRequest, type MockResponse, Router } from '../http.js';
+import type { EntryFeed } from './events.js';
+import { CONSOLE_PATH, type ConsoleSession, type ConsoleSignIn } from './sign-in.js';
+import type { RequestStats } from './stats.js';
+
+/** What the console needs of the mock server. */
+export interface ConsoleDeps {
+  state: MockState;
+  signIn: ConsoleSignIn;
+  stats: RequestStats;
+  /** The mock's connection details (its URL). */
+  info: () => MockInfo;
+  /** Entries as the journal records them, for the event streams. */
+  feed: EntryFeed;
+  /** Answers a request as the mock's router does (the console's markings go through it). */
+  route: (req: MockRequest) => Promise<MockResponse>;
+  /** Journal entries, oldest first, as far as the journal keeps them. */
+  entries: () => JournalEntry[];
+}
+
+/** Starts an event stream on an answer whose head is written. */
+export type OpenStream = (res: ServerResponse) => void;
+
+const API = `${CONSOLE_PATH}/api`;
+/** Journal entries a page of `requests` holds at most (and by default). */
+const REQUESTS_MAX_LIMIT = 1000;
+const REQUESTS_DEFAULT_LIMIT = 200;
+
+function invalid(path: string, message: string): MockHttpError {
+  return new MockHttpError(400, MarkingsErrorCode.validation, `${path}: ${message}`, [
+    { path, message },
+  ]);
+}
+
+/** The request, as the dev principal would send it to another path of the mock. */
+function forwarded(req: MockRequest, path: string, devToken: string): MockRequest {
+  return {
+    ...req,
+    path,
+    params: {},
+    headers: { ...req.headers, authorization: `Bearer ${devToken}` },
+  };
+}
+
+/** A journal entry with the members the journal may add (its side, the device). */
+type Entry = JournalEntry & { id?: number; side?: string; device?: string };
+
+export interface RequestFilter {
+  side?: string;
+  method?: string;
+  path?: string;
+  status?: string;
+  device?: string;
+  cid?: string;
+  before?: number;
+  limit: number;
+}
+
+const FILTER_PARAMETERS = ['side', 'method', 'path', 'status', 'device', 'cid', 'before', 'limit'];
+
+export function requestFilter(query: URLSearchParams): RequestFilter {
+  for (const name of query.keys()) {
+    if (!FILTER_PARAMETERS.includes(name)) throw invalid(name, 'unknown parameter');
+  }
+  const text = (name: string) => {
+    const value = query.get(name);
+    return value === null || value === '' ? undefined : value;
+  };
+  const whole = (name: string, max: number) => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    if (!/^\d{1,15}$/.test(value) || Number(value) > max)
+      throw invalid(name, `must be a whole number up to ${max}`);
+    return Number(value);
+  };
+  const status = text('status');
+  if (status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx)$/i.test(status))
+    throw invalid('status', 'must be a status such as 404, or a class such as 4xx');
+  return {
+    side: text('side'),
+    method: text('method')?.toUpperCase(),
+    path: text('path'),
+    status: status?.toLowerCase(),
+    device: text('device'),
+    cid: text('cid'),
+    before: whole('before', Number.MAX_SAFE_INTEGER),
+    limit: whole('limit', REQUESTS_MAX_LIMIT) ?? REQUESTS_DEFAULT_LIMIT,
+  };
+}
+
+function matches(filter: RequestFilter, entry: Entry, index: number): boolean {
+  if (filter.before !== undefined && (entry.id ?? index + 1) >= filter.before) return false;
+  if (filter.side !== undefined && entry.side !== filter.side) return false;
+  if (filter.method !== undefined && entry.method !== filter.method) return false;
+  if (filter.path !== undefined && !entry.path.includes(filter.path)) return false;
+  if (filter.device !== undefined && entry.device !== filter.device) return false;
+  if (filter.cid !== undefined && entry.cid !== filter.cid) return false;
+  if (filter.status !== undefined) {
+    const status = String(entry.status);
+    if (filter.status.endsWith('xx') ? status[0] !== filter.status[0] : status !== filter.status)
+      return false;
+  }
+  return true;
+}
+
+/** Protected values opened with the key's data key; the names of those opened. */
+function openedAttributes(
+  key: StoredKey,
+  text: string | undefined,
+): { attributes: Record<string, string[]>; decrypted: string[] } {
+  const stored = JSON.parse(text ?? '{}') as Record<string, string[]>;
+  const decrypted: string[] = [];
+  const dataKey = Buffer.from(key.key, 'hex');
+  const attributes = Object.fromEntries(
+    Object.entries(stored).map(([name, values]): [string, string[]] => {
+      if (!isProtectedAttribute(name) || values.length !== 1) return [name, values];
+      const opened = openProtectedValues(dataKey, aad(key.id), values[0]!);
+      if (opened === undefined) return [name, values];
+      decrypted.push(name);
+      return [name, opened];
+    }),
+  );
+  return { attributes, decrypted };
+}
+
+export function consoleApi(
+  deps: ConsoleDeps,
+  openStream: OpenStream,
+): (req: MockRequest, session: ConsoleSession) => Promise<MockResponse> {
+  const { state } = deps;
+  const router = new Router();
+  const tenant = () => state.defaultTenant;
+
+  /** When each device was last heard of: its newest journal entry, else its newest key. */
+  const lastSeen = (): Map<string, string> => {
+    const seen = new Map<string, string>();
+    for (const entry of deps.entries() as Entry[]) {
+      if (entry.device !== undefined) seen.set(entry.device, entry.time);
+    }
+    return seen;
+  };
+  const keyTime = (key: StoredKey) => Math.max(key.createdAt, key.modifiedAt ?? 0);
+  const deviceSummary = (
+    record: ReturnType<typeof state.enrollment.devices>[number],
+    keys: number,
+    seen: Map<string, string>,
+  ) => {
+    let last = seen.get(record.deviceId);
+    if (last === undefined && keys > 0) {
+      const newest = Math.max(...state.keys.ofDevice(record.deviceId).map(keyTime));
+      last = new Date(newest).toISOString();
+    }
+    return {
+      id: record.deviceId,
+      user: record.user,
+      keyspace: record.keyspace,
+      tenant: record.tenant,
+      enrolled: record.createdAt,
+      lastSeen: last ?? null,
+      keys,
+    };
+  };
+
+  router.add(
+    {
+      method: 'GET',
+      pattern: `${API}/overview`,
+      handler: () => {
+        const info = deps.info();
+        const markings = state.tenant(tenant())?.markings;
+        return json(200, {
+          url: info.url,
+          baseUrl: info.baseUrl,
+          apiUrl: info.apiUrl,
+          enrollmentUrl: info.enrollmentUrl,
+          knsUrl: info.knsUrl,
+          tenant: tenant(),
+          keyspace: state.defaultKeyspace,
+          keyspaces: [...state.keyspaces.values()],
+          tenants: [...state.tenants.keys()],
+          users: [...state.users.values()].map(({ name, tenant, enabled, email }) => ({
+            name,
+            tenant,
+            enabled,
+            email,
+          })),
+          counts: {
+            markings: markings?.size ?? 0,
+            values: markings?.valueCount ?? 0,
+            devices: state.enrollment.devices().length,
+            keys: state.keys.size,
+            requests: state.requests().total,
+          },
+        });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/stats`,
+      handler: (req) => {
+        const since = req.query.get('since');
+        if (since !== null && !/^\d{1,12}$/.test(since))
+          throw invalid('since', 'must be epoch seconds');
+        return json(200, { seconds: deps.stats.seconds(since === null ? 0 : Number(since)) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/devices`,
+      handler: () => {
+        const counts = state.keys.countsByDevice();
+        const seen = lastSeen();
+        const devices = state.enrollment
+          .devices()
+          .map((d) => deviceSummary(d, counts.get(d.deviceId) ?? 0, seen));
+        return json(200, { devices });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/devices/:id`,
+      handler: (req) => {
+        const record = state.enrollment.device(req.params.id!);
+        if (!record) {
+          throw new MockHttpError(
+            404,
+            MarkingsErrorCode.notFound,
+            `device ${req.params.id!} not found`,
+          );
+        }
+        const stored = state.keys.ofDevice(record.deviceId);
+        const keys = stored.map((key) => {
+          const fixed = openedAttributes(key, key.cattrs);
+          const mutable = openedAttributes(key, key.mattrs);
+          return {
+            id: key.id,
+            ref: key.ref,
+            attributes: fixed.attributes,
+            mutableAttributes: mutable.attributes,
+            decrypted: [...fixed.decrypted, ...mutable.decrypted],
+            created: new Date(key.createdAt).toISOString(),
+            modified: key.modifiedAt === undefined ? null : new Date(key.modifiedAt).toISOString(),
+          };
+        });
+        const messages = state.deviceMessages
+          .list()
+          .messages.filter((m) => m.deviceId === record.deviceId);
+        return json(200, {
+          device: deviceSummary(record, stored.length, lastSeen()),
+          keys,
+          messages,
+        });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/requests`,
+      handler: (req) => {
+        const filter = requestFilter(req.query);
+        const entries = deps.entries() as Entry[];
+        const found: Entry[] = [];
+        let total = 0;
+        for (let i = entries.length - 1; i >= 0; i--) {
+          if (!matches(filter, entries[i]!, i)) continue;
+          total++;
+          if (found.length < filter.limit) found.push(entries[i]!);
+        }
+        return json(200, { total, requests: found });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/events`,
+      handler: () => ({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
+        stream: openStream,
+      }),
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/faults`,
+      handler: () => json(200, { faults: state.faults.listWithHits() }),
+    },
+    {
+      method: 'POST',
+      pattern: `${API}/faults`,
+      handler: async (req) => {
+        const rule = await req.json();
+        const problem = faultRuleProblem(rule);
+        if (problem !== undefined) {
+          throw new MockHttpError(
+            400,
+            MarkingsErrorCode.validation,
+            `invalid fault rule: ${problem}`,
+            [{ path: 'rule', message: problem }],
+          );
+        }
+        state.faults.add(rule as Parameters<typeof state.faults.add>[0]);
+        return json(201, { faults: state.faults.listWithHits() });
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: `${API}/faults`,
+      handler: () => {
+        state.faults.replace([]);
+        return json(200, { faults: [] });
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: `${API}/faults/:index`,
+      handler: (req) => {
+        const index = req.params.index!;
+        if (!/^\d{1,6}$/.test(index) || !state.faults.remove(Number(index))) {
+          throw new MockHttpError(404, MarkingsErrorCode.notFound, `no fault rule ${index}`);
+        }
+        return json(200, { faults: state.faults.listWithHits() });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: `${API}/tokens`,
+      handler: async (req) => {
+        // The admin endpoint checks the body and mints, as for `ksctl mock tokens`.
+        const minted = await deps.route(forwarded(req, '/_mock/tokens', state.devToken));
+        if (minted.status !== 200) return minted;
+        const pair = minted.body as { stoken: string; uidauth: string };
+        const info = deps.info();
+        // The body was read once for the mint; reading it again gives the same bytes.
+        const asked = (await req.json()) as { keyspace?: string };
+        const keyspace = asked.keyspace ?? state.defaultKeyspace;
+        const enroll =
+          `KSCTL_STOKEN='${pair.stoken}' KSCTL_UIDAUTH='${pair.uidauth}' ksctl enroll` +
+          ` --keyspace ${keyspace} --api-url ${info.apiUrl} --enrollment-url ${info.enrollmentUrl}`;
+        return json(200, { ...pair, keyspace, enroll });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/outbox`,
+      handler: () => json(200, { messages: state.enrollment.outbox() }),
+    },
+  );
+
+  return async (req, session) => {
+    if (req.path === `${API}/session`) {
+      if (req.method !== 'GET') throw notAllowed(req, 'GET');
+      return json(200, { csrf: session.csrf });
+    }
+    if (req.path === `${API}/markings` || req.path.startsWith(`${API}/markings/`)) {
+      const path = `/v2/${encodeURIComponent(tenant())}${req.path.slice(API.length)}`;
+      return deps.route(forwarded(req, path, state.devToken));
+    }
+    const match = router.match(req.method, req.path);
+    if (!match) {
+      throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
+    }
+    if ('allowed' in match) throw notAllowed(req, match.allowed.join(', '));
+    Object.assign(req.params, match.params);
+    return match.handler(req);
+  };
+}
+
+function notAllowed(req: MockRequest, allow: string): MockHttpError {
+  return new MockHttpError(
+    405,
+    MarkingsErrorCode.methodNotAllowed,
+    `${req.method} is not allowed here`,
+    undefined,
+    { allow },
+  );
+}

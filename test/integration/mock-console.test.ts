@@ -1,0 +1,393 @@
+/**
+ * The console's server side (src/mock/console/): the sign-in link and the session cookie, the
+ * CSRF defence, the JSON API, the event stream and `console: false`. Sent with node:http, which
+ * lets a test set Origin and Cookie as a browser would. The pages themselves are tested in a
+ * browser elsewhere.
+ */
+import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { ROOT } from '../helpers/spawn.js';
+import { mockEnv, runCli } from '../helpers/cli.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.removeAll());
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Raw> {
+  return new Promise<Raw>((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The session cookie a sign-in answer sets, as a browser would send it back. */
+function cookieOf(answer: Raw): string {
+  const set = answer.headers['set-cookie'];
+  expect(set).toBeDefined();
+  return set![0]!.split(';')[0]!;
+}
+
+interface Signed {
+  cookie: string;
+  csrf: string;
+}
+
+async function signIn(mock: TestMock): Promise<Signed> {
+  const link = await send(`${mock.info.url}/_mock/console/links`, 'POST', {
+    authorization: `Bearer ${DEV_TOKEN}`,
+  });
+  const { consoleUrl } = JSON.parse(link.body) as { consoleUrl: string };
+  const cookie = cookieOf(await send(consoleUrl, 'GET'));
+  const session = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', { cookie });
+  return { cookie, csrf: (JSON.parse(session.body) as { csrf: string }).csrf };
+}
+
+/** A console API call as the page makes it: cookie, CSRF token, its own origin, JSON. */
+function api(mock: TestMock, who: Signed, method: string, path: string, body?: unknown) {
+  return send(
+    `${mock.info.url}/_mock/console/api/${path}`,
+    method,
+    {
+      cookie: who.cookie,
+      'x-ksctl-csrf': who.csrf,
+      origin: mock.info.url,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body === undefined ? undefined : JSON.stringify(body),
+  );
+}
+
+const READS = [
+  'session',
+  'overview',
+  'stats',
+  'markings',
+  'devices',
+  'devices/nope',
+  'requests',
+  'requests/1',
+  'events',
+  'faults',
+  'outbox',
+];
+const CHANGES: [method: string, path: string, body: unknown][] = [
+  ['POST', 'markings', { name: 'classification' }],
+  ['PUT', 'markings/m1', { name: 'classification' }],
+  ['DELETE', 'markings/m1', undefined],
+  ['POST', 'faults', { status: 503 }],
+  ['DELETE', 'faults/0', undefined],
+  ['DELETE', 'faults', undefined],
+  ['POST', 'tokens', { user: 'alice' }],
+];
+
+describe('the console', () => {
+  let mock: TestMock;
+  beforeAll(async () => {
+    mock = await startMock();
+  });
+  afterAll(() => mock.close());
+  beforeEach(() => mock.reset());
+
+  it('signs a browser in once with the link in the mock info, with a strict HttpOnly cookie', async () => {
+    expect(mock.info.consoleUrl).toMatch(
+      new RegExp(`^${mock.info.url}/_mock/console/login\\?code=[\\w-]{40,}$`),
+    );
+    const first = await send(mock.info.consoleUrl!, 'GET');
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/_mock/console/');
+    const set = (first.headers['set-cookie'] as string[])[0]!;
+    expect(set).toMatch(/^ksctl_console=[\w-]{40,};/);
+    expect(set.split('; ').slice(1).sort()).toEqual([
+      'HttpOnly',
+      'Path=/_mock/',
+      'SameSite=Strict',
+    ]);
+    const overview = await send(`${mock.info.url}/_mock/console/api/overview`, 'GET', {
+      cookie: cookieOf(first),
+    });
+    expect(overview.status).toBe(200);
+
+    const again = await send(mock.info.consoleUrl!, 'GET');
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe('/_mock/console/?signin=expired');
+    expect(again.headers['set-cookie']).toBeUndefined();
+    const unknown = await send(`${mock.info.url}/_mock/console/login?code=guessed`, 'GET');
+    expect(unknown.headers.location).toBe('/_mock/console/?signin=expired');
+  });
+
+  it('answers every API endpoint 401 without a session, and never names the dev token', async () => {
+    for (const path of READS) {
+      const answer = await send(`${mock.info.url}/_mock/console/api/${path}`, 'GET');
+      expect({ path, status: answer.status }).toEqual({ path, status: 401 });
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 40100 } });
+    }
+    for (const [method, path, body] of CHANGES) {
+      const answer = await send(
+        `${mock.info.url}/_mock/console/api/${path}`,
+        method,
+        { 'content-type': 'application/json', cookie: 'ksctl_console=forged' },
+        JSON.stringify(body),
+      );
+      expect({ method, path, status: answer.status }).toEqual({ method, path, status: 401 });
+    }
+    const who = await signIn(mock);
+    const overview = await api(mock, who, 'GET', 'overview');
+    expect(overview.body).not.toContain(DEV_TOKEN);
+  });
+
+  it('refuses 403 a change without the CSRF header, with a wrong one or from another origin', async () => {
+    const who = await signIn(mock);
+    for (const [method, path, body] of CHANGES) {
+      const url = `${mock.info.url}/_mock/console/api/${path}`;
+      const json = { 'content-type': 'application/json', cookie: who.cookie };
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const without = await send(url, method, json, text);
+      const wrong = await send(url, method, { ...json, 'x-ksctl-csrf': 'x'.repeat(43) }, text);
+      const foreign = await send(
+        url,
+        method,
+        { ...json, 'x-ksctl-csrf': who.csrf, origin: 'http://evil.example' },
+        text,
+      );
+      expect({ method, path, statuses: [without.status, wrong.status, foreign.status] }).toEqual({
+        method,
+        path,
+        statuses: [403, 403, 403],
+      });
+    }
+    // Nothing happened.
+    expect(mock.server.state.faults.list()).toEqual([]);
+    expect((await api(mock, who, 'GET', 'markings')).body).toContain('"totalResults":0');
+  });
+
+  it('signs in with the dev token through the form, not with a wrong one or from another origin', async () => {
+    const login = `${mock.info.url}/_mock/console/login`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const wrong = await send(login, 'POST', form, 'token=ksdev.wrong');
+    expect(wrong.status).toBe(303);
+    expect(wrong.headers.location).toBe('/_mock/console/?signin=failed');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const foreign = await send(
+      login,
+      'POST',
+      { ...form, origin: 'http://evil.example' },
+      `token=${DEV_TOKEN}`,
+    );
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['set-cookie']).toBeUndefined();
+    const right = await send(
+      login,
+      'POST',
+      { ...form, origin: mock.info.url },
+      `token=${encodeURIComponent(DEV_TOKEN)}`,
+    );
+    expect(right.status).toBe(303);
+    expect(right.headers.location).toBe('/_mock/console/');
+    const cookie = cookieOf(right);
+    expect(
+      (await send(`${mock.info.url}/_mock/console/api/faults`, 'GET', { cookie })).status,
+    ).toBe(200);
+    const out = await send(`${mock.info.url}/_mock/console/logout`, 'POST', { cookie });
+    expect(out.status).toBe(303);
+    expect(
+      (await send(`${mock.info.url}/_mock/console/api/faults`, 'GET', { cookie })).status,
+    ).toBe(401);
+  });
+
+  it('makes fresh sign-in links only for the dev token', async () => {
+    const links = `${mock.info.url}/_mock/console/links`;
+    expect((await send(links, 'POST')).status).toBe(401);
+    expect((await send(links, 'POST', { authorization: 'Bearer ksdev.wrong' })).status).toBe(401);
+    const made = await send(links, 'POST', { authorization: `Bearer ${DEV_TOKEN}` });
+    expect(made.status).toBe(201);
+    const { consoleUrl } = JSON.parse(made.body) as { consoleUrl: string };
+    expect(consoleUrl).not.toBe(mock.info.consoleUrl);
+    expect((await send(consoleUrl, 'GET')).headers.location).toBe('/_mock/console/');
+  });
+
+  it('serves the page with a Content-Security-Policy, and the page has no inline script', async () => {
+    const page = await send(`${mock.info.url}/_mock/console/`, 'GET');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const csp = page.headers['content-security-policy'] as string;
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    // No cross-origin reading of the console, whatever the mock's CORS for the API.
+    const api = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', {
+      origin: 'http://evil.example',
+    });
+    expect(api.headers['access-control-allow-origin']).toBeUndefined();
+
+    const html = readFileSync(join(ROOT, 'console', 'index.html'), 'utf8');
+    expect(page.body).toBe(html);
+    for (const script of html.match(/<script\b[^>]*>[\s\S]*?<\/script>/gi) ?? []) {
+      expect(script).toMatch(/^<script\b[^>]*\bsrc=/i);
+      expect(script).toMatch(/>\s*<\/script>$/i);
+    }
+    expect(html).not.toMatch(/\son[a-z]+\s*=/i);
+    expect(html).not.toMatch(/javascript:/i);
+  });
+
+  it('serves the files under assets/ with their types, and nothing outside them', async () => {
+    const css = await send(`${mock.info.url}/_mock/console/assets/app.css`, 'GET');
+    expect(css.status).toBe(200);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    for (const path of [
+      'assets/../index.html',
+      'assets/%2e%2e/%2e%2e/package.json',
+      'assets/..%2f..%2fpackage.json',
+      'assets/.hidden.css',
+      'assets/vendor/nope.js',
+      'nope.html',
+    ]) {
+      const answer = await send(`${mock.info.url}/_mock/console/${path}`, 'GET');
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+    }
+  });
+
+  it('creates and edits markings through the API of the tenant, as `ksctl markings get` then shows them', async () => {
+    const who = await signIn(mock);
+    const created = await api(mock, who, 'POST', 'markings', {
+      name: 'classification',
+      detail: { values: [{ name: 'secret' }] },
+    });
+    expect(created.status).toBe(201);
+    const { id } = JSON.parse(created.body) as { id: string };
+    const edited = await api(mock, who, 'PUT', `markings/${id}`, {
+      name: 'classification',
+      detail: { description: 'edited in the console', values: [{ name: 'secret' }] },
+    });
+    expect(edited.status).toBe(200);
+    const dir = await dirs.make();
+    const shown = await runCli(['markings', 'get', 'classification', '-o', 'json'], {
+      env: mockEnv(mock, dir),
+    });
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(JSON.parse(edited.body));
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      detail: { description: 'edited in the console' },
+    });
+
+    const listed = await api(mock, who, 'GET', 'markings?name__contains=class&valueLimit=0');
+    expect(JSON.parse(listed.body)).toMatchObject({ totalResults: 1 });
+    const bad = await api(mock, who, 'GET', 'markings?nope=1');
+    const direct = await mock.call('GET', '/v2/dev/markings?nope=1');
+    expect(bad.status).toBe(direct.status);
+    expect((JSON.parse(bad.body) as { error: { message: string } }).error.message).toBe(
+      (direct.body as { error: { message: string } }).error.message,
+    );
+  });
+
+  it('adds, counts, removes and clears fault rules checked as --fault is', async () => {
+    const who = await signIn(mock);
+    const bad = await api(mock, who, 'POST', 'faults', { status: 200 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('status must be an HTTP error status (400-599)');
+    const added = await api(mock, who, 'POST', 'faults', {
+      status: 503,
+      path: '/v2/dev/markings',
+      times: 2,
+    });
+    expect(added.status).toBe(201);
+    expect((await mock.call('GET', '/v2/dev/markings')).status).toBe(503);
+    const listed = JSON.parse((await api(mock, who, 'GET', 'faults')).body) as unknown;
+    expect(listed).toEqual({
+      faults: [{ status: 503, path: '/v2/dev/markings', times: 1, hits: 1 }],
+    });
+    await api(mock, who, 'POST', 'faults', { status: 429 });
+    expect((await api(mock, who, 'DELETE', 'faults/0')).status).toBe(200);
+    expect(mock.server.state.faults.list()).toEqual([{ status: 429 }]);
+    expect((await api(mock, who, 'DELETE', 'faults/5')).status).toBe(404);
+    expect((await api(mock, who, 'DELETE', 'faults')).status).toBe(200);
+    expect(mock.server.state.faults.list()).toEqual([]);
+  });
+
+  it('mints a token pair with the ksctl enroll line that uses it', async () => {
+    const who = await signIn(mock);
+    const answer = await api(mock, who, 'POST', 'tokens', { user: 'alice' });
+    expect(answer.status).toBe(200);
+    const pair = JSON.parse(answer.body) as { stoken: string; uidauth: string; enroll: string };
+    expect(pair.enroll).toBe(
+      `KSCTL_STOKEN='${pair.stoken}' KSCTL_UIDAUTH='${pair.uidauth}' ksctl enroll --keyspace ABcd --api-url ${mock.info.apiUrl} --enrollment-url ${mock.info.enrollmentUrl}`,
+    );
+    const missing = await api(mock, who, 'POST', 'tokens', {});
+    expect(missing.status).toBe(400);
+  });
+
+  it('lists the journal newest first, filtered', async () => {
+    const who = await signIn(mock);
+    await mock.call('GET', '/v2/dev/markings');
+    await mock.call('GET', '/v2/dev/markings/nope');
+    const all = JSON.parse((await api(mock, who, 'GET', 'requests?path=/v2/')).body) as {
+      total: number;
+      requests: { path: string; status: number }[];
+    };
+    expect(all.requests.map((r) => r.path)).toEqual(['/v2/dev/markings/nope', '/v2/dev/markings']);
+    const missing = JSON.parse((await api(mock, who, 'GET', 'requests?status=4xx&path=/v2/')).body);
+    expect(missing).toMatchObject({ total: 1, requests: [{ status: 404 }] });
+    expect((await api(mock, who, 'GET', 'requests?status=teapot')).status).toBe(400);
+  });
+
+  it('counts requests per second in the stats', async () => {
+    const who = await signIn(mock);
+    await mock.call('GET', '/v2/dev/markings');
+    await mock.call('GET', '/v2/dev/markings/nope');
+    const { seconds } = JSON.parse((await api(mock, who, 'GET', 'stats')).body) as {
+      seconds: { t: number; markings: number; errors: Record<string, number>; p95: number }[];
+    };
+    expect(seconds).toHaveLength(600);
+    const markings = seconds.reduce((sum, s) => sum + s.markings, 0);
+    const notFound = seconds.reduce((sum, s) => sum + (s.errors['404'] ?? 0), 0);
+    expect(markings).toBeGreaterThanOrEqual(2);
+    expect(notFound).toBeGreaterThanOrEqual(1);
+    expect(seconds.at(-1)!.t).toBe(Math.floor(Date.now() / 1000));
+  });
+});
+
+describe('the console turned off', () => {
+  let mock: TestMock;
+  beforeAll(async () => {
+    mock = await startMock({ console: false });
+  });
+  afterAll(() => mock.close());
+
+  it('has no sign-in link and answers 404 everywhere under /_mock/console', async () => {
+    expect(mock.info.consoleUrl).toBeUndefined();
+    expect('consoleUrl' in mock.info).toBe(false);
+    for (const [method, path] of [
+      ['GET', '/_mock/console/'],
+      ['GET', '/_mock/console/login?code=x'],
+      ['POST', '/_mock/console/links'],
+      ['GET', '/_mock/console/api/session'],
+    ] as const) {
+      const answer = await send(`${mock.info.url}${path}`, method, {
+        authorization: `Bearer ${DEV_TOKEN}`,
+      });
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+    }
+  });
+});
