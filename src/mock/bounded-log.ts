@@ -14,6 +14,8 @@ export class BoundedLog<T> {
     private readonly maxEntries: number,
     private readonly maxBytes: number,
     private readonly keepNewest = false,
+    /** Told about each entry the bounds drop (not those `clear()` drops). */
+    private readonly onDrop?: (item: T) => void,
   ) {}
 
   /** Adds an entry of `bytes` (its size in the answer that lists it), dropping the oldest. */
@@ -25,7 +27,9 @@ export class BoundedLog<T> {
       const kept = this.entries.length - this.first;
       const overBytes = this.bytes > this.maxBytes && !(this.keepNewest && kept === 1);
       if (kept <= this.maxEntries && !overBytes) break;
-      this.bytes -= this.entries[this.first++]!.bytes;
+      const dropped = this.entries[this.first++]!;
+      this.bytes -= dropped.bytes;
+      this.onDrop?.(dropped.item);
     }
     if (this.first > this.maxEntries / 10) {
       this.entries = this.entries.slice(this.first);
@@ -36,6 +40,16 @@ export class BoundedLog<T> {
   /** Every entry ever added, kept or not. */
   get total(): number {
     return this.added;
+  }
+
+  /** Entries kept now. */
+  get length(): number {
+    return this.entries.length - this.first;
+  }
+
+  /** The kept entry at `index`, 0 being the oldest. */
+  at(index: number): T | undefined {
+    return index >= 0 && index < this.length ? this.entries[this.first + index]!.item : undefined;
   }
 
   list(): T[] {

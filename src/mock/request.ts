@@ -61,6 +61,8 @@ function tooLarge(maxBytes: number): MockHttpError {
  */
 export class BodyReader {
   bytesRead = 0;
+  /** The body once read whole (the request journal keeps its start). */
+  received: Buffer | undefined;
   private body: Promise<Buffer> | undefined;
 
   constructor(private readonly req: IncomingMessage) {}
@@ -97,7 +99,10 @@ export class BodyReader {
       });
       req.on('end', () => {
         if (over) reject(tooLarge(maxBytes));
-        else resolve(shared ? shared.subarray(0, this.bytesRead) : Buffer.concat(chunks));
+        else {
+          this.received = shared ? shared.subarray(0, this.bytesRead) : Buffer.concat(chunks);
+          resolve(this.received);
+        }
       });
       req.on('error', reject);
       req.on('close', () => {

@@ -390,20 +390,24 @@ export class MockServer {
     const sent = cors === undefined ? answer : withCors(answer, cors);
     // Bytes that cannot be made (a body JSON cannot write) are answered with the 500 below.
     const bytes = await bodyBytes(sent).catch(() => undefined);
-    this.send(res, cid, sent, bytes, method, target?.pathname ?? '');
+    const written = this.send(res, cid, sent, bytes, method, target?.pathname ?? '');
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
-    const entry: JournalEntry = {
+    const entry = this.state.journal.record({
       time: new Date().toISOString(),
       method,
       path: target ? pathname + redactQuery(target.searchParams) : pathname,
-      status: answer.status,
+      status: written?.status ?? answer.status,
       cid,
       durationMs,
       requestBytes: body.bytesRead || Number(req.headers['content-length']) || 0,
-    };
-    this.state.record(entry);
+      responseBytes: written?.bytes ?? 0,
+      requestHeaders: req.headers,
+      responseHeaders: written?.headers ?? {},
+      requestBody: body.received,
+      responseBody: written?.chunks ?? [],
+    });
     this.stats?.add(sideOf(pathname), answer.status, durationMs);
     for (const listener of this.entryListeners) listener(entry);
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
@@ -474,9 +478,9 @@ export class MockServer {
     bytes: Buffer[] | undefined,
     method: string,
     path: string,
-  ): void {
-    if (res.headersSent || res.destroyed) return;
-    let written: Omit<AnswerSeen, 'method' | 'path'>;
+  ): Written | undefined {
+    if (res.headersSent || res.destroyed) return undefined;
+    let written: Written;
     try {
       if (bytes === undefined) throw new Error('no body');
       written = writeAnswer(res, cid, answer, bytes);
@@ -488,14 +492,21 @@ export class MockServer {
         written = writeAnswer(res, cid, fallback, bytesNow(fallback));
       } catch {
         res.destroy();
-        return;
+        return undefined;
       }
     }
-    if (!this.options.onAnswer) return;
+    if (!this.options.onAnswer) return written;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(written.headers))
       headers[name.toLowerCase()] = value;
-    this.options.onAnswer({ method, path, ...written, headers });
+    this.options.onAnswer({
+      method,
+      path,
+      status: written.status,
+      headers,
+      body: written.body,
+    });
+    return written;
   }
 }
 
@@ -518,25 +529,36 @@ function bytesNow(answer: MockResponse): Buffer[] {
   return [];
 }
 
+/** An answer as written: its status, headers as sent and body bytes. */
+interface Written {
+  status: number;
+  headers: Record<string, string>;
+  /** The body's text; undefined when there is none. */
+  readonly body: string | undefined;
+  chunks: Buffer[];
+  bytes: number;
+}
+
 function writeAnswer(
   res: ServerResponse,
   cid: string,
   answer: MockResponse,
   bytes: Buffer[],
-): Omit<AnswerSeen, 'method' | 'path'> {
+): Written {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
   if (answer.stream) {
     if (answer.reason) res.statusMessage = answer.reason;
     const sent = writableHeaders(headers);
     res.writeHead(answer.status, sent);
     answer.stream(res);
-    return { status: answer.status, headers: sent, body: undefined };
+    return { status: answer.status, headers: sent, body: undefined, chunks: [], bytes: 0 };
   }
   if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
   else if (answer.body !== undefined) headers['content-type'] = 'application/json';
   // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
   // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
-  headers['content-length'] = String(bytes.reduce((sum, chunk) => sum + chunk.length, 0));
+  const length = bytes.reduce((sum, chunk) => sum + chunk.length, 0);
+  headers['content-length'] = String(length);
   if (answer.reason) res.statusMessage = answer.reason;
   const sent = writableHeaders(headers);
   res.writeHead(answer.status, sent);
@@ -547,6 +569,8 @@ function writeAnswer(
   return {
     status: answer.status,
     headers: sent,
+    chunks: bytes,
+    bytes: length,
     get body() {
       return hasBody ? Buffer.concat(bytes).toString('utf8') : undefined;
     },

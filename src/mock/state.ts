@@ -5,7 +5,7 @@
  * persistence).
  */
 import { randomBytes } from 'node:crypto';
-import { type JournalEntry, type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
+import { type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';
 import { DeviceMessages, KeyStore, RecentCids } from './device/store.js';
 import { EnrollmentState } from './enrollment/store.js';
@@ -97,7 +97,8 @@ export class MockState {
   readonly cids = new RecentCids(CID_MAX_SKEW_MS);
   /** What devices logged with `/v2.4/messages`; not state, like the journal. */
   readonly deviceMessages = new DeviceMessages();
-  private readonly journal = new Journal();
+  /** The request journal (request-journal.ts); the dev token never leaves it. */
+  readonly journal = new Journal(() => [this.token]);
 
   constructor(
     private token: string,
@@ -144,10 +145,6 @@ export class MockState {
       this.tenants.set(id, t);
     }
     return t;
-  }
-
-  record(entry: JournalEntry): void {
-    this.journal.record(entry);
   }
 
   requests(): RequestJournal {

@@ -2,6 +2,7 @@ import { MarkingsErrorCode } from '../../api/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
+import { filterFromQuery } from '../request-journal.js';
 import type { MockState } from '../state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
@@ -44,7 +45,11 @@ export function adminRoutes(state: MockState, reset: () => void): Route[] {
     }),
     route('GET', '/_mock/requests', (req) => {
       requireAdmin(state, req);
-      return json(200, state.requests());
+      const filter = filterFromQuery(req.query);
+      if (typeof filter === 'string') {
+        throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
+      }
+      return json(200, state.journal.list(filter));
     }),
   ];
 }
