@@ -74,6 +74,25 @@ export async function api(method, path, body, extraHeaders = {}) {
 
 export const get = (path) => api('GET', path);
 
+/**
+ * Signs in with the dev token: POST login as a form would send it, but from script, so the
+ * browser names this page's origin (a form navigation under Referrer-Policy: no-referrer sends
+ * Origin: null, which the mock refuses as foreign). Resolves true when signed in, false when the
+ * token is wrong; throws what the mock said otherwise.
+ */
+export async function signIn(token) {
+  const answer = await fetch(new URL('../login', BASE), {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+  });
+  if (new URL(answer.url).searchParams.get('signin') === 'failed') return false;
+  if (!answer.ok) {
+    const body = await answer.json().catch(() => undefined);
+    throw new ApiError(answer.status, body);
+  }
+  return true;
+}
+
 /** Signs out: the mock forgets the session; the page then shows the sign-in screen. */
 export async function signOut() {
   await fetch(new URL('../logout', BASE), { method: 'POST', headers: { 'X-Ksctl-Csrf': csrf } });

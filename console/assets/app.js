@@ -4,7 +4,7 @@
  * page modules. A page is mount(main, route) → { update?(route), unmount?() }; a route change
  * within one page calls update, so the Requests page keeps its live list while one is opened.
  */
-import { session, signOut, whenSignedOut } from './api.js';
+import { session, signIn, signOut, whenSignedOut } from './api.js';
 import { fill, h } from './dom.js';
 import { parseRoute } from './route.js';
 
@@ -58,12 +58,11 @@ function setMenu(open) {
 }
 
 /** What the browser sees without a session: the sign-in form and nothing of the tenant. */
-function signInScreen() {
+function signInScreen(reason = new URLSearchParams(location.search).get('signin')) {
   current?.page?.unmount?.();
   current = undefined;
   nav.hidden = true;
   menu.hidden = true;
-  const reason = new URLSearchParams(location.search).get('signin');
   const notes = {
     failed: 'That is not the mock’s dev token. Try again, or use the sign-in link.',
     expired:
@@ -88,7 +87,7 @@ function signInScreen() {
       ),
       h(
         'form',
-        { method: 'post', action: 'login', class: 'stack' },
+        { method: 'post', action: 'login', class: 'stack', onsubmit: submitToken },
         h(
           'div',
           { class: 'field' },
@@ -111,6 +110,25 @@ function signInScreen() {
       ),
     ),
   );
+}
+
+async function submitToken(event) {
+  event.preventDefault();
+  const input = event.target.elements.token;
+  try {
+    if (await signIn(input.value)) {
+      history.replaceState(null, '', location.pathname + (location.hash || '#/overview'));
+      location.reload();
+      return;
+    }
+    signInScreen('failed');
+  } catch (error) {
+    signInScreen();
+    main
+      .querySelector('.signin h1')
+      .after(h('p', { class: 'error-box', role: 'alert' }, error.message));
+  }
+  main.querySelector('#token')?.focus();
 }
 
 async function start() {

@@ -122,7 +122,7 @@ export function mount(main) {
             { title: 'Status', cell: (r) => cell(r.status) },
             { title: 'Code', cell: (r) => cell(r.code) },
             { title: 'Probability', cell: (r) => cell(r.probability ?? 1) },
-            { title: 'Times', cell: (r) => cell(r.times ?? 'unlimited') },
+            { title: 'Times left', cell: (r) => cell(r.times ?? 'unlimited') },
             { title: 'Hits', cell: (r) => count(r.hits ?? 0), class: 'num' },
             {
               title: 'Actions',

@@ -25,6 +25,8 @@ import { jsonView } from './json-view.js';
 import { routeTo } from './route.js';
 
 export const MAX_ROWS = 500;
+/** How many to ask for when the admin requests are left out here: the most the mock gives. */
+const ADMIN_MARGIN = 1000;
 
 const took = (ms) => `${(ms ?? 0) < 10 ? (ms ?? 0).toFixed(1) : Math.round(ms)} ms`;
 const FILTERS = ['side', 'method', 'path', 'status', 'device', 'cid'];
@@ -33,7 +35,9 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 
 /** Whether a summary passes the filter, as the mock's own filter would judge it. */
 export function matches(filter, entry) {
-  if (filter.side && entry.side !== filter.side) return false;
+  // No side chosen: the service's sides, without the admin requests (as `ksctl mock requests`).
+  if (!filter.side && entry.side === 'admin') return false;
+  if (filter.side && filter.side !== 'all' && entry.side !== filter.side) return false;
   if (filter.method && entry.method !== filter.method.toUpperCase()) return false;
   if (filter.path && !entry.path.includes(filter.path)) return false;
   if (filter.device && entry.device !== filter.device) return false;
@@ -141,7 +145,7 @@ export function mount(main, route) {
   const inputs = {
     side: field('Side', {
       tag: 'select',
-      options: [['', 'Any side'], ...SIDES.map((s) => [s, s])],
+      options: [['', 'Service (not admin)'], ...SIDES.map((s) => [s, s]), ['all', 'All sides']],
       value: filter.side ?? '',
     }),
     method: field('Method', {
@@ -261,12 +265,19 @@ export function mount(main, route) {
     waitingCount = 0;
     newNote.hidden = true;
     try {
-      const page = await get(`requests${query({ ...filter, limit: MAX_ROWS })}`);
+      // The mock filters by one side or none: without a side, the admin requests are counted
+      // apart and left out here.
+      const asked = { ...filter, side: filter.side === 'all' ? '' : filter.side };
+      const [page, admin] = await Promise.all([
+        get(`requests${query({ ...asked, limit: filter.side ? MAX_ROWS : ADMIN_MARGIN })}`),
+        filter.side ? undefined : get(`requests${query({ ...asked, side: 'admin', limit: 1 })}`),
+      ]);
       if (mine !== loadToken) return;
       errors.clear();
-      const requests = page.requests ?? [];
+      const requests = (page.requests ?? []).filter((e) => matches(filter, e)).slice(0, MAX_ROWS);
       tbody.replaceChildren(...requests.map((e) => rowFor(e, filter, selectedId)));
-      shownTotal = Math.max(page.total ?? requests.length, requests.length);
+      const total = (page.total ?? 0) - (admin?.total ?? 0);
+      shownTotal = Math.max(total, requests.length);
       updateNotes();
     } catch (error) {
       if (mine === loadToken) errors.show(error);

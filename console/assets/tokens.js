@@ -98,7 +98,7 @@ export function mount(main) {
       fill(
         outbox,
         table(
-          'Outbox',
+          'Outbox messages',
           [
             { title: 'Time', cell: (m) => when(m.time) },
             { title: 'To', cell: (m) => m.to ?? '—' },

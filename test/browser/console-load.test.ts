@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockInfo } from '../../src/api/wire.js';
-import { launchChromium, watchedPage, WIDE } from '../helpers/browser.js';
+import { launchChromium, newContext, watchedPage, WIDE } from '../helpers/browser.js';
 import { mockServeSuite } from '../helpers/spawn.js';
 
 const suite = mockServeSuite();
@@ -72,7 +72,7 @@ beforeAll(async () => {
     expect(await call('POST', '/markings?valueLimit=0', items)).toBe(200);
   }
   browser = await launchChromium();
-  context = await browser.newContext({ viewport: WIDE });
+  context = await newContext(browser, WIDE);
   ({ page } = await watchedPage(context, problems));
   // Every long task the page has, from the start (a string: it runs in the page, not here).
   await page.addInitScript(`

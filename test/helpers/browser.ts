@@ -28,16 +28,28 @@ export function launchChromium(): Promise<Browser> {
 export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 390, height: 844 };
 
-/** A page whose console errors and uncaught exceptions are kept in `problems`. */
+/**
+ * A page whose console errors, uncaught exceptions and failed loads of its own files (anything
+ * but an API answer) are kept in `problems`.
+ */
 export async function watchedPage(
   context: BrowserContext,
   problems: string[] = [],
 ): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    // The browser's own note of an answer >= 400: judged by its URL below, not here.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      problems.push(`console: ${message.text()}`);
+    }
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  // An API may refuse (the page shows why); the page's own files must always load.
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !new URL(response.url()).pathname.includes('/api/')) {
+      problems.push(`${response.status()} for ${response.url()}`);
+    }
+  });
   return { page, problems };
 }
 
@@ -73,4 +85,14 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
       help: v.help,
       nodes: v.nodes.map((n) => n.target.join(' ')),
     }));
+}
+
+/** A browser context at this size, whose waits give up after 10 s rather than 30. */
+export async function newContext(
+  browser: Browser,
+  viewport: { width: number; height: number },
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(10_000);
+  return context;
 }
