@@ -12,6 +12,7 @@ import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
 import { ROOT } from '../helpers/spawn.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
+import { sleep } from '../../src/sleep.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -352,6 +353,57 @@ describe('the console', () => {
     expect((await api(mock, who, 'GET', 'requests?status=teapot')).status).toBe(400);
   });
 
+  it('streams the API requests as batched server-sent events, not the console’s own', async () => {
+    const who = await signIn(mock);
+    const events: { event: string; data: unknown }[] = [];
+    let text = '';
+    let stop = () => undefined as void;
+    const opened = new Promise<Record<string, string | string[] | undefined>>((resolve, reject) => {
+      const req = request(
+        `${mock.info.url}/_mock/console/api/events`,
+        { headers: { cookie: who.cookie } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+            let end;
+            while ((end = text.indexOf('\n\n')) >= 0) {
+              const block = text.slice(0, end);
+              text = text.slice(end + 2);
+              const event = /^event: (.*)$/m.exec(block)?.[1];
+              const data = /^data: (.*)$/m.exec(block)?.[1];
+              if (event !== undefined) events.push({ event, data: JSON.parse(data!) as unknown });
+            }
+          });
+          resolve(res.headers);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+      stop = () => req.destroy();
+    });
+    try {
+      const headers = await opened;
+      expect(headers['content-type']).toBe('text/event-stream; charset=utf-8');
+      expect(headers['content-security-policy']).toBeDefined();
+      await Promise.all([
+        mock.call('GET', '/v2/dev/markings'),
+        mock.call('GET', '/v2/dev/markings/nope'),
+        mock.call('GET', '/_mock/faults'),
+        api(mock, who, 'GET', 'overview'),
+        api(mock, who, 'GET', 'stats'),
+      ]);
+      for (let i = 0; i < 40 && events.length === 0; i++) await sleep(50);
+      await sleep(300);
+      const paths = events.flatMap((e) => (e.data as { path: string }[]).map((r) => r.path));
+      expect(events.every((e) => e.event === 'requests')).toBe(true);
+      expect(events.length).toBeLessThan(3);
+      expect(paths.sort()).toEqual(['/_mock/faults', '/v2/dev/markings', '/v2/dev/markings/nope']);
+    } finally {
+      stop();
+    }
+  });
+
   it('counts requests per second in the stats', async () => {
     const who = await signIn(mock);
     await mock.call('GET', '/v2/dev/markings');
@@ -365,6 +417,30 @@ describe('the console', () => {
     expect(markings).toBeGreaterThanOrEqual(2);
     expect(notFound).toBeGreaterThanOrEqual(1);
     expect(seconds.at(-1)!.t).toBe(Math.floor(Date.now() / 1000));
+  });
+});
+
+describe('closing the mock', () => {
+  it('ends the event streams instead of waiting for them', async () => {
+    const mock = await startMock({ closeGraceMs: 30_000 });
+    const who = await signIn(mock);
+    const ended = new Promise<void>((resolve, reject) => {
+      const req = request(
+        `${mock.info.url}/_mock/console/api/events`,
+        { headers: { cookie: who.cookie } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    await sleep(100);
+    const started = performance.now();
+    await mock.close();
+    await ended;
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -1,9 +1,10 @@
 /**
  * The commands that talk to a running mock's `/_mock` endpoints: tokens, faults, reset, outbox,
- * devices and requests (with --follow).
+ * devices, requests (with --follow) and console.
  */
 import type { ApiClient } from '../../api/client.js';
 import type { FaultRule, JournalEntry, RequestJournal, TokenPair } from '../../api/wire.js';
+import { NotFoundError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
@@ -21,6 +22,11 @@ export interface RequestsOptions {
   tail: number;
   admin?: boolean;
   interval: number;
+}
+
+export interface ConsoleOptions {
+  /** Print the link, never open it. */
+  print?: boolean;
 }
 
 export interface OutboxOptions {
@@ -68,6 +74,38 @@ export async function tokens(ctx: CommandContext, options: TokensOptions): Promi
     return;
   }
   await ctx.render({ kind: 'text', data: body, text: '' });
+}
+
+/**
+ * A fresh sign-in link of the mock's console, opened in the browser where there is one, else
+ * printed on stdout (alone on its line, for `$(ksctl mock console --print)`).
+ */
+export async function consoleLink(ctx: CommandContext, options: ConsoleOptions): Promise<void> {
+  const client = await adminClient(ctx);
+  let consoleUrl: string;
+  try {
+    ({ consoleUrl } = (
+      await client.request<{ consoleUrl: string }>('POST', '/_mock/console/links', {
+        what: 'make a console link',
+      })
+    ).body);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    throw new NotFoundError(`the mock at ${client.baseUrl} serves no console`, {
+      hint: 'it was started with --no-console, or is an older ksctl: restart it without',
+    });
+  }
+  if (!options.print) {
+    const { canOpenBrowser, openBrowser } = await import('../browser.js');
+    if (canOpenBrowser(ctx.env) && (await openBrowser(consoleUrl, ctx.env))) {
+      ctx.say('opened the console in your browser (the link signs in once)');
+      return;
+    }
+  }
+  ctx.io.stdout.write(`${consoleUrl}\n`);
+  if (!options.print && ctx.io.stdoutIsTTY) {
+    ctx.say('open it in a browser: it signs in once (and expires unused after a day)');
+  }
 }
 
 export async function faultsList(ctx: CommandContext): Promise<void> {

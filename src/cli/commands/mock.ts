@@ -1,13 +1,18 @@
 /**
  * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, messages,
- * faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
+ * console, faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
  * mock from mock-admin-actions.ts, each loaded when its command runs.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
 import type { CommandContext } from '../command-context.js';
 import { collect } from '../options.js';
-import type { OutboxOptions, RequestsOptions, TokensOptions } from './mock-admin-actions.js';
+import type {
+  ConsoleOptions,
+  OutboxOptions,
+  RequestsOptions,
+  TokensOptions,
+} from './mock-admin-actions.js';
 import type { ServeOptions } from './mock-serve-actions.js';
 import type { RecoverOptions } from './mock-state-actions.js';
 
@@ -47,6 +52,7 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockRequestsCommand(ctx));
   mock.addCommand(mockDevicesCommand(ctx));
   mock.addCommand(mockMessagesCommand(ctx));
+  mock.addCommand(mockConsoleCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -224,6 +230,19 @@ function mockDevicesCommand(ctx: CommandContext): Command {
     .description('devices enrolled with the mock (their keys are never shown)')
     .addHelpText('after', '\nExamples:\n  ksctl mock devices\n  ksctl mock devices -o yaml')
     .action(async () => (await adminActions()).devices(ctx));
+}
+
+function mockConsoleCommand(ctx: CommandContext): Command {
+  return new Command('console')
+    .description(
+      "open the running mock's console in the browser with a fresh sign-in link (printed where there is no browser: SSH, CI)",
+    )
+    .option('--print', 'print the link on stdout, never open a browser')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl mock console\n  ksctl mock console --print\n  firefox "$(ksctl mock console --print)"',
+    )
+    .action(async (options: ConsoleOptions) => (await adminActions()).consoleLink(ctx, options));
 }
 
 function mockMessagesCommand(ctx: CommandContext): Command {
