@@ -9,7 +9,7 @@
 import { events, get, query } from './api.js';
 import {
   bytes,
-  clock,
+  clockText,
   codeLine,
   count,
   errorBox,
@@ -27,6 +27,8 @@ import { routeTo } from './route.js';
 export const MAX_ROWS = 500;
 /** How many to ask for when the admin requests are left out here: the most the mock gives. */
 const ADMIN_MARGIN = 1000;
+/** The least time between two updates of the list. */
+const FLUSH_MS = 500;
 
 const took = (ms) => `${(ms ?? 0) < 10 ? (ms ?? 0).toFixed(1) : Math.round(ms)} ms`;
 const FILTERS = ['side', 'method', 'path', 'status', 'device', 'cid'];
@@ -63,14 +65,14 @@ function rowFor(entry, filter, selectedId) {
   if (entry.id === selectedId) link.setAttribute('aria-current', 'true');
   return h(
     'tr',
-    { 'data-id': entry.id, class: entry.id === selectedId ? 'selected' : null },
-    h('td', { class: 'time' }, clock(entry.time)),
-    h('td', {}, h('span', { class: `side side-${entry.side}` }, entry.side ?? '')),
-    h('td', { class: 'method' }, entry.method),
-    h('td', { class: 'wrap' }, link),
-    h('td', {}, statusBadge(entry.status)),
-    h('td', { class: 'num' }, took(entry.durationMs)),
-    h('td', { class: 'mono' }, entry.device ?? ''),
+    { role: 'row', 'data-id': entry.id, class: entry.id === selectedId ? 'selected' : null },
+    h('td', { role: 'cell', class: 'time' }, clockText(entry.time)),
+    h('td', { role: 'cell', class: `side side-${entry.side}` }, entry.side ?? ''),
+    h('td', { role: 'cell', class: 'method' }, entry.method),
+    h('td', { role: 'cell', title: entry.path }, link),
+    h('td', { role: 'cell' }, statusBadge(entry.status)),
+    h('td', { role: 'cell', class: 'num' }, took(entry.durationMs)),
+    h('td', { role: 'cell', class: 'mono' }, entry.device ?? ''),
   );
 }
 
@@ -83,6 +85,8 @@ export function mount(main, route) {
   let waiting = []; // arrived while paused, newest last, at most MAX_ROWS
   let waitingCount = 0;
   let frame = 0;
+  let timer = 0;
+  let lastFlush = 0;
   let loadToken = 0;
 
   const errors = errorBox();
@@ -99,19 +103,19 @@ export function mount(main, route) {
     onclick: () => setPaused(false, true),
   });
   const moreNote = h('p', { class: 'more-note muted', hidden: true });
-  const tbody = h('tbody');
+  const tbody = h('tbody', { role: 'rowgroup' });
+  // Explicit roles: the rows are laid out as grids (app.css), which may drop a table's own.
   const listTable = h(
     'table',
-    { class: 'requests-table' },
-    h('caption', { class: 'visually-hidden' }, 'Requests, newest first'),
+    { class: 'requests-table', role: 'table', 'aria-label': 'Requests, newest first' },
     h(
       'thead',
-      {},
+      { role: 'rowgroup' },
       h(
         'tr',
-        {},
+        { role: 'row' },
         ['Time', 'Side', 'Method', 'Path', 'Status', 'Took', 'Device'].map((t) =>
-          h('th', { scope: 'col' }, t),
+          h('th', { role: 'columnheader', scope: 'col' }, t),
         ),
       ),
     ),
@@ -232,13 +236,24 @@ export function mount(main, route) {
     schedule();
   }
 
+  /**
+   * One DOM update per frame, and at most one every FLUSH_MS: each update lays out and paints
+   * the list once, whatever it brings, so fewer and larger ones cost less at a high rate.
+   */
   function schedule() {
-    if (!frame) frame = requestAnimationFrame(flush);
+    if (frame || timer) return;
+    const wait = lastFlush + FLUSH_MS - performance.now();
+    if (wait <= 0) frame = requestAnimationFrame(flush);
+    else
+      timer = setTimeout(() => {
+        timer = 0;
+        frame = requestAnimationFrame(flush);
+      }, wait);
   }
 
-  /** One DOM update per frame: the new rows on top, the oldest beyond MAX_ROWS removed. */
   function flush() {
     frame = 0;
+    lastFlush = performance.now();
     if (queue.length === 0) return;
     const fragment = document.createDocumentFragment();
     for (let i = queue.length - 1; i >= 0; i -= 1)
@@ -246,7 +261,12 @@ export function mount(main, route) {
     shownTotal += queue.length;
     queue = [];
     tbody.prepend(fragment);
-    while (tbody.rows.length > MAX_ROWS) tbody.lastElementChild.remove();
+    if (tbody.rows.length > MAX_ROWS) {
+      const range = document.createRange();
+      range.setStartBefore(tbody.rows[MAX_ROWS]);
+      range.setEndAfter(tbody.lastElementChild);
+      range.deleteContents();
+    }
     updateNotes();
   }
 
@@ -402,6 +422,7 @@ export function mount(main, route) {
     unmount() {
       stop();
       cancelAnimationFrame(frame);
+      clearTimeout(timer);
     },
   };
 }

@@ -117,9 +117,9 @@ describe('20,000 markings', () => {
     expect(performance.now() - t).toBeLessThan(2000);
 
     t = performance.now();
-    await page.getByLabel('Filter', { exact: true }).fill('name__startswith=load-123');
+    await page.getByLabel('Filter', { exact: true }).fill('name__startswith=load-1999');
     await page.getByLabel('Filter', { exact: true }).press('Enter');
-    await page.getByText('1–11 of 11').waitFor();
+    await page.getByText('1–10 of 10').waitFor();
     expect(performance.now() - t).toBeLessThan(2000);
     expect((await longTasks()).longest).toBeLessThan(200);
   });
