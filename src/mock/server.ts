@@ -6,12 +6,7 @@
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  type FaultRule,
-  type JournalEntry,
-  MarkingsErrorCode,
-  type MockInfo,
-} from '../api/wire.js';
+import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
 import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';
@@ -41,7 +36,7 @@ import { Pacer } from './pacing.js';
 import { DurableState } from './persistence/durable.js';
 import type { ConsoleApp } from './console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
-import { RequestStats, sideOf } from './console/stats.js';
+import { RequestStats } from './console/stats.js';
 import { applySeed, type Seed } from './seed.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -163,8 +158,6 @@ export class MockServer {
   private readonly stats: RequestStats | undefined;
   /** The console itself, loaded when a browser first asks for it. */
   private consoleApp: Promise<ConsoleApp> | undefined;
-  /** Told of each journal entry as it is recorded (the console's event streams). */
-  private readonly entryListeners = new Set<(entry: JournalEntry) => void>();
 
   private constructor(
     private readonly options: MockServerOptions,
@@ -174,7 +167,11 @@ export class MockServer {
     this.state = new MockState(options.devToken ?? newDevToken());
     if (options.console !== false) {
       this.signIn = new ConsoleSignIn();
-      this.stats = new RequestStats();
+      const stats = new RequestStats();
+      this.state.journal.subscribe((entry) =>
+        stats.add(entry.side, entry.status, entry.durationMs),
+      );
+      this.stats = stats;
     }
     if (!durable || durable.fresh) {
       loadDefaults(this.state, options.seed);
@@ -394,7 +391,7 @@ export class MockServer {
     const durationMs = Math.round((performance.now() - started) * 10) / 10;
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
-    const entry = this.state.journal.record({
+    this.state.journal.record({
       time: new Date().toISOString(),
       method,
       path: target ? pathname + redactQuery(target.searchParams) : pathname,
@@ -408,8 +405,6 @@ export class MockServer {
       requestBody: body.received,
       responseBody: written?.chunks ?? [],
     });
-    this.stats?.add(sideOf(pathname), answer.status, durationMs);
-    for (const listener of this.entryListeners) listener(entry);
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }
 
@@ -433,10 +428,7 @@ export class MockServer {
           signIn: this.signIn!,
           stats: this.stats!,
           info: () => this.info,
-          feed: (listener) => {
-            this.entryListeners.add(listener);
-            return () => this.entryListeners.delete(listener);
-          },
+          feed: (listener) => this.state.journal.subscribe(listener),
           route: (req) => this.route(req),
           entries: () => this.state.requests().requests,
         }),

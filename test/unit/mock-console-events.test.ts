@@ -32,7 +32,11 @@ class FakeResponse extends EventEmitter {
   }
 }
 
+let ids = 0;
 const entry = (path: string): JournalEntry => ({
+  id: ++ids,
+  side: path.startsWith('/_mock/') ? 'admin' : 'markings',
+  responseBytes: 0,
   time: new Date().toISOString(),
   method: 'GET',
   path,

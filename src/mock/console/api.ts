@@ -23,6 +23,7 @@ import type { ServerResponse } from 'node:http';
 import { type JournalEntry, MarkingsErrorCode, type MockInfo } from '../../api/wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
+import { filterFromQuery } from '../request-journal.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
 import { json, MockHttpError, type MockRequest, type MockResponse, Router } from '../http.js';
@@ -69,67 +70,6 @@ function forwarded(req: MockRequest, path: string, devToken: string): MockReques
   };
 }
 
-/** A journal entry with the members the journal may add (its side, the device). */
-type Entry = JournalEntry & { id?: number; side?: string; device?: string };
-
-export interface RequestFilter {
-  side?: string;
-  method?: string;
-  path?: string;
-  status?: string;
-  device?: string;
-  cid?: string;
-  before?: number;
-  limit: number;
-}
-
-const FILTER_PARAMETERS = ['side', 'method', 'path', 'status', 'device', 'cid', 'before', 'limit'];
-
-export function requestFilter(query: URLSearchParams): RequestFilter {
-  for (const name of query.keys()) {
-    if (!FILTER_PARAMETERS.includes(name)) throw invalid(name, 'unknown parameter');
-  }
-  const text = (name: string) => {
-    const value = query.get(name);
-    return value === null || value === '' ? undefined : value;
-  };
-  const whole = (name: string, max: number) => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    if (!/^\d{1,15}$/.test(value) || Number(value) > max)
-      throw invalid(name, `must be a whole number up to ${max}`);
-    return Number(value);
-  };
-  const status = text('status');
-  if (status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx)$/i.test(status))
-    throw invalid('status', 'must be a status such as 404, or a class such as 4xx');
-  return {
-    side: text('side'),
-    method: text('method')?.toUpperCase(),
-    path: text('path'),
-    status: status?.toLowerCase(),
-    device: text('device'),
-    cid: text('cid'),
-    before: whole('before', Number.MAX_SAFE_INTEGER),
-    limit: whole('limit', REQUESTS_MAX_LIMIT) ?? REQUESTS_DEFAULT_LIMIT,
-  };
-}
-
-function matches(filter: RequestFilter, entry: Entry, index: number): boolean {
-  if (filter.before !== undefined && (entry.id ?? index + 1) >= filter.before) return false;
-  if (filter.side !== undefined && entry.side !== filter.side) return false;
-  if (filter.method !== undefined && entry.method !== filter.method) return false;
-  if (filter.path !== undefined && !entry.path.includes(filter.path)) return false;
-  if (filter.device !== undefined && entry.device !== filter.device) return false;
-  if (filter.cid !== undefined && entry.cid !== filter.cid) return false;
-  if (filter.status !== undefined) {
-    const status = String(entry.status);
-    if (filter.status.endsWith('xx') ? status[0] !== filter.status[0] : status !== filter.status)
-      return false;
-  }
-  return true;
-}
-
 /** Protected values opened with the key's data key; the names of those opened. */
 function openedAttributes(
   key: StoredKey,
@@ -161,7 +101,7 @@ export function consoleApi(
   /** When each device was last heard of: its newest journal entry, else its newest key. */
   const lastSeen = (): Map<string, string> => {
     const seen = new Map<string, string>();
-    for (const entry of deps.entries() as Entry[]) {
+    for (const entry of deps.entries()) {
       if (entry.device !== undefined) seen.set(entry.device, entry.time);
     }
     return seen;
@@ -283,16 +223,34 @@ export function consoleApi(
       method: 'GET',
       pattern: `${API}/requests`,
       handler: (req) => {
-        const filter = requestFilter(req.query);
-        const entries = deps.entries() as Entry[];
-        const found: Entry[] = [];
-        let total = 0;
-        for (let i = entries.length - 1; i >= 0; i--) {
-          if (!matches(filter, entries[i]!, i)) continue;
-          total++;
-          if (found.length < filter.limit) found.push(entries[i]!);
+        const filter = filterFromQuery(req.query);
+        if (typeof filter === 'string')
+          throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
+        const limit = Math.min(filter.limit ?? REQUESTS_DEFAULT_LIMIT, REQUESTS_MAX_LIMIT);
+        // Every match is counted (the page says how many it does not show); a few are sent.
+        const { requests } = state.journal.list({
+          ...filter,
+          limit: undefined,
+          bodies: false,
+          newestFirst: true,
+        });
+        return json(200, { total: requests.length, requests: requests.slice(0, limit) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/requests/:id`,
+      handler: (req) => {
+        const id = req.params.id!;
+        const entry = /^\d{1,15}$/.test(id) ? state.journal.get(Number(id)) : undefined;
+        if (!entry) {
+          throw new MockHttpError(
+            404,
+            MarkingsErrorCode.notFound,
+            `request ${id} is not in the journal`,
+          );
         }
-        return json(200, { total, requests: found });
+        return json(200, entry);
       },
     },
     {

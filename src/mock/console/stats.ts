@@ -5,8 +5,7 @@
  * and one logarithm a request, no allocation but for the first error of a status in a second.
  * Answer times are counted in logarithmic bins 10 % wide, so a percentile is right within 5 %.
  */
-export const SIDES = ['markings', 'enrollment', 'device', 'admin'] as const;
-export type Side = (typeof SIDES)[number];
+import { REQUEST_SIDES, type RequestSide } from '../../api/wire.js';
 
 export const STATS_SECONDS = 600;
 /** The lowest bin holds answers up to this many milliseconds; each next one is 10 % wider. */
@@ -59,12 +58,12 @@ export class RequestStats {
       this.buckets.push({ t: -1, counts: [0, 0, 0, 0], total: 0, errors: undefined });
   }
 
-  add(side: Side, status: number, durationMs: number): void {
+  add(side: RequestSide, status: number, durationMs: number): void {
     const second = Math.floor(this.now() / 1000);
     const index = second % STATS_SECONDS;
     const bucket = this.buckets[index]!;
     if (bucket.t !== second) this.restart(bucket, index, second);
-    bucket.counts[SIDES.indexOf(side)]!++;
+    bucket.counts[REQUEST_SIDES.indexOf(side)]!++;
     bucket.total++;
     this.times[index * BINS + binOf(durationMs)]!++;
     if (status >= 400) {
@@ -132,12 +131,4 @@ export class RequestStats {
     bucket.errors = undefined;
     this.times.fill(0, index * BINS, (index + 1) * BINS);
   }
-}
-
-/** Which side of the service a request path belongs to. */
-export function sideOf(path: string): Side {
-  if (path.startsWith('/_mock/')) return 'admin';
-  if (path.startsWith('/v2/')) return 'markings';
-  if (/^\/v2\.\d+\/(keys\/|resources$|messages$)/.test(path)) return 'device';
-  return 'enrollment';
 }
