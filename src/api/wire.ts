@@ -381,7 +381,15 @@ export interface OpenedDeviceRequest {
   /** The answer's envelope opened the same way. */
   answer?: unknown;
   /** An error the answer sealed: its code and what it means. */
-  sealedError?: { code: number; meaning: string; message?: string };
+  sealedError?: {
+    code: number;
+    /** What the code means, in the cause table's words (src/device/causes.ts). */
+    meaning: string;
+    /** The message the answer carried. */
+    message?: string;
+    /** What a client does about it. */
+    hint?: string;
+  };
 }
 
 /** What a registration's package held: never its STOKEN or UIDAUTH. */

@@ -117,6 +117,54 @@ export function openRegistration(
   };
 }
 
+/** What a register request's package held, as far as it opened (the mock's request journal). */
+export interface InspectedRegistration {
+  /** The device public key's size, once the package opened that far. */
+  keyBits?: number;
+  /** Whether `g` verifies over `p` with that key. */
+  signatureValid?: boolean;
+  /** AUTH's two tokens: only to tell the user they name, never to show. */
+  stoken?: string;
+  uidauth?: string;
+  /** Why it opened no further. */
+  stopped?: string;
+}
+
+/**
+ * A register request opened step by step as openRegistration opens it, going on where that one
+ * refuses (a key of another size, a signature that does not verify), to tell what the package
+ * held. For showing a request already answered, never for deciding one.
+ */
+export function inspectRegistration(
+  body: unknown,
+  serverPrivateKey: KeyObject,
+): InspectedRegistration {
+  const request = readRequestFields(body);
+  if (request === undefined) return { stopped: 'the body is not JSON with k, p, s and g' };
+  const sealedKey = decodeBase64Strict(request.s);
+  const sealedPackage = decodeBase64Strict(request.p);
+  const signature = decodeBase64Strict(request.g);
+  if (sealedKey === undefined || sealedPackage === undefined || signature === undefined) {
+    return { stopped: 's, p or g is not Base64' };
+  }
+  const aesKey = oaepDecrypt(serverPrivateKey, sealedKey);
+  if (aesKey === undefined || aesKey.length !== AES_KEY_BYTES) {
+    return { stopped: "s does not open with the key server's private key" };
+  }
+  if (sealedPackage.length < MIN_PACKAGE_BYTES) return { stopped: 'p is too short' };
+  const members = parseJsonObject(decodeUtf8Strict(aesCtrDecrypt(aesKey, sealedPackage)));
+  if (members === undefined) return { stopped: 'p does not open to JSON' };
+  const publicKeyText = members.TKRespPubKDERB64 ?? members.tkRespPubKDERB64;
+  const devicePublicKey =
+    typeof publicKeyText === 'string' ? decodeRsaSpkiBase64(publicKeyText) : undefined;
+  if (devicePublicKey === undefined) return { stopped: 'p holds no RSA public key' };
+  const keyBits = rsaModulusBits(devicePublicKey);
+  const signatureValid = verifyPackage(devicePublicKey, request.p, signature);
+  const token = typeof members.AUTH === 'string' ? splitAuth(members.AUTH) : undefined;
+  if (token === undefined) return { keyBits, signatureValid, stopped: 'p holds no AUTH' };
+  return { keyBits, signatureValid, stoken: token.stoken, uidauth: token.uidauth };
+}
+
 function readRequestFields(body: unknown): Record<'k' | 'p' | 's' | 'g', string> | undefined {
   const value =
     typeof body === 'string' || body instanceof Uint8Array

@@ -323,6 +323,11 @@ describe('the mock and the document', () => {
     await send('PUT', '/_mock/faults', { json: [{ path: '/nowhere', status: 503, times: 2 }] });
     await send('GET', '/_mock/faults');
     await send('GET', '/_mock/requests');
+    await send('GET', '/_mock/requests?bodies=true&order=newest&limit=5');
+    // Every request so far described: device requests opened, registrations inspected.
+    const { requests } = json<{ requests: { id: number }[] }>(await send('GET', '/_mock/requests'));
+    for (const { id } of requests) await send('GET', `/_mock/requests/${id}`);
+    await send('GET', '/_mock/requests/999999');
     await send('GET', '/_mock/outbox');
     await send('GET', '/_mock/devices');
     await send('GET', '/_mock/keys');

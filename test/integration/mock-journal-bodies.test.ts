@@ -140,6 +140,9 @@ describe('the journal keeps both messages', () => {
     expect(await only(`after=${ids[0]}&side=markings`)).toEqual([ids[1]]);
     expect(await only(`order=newest&limit=2&before=${ids[2]! + 1}`)).toEqual([ids[2], ids[1]]);
     expect((await journal('side=admin', true)).requests[0]!.path).toBe('/_mock/reset');
+    const gone = await mock.call('GET', '/_mock/requests/999999');
+    expect(gone.status).toBe(404);
+    expect(JSON.stringify(gone.body)).toContain('the journal holds no request 999999');
     const bad = await mock.call('GET', '/_mock/requests?status=teapot');
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('status must be');
@@ -222,6 +225,13 @@ describe('no secret comes out of the journal', () => {
       stoken: '[redacted]',
       uidauth: '[redacted]',
     });
+    // Described one by one, they say the same.
+    for (const { id } of requests) {
+      const described = JSON.stringify((await mock.call('GET', `/_mock/requests/${id}`)).body);
+      for (const value of [mock.token, password, portalPair.uidauth, minted.stoken]) {
+        expect(described).not.toContain(value);
+      }
+    }
   });
 });
 

@@ -2,7 +2,8 @@ import { MarkingsErrorCode } from '../../api/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
-import { filterFromQuery } from '../request-journal.js';
+import { describeRequest } from '../request-detail.js';
+import { filterFromQuery, JOURNAL_MAX_ENTRIES } from '../request-journal.js';
 import type { MockState } from '../state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
@@ -50,6 +51,21 @@ export function adminRoutes(state: MockState, reset: () => void): Route[] {
         throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
       }
       return json(200, state.journal.list(filter));
+    }),
+    route('GET', '/_mock/requests/:id', async (req) => {
+      requireAdmin(state, req);
+      const id = req.params.id!;
+      const detail = /^\d{1,15}$/.test(id)
+        ? await describeRequest(state, { id: Number(id) })
+        : undefined;
+      if (!detail) {
+        throw new MockHttpError(
+          404,
+          MarkingsErrorCode.notFound,
+          `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`,
+        );
+      }
+      return json(200, detail);
     }),
   ];
 }

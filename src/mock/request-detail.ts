@@ -1,0 +1,358 @@
+/**
+ * One request of the journal described (`GET /_mock/requests/{id}`, `ksctl mock requests show`,
+ * the console): `describeRequest(state, entry)` gives both messages, redacted, and opens what
+ * the mock holds the keys to, when asked and never at each request:
+ *
+ * - a device request (`/v2.3|v2.4/…`): the request envelope opened with the device's SEP.CD:IDC
+ *   key and the cid (device/crypto.ts, the mock's own opener), its attribute texts parsed and
+ *   protected values opened with SEP.CD:KS and marked `{"decrypted": true, "values": […]}`; the
+ *   answer's envelope opened the same way (protected values of fetched keys with the key's data
+ *   key; wrapped data keys are left out); a sealed error's code with its meaning (device/causes.ts);
+ * - a registration (`POST /v2.x/register/{keyspace}`): the package opened with the key server's
+ *   private key: the device key's size, whether the signature verifies, the user AUTH names
+ *   (its STOKEN and UIDAUTH are never shown), the device made, the cause of a refusal;
+ * - any request: a `curl` line and a `ksctl` line that send it again, without secrets (the dev
+ *   token as `$KSCTL_TOKEN`), quoted for a POSIX shell.
+ *
+ * What cannot be opened (a device the mock does not know or no longer knows, an envelope that does
+ * not open, a body longer than the 64 KiB the journal keeps) is said in `problems`, and the rest
+ * is still described.
+ */
+import {
+  type EnrollmentDetail,
+  type JournalEntry,
+  type JournalEntryWithBodies,
+  type OpenedDeviceRequest,
+  type RequestDetail,
+} from '../api/wire.js';
+import { REDACTED_TEXT, scrubSecrets } from '../api/redact.js';
+import { deviceCause } from '../device/causes.js';
+import { parseCid } from '../device/cid.js';
+import { aad, isProtectedAttribute, openEnvelope, openProtectedValues } from '../device/crypto.js';
+import { causeByCode } from '../enroll/causes.js';
+import { inspectRegistration } from '../enroll/service-side.js';
+import { isJsonObject, parseJsonObject } from '../encoding/json.js';
+import { verifyTokenPair } from './enrollment/tokens.js';
+import { JOURNAL_BODY_KEPT_BYTES, type UnredactedMessages } from './request-journal.js';
+import type { MockState } from './state.js';
+
+const DEVICE_PATH = /^\/v2\.([34])\//;
+const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
+
+/**
+ * The request with that entry's id described, or undefined when the journal no longer holds it.
+ * Reads the key server key when it describes a registration (it may still be being generated).
+ */
+export async function describeRequest(
+  state: MockState,
+  entry: Pick<JournalEntry, 'id'>,
+): Promise<RequestDetail | undefined> {
+  const kept = state.journal.get(entry.id);
+  const raw = state.journal.unredacted(entry.id);
+  if (!kept) return undefined;
+  const problems: string[] = [];
+  const detail: RequestDetail = { ...kept, ...replayLines(state, kept) };
+  if (raw !== undefined && kept.side === 'device') {
+    const opened = openDeviceRequest(state, kept, raw, problems);
+    if (opened) detail.opened = opened;
+  } else if (raw !== undefined && REGISTER_PATH.test(kept.path)) {
+    detail.enrollment = await describeRegistration(state, kept, raw, problems);
+  } else if (raw === undefined && (kept.side === 'device' || REGISTER_PATH.test(kept.path))) {
+    problems.push(
+      'the journal let this request’s bodies go to stay within its bytes; newer requests kept theirs',
+    );
+  }
+  if (problems.length > 0) detail.problems = problems;
+  // Whatever was opened, the dev token never leaves.
+  return JSON.parse(scrubSecrets(JSON.stringify(detail), [state.devToken])) as RequestDetail;
+}
+
+/** The body as kept, when it is whole (a body cut at 64 KiB cannot be opened). */
+function wholeBody(
+  body: Buffer | undefined,
+  bytes: number,
+  what: string,
+  problems: string[],
+): string | undefined {
+  if (body === undefined || body.length === 0) {
+    if (bytes > 0) problems.push(`the mock did not read the ${what}`);
+    return undefined;
+  }
+  if (body.length < bytes) {
+    problems.push(
+      `the ${what} (${bytes} bytes) is longer than the ${JOURNAL_BODY_KEPT_BYTES / 1024} KiB the journal keeps: it cannot be opened`,
+    );
+    return undefined;
+  }
+  return body.toString('utf8');
+}
+
+// ---- device requests ----
+
+function openDeviceRequest(
+  state: MockState,
+  entry: JournalEntryWithBodies,
+  raw: UnredactedMessages,
+  problems: string[],
+): OpenedDeviceRequest | undefined {
+  const dialect = DEVICE_PATH.exec(entry.path)?.[1] === '3' ? 'v2.3' : 'v2.4';
+  const text = wholeBody(raw.requestBody, entry.requestBytes, 'request body', problems);
+  if (text === undefined) return undefined;
+  const body = parseJsonObject(text);
+  if (typeof body?.cid !== 'string' || typeof body.envelope !== 'string') {
+    problems.push('the body is not a device request {"cid": "…", "envelope": "…"}');
+    return undefined;
+  }
+  const cid = body.cid;
+  const deviceId = parseCid(cid)?.deviceId;
+  if (deviceId === undefined) {
+    problems.push(`the cid ${JSON.stringify(cid.slice(0, 200))} names no device`);
+    return undefined;
+  }
+  const keys = state.enrollment.keysOf(deviceId);
+  if (!keys) {
+    problems.push(
+      `device ${deviceId} is not enrolled with this mock (never, or before a reset): its keys are unknown`,
+    );
+    return undefined;
+  }
+  const opened: OpenedDeviceRequest = {
+    cid,
+    deviceId,
+    keyId: `SEP.CD:IDC of ${deviceId}`,
+    dialect,
+  };
+  const request = openEnvelope(keys.cdIdc, cid, body.envelope);
+  if (request.ok) opened.clear = clearRequest(request.content, keys.cdEi);
+  else problems.push(`the request envelope ${notOpened(request.reason)}`);
+
+  const answerText = wholeBody(raw.responseBody, entry.responseBytes, 'answer', problems);
+  const answer = answerText === undefined ? undefined : parseJsonObject(answerText);
+  if (typeof answer?.envelope === 'string' && typeof answer.cid === 'string') {
+    const content = openEnvelope(keys.cdIdc, answer.cid, answer.envelope);
+    if (!content.ok) {
+      problems.push(`the answer envelope ${notOpened(content.reason)}`);
+    } else {
+      opened.answer = clearAnswer(state, content.content);
+      const error = isJsonObject(content.content) ? content.content.error : undefined;
+      if (isJsonObject(error) && typeof error.code === 'number') {
+        const cause = deviceCause(error.code);
+        opened.sealedError = {
+          code: error.code,
+          meaning: cause?.message ?? 'not a code this service uses',
+          ...(typeof error.message === 'string' ? { message: error.message } : {}),
+          ...(cause ? { hint: cause.hint } : {}),
+        };
+      }
+    }
+  }
+  return opened;
+}
+
+function notOpened(reason: 'not-base64' | 'not-authentic' | 'not-json'): string {
+  if (reason === 'not-base64') return 'is not Base64';
+  if (reason === 'not-json') return 'opened, but does not hold JSON';
+  return "does not open with the device's SEP.CD:IDC key and the cid (AES-GCM refused it)";
+}
+
+/** An attribute text parsed, each protected value opened and marked; the text as sent otherwise. */
+function clearAttributes(text: unknown, open: (name: string, sealed: string) => unknown): unknown {
+  if (typeof text !== 'string') return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!isJsonObject(parsed)) return text;
+  return Object.fromEntries(
+    Object.entries(parsed).map(([name, values]): [string, unknown] => {
+      if (!isProtectedAttribute(name)) return [name, values];
+      const sealed = Array.isArray(values) ? values[0] : values;
+      return [name, typeof sealed === 'string' ? open(name, sealed) : values];
+    }),
+  );
+}
+
+function opened(values: string[] | undefined, sealed: string): unknown {
+  return values === undefined ? { decrypted: false, sealed } : { decrypted: true, values };
+}
+
+/** The request envelope's content: attribute texts of create and modify parsed and opened. */
+function clearRequest(content: unknown, ksKey: Buffer): unknown {
+  const data = isJsonObject(content) ? content.data : undefined;
+  const items = isJsonObject(data) ? data['protection-keys'] : undefined;
+  if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
+  const open = (name: string, sealed: string) =>
+    opened(openProtectedValues(ksKey, name, sealed), sealed);
+  return {
+    ...content,
+    data: {
+      ...data,
+      'protection-keys': items.map((item: unknown) =>
+        isJsonObject(item)
+          ? {
+              ...item,
+              ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
+              ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
+            }
+          : item,
+      ),
+    },
+  };
+}
+
+/**
+ * The answer envelope's content: wrapped data keys left out, attribute texts of fetched keys
+ * parsed and their protected values opened with the key's data key.
+ */
+function clearAnswer(state: MockState, content: unknown): unknown {
+  const data = isJsonObject(content) ? content.data : undefined;
+  const items = isJsonObject(data) ? data['protection-keys'] : undefined;
+  if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
+  return {
+    ...content,
+    data: {
+      ...data,
+      'protection-keys': items.map((item: unknown) => {
+        if (!isJsonObject(item)) return item;
+        const id = typeof item.id === 'string' ? item.id : '';
+        const stored = state.keys.get(id);
+        const open = (_name: string, sealed: string) =>
+          stored
+            ? opened(openProtectedValues(Buffer.from(stored.key, 'hex'), aad(id), sealed), sealed)
+            : { decrypted: false, sealed };
+        return {
+          ...item,
+          ...('key' in item ? { key: REDACTED_TEXT } : {}),
+          ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
+          ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
+        };
+      }),
+    },
+  };
+}
+
+// ---- registrations ----
+
+async function describeRegistration(
+  state: MockState,
+  entry: JournalEntryWithBodies,
+  raw: UnredactedMessages,
+  problems: string[],
+): Promise<EnrollmentDetail> {
+  const keyspace = decodeURIComponent(REGISTER_PATH.exec(entry.path)?.[1] ?? '');
+  const detail: EnrollmentDetail = { keyspace };
+  const answer = parseJsonObject(raw.responseBody.toString('utf8'));
+  if (entry.status === 200 && typeof answer?.deviceID === 'string') {
+    detail.deviceId = answer.deviceID;
+  }
+  const error = isJsonObject(answer?.error) ? answer.error : undefined;
+  if (typeof error?.code === 'number') {
+    detail.cause = {
+      code: error.code,
+      meaning: causeByCode(error.code)?.explanation ?? 'not a code this service uses',
+    };
+  }
+  const text = wholeBody(raw.requestBody, entry.requestBytes, 'request body', problems);
+  if (text === undefined) return detail;
+  const { privateKey } = await state.enrollment.keyServer();
+  const package_ = inspectRegistration(text, privateKey);
+  if (package_.keyBits !== undefined) detail.keyBits = package_.keyBits;
+  if (package_.signatureValid !== undefined) detail.signatureValid = package_.signatureValid;
+  if (package_.stopped !== undefined) problems.push(`the package: ${package_.stopped}`);
+  if (package_.stoken !== undefined && package_.uidauth !== undefined) {
+    // Checked as at the time of the request, so a pair that has since expired still names its user.
+    const at = Date.parse(entry.time);
+    const verified = verifyTokenPair(
+      package_.stoken,
+      package_.uidauth,
+      state.enrollment.portalSecret,
+      Number.isNaN(at) ? Date.now() : at,
+    );
+    if (verified.ok) detail.user = verified.claims.uid;
+    else problems.push('the tokens in AUTH were not minted by this mock since its last reset');
+  }
+  return detail;
+}
+
+// ---- lines to send it again ----
+
+/** A word for a POSIX shell: single-quoted unless it needs no quotes. */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Headers a client sets itself, or that name this one request. */
+const LEFT_OUT = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'accept-encoding',
+  'user-agent',
+  'keep-alive',
+  'transfer-encoding',
+  'sec-fetch-mode',
+  'accept-language',
+]);
+
+function replayLines(
+  state: MockState,
+  entry: JournalEntryWithBodies,
+): { curl: string; ksctl: string } {
+  const host = entry.request.headers.host ?? '127.0.0.1';
+  const url = `http://${host}${entry.path}`;
+  const headers: string[] = [];
+  let auth: string | undefined;
+  for (const [name, value] of Object.entries(entry.request.headers)) {
+    const lower = name.toLowerCase();
+    if (LEFT_OUT.has(lower)) continue;
+    if (lower === 'authorization') {
+      auth = /^bearer\s/i.test(value) ? 'bearer' : /^basic\s/i.test(value) ? 'basic' : 'other';
+      continue;
+    }
+    // A header whose value was a secret is left out rather than sent as "[redacted]".
+    if (value.includes(REDACTED_TEXT) || (lower === 'accept' && value === '*/*')) continue;
+    headers.push(`-H ${shellQuote(`${name}: ${value}`)}`);
+  }
+  const parts = ['curl'];
+  if (entry.method !== 'GET') parts.push('-X', shellQuote(entry.method));
+  parts.push(shellQuote(url));
+  if (auth === 'bearer') parts.push('-H "Authorization: Bearer $KSCTL_TOKEN"');
+  else if (auth === 'basic') parts.push('-u "$KSCTL_USERNAME:$KSCTL_PASSWORD"');
+  parts.push(...headers);
+  const { request } = entry;
+  const body = request.bytes === 0 ? undefined : request;
+  let note = '';
+  if (body !== undefined) {
+    if (body.truncated || body.encoding === 'base64' || body.dropped) {
+      parts.push('--data-binary @body');
+      note = `# put the request body (${body.bytes} bytes) in the file body first; the journal keeps only part of it\n`;
+    } else {
+      parts.push('--data-binary', shellQuote(body.body));
+    }
+  }
+  return { curl: note + parts.join(' '), ksctl: ksctlLine(state, entry, url) };
+}
+
+/** `ksctl api …`: a path under the base URL for the default tenant's markings, else the URL. */
+function ksctlLine(state: MockState, entry: JournalEntryWithBodies, url: string): string {
+  const { request } = entry;
+  const type = request.headers['content-type'] ?? '';
+  if (request.bytes > 0 && !/json/i.test(type)) {
+    return '# ksctl api sends JSON bodies only: use the curl line';
+  }
+  if (request.bytes > 0 && (request.truncated || request.dropped)) {
+    return `ksctl api ${shellQuote(entry.method)} ${shellQuote(url)} --input body`;
+  }
+  const tenantPrefix = `/v2/${state.defaultTenant}/`;
+  const under = entry.path.startsWith(tenantPrefix) && entry.side === 'markings';
+  const target = under ? entry.path.slice(tenantPrefix.length - 1) : url;
+  const parts = ['ksctl', 'api', shellQuote(entry.method), shellQuote(target)];
+  const cid = request.headers['x-conversation-id'];
+  if (cid !== undefined && entry.side !== 'markings') {
+    parts.push('-H', shellQuote(`X-Conversation-ID: ${cid}`));
+  }
+  if (request.bytes === 0) return parts.join(' ');
+  return `printf '%s' ${shellQuote(request.body)} | ${parts.join(' ')} --input -`;
+}

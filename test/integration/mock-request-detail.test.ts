@@ -1,0 +1,190 @@
+/**
+ * Requests described (`GET /_mock/requests/{id}`, issue 24): a device enrolled with `ksctl enroll`
+ * and keys made with `ksctl keys create`, then their requests opened by the mock: the attributes
+ * the device sent in clear, protected values decrypted and marked, a sealed error's code and
+ * meaning, what a registration's package held (never its STOKEN or UIDAUTH), and lines to send a
+ * request again without secrets.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JournalEntry, RequestDetail, RequestJournal, TokenPair } from '../../src/api/wire.js';
+import { makeCid } from '../../src/device/cid.js';
+import { cliFor } from '../helpers/cli.js';
+import { DEV_TOKEN } from '../helpers/mock.js';
+import { enrollingSuite } from './mock-enroll-fixtures.js';
+
+const suite = enrollingSuite();
+const cli = cliFor(() => suite.markingsEnv());
+
+async function ok(argv: string[], env: Record<string, string> = {}) {
+  const result = await cli(argv, { env });
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
+/** Newest first: a device's first request is answered 4001 and sent again with its fingerprint. */
+async function requests(query: string): Promise<JournalEntry[]> {
+  const answer = await suite.mock.call('GET', `/_mock/requests?order=newest&${query}`);
+  return (answer.body as RequestJournal).requests;
+}
+
+async function describeOne(id: number): Promise<RequestDetail> {
+  const answer = await suite.mock.call('GET', `/_mock/requests/${id}`);
+  expect(answer.status).toBe(200);
+  return answer.body as RequestDetail;
+}
+
+/** Enrolls with a pair minted here, so the test knows the tokens that must never show. */
+async function enroll(): Promise<TokenPair> {
+  const pair = (await suite.mock.call('POST', '/_mock/tokens', { user: 'alice' }))
+    .body as TokenPair;
+  await ok(['enroll'], { KSCTL_STOKEN: pair.stoken, KSCTL_UIDAUTH: pair.uidauth });
+  return pair;
+}
+
+describe('a described request', () => {
+  it('shows what a registration held: key size, signature, user; never the tokens', async () => {
+    const pair = await enroll();
+    const [register] = await requests('side=enrollment&path=/register/');
+    expect(register!.path).toMatch(/^\/v2\.[34]\/register\/ABcd$/);
+    const detail = await describeOne(register!.id);
+    expect(detail.enrollment).toMatchObject({
+      keyspace: 'ABcd',
+      keyBits: 3072,
+      signatureValid: true,
+      user: 'alice',
+      deviceId: expect.stringMatching(/^ABcd\./),
+    });
+    const text = JSON.stringify(detail);
+    for (const secret of [pair.stoken, pair.uidauth, pair.uidauth.slice(2), DEV_TOKEN]) {
+      expect(text).not.toContain(secret);
+    }
+    // The package's encrypted members are redacted too; k (the keyspace) is not a secret.
+    expect(JSON.parse(detail.request.body)).toMatchObject({
+      k: 'ABcd',
+      p: '[redacted]',
+      s: '[redacted]',
+      g: '[redacted]',
+    });
+    expect(JSON.parse(detail.response.body)).toMatchObject({ SEPAESK: '[redacted]' });
+  });
+
+  it('opens a keys/create envelope: the attributes in clear, protected values decrypted', async () => {
+    await enroll();
+    await ok(['markings', 'create', 'classification', '--value', 'public', '--value', 'internal']);
+    await ok([
+      'keys',
+      'create',
+      '--ref',
+      'docs',
+      '--attr',
+      'classification=internal',
+      '--protected-attr',
+      'owner=alice',
+    ]);
+    const [create] = await requests('side=device&path=/keys/create');
+    expect(create!.device).toMatch(/^ABcd\./);
+    const detail = await describeOne(create!.id);
+    expect(detail.problems).toBeUndefined();
+    expect(detail.opened).toMatchObject({
+      deviceId: create!.device,
+      keyId: `SEP.CD:IDC of ${create!.device}`,
+      dialect: 'v2.4',
+    });
+    const clear = detail.opened!.clear as { data: { 'protection-keys': unknown[] } };
+    expect(clear.data['protection-keys']).toEqual([
+      expect.objectContaining({
+        ref: 'docs',
+        qty: 1,
+        cattrs: {
+          classification: ['internal'],
+          'ionic-protected-owner': { decrypted: true, values: ['alice'] },
+        },
+      }),
+    ]);
+    // The answer opened too; the data key it carries is not shown.
+    const answer = detail.opened!.answer as {
+      data: { 'protection-keys': { ref: string; id: string; key: string }[] };
+    };
+    expect(answer.data['protection-keys'][0]).toMatchObject({ ref: 'docs', key: '[redacted]' });
+    expect(detail.opened!.sealedError).toBeUndefined();
+    // The raw request body is the envelope as sent: nothing readable in it.
+    expect(detail.request.body).not.toContain('internal');
+
+    // A fetch's answer: the stored protected value opened with the key's data key.
+    const id = answer.data['protection-keys'][0]!.id;
+    await ok(['keys', 'get', id]);
+    const [fetch] = await requests('side=device&path=/keys/fetch');
+    const fetched = (await describeOne(fetch!.id)).opened!.answer as {
+      data: { 'protection-keys': { cattrs: Record<string, unknown> }[] };
+    };
+    expect(fetched.data['protection-keys'][0]!.cattrs).toMatchObject({
+      classification: ['internal'],
+      'ionic-protected-owner': { decrypted: true, values: ['alice'] },
+    });
+  });
+
+  it('shows a sealed error with its code and meaning', async () => {
+    await enroll();
+    await ok(['keys', 'create']);
+    // The first request of a device the mock has no fingerprint of is answered 4001, sealed.
+    const first = (await requests('side=device&path=/keys/create')).at(-1)!;
+    expect((await describeOne(first.id)).opened!.sealedError).toEqual({
+      code: 4001,
+      meaning: 'unknown hfphash: send the full hfp',
+      message: 'unknown hfphash: send the full hfp',
+      hint: expect.stringContaining('fingerprint'),
+    });
+  });
+
+  it('shows a refusal sealed in the answer with its code and meaning', async () => {
+    await enroll();
+    await ok(['markings', 'create', 'classification', '--value', 'public']);
+    const refused = await cli(['keys', 'create', '--attr', 'classification=secret']);
+    expect(refused.code).toBe(3);
+    const [create] = await requests('side=device&path=/keys/create');
+    const detail = await describeOne(create!.id);
+    expect(detail.opened!.sealedError).toEqual({
+      code: 4020,
+      meaning: 'a marking attribute carries a value the marking does not have',
+      message: expect.stringContaining('marking "classification" has no value "secret"'),
+      hint: expect.stringContaining('ksctl markings values list'),
+    });
+    const clear = detail.opened!.clear as { data: { 'protection-keys': { cattrs: unknown }[] } };
+    expect(clear.data['protection-keys'][0]!.cattrs).toEqual({ classification: ['secret'] });
+  });
+
+  it('says why an envelope cannot be opened, and still describes the rest', async () => {
+    const cid = makeCid('ABcd.1.unknown-device');
+    await fetch(`${suite.mock.info.apiUrl}/v2.4/keys/fetch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-conversation-id': cid },
+      body: JSON.stringify({ cid, envelope: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }),
+    }).then((r) => r.arrayBuffer());
+    const [request] = await requests('side=device');
+    const detail = await describeOne(request!.id);
+    expect(detail.device).toBe('ABcd.1.unknown-device');
+    expect(detail.opened).toBeUndefined();
+    expect(detail.problems).toEqual([
+      expect.stringContaining('device ABcd.1.unknown-device is not enrolled with this mock'),
+    ]);
+    expect(detail.status).toBe(401);
+    expect(detail.curl).toContain(`curl -X POST http://127.0.0.1:`);
+    expect(detail.curl).toContain(`-H 'x-conversation-id: ${cid}'`);
+  });
+
+  it('gives curl and ksctl lines without secrets, quoted for the shell', async () => {
+    const body = { name: "it's here", detail: { description: 'a "quoted" word' } };
+    const created = await suite.mock.call('POST', '/v2/dev/markings', body);
+    expect(created.status).toBe(201);
+    const [create] = await requests('side=markings&method=POST');
+    const detail = await describeOne(create!.id);
+    const url = `${suite.mock.info.url}/v2/dev/markings`;
+    expect(detail.curl).toBe(
+      `curl -X POST ${url} -H "Authorization: Bearer $KSCTL_TOKEN" -H 'content-type: application/json' --data-binary '{"name":"it'\\''s here","detail":{"description":"a \\"quoted\\" word"}}'`,
+    );
+    expect(detail.ksctl).toBe(
+      `printf '%s' '{"name":"it'\\''s here","detail":{"description":"a \\"quoted\\" word"}}' | ksctl api POST /markings --input -`,
+    );
+    expect(JSON.stringify(detail)).not.toContain(DEV_TOKEN);
+  });
+});
