@@ -92,7 +92,7 @@ export function mount(main, route) {
           [
             { title: 'Key', cell: (k) => h('span', { class: 'mono' }, k.id) },
             { title: 'Ref', cell: (k) => k.ref || '—' },
-            { title: 'Attributes', cell: (k) => attributes(k.attributes) },
+            { title: 'Attributes', cell: (k) => attributes(k.attributes, k.decrypted) },
             { title: 'Mutable attributes', cell: (k) => attributes(k.mutableAttributes) },
             { title: 'Created', cell: (k) => when(k.created) },
             { title: 'Modified', cell: (k) => when(k.modified) },

@@ -339,21 +339,27 @@ export function statusBadge(status) {
   return h('span', { class: `badge ${group}` }, String(status));
 }
 
-/** Attributes {name: [values]} as "name: a, b" lines. */
-export function attributes(attrs) {
+/** Attributes {name: [values]} as "name: a, b" lines; the names in `decrypted` marked so. */
+export function attributes(attrs, decrypted = []) {
   const entries = Object.entries(attrs ?? {});
   if (entries.length === 0) return h('span', { class: 'muted' }, 'none');
   return h(
     'ul',
     { class: 'attrs' },
-    entries.map(([name, values]) =>
-      h(
+    entries.map(([name, values]) => {
+      const text = Array.isArray(values) ? values.join(', ') : JSON.stringify(values);
+      return h(
         'li',
         {},
         h('span', { class: 'attr-name' }, name),
         ' ',
-        Array.isArray(values) ? values.join(', ') : JSON.stringify(values),
-      ),
-    ),
+        decrypted.includes(name)
+          ? [
+              h('mark', { class: 'decrypted' }, text),
+              h('span', { class: 'decrypted-label' }, ' decrypted'),
+            ]
+          : text,
+      );
+    }),
   );
 }

@@ -1,7 +1,8 @@
 /**
  * JSON shown as indented text built from text nodes (never parsed as markup), with the values
- * the mock decrypted marked: an object {value, decrypted: true} — how an opened envelope marks a
- * protected attribute value — is shown as its value, highlighted and labelled "decrypted".
+ * the mock decrypted marked: an object {decrypted: true, values: […]} — how an opened envelope
+ * marks a protected attribute's values — is shown as its values, highlighted and labelled
+ * "decrypted".
  */
 import { h } from './dom.js';
 
@@ -11,7 +12,7 @@ function isDecrypted(value) {
     typeof value === 'object' &&
     !Array.isArray(value) &&
     value.decrypted === true &&
-    'value' in value
+    ('values' in value || 'value' in value)
   );
 }
 
@@ -24,12 +25,9 @@ function node(value, depth, out) {
   const pad = '  '.repeat(depth + 1);
   const end = '  '.repeat(depth);
   if (isDecrypted(value)) {
+    const shown = 'values' in value ? value.values : value.value;
     out.push(
-      h(
-        'mark',
-        { class: 'decrypted' },
-        typeof value.value === 'string' ? JSON.stringify(value.value) : JSON.stringify(value.value),
-      ),
+      h('mark', { class: 'decrypted' }, JSON.stringify(shown)),
       h('span', { class: 'decrypted-label' }, ' decrypted'),
     );
   } else if (Array.isArray(value)) {

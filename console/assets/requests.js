@@ -380,6 +380,13 @@ export function mount(main, route) {
       ]),
       d.curl ? codeLine('Copy curl', d.curl) : null,
       d.ksctl ? codeLine('Copy ksctl api', d.ksctl) : null,
+      d.problems?.length
+        ? h(
+            'ul',
+            { class: 'problems', role: 'note' },
+            d.problems.map((p) => h('li', {}, p)),
+          )
+        : null,
       d.opened ? openedSection(d.opened) : null,
       d.enrollment ? enrollmentSection(d.enrollment) : null,
       messageSection('Request', d.request),
@@ -440,10 +447,18 @@ function openedSection(opened) {
     ]),
     opened.sealedError
       ? h(
-          'p',
+          'div',
           { class: 'sealed-error', role: 'note' },
-          h('strong', {}, `Sealed error ${opened.sealedError.code}`),
-          `: ${opened.sealedError.meaning}`,
+          h(
+            'p',
+            {},
+            h('strong', {}, `Sealed error ${opened.sealedError.code}`),
+            `: ${opened.sealedError.meaning}`,
+          ),
+          opened.sealedError.message
+            ? h('p', {}, `The answer said: ${opened.sealedError.message}`)
+            : null,
+          opened.sealedError.hint ? h('p', {}, opened.sealedError.hint) : null,
         )
       : null,
     opened.clear !== undefined
@@ -474,6 +489,8 @@ function enrollmentSection(e) {
       ],
       ['User', e.user],
       ['Keyspace', e.keyspace],
+      ['Device made', e.deviceId ? h('code', {}, e.deviceId) : undefined],
+      ['Refused with', e.cause ? `${e.cause.code}: ${e.cause.meaning}` : undefined],
     ]),
   );
 }

@@ -12,6 +12,7 @@
  *                                values opened with the key's data key, their names in `decrypted`
  *   GET    requests?side=&method=&path=&status=&device=&cid=&before=&limit=
  *                                {total, requests}: journal entries, newest first
+ *   GET    requests/{id}         the request described (request-detail.ts), envelopes opened
  *   GET    events                server-sent events of new journal entries (events.ts)
  *   GET    faults                {faults: [rule + {hits}]}
  *   POST   faults                one rule (the keys of --fault, checked the same way) → 201
@@ -23,6 +24,7 @@ import type { ServerResponse } from 'node:http';
 import { type JournalEntry, MarkingsErrorCode, type MockInfo } from '../../api/wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
+import { describeRequest } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
@@ -235,6 +237,24 @@ export function consoleApi(
           newestFirst: true,
         });
         return json(200, { total: requests.length, requests: requests.slice(0, limit) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/requests/:id`,
+      handler: async (req) => {
+        const id = req.params.id!;
+        const detail = /^\d{1,15}$/.test(id)
+          ? await describeRequest(state, { id: Number(id) })
+          : undefined;
+        if (!detail) {
+          throw new MockHttpError(
+            404,
+            MarkingsErrorCode.notFound,
+            `the journal holds no request ${id.slice(0, 50)}`,
+          );
+        }
+        return json(200, detail);
       },
     },
     {
