@@ -209,7 +209,7 @@ export function codeLine(label, text) {
   return h(
     'div',
     { class: 'code-line' },
-    h('pre', {}, h('code', {}, text)),
+    h('pre', { tabindex: 0 }, h('code', {}, text)),
     copyButton(label, text),
   );
 }

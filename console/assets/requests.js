@@ -378,8 +378,6 @@ export function mount(main, route) {
             : undefined,
         ],
       ]),
-      d.curl ? codeLine('Copy curl', d.curl) : null,
-      d.ksctl ? codeLine('Copy ksctl api', d.ksctl) : null,
       d.problems?.length
         ? h(
             'ul',
@@ -389,6 +387,9 @@ export function mount(main, route) {
         : null,
       d.opened ? openedSection(d.opened) : null,
       d.enrollment ? enrollmentSection(d.enrollment) : null,
+      h('h3', {}, 'Send it again'),
+      d.curl ? codeLine('Copy curl', d.curl) : null,
+      d.ksctl ? codeLine('Copy ksctl api', d.ksctl) : null,
       messageSection('Request', d.request),
       messageSection('Answer', d.response),
     );
