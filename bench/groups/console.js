@@ -61,8 +61,10 @@ async function loadNotes(mock) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         probeArgs(mock, 'load', extra),
-        { timeout: 120_000 },
-      );
+        { timeout: 300_000 },
+      ).catch((error) => {
+        throw new Error(`the ${side} load run failed: ${error.stderr || error.message}`);
+      });
       runs[side].push(JSON.parse(stdout));
     }
   }
