@@ -22,6 +22,11 @@ export default tseslint.config(
     },
   },
   {
+    // The mock console's pages: plain ES modules run by the browser, no build step.
+    files: ['console/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // bin/ is CommonJS (bin/package.json), for start-up time.
     files: ['bin/**/*.js'],
     languageOptions: { sourceType: 'commonjs' },

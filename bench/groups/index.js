@@ -1,4 +1,5 @@
 import apply from './apply.js';
+import consoleGroup from './console.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
@@ -29,4 +30,5 @@ export const groups = [
   keysConcurrency,
   keys,
   library,
+  consoleGroup,
 ];

@@ -6,7 +6,8 @@ const START_TIMEOUT_MS = 180_000;
 /**
  * Starts the mock in a child process with a synthetic seed (see seed.js). Returns `stop()` at once
  * (so an interrupted start can be cleaned up too) and `ready`, which resolves with the mock's
- * connection details (MockInfo) and how long building its state took.
+ * connection details (MockInfo), how long building its state took and the child's pid (for
+ * its CPU time).
  */
 export function startMock(seed = [], options = {}) {
   const child = fork(new URL('./mock-child.js', import.meta.url), [], {
@@ -34,7 +35,7 @@ export function startMock(seed = [], options = {}) {
       clearTimeout(timer);
       child.removeAllListeners('exit');
       if (message.error) return fail(new Error(`the mock failed to start: ${message.error}`));
-      resolve({ info: message.info, seedMs: message.seedMs });
+      resolve({ info: message.info, seedMs: message.seedMs, pid: child.pid });
     });
     child.send({ seed, options });
   });

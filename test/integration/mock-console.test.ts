@@ -256,7 +256,7 @@ describe('the console', () => {
   });
 
   it('serves the files under assets/ with their types, and nothing outside them', async () => {
-    const css = await send(`${mock.info.url}/_mock/console/assets/console.css`, 'GET');
+    const css = await send(`${mock.info.url}/_mock/console/assets/app.css`, 'GET');
     expect(css.status).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     for (const path of [

@@ -12,6 +12,7 @@
  *                                values opened with the key's data key, their names in `decrypted`
  *   GET    requests?side=&method=&path=&status=&device=&cid=&before=&limit=
  *                                {total, requests}: journal entries, newest first
+ *   GET    requests/{id}         the request described (request-detail.ts), envelopes opened
  *   GET    events                server-sent events of new journal entries (events.ts)
  *   GET    faults                {faults: [rule + {hits}]}
  *   POST   faults                one rule (the keys of --fault, checked the same way) → 201

@@ -1,0 +1,117 @@
+/**
+ * The console's calls to the mock: JSON under api/, the session cookie sent by the browser, and
+ * on every call that changes state the CSRF header the session gave. An error answer becomes an
+ * ApiError carrying the API's message, details and conversation id, for the page to show.
+ */
+
+const BASE = new URL('api/', document.baseURI);
+let csrf = '';
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const error = body?.error ?? {};
+    super(error.message ?? `The mock answered ${status}`);
+    this.status = status;
+    this.code = error.code;
+    this.details = Array.isArray(error.details) ? error.details : [];
+    this.cid = error.cid;
+  }
+}
+
+/** Called when an answer says the session is gone (401): the app shows the sign-in screen. */
+let onSignedOut = () => {};
+export function whenSignedOut(handler) {
+  onSignedOut = handler;
+}
+
+/** The session: resolves {csrf} when signed in, undefined when not. */
+export async function session() {
+  const answer = await fetch(new URL('session', BASE), { headers: { Accept: 'application/json' } });
+  if (answer.status === 401 || answer.status === 403) return undefined;
+  if (!answer.ok) throw new ApiError(answer.status, await answer.json().catch(() => undefined));
+  const body = await answer.json();
+  csrf = body.csrf ?? '';
+  return body;
+}
+
+/** The query string of an object, leaving out empty values; arrays repeat the name. */
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    for (const v of Array.isArray(value) ? value : [value]) q.append(name, String(v));
+  }
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
+
+export async function api(method, path, body, extraHeaders = {}) {
+  const headers = { Accept: 'application/json', ...extraHeaders };
+  if (method !== 'GET' && method !== 'HEAD') headers['X-Ksctl-Csrf'] = csrf;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const answer = await fetch(new URL(path, BASE), {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (answer.status === 204) return undefined;
+  const text = await answer.text();
+  let parsed;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!answer.ok) {
+    if (answer.status === 401) onSignedOut();
+    throw new ApiError(
+      answer.status,
+      parsed ?? { error: { message: text || `The mock answered ${answer.status}` } },
+    );
+  }
+  return parsed;
+}
+
+export const get = (path) => api('GET', path);
+
+/**
+ * Signs in with the dev token: POST login as a form would send it, but from script, so the
+ * browser names this page's origin (a form navigation under Referrer-Policy: no-referrer sends
+ * Origin: null, which the mock refuses as foreign). Resolves true when signed in, false when the
+ * token is wrong; throws what the mock said otherwise.
+ */
+export async function signIn(token) {
+  const answer = await fetch(new URL('../login', BASE), {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+  });
+  if (new URL(answer.url).searchParams.get('signin') === 'failed') return false;
+  if (!answer.ok) {
+    const body = await answer.json().catch(() => undefined);
+    throw new ApiError(answer.status, body);
+  }
+  return true;
+}
+
+/** Signs out: the mock forgets the session; the page then shows the sign-in screen. */
+export async function signOut() {
+  await fetch(new URL('../logout', BASE), { method: 'POST', headers: { 'X-Ksctl-Csrf': csrf } });
+}
+
+/** The live journal: calls onBatch(summaries) for each batch the mock sends. Returns close(). */
+export function events(onBatch, onState) {
+  const source = new EventSource(new URL('events', BASE));
+  source.addEventListener('requests', (event) => {
+    try {
+      const batch = JSON.parse(event.data);
+      if (Array.isArray(batch)) onBatch(batch);
+    } catch {
+      // A batch the page cannot read is skipped; the next one comes within a quarter second.
+    }
+  });
+  source.addEventListener('open', () => onState?.('live'));
+  source.addEventListener('error', () =>
+    onState?.(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'),
+  );
+  return () => source.close();
+}

@@ -1,0 +1,336 @@
+/**
+ * The mock console in a real browser (Debian's Chromium through playwright-core), against a
+ * spawned `ksctl mock serve`: signing in with the banner's link and nothing without it, each
+ * page doing what a QA person would do with it, keyboard only where it matters, axe-core on every
+ * page at 1440 and 390 pixels wide, and no error in the page's console. It also makes the two
+ * screenshots the README shows (docs/console-requests.png, docs/console-devices.png).
+ */
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MockInfo } from '../../src/api/wire.js';
+import {
+  launchChromium,
+  newContext,
+  NARROW,
+  seriousViolations,
+  watchedPage,
+  WIDE,
+} from '../helpers/browser.js';
+import { mockServeSuite, ROOT } from '../helpers/spawn.js';
+
+const suite = mockServeSuite();
+const { ksctl } = suite;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const problems: string[] = [];
+
+const info = () => suite.served.info as MockInfo & { consoleUrl?: string };
+const consoleHome = () => `${info().url}/_mock/console/`;
+
+/** A fresh one-time sign-in link, as `ksctl mock console` asks for it. */
+async function freshLink(): Promise<string> {
+  const answer = await fetch(`${info().url}/_mock/console/links`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${info().token}` },
+  });
+  expect(answer.status).toBe(201);
+  return ((await answer.json()) as { consoleUrl: string }).consoleUrl;
+}
+
+/** A signed-in page in its own browser context, its problems kept with the others. */
+async function signedIn(viewport = WIDE): Promise<{ context: BrowserContext; page: Page }> {
+  const ctx = await newContext(browser, viewport);
+  const watched = await watchedPage(ctx, problems);
+  await watched.page.goto(await freshLink());
+  await watched.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  return { context: ctx, page: watched.page };
+}
+
+async function go(p: Page, route: string, heading: string | RegExp): Promise<void> {
+  await p.evaluate(`location.hash = ${JSON.stringify(route)}`);
+  await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
+}
+
+async function expectNoSeriousViolations(p: Page, where: string): Promise<void> {
+  const violations = await seriousViolations(p);
+  expect(violations, `${where}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('signing in', () => {
+  it('shows the sign-in form and nothing of the tenant without the link; every API call is 401', async () => {
+    const ctx = await newContext(browser, WIDE);
+    const { page: p, problems: own } = await watchedPage(ctx);
+    await p.goto(consoleHome());
+    await p.getByRole('heading', { name: 'Sign in to the mock console' }).waitFor();
+    const text = await p.locator('body').innerText();
+    expect(text).toContain('ksctl mock console');
+    for (const secret of [`/v2/${info().tenantId}`, info().keyspace, info().token, info().url]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(await p.getByRole('navigation', { name: 'Console' }).isVisible()).toBe(false);
+    const statuses = await p.evaluate(async () => {
+      const out: Record<string, number> = {};
+      for (const path of ['overview', 'markings', 'devices', 'requests', 'faults', 'outbox']) {
+        out[path] = (await fetch(`api/${path}`)).status;
+      }
+      return out;
+    });
+    expect(Object.values(statuses).every((s) => s === 401)).toBe(true);
+    await expectNoSeriousViolations(p, 'sign-in');
+    expect(own).toEqual([]);
+    await ctx.close();
+  });
+
+  it('signs in with the banner link once; the link used again asks to sign in', async () => {
+    const link = info().consoleUrl;
+    expect(link).toMatch(/\/_mock\/console\/login\?code=/);
+    const first = await newContext(browser, WIDE);
+    const p = await first.newPage();
+    await p.goto(link!);
+    await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await p.getByText(info().baseUrl).first().waitFor();
+    await first.close();
+
+    const second = await newContext(browser, WIDE);
+    const q = await second.newPage();
+    await q.goto(link!);
+    await q.getByRole('heading', { name: 'Sign in to the mock console' }).waitFor();
+    await q.getByText('already used').waitFor();
+    await second.close();
+  });
+
+  it('signs in from the keyboard with the dev token, and says so when it is wrong', async () => {
+    const ctx = await newContext(browser, NARROW);
+    const p = await ctx.newPage();
+    await p.goto(consoleHome());
+    await p.getByLabel('Dev token').focus();
+    await p.keyboard.type('not-the-token');
+    await p.keyboard.press('Enter');
+    await p.getByText('not the mock’s dev token').waitFor();
+    await p.getByLabel('Dev token').focus();
+    await p.keyboard.type(info().token);
+    await p.keyboard.press('Enter');
+    await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await ctx.close();
+  });
+});
+
+describe('the pages', () => {
+  beforeAll(async () => {
+    ({ context, page } = await signedIn());
+  }, 30_000);
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('walks the navigation with Tab and Enter', async () => {
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    await nav.getByRole('link', { name: 'Overview' }).focus();
+    for (const name of ['Markings', 'Devices', 'Requests', 'Faults', 'Tokens']) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe(name);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      await nav.getByRole('link', { name }).focus();
+    }
+  });
+
+  it('shows markings created through the API; one edited in the console is what markings get returns', async () => {
+    for (const name of ['qa-colour', 'qa-shape']) {
+      const made = await ksctl(['markings', 'create', name, '--value', 'red', '--value', 'blue']);
+      expect(made.code, made.stderr).toBe(0);
+    }
+    await go(page, '#/markings', 'Markings');
+    await page.getByLabel('Filter', { exact: true }).fill('name__startswith=qa-');
+    await page.getByLabel('Filter', { exact: true }).press('Enter');
+    await page.getByRole('link', { name: 'qa-shape' }).waitFor();
+    await page.getByText('1–2 of 2').waitFor();
+
+    // A filter the API refuses shows its message beside the form.
+    await page.getByLabel('Filter', { exact: true }).fill('colour__contains=x');
+    await page.getByLabel('Filter', { exact: true }).press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'colour' }).waitFor();
+
+    await go(page, '#/markings?q=qa-colour', 'Markings');
+    await page.getByRole('link', { name: 'qa-colour' }).press('Enter');
+    await page.getByRole('heading', { name: 'qa-colour', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Edit marking' }).press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Edit qa-colour' });
+    await dialog.waitFor();
+    // The API's rule, shown in the dialog: the default value must be one of the values.
+    await dialog.getByLabel('Default value').fill('green');
+    await dialog.getByLabel('Default value').press('Enter');
+    await dialog.getByRole('alert').waitFor();
+    expect(await dialog.getByRole('alert').innerText()).toMatch(/green/);
+    await dialog.getByLabel('Default value').fill('blue');
+    await dialog.getByLabel('Description').fill('Edited in the console');
+    await dialog.getByRole('button', { name: 'Save' }).press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Edited in the console').waitFor();
+
+    const got = await ksctl(['markings', 'get', 'qa-colour', '-o', 'json']);
+    expect(got.code, got.stderr).toBe(0);
+    const marking = JSON.parse(got.stdout) as {
+      defaultValue: string;
+      detail: { description: string };
+    };
+    expect(marking.defaultValue).toBe('blue');
+    expect(marking.detail.description).toBe('Edited in the console');
+
+    // A value added, then removed after the dialog asked.
+    await page.getByLabel('New value name').fill('green');
+    await page.getByLabel('New value name').press('Enter');
+    await page.getByRole('button', { name: 'Remove value green' }).waitFor();
+    await page.getByRole('button', { name: 'Remove value green' }).press('Enter');
+    const ask = page.getByRole('dialog', { name: 'Remove the value green?' });
+    await ask.waitFor();
+    await expectNoSeriousViolations(page, 'markings, a removal asked');
+    await ask.getByRole('button', { name: 'Remove value' }).press('Enter');
+    await page.getByRole('button', { name: 'Remove value green' }).waitFor({ state: 'detached' });
+    const values = await ksctl(['markings', 'get', 'qa-colour', '-o', 'json']);
+    expect(JSON.parse(values.stdout).detail.values.map((v: { name: string }) => v.name)).toEqual([
+      'blue',
+      'red',
+    ]);
+  });
+
+  it('shows a device enrolled with ksctl enroll and its key; keys/create opened shows the attributes in clear', async () => {
+    const enrolled = await ksctl(['enroll', '--mock-user', 'alice', '--name', 'qa']);
+    expect(enrolled.code, enrolled.stderr).toBe(0);
+    const created = await ksctl([
+      'keys',
+      'create',
+      '--attr',
+      'project=apollo',
+      '--protected-attr',
+      'codename=blue-falcon',
+      '-o',
+      'json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const [key] = JSON.parse(created.stdout) as { id: string }[];
+
+    await go(page, '#/devices', 'Devices');
+    const row = page.getByRole('row').filter({ hasText: 'alice' });
+    await row.waitFor();
+    await row.getByRole('link').press('Enter');
+    await page.getByRole('heading', { name: /^Device / }).waitFor();
+    const keyRow = page.getByRole('row').filter({ hasText: key!.id });
+    await keyRow.waitFor();
+    expect(await keyRow.innerText()).toContain('apollo');
+    await page.screenshot({ path: join(ROOT, 'docs', 'console-devices.png') });
+    await page.setViewportSize(NARROW);
+    await expectNoSeriousViolations(page, 'device, 390 px');
+    await page.setViewportSize(WIDE);
+
+    await page.getByRole('link', { name: 'Requests of this device' }).press('Enter');
+    await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor();
+    const create = page.getByRole('link', { name: /keys\/create/ }).first();
+    await create.waitFor();
+    await create.press('Enter');
+    const opened = page.getByRole('region', { name: 'The request envelope in clear' });
+    await opened.waitFor();
+    expect(await opened.innerText()).toContain('apollo');
+    const decrypted = page.locator('mark.decrypted');
+    await decrypted.first().waitFor();
+    expect(await decrypted.first().innerText()).toContain('blue-falcon');
+    await page.setViewportSize({ width: 1440, height: 1100 });
+    await decrypted.first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ROOT, 'docs', 'console-requests.png') });
+    await page.setViewportSize(WIDE);
+    await expectNoSeriousViolations(page, 'requests, a device request opened');
+    await page.setViewportSize(NARROW);
+    await expectNoSeriousViolations(page, 'requests opened, 390 px');
+    await page.keyboard.press('Escape');
+    await page.getByRole('region', { name: 'The request envelope in clear' }).waitFor({
+      state: 'detached',
+    });
+    await page.setViewportSize(WIDE);
+  });
+
+  it('adds a fault rule from the keyboard that makes the next API call fail as it says', async () => {
+    await go(page, '#/faults', 'Faults');
+    // The mock's own check, shown beside the form.
+    await page.getByLabel('Probability').fill('2');
+    await page.getByLabel('Probability').press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'probability' }).waitFor();
+
+    await page.getByLabel('Probability').fill('');
+    await page.getByLabel('Method').selectOption('GET');
+    await page.getByLabel('Path').fill(`/v2/${info().tenantId}/markings`);
+    await page.getByLabel('Status').fill('500');
+    await page.getByLabel('Times').fill('2');
+    await page.getByRole('button', { name: 'Add rule' }).press('Enter');
+    await page.getByRole('button', { name: 'Remove rule 1' }).waitFor();
+
+    const failed = await ksctl(['markings', 'list']);
+    expect(failed.code).toBe(7);
+    expect(failed.stderr).toMatch(/500/);
+    // Its hit counted, and one time left of two.
+    const rule = page.getByRole('row').filter({ hasText: `/v2/${info().tenantId}/markings` });
+    await expect.poll(() => rule.innerText(), { timeout: 8000 }).toMatch(/\b1\s+1\s+Remove/);
+
+    await page.getByRole('button', { name: 'Clear all rules' }).press('Enter');
+    const ask = page.getByRole('dialog', { name: 'Clear all fault rules?' });
+    await ask.waitFor();
+    await ask.getByRole('button', { name: 'Clear all' }).press('Enter');
+    await page.getByText('No rules').waitFor();
+    const again = await ksctl(['markings', 'list']);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('mints a token pair with its enroll line, and shows the outbox', async () => {
+    await go(page, '#/tokens', 'Tokens');
+    await page.getByLabel('User').fill('bob-the-tester');
+    await page.getByRole('button', { name: 'Mint' }).press('Enter');
+    await page.getByRole('button', { name: 'Copy ksctl enroll' }).waitFor();
+    const line = await page.locator('.code-line pre').last().innerText();
+    expect(line).toMatch(/ksctl enroll /);
+    await page.getByRole('region', { name: 'Outbox messages' }).waitFor();
+  });
+
+  it('has no serious accessibility violation on any page, 1440 and 390 pixels wide', async () => {
+    for (const viewport of [WIDE, NARROW]) {
+      await page.setViewportSize(viewport);
+      for (const [route, heading] of [
+        ['#/overview', 'Overview'],
+        ['#/markings', 'Markings'],
+        ['#/devices', 'Devices'],
+        ['#/requests', 'Requests'],
+        ['#/faults', 'Faults'],
+        ['#/tokens', 'Tokens'],
+      ] as const) {
+        await go(page, route, heading);
+        await page.waitForLoadState('networkidle').catch(() => undefined);
+        await expectNoSeriousViolations(page, `${heading} at ${viewport.width} px`);
+      }
+    }
+    // 390 pixels: the navigation sits behind a menu button, opened from the keyboard.
+    await page.setViewportSize(NARROW);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    expect(await page.getByRole('link', { name: 'Faults' }).isVisible()).toBe(false);
+    await menu.press('Enter');
+    await page.getByRole('link', { name: 'Faults' }).press('Enter');
+    await page.getByRole('heading', { name: 'Faults', level: 1 }).waitFor();
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.setViewportSize(WIDE);
+  });
+
+  it('logged no error in the page console', () => {
+    expect(problems).toEqual([]);
+  });
+});
