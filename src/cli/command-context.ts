@@ -89,7 +89,17 @@ export class CommandContext {
   ) {
     this.terminal = io;
     this.io = io.stderrIsTTY ? this.spinnersGiveWay(io) : io;
+    // Ctrl-C ends most commands at once: a spinner's line is cleared first, not left behind.
+    if (io.stderrIsTTY) {
+      this.withdrawSpinnerCleanup = this.onEarlyExit(() => {
+        this.spinner?.stop();
+        this.requestSpinner?.stop();
+      });
+    }
   }
+
+  /** Takes back the clearing of the spinners' line at an early exit, once the command ends. */
+  private readonly withdrawSpinnerCleanup: (() => void) | undefined;
 
   /** The streams that make way for spinners, flushed before the command ends. */
   private readonly givingWay: Writable[] = [];
@@ -412,6 +422,7 @@ export class CommandContext {
   }
 
   async dispose(): Promise<void> {
+    this.withdrawSpinnerCleanup?.();
     await Promise.all(this.clients.map((c) => c.close()));
     // Everything written has reached the real streams before the entry flushes and exits.
     await Promise.all(
