@@ -412,7 +412,9 @@ export class CommandContext {
   async confirm(question: string, yes: boolean | undefined): Promise<void> {
     if (yes) return;
     if (!this.canPrompt()) {
-      throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
+      // Errors begin in lower case, as every message does: "delete marking …: confirmation needed".
+      const what = question.replace(/\?$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+      throw new UsageError(`${what}: confirmation needed`, {
         hint: 'pass --yes to confirm (no questions are asked off a terminal, with --no-input or in CI)',
       });
     }
