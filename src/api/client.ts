@@ -25,7 +25,7 @@ import {
   parseBody,
   readBody,
 } from './answer-body.js';
-import { networkMessage, unreachableHint } from './network-failures.js';
+import { networkMessage, type Tries, unreachableHint } from './network-failures.js';
 import {
   backoffDelay,
   IDEMPOTENT,
@@ -234,6 +234,7 @@ export class ApiClient {
     const shownUrl = redactUrl(url);
     const idempotent = IDEMPOTENT.has(method);
 
+    const began = nowMs();
     for (let attempt = 0; ; attempt++) {
       const started = nowMs();
       this.trace(`> ${method} ${shownUrl}`);
@@ -272,7 +273,15 @@ export class ApiClient {
           await sleep(wait, options.signal);
           continue;
         }
-        throw this.failedAttempt(error, reason, status, { method, path, url, what, shownUrl, cid });
+        const tries = { count: attempt + 1, ms: nowMs() - began };
+        throw this.failedAttempt(error, reason, status, tries, {
+          method,
+          path,
+          url,
+          what,
+          shownUrl,
+          cid,
+        });
       }
       const ms = Math.round(nowMs() - started);
       this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
@@ -321,6 +330,7 @@ export class ApiClient {
     error: unknown,
     reason: string,
     status: number | undefined,
+    tries: Tries,
     {
       method,
       path,
@@ -351,7 +361,7 @@ export class ApiClient {
       reason,
       `${what}: cannot reach the service at ${new URL(url).origin}: ${reason}`,
       {
-        hint: unreachableHint(reason, method, this.options.timeoutMs, !isAbsolute(path)),
+        hint: unreachableHint(reason, method, this.options.timeoutMs, !isAbsolute(path), tries),
         conversationId: cid,
         cause: error,
       },

@@ -38,12 +38,22 @@ export function networkMessage(error: unknown): string {
 
 const IDEMPOTENT_READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** What to do after no answer: a timeout names --timeout, and a write may have landed. */
+/** How often a request was tried, and how long it took in all (waits between tries too). */
+export interface Tries {
+  count: number;
+  ms: number;
+}
+
+/**
+ * What to do after no answer: a timeout names --timeout (and, after retries, how many tries and
+ * how long in all, so the words match the wait), and a write may have landed.
+ */
 export function unreachableHint(
   reason: string,
   method: string,
   timeoutMs: number,
   underBase: boolean,
+  tries: Tries = { count: 1, ms: timeoutMs },
 ): string {
   if (reason !== TIMED_OUT) {
     // A URL of its own (a profile's server, an enrollment URL) is not the base URL's to fix.
@@ -51,7 +61,9 @@ export function unreachableHint(
       ? 'check the base URL (--base-url, KSCTL_BASE_URL or the context) and that the service is running'
       : 'check that the service is running at that address';
   }
-  const raise = `no answer within ${timeoutMs / 1000} s; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
+  const all =
+    tries.count > 1 ? ` (${tries.count} tries, ${(tries.ms / 1000).toFixed(1)} s in all)` : '';
+  const raise = `no answer within ${timeoutMs / 1000} s${all}; give it longer with --timeout SECONDS (or KSCTL_TIMEOUT)`;
   return IDEMPOTENT_READS.has(method)
     ? raise
     : `${raise}; the change may have been made even so: check before you retry`;

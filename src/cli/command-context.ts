@@ -98,7 +98,17 @@ export class CommandContext {
   ) {
     this.terminal = io;
     this.io = io.stderrIsTTY ? this.spinnersGiveWay(io) : io;
+    // Ctrl-C ends most commands at once: a spinner's line is cleared first, not left behind.
+    if (io.stderrIsTTY) {
+      this.withdrawSpinnerCleanup = this.onEarlyExit(() => {
+        this.spinner?.stop();
+        this.requestSpinner?.stop();
+      });
+    }
   }
+
+  /** Takes back the clearing of the spinners' line at an early exit, once the command ends. */
+  private readonly withdrawSpinnerCleanup: (() => void) | undefined;
 
   /** The streams that make way for spinners, flushed before the command ends. */
   private readonly givingWay: Writable[] = [];
@@ -423,7 +433,9 @@ export class CommandContext {
   async confirm(question: string, yes: boolean | undefined): Promise<void> {
     if (yes) return;
     if (!this.canPrompt()) {
-      throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
+      // Errors begin in lower case, as every message does: "delete marking …: confirmation needed".
+      const what = question.replace(/\?$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+      throw new UsageError(`${what}: confirmation needed`, {
         hint: 'pass --yes to confirm (no questions are asked off a terminal, with --no-input or in CI)',
       });
     }
@@ -433,6 +445,7 @@ export class CommandContext {
   }
 
   async dispose(): Promise<void> {
+    this.withdrawSpinnerCleanup?.();
     await Promise.all(this.clients.map((c) => c.close()));
     // Everything written has reached the real streams before the entry flushes and exits.
     await Promise.all(

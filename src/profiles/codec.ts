@@ -60,8 +60,8 @@ export function checkPersistorSecrets(spec: PersistorSpec): void {
 
 function requirePassword(spec: PersistorSpec): string {
   if (spec.password === undefined) {
-    throw new UsageError(`A password is needed for the password persistor ${spec.path}`, {
-      hint: 'Provide the persistor password.',
+    throw new UsageError(`a password is needed for the password persistor ${spec.path}`, {
+      hint: 'give the persistor password',
     });
   }
   return spec.password;
@@ -70,8 +70,8 @@ function requirePassword(spec: PersistorSpec): string {
 function requireAesGcmSecrets(spec: PersistorSpec): { key: Buffer; adata: string } {
   if (spec.aesgcmKey === undefined || spec.aesgcmAdata === undefined) {
     throw new UsageError(
-      `A key and additional authenticated data are needed for the aesgcm persistor ${spec.path}`,
-      { hint: 'Provide both the AES-GCM key (64 hex characters) and the authenticated data.' },
+      `a key and additional authenticated data are needed for the aesgcm persistor ${spec.path}`,
+      { hint: 'give both the AES-GCM key (64 hex characters) and the authenticated data' },
     );
   }
   return { key: spec.aesgcmKey, adata: spec.aesgcmAdata };

@@ -515,7 +515,7 @@ describe('markings create|update -f', () => {
     const refused = await cli(['markings', 'update', 'classification', '-f', doc]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      'Remove 1 value from marking "classification": "secret": confirmation needed',
+      'remove 1 value from marking "classification": "secret": confirmation needed',
     );
     const result = await cli(['markings', 'update', 'classification', '-f', doc, '--yes']);
     expect(result.code).toBe(0);

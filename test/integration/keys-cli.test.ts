@@ -95,7 +95,7 @@ describe('ksctl keys', () => {
     const unasked = await cli(['keys', 'modify', id, '--clear']);
     expect(unasked.code).toBe(2);
     expect(unasked.stderr).toContain(
-      `Remove every mutable attribute of key ${id} (classification=public; stage=review): confirmation needed`,
+      `remove every mutable attribute of key ${id} (classification=public; stage=review): confirmation needed`,
     );
     expect(
       JSON.parse((await ok(['keys', 'fetch', id, '-o', 'json'])).stdout)[0].mutableAttributes,

@@ -68,8 +68,8 @@ describe('removing values asks first, or needs --yes', () => {
   ];
 
   it.each([
-    ['--set-values', setZ, 'Remove 3 values from marking "classification": "a", "b", "c"'],
-    ['--remove-value', removeAB, 'Remove 2 values from marking "classification": "a", "b"'],
+    ['--set-values', setZ, 'remove 3 values from marking "classification": "a", "b", "c"'],
+    ['--remove-value', removeAB, 'remove 2 values from marking "classification": "a", "b"'],
   ])(
     '%s off a terminal: usage error naming --yes and listing what goes; nothing sent',
     async (_, argv, listed) => {
@@ -113,7 +113,7 @@ describe('removing values asks first, or needs --yes', () => {
     await ksctl(['markings', 'values', 'add', 'classification', ...many]);
     const result = await ksctl(setZ);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Remove 33 values from marking "classification": "a", "b"');
+    expect(result.stderr).toContain('remove 33 values from marking "classification": "a", "b"');
     expect(result.stderr).toContain('… and 23 more: confirmation needed');
   });
 
@@ -126,7 +126,7 @@ describe('removing values asks first, or needs --yes', () => {
     const piped = await ksctl(['markings', 'apply', '-f', file]);
     expect(piped.code).toBe(2);
     expect(piped.stderr).toContain(
-      'Remove 2 values (classification: "b", "c"): confirmation needed',
+      'remove 2 values (classification: "b", "c"): confirmation needed',
     );
     expect(await writesSince()).toEqual([]);
 

@@ -4,6 +4,7 @@ import { errorFromAnswer } from '../../src/api/errors.js';
 import { ENROLLMENT_CAUSES, enrollmentErrorFromAnswer } from '../../src/enroll/causes.js';
 import { fileError } from '../../src/files/fs-errors.js';
 import { refuseToReplace } from '../../src/files/replace-guard.js';
+import type { KsctlError } from '../../src/errors.js';
 
 /** Lower-case first letter (an upper-case word such as STOKEN may start it), no final full stop. */
 function expectStyle(text: string | undefined): void {
@@ -35,5 +36,34 @@ describe('message style of the typed errors', () => {
       (e: unknown) => e,
     )) as Error;
     expectStyle(refused.message);
+  });
+});
+
+describe('message style of what commands say themselves', () => {
+  it('a destructive question off a terminal: the error begins in lower case like the rest', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { CommandContext } = await import('../../src/cli/command-context.js');
+    const io = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      color: false,
+      columns: 80,
+    };
+    const ctx = new CommandContext(
+      io,
+      {},
+      { confirm: async () => false, input: async () => '', secret: async () => '' },
+      new AbortController().signal,
+    );
+    const refused = (await ctx
+      .confirm('Delete marking "region" and its 3 values?', false)
+      .catch((e: unknown) => e)) as KsctlError;
+    expectStyle(refused.message);
+    expect(refused.message).toBe('delete marking "region" and its 3 values: confirmation needed');
+    expectStyle(refused.hint);
   });
 });

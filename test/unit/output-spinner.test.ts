@@ -64,3 +64,35 @@ describe('a wait with a prompt in it (enroll --email asks for the code mid-run)'
     expect(written()).toBe('');
   });
 });
+
+describe('Ctrl-C during a spinner', () => {
+  it("the process's early exit clears the spinner's line first", async () => {
+    const { io, written } = streams(true);
+    // What main.ts runs before it exits on Ctrl-C (the command does not stop by itself).
+    const cleanups = new Set<() => void>();
+    const ctx = new CommandContext(
+      io,
+      {},
+      {} as Prompter,
+      new AbortController().signal,
+      { graceful: false },
+      cleanups,
+    );
+    let atExit = '';
+    await ctx.waiting('listing markings', async () => {
+      await vi.advanceTimersByTimeAsync(500);
+      expect(written()).toContain('listing markings');
+      expect(written().endsWith(CLEAR)).toBe(false);
+      // The process exits right after these: what they wrote is what the terminal keeps.
+      for (const cleanup of cleanups) cleanup();
+      await vi.advanceTimersByTimeAsync(0);
+      atExit = written();
+      // Nothing is drawn after the line is cleared.
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(written()).toBe(atExit);
+    });
+    expect(atExit.endsWith(CLEAR)).toBe(true);
+    await ctx.dispose();
+    expect(cleanups.size).toBe(0);
+  });
+});
