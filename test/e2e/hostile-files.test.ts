@@ -132,7 +132,7 @@ describe('hostile markings files: a clear exit 3, within the headroom', () => {
     [
       'long-description.yaml',
       () => `markings:\n  - name: m\n    description: "${'d'.repeat(SIZE - 50)}"\n`,
-      /description must be at most 4096 characters/,
+      /description of marking "m" must be at most 4096 characters/,
     ],
     [
       'aliases.yaml',
