@@ -34,6 +34,8 @@ export function timeChart(title, { unit, describe }) {
     viewBox: `0 0 ${W} ${H}`,
     role: 'img',
     class: 'chart',
+    // Until the first figures come, the picture still says what it is.
+    'aria-label': `${title}: no figures yet`,
   });
   const legend = h('ul', { class: 'legend' });
   const captionId = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
