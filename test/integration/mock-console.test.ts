@@ -198,6 +198,15 @@ describe('the console', () => {
     );
     expect(foreign.status).toBe(403);
     expect(foreign.headers['set-cookie']).toBeUndefined();
+    // An opaque origin is not the mock's either.
+    const opaque = await send(login, 'POST', { ...form, origin: 'null' }, `token=${DEV_TOKEN}`);
+    expect(opaque.status).toBe(403);
+    expect(opaque.headers['set-cookie']).toBeUndefined();
+    // A plain HTML form, posted by the browser without any script.
+    const plain = await send(login, 'POST', form, `token=${encodeURIComponent(DEV_TOKEN)}`);
+    expect(plain.status).toBe(303);
+    expect(plain.headers.location).toBe('/_mock/console/');
+    cookieOf(plain);
     const right = await send(
       login,
       'POST',
@@ -206,6 +215,8 @@ describe('the console', () => {
     );
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe('/_mock/console/');
+    // What lets a browser name its origin when it posts the form: the page's referrer policy.
+    expect(right.headers['referrer-policy']).toBe('same-origin');
     const cookie = cookieOf(right);
     expect(
       (await send(`${mock.info.url}/_mock/console/api/faults`, 'GET', { cookie })).status,
@@ -238,7 +249,8 @@ describe('the console', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    // Not no-referrer: under it a browser sends `Origin: null` with the sign-in form's POST.
+    expect(page.headers['referrer-policy']).toBe('same-origin');
     // No cross-origin reading of the console, whatever the mock's CORS for the API.
     const api = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', {
       origin: 'http://evil.example',
