@@ -50,6 +50,9 @@ function cookieOf(answer: Raw): string {
   return set![0]!.split(';')[0]!;
 }
 
+/** The session cookie's name on a mock: browsers keep cookies by host, not by port. */
+const cookieName = (mock: TestMock): string => `ksctl_console_${new URL(mock.info.url).port}`;
+
 interface Signed {
   cookie: string;
   csrf: string;
@@ -119,7 +122,7 @@ describe('the console', () => {
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe('/_mock/console/');
     const set = (first.headers['set-cookie'] as string[])[0]!;
-    expect(set).toMatch(/^ksctl_console=[\w-]{40,};/);
+    expect(set).toMatch(new RegExp(`^${cookieName(mock)}=[\\w-]{40,};`));
     expect(set.split('; ').slice(1).sort()).toEqual([
       'HttpOnly',
       'Path=/_mock/',
@@ -148,7 +151,7 @@ describe('the console', () => {
       const answer = await send(
         `${mock.info.url}/_mock/console/api/${path}`,
         method,
-        { 'content-type': 'application/json', cookie: 'ksctl_console=forged' },
+        { 'content-type': 'application/json', cookie: `${cookieName(mock)}=forged` },
         JSON.stringify(body),
       );
       expect({ method, path, status: answer.status }).toEqual({ method, path, status: 401 });
@@ -499,6 +502,43 @@ describe('the console', () => {
     expect(markings).toBeGreaterThanOrEqual(2);
     expect(notFound).toBeGreaterThanOrEqual(1);
     expect(seconds.at(-1)!.t).toBe(Math.floor(Date.now() / 1000));
+  });
+});
+
+describe('two mocks on one host', () => {
+  it('keep their console sessions apart, though browsers share cookies across ports', async () => {
+    const mocks = [await startMock(), await startMock()];
+    try {
+      // A browser's jar for the host: one value per cookie name, whatever the port.
+      const jar = new Map<string, string>();
+      for (const mock of mocks) {
+        const [name, value] = cookieOf(await send(mock.info.consoleUrl!, 'GET')).split('=');
+        jar.set(name!, value!);
+      }
+      expect(jar.size).toBe(2);
+      const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      for (const mock of mocks) {
+        const answer = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', { cookie });
+        expect({ url: mock.info.url, status: answer.status }).toEqual({
+          url: mock.info.url,
+          status: 200,
+        });
+      }
+      // Signing out of one leaves the other signed in.
+      const out = await send(`${mocks[0]!.info.url}/_mock/console/logout`, 'POST', { cookie });
+      expect(out.headers['set-cookie']).toEqual([
+        `${cookieName(mocks[0]!)}=; HttpOnly; SameSite=Strict; Path=/_mock/; Max-Age=0`,
+      ]);
+      const statuses = await Promise.all(
+        mocks.map(
+          async (mock) =>
+            (await send(`${mock.info.url}/_mock/console/api/session`, 'GET', { cookie })).status,
+        ),
+      );
+      expect(statuses).toEqual([401, 200]);
+    } finally {
+      await Promise.all(mocks.map((mock) => mock.close()));
+    }
   });
 });
 

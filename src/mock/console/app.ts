@@ -24,14 +24,7 @@ import { errorAnswer } from '../request.js';
 import { consoleApi, type ConsoleDeps } from './api.js';
 import { asset, indexPage } from './assets.js';
 import { EventStreams } from './events.js';
-import {
-  CLEARED_COOKIE,
-  CONSOLE_PATH,
-  type ConsoleSession,
-  sameSecret,
-  sessionCookie,
-  signInLink,
-} from './sign-in.js';
+import { CONSOLE_PATH, type ConsoleSession, sameSecret, signInLink } from './sign-in.js';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
@@ -119,7 +112,7 @@ export class ConsoleApp {
       if (req.method !== 'POST') throw notAllowed(req, 'POST');
       if (!ownOrigin(req)) throw forbidden('the request comes from another origin');
       this.deps.signIn.close(req.headers.cookie);
-      return redirect(`${CONSOLE_PATH}/`, CLEARED_COOKIE);
+      return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.clearedCookie());
     }
     if (rest === '/links') {
       if (req.method !== 'POST') throw notAllowed(req, 'POST');
@@ -157,7 +150,7 @@ export class ConsoleApp {
     const code = req.query.get('code');
     const session = code === null ? undefined : this.deps.signIn.redeem(code);
     if (session === undefined) return signedOut('expired');
-    return redirect(`${CONSOLE_PATH}/`, sessionCookie(session));
+    return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(session));
   }
 
   private async login(req: MockRequest): Promise<MockResponse> {
@@ -165,7 +158,7 @@ export class ConsoleApp {
     const body = await req.body(FORM_MAX_BYTES);
     const token = new URLSearchParams(body.toString('utf8')).get('token') ?? '';
     if (!sameSecret(token.trim(), this.deps.state.devToken)) return signedOut('failed');
-    return redirect(`${CONSOLE_PATH}/`, sessionCookie(this.deps.signIn.open()));
+    return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(this.deps.signIn.open()));
   }
 }
 
