@@ -280,6 +280,9 @@ describe('the console', () => {
       'assets/..%2f..%2fpackage.json',
       'assets/.hidden.css',
       'assets/vendor/nope.js',
+      // No vendored library is served: the charts are drawn by console/assets/charts.js.
+      'assets/vendor/uPlot.iife.min.js',
+      'assets/vendor/uPlot.min.css',
       'nope.html',
     ]) {
       const answer = await send(`${mock.info.url}/_mock/console/${path}`, 'GET');
