@@ -8,7 +8,10 @@
  *   --mode load      `--rate` requests a second for `--seconds` to the markings API, with the
  *                    Requests page open (--open) or no browser at all; reads the mock's CPU time
  *                    from /proc/PID/stat before and after:
- *                    { answered, cpuSeconds, cpuPercent, events?, entries?, longestTaskMs? }
+ *                    { answered, seconds, cpuSeconds, cpuPercent, events?, entries?,
+ *                      eventSeconds?, longest? }
+ *                    eventSeconds: how long the page counted events (the load, which a busy
+ *                    machine stretches up to twice --seconds, and the last batch's wait)
  *
  * Chromium is the system's (/usr/bin/chromium), never a downloaded one.
  */
@@ -108,7 +111,7 @@ async function load(rate, seconds) {
 
 /** Counts the batches and entries the page's EventSource receives, and its long tasks. */
 const INSTRUMENT = `
-  window.probe = { events: 0, entries: 0, longest: 0 };
+  window.probe = { events: 0, entries: 0, longest: 0, since: performance.now() };
   const Original = window.EventSource;
   window.EventSource = class extends Original {
     constructor(...args) {
@@ -150,7 +153,9 @@ async function main() {
       ({ page } = await signedIn(browser, INSTRUMENT));
       await page.evaluate(`location.hash = '#/requests'`);
       await page.getByText('Live', { exact: true }).waitFor();
-      await page.evaluate('probe.events = 0; probe.entries = 0; probe.longest = 0');
+      await page.evaluate(
+        'probe.events = 0; probe.entries = 0; probe.longest = 0; probe.since = performance.now()',
+      );
     }
     const before = cpuSeconds(o.pid);
     const { answered, ms } = await load(rate, seconds);
@@ -163,7 +168,11 @@ async function main() {
     };
     if (page) {
       await sleep(500); // the last batch
-      Object.assign(result, await page.evaluate('probe'));
+      const seen = await page.evaluate(
+        '({ ...probe, eventSeconds: (performance.now() - probe.since) / 1000 })',
+      );
+      delete seen.since;
+      Object.assign(result, seen);
       await browser.close();
     }
     return result;

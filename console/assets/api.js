@@ -75,10 +75,9 @@ export async function api(method, path, body, extraHeaders = {}) {
 export const get = (path) => api('GET', path);
 
 /**
- * Signs in with the dev token: POST login as a form would send it, but from script, so the
- * browser names this page's origin (a form navigation under Referrer-Policy: no-referrer sends
- * Origin: null, which the mock refuses as foreign). Resolves true when signed in, false when the
- * token is wrong; throws what the mock said otherwise.
+ * Signs in with the dev token: POST login as the form would send it (the form also works on its
+ * own, without this script), here so that the page keeps its route and shows a refusal in place.
+ * Resolves true when signed in, false when the token is wrong; throws what the mock said otherwise.
  */
 export async function signIn(token) {
   const answer = await fetch(new URL('../login', BASE), {

@@ -185,7 +185,8 @@ export class MockServer {
   ) {
     this.state = new MockState(options.devToken ?? newDevToken());
     if (options.console !== false) {
-      this.signIn = new ConsoleSignIn();
+      // The port names the session cookie; known once listening, and kept while closing.
+      this.signIn = new ConsoleSignIn(() => Number(new URL(this.info.url).port));
       const stats = new RequestStats();
       this.state.journal.subscribe((entry) =>
         stats.add(entry.side, entry.status, entry.durationMs),

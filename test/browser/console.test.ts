@@ -124,6 +124,19 @@ describe('signing in', () => {
     await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await ctx.close();
   });
+
+  it('signs in with the form posted as a plain HTML form, without its script', async () => {
+    const ctx = await newContext(browser, WIDE);
+    const p = await ctx.newPage();
+    await p.goto(consoleHome());
+    await p.getByLabel('Dev token').fill(info().token);
+    // form.submit() skips the page's submit handler: the browser posts the form itself.
+    const posted = p.waitForResponse((r) => r.url().endsWith('/_mock/console/login'));
+    await p.evaluate(`document.querySelector('form').submit()`);
+    expect((await posted).status()).toBe(303);
+    await p.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await ctx.close();
+  });
 });
 
 describe('the pages', () => {

@@ -50,6 +50,9 @@ function cookieOf(answer: Raw): string {
   return set![0]!.split(';')[0]!;
 }
 
+/** The session cookie's name on a mock: browsers keep cookies by host, not by port. */
+const cookieName = (mock: TestMock): string => `ksctl_console_${new URL(mock.info.url).port}`;
+
 interface Signed {
   cookie: string;
   csrf: string;
@@ -119,7 +122,7 @@ describe('the console', () => {
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe('/_mock/console/');
     const set = (first.headers['set-cookie'] as string[])[0]!;
-    expect(set).toMatch(/^ksctl_console=[\w-]{40,};/);
+    expect(set).toMatch(new RegExp(`^${cookieName(mock)}=[\\w-]{40,};`));
     expect(set.split('; ').slice(1).sort()).toEqual([
       'HttpOnly',
       'Path=/_mock/',
@@ -148,7 +151,7 @@ describe('the console', () => {
       const answer = await send(
         `${mock.info.url}/_mock/console/api/${path}`,
         method,
-        { 'content-type': 'application/json', cookie: 'ksctl_console=forged' },
+        { 'content-type': 'application/json', cookie: `${cookieName(mock)}=forged` },
         JSON.stringify(body),
       );
       expect({ method, path, status: answer.status }).toEqual({ method, path, status: 401 });
@@ -198,6 +201,15 @@ describe('the console', () => {
     );
     expect(foreign.status).toBe(403);
     expect(foreign.headers['set-cookie']).toBeUndefined();
+    // An opaque origin is not the mock's either.
+    const opaque = await send(login, 'POST', { ...form, origin: 'null' }, `token=${DEV_TOKEN}`);
+    expect(opaque.status).toBe(403);
+    expect(opaque.headers['set-cookie']).toBeUndefined();
+    // A plain HTML form, posted by the browser without any script.
+    const plain = await send(login, 'POST', form, `token=${encodeURIComponent(DEV_TOKEN)}`);
+    expect(plain.status).toBe(303);
+    expect(plain.headers.location).toBe('/_mock/console/');
+    cookieOf(plain);
     const right = await send(
       login,
       'POST',
@@ -206,6 +218,8 @@ describe('the console', () => {
     );
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe('/_mock/console/');
+    // What lets a browser name its origin when it posts the form: the page's referrer policy.
+    expect(right.headers['referrer-policy']).toBe('same-origin');
     const cookie = cookieOf(right);
     expect(
       (await send(`${mock.info.url}/_mock/console/api/faults`, 'GET', { cookie })).status,
@@ -238,7 +252,8 @@ describe('the console', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    // Not no-referrer: under it a browser sends `Origin: null` with the sign-in form's POST.
+    expect(page.headers['referrer-policy']).toBe('same-origin');
     // No cross-origin reading of the console, whatever the mock's CORS for the API.
     const api = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', {
       origin: 'http://evil.example',
@@ -265,6 +280,9 @@ describe('the console', () => {
       'assets/..%2f..%2fpackage.json',
       'assets/.hidden.css',
       'assets/vendor/nope.js',
+      // No vendored library is served: the charts are drawn by console/assets/charts.js.
+      'assets/vendor/uPlot.iife.min.js',
+      'assets/vendor/uPlot.min.css',
       'nope.html',
     ]) {
       const answer = await send(`${mock.info.url}/_mock/console/${path}`, 'GET');
@@ -487,6 +505,43 @@ describe('the console', () => {
     expect(markings).toBeGreaterThanOrEqual(2);
     expect(notFound).toBeGreaterThanOrEqual(1);
     expect(seconds.at(-1)!.t).toBe(Math.floor(Date.now() / 1000));
+  });
+});
+
+describe('two mocks on one host', () => {
+  it('keep their console sessions apart, though browsers share cookies across ports', async () => {
+    const mocks = [await startMock(), await startMock()];
+    try {
+      // A browser's jar for the host: one value per cookie name, whatever the port.
+      const jar = new Map<string, string>();
+      for (const mock of mocks) {
+        const [name, value] = cookieOf(await send(mock.info.consoleUrl!, 'GET')).split('=');
+        jar.set(name!, value!);
+      }
+      expect(jar.size).toBe(2);
+      const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+      for (const mock of mocks) {
+        const answer = await send(`${mock.info.url}/_mock/console/api/session`, 'GET', { cookie });
+        expect({ url: mock.info.url, status: answer.status }).toEqual({
+          url: mock.info.url,
+          status: 200,
+        });
+      }
+      // Signing out of one leaves the other signed in.
+      const out = await send(`${mocks[0]!.info.url}/_mock/console/logout`, 'POST', { cookie });
+      expect(out.headers['set-cookie']).toEqual([
+        `${cookieName(mocks[0]!)}=; HttpOnly; SameSite=Strict; Path=/_mock/; Max-Age=0`,
+      ]);
+      const statuses = await Promise.all(
+        mocks.map(
+          async (mock) =>
+            (await send(`${mock.info.url}/_mock/console/api/session`, 'GET', { cookie })).status,
+        ),
+      );
+      expect(statuses).toEqual([401, 200]);
+    } finally {
+      await Promise.all(mocks.map((mock) => mock.close()));
+    }
   });
 });
 

@@ -5,9 +5,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalEntry } from '../../src/api/wire.js';
-import { EventStreams, MAX_PENDING } from '../../src/mock/console/events.js';
+import { BATCH_MS, EventStreams, MAX_PENDING } from '../../src/mock/console/events.js';
 import { sleep } from '../../src/sleep.js';
 
 class FakeResponse extends EventEmitter {
@@ -78,6 +78,48 @@ describe('console event streams', () => {
     res.emit('close');
     expect(source.listeners).toBe(0);
     expect(res.writableEnded).toBe(true);
+  });
+
+  describe('at 500 requests a second for ten seconds', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('sends at most one requests event per 250 ms on each connection, and every entry', () => {
+      vi.useFakeTimers();
+      const source = feed();
+      const streams = new EventStreams(source.subscribe);
+      const connections = [new FakeResponse(), new FakeResponse()];
+      const sentAt = connections.map(() => [] as number[]);
+      connections.forEach((res, i) => {
+        const write = res.write.bind(res);
+        res.write = (text: string) => {
+          if (text.startsWith('event: requests')) sentAt[i]!.push(Date.now());
+          return write(text);
+        };
+        streams.open(res as unknown as ServerResponse);
+      });
+      // One entry every 2 ms; the connections drain now and then, which must not flush early.
+      for (let ms = 0; ms < 10_000; ms += 2) {
+        source.record(entry(`/v2/dev/markings/${ms}`));
+        if (ms % 50 === 0) connections.forEach((res) => res.emit('drain'));
+        vi.advanceTimersByTime(2);
+      }
+      vi.advanceTimersByTime(BATCH_MS);
+      for (const [i, res] of connections.entries()) {
+        const times = sentAt[i]!;
+        expect(times.length).toBeLessThanOrEqual(10_000 / BATCH_MS + 1);
+        expect(times.length).toBeGreaterThanOrEqual(10_000 / BATCH_MS - 1);
+        const gaps = times.slice(1).map((t, j) => t - times[j]!);
+        expect(Math.min(...gaps)).toBeGreaterThanOrEqual(BATCH_MS);
+        const delivered = res
+          .events()
+          .filter((e) => e.event === 'requests')
+          .reduce((n, e) => n + (e.data as unknown[]).length, 0);
+        expect(delivered).toBe(5_000);
+      }
+      streams.closeAll();
+    });
   });
 
   it('holds a bounded number of entries for a reader that falls behind, and tells it what it missed', async () => {

@@ -10,9 +10,12 @@
  *   …    /_mock/console/api/…             the console's JSON API (api.ts), session required
  *
  * Every answer carries the Content-Security-Policy below (no inline script or style, nothing from
- * elsewhere), nosniff and no-referrer. The API needs the session cookie (401 without), and a
- * request that changes something also its CSRF token in `X-Ksctl-Csrf` and, when the browser sends
- * an Origin, the mock's own (403 otherwise). The sign-in form checks the Origin too.
+ * elsewhere), nosniff and `Referrer-Policy: same-origin`: the console's own requests name their
+ * origin, and other origins learn nothing of its addresses. (Under `no-referrer` a browser sends
+ * `Origin: null` with a plain form's POST, and the sign-in form would be refused as foreign.)
+ * The API needs the session cookie (401 without), and a request that changes something also its
+ * CSRF token in `X-Ksctl-Csrf` and, when the browser sends an Origin, the mock's own (403
+ * otherwise, `null` included). The sign-in form, plain or sent from script, checks the Origin too.
  */
 import { MarkingsErrorCode } from '../../api/wire.js';
 import { requireAdmin } from '../auth.js';
@@ -21,14 +24,7 @@ import { errorAnswer } from '../request.js';
 import { consoleApi, type ConsoleDeps } from './api.js';
 import { asset, indexPage } from './assets.js';
 import { EventStreams } from './events.js';
-import {
-  CLEARED_COOKIE,
-  CONSOLE_PATH,
-  type ConsoleSession,
-  sameSecret,
-  sessionCookie,
-  signInLink,
-} from './sign-in.js';
+import { CONSOLE_PATH, type ConsoleSession, sameSecret, signInLink } from './sign-in.js';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
@@ -37,7 +33,7 @@ export const CONTENT_SECURITY_POLICY =
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
@@ -62,6 +58,7 @@ function forbidden(message: string): MockHttpError {
 /**
  * Whether the request's Origin, when it has one, is the mock's own: the scheme and the host the
  * browser asked for (the Host header), so that it holds on every address the mock listens on.
+ * An opaque origin (`Origin: null`: a sandboxed frame, a file, a redirect from elsewhere) is not.
  */
 export function ownOrigin(req: MockRequest): boolean {
   const origin = req.headers.origin;
@@ -115,7 +112,7 @@ export class ConsoleApp {
       if (req.method !== 'POST') throw notAllowed(req, 'POST');
       if (!ownOrigin(req)) throw forbidden('the request comes from another origin');
       this.deps.signIn.close(req.headers.cookie);
-      return redirect(`${CONSOLE_PATH}/`, CLEARED_COOKIE);
+      return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.clearedCookie());
     }
     if (rest === '/links') {
       if (req.method !== 'POST') throw notAllowed(req, 'POST');
@@ -153,7 +150,7 @@ export class ConsoleApp {
     const code = req.query.get('code');
     const session = code === null ? undefined : this.deps.signIn.redeem(code);
     if (session === undefined) return signedOut('expired');
-    return redirect(`${CONSOLE_PATH}/`, sessionCookie(session));
+    return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(session));
   }
 
   private async login(req: MockRequest): Promise<MockResponse> {
@@ -161,7 +158,7 @@ export class ConsoleApp {
     const body = await req.body(FORM_MAX_BYTES);
     const token = new URLSearchParams(body.toString('utf8')).get('token') ?? '';
     if (!sameSecret(token.trim(), this.deps.state.devToken)) return signedOut('failed');
-    return redirect(`${CONSOLE_PATH}/`, sessionCookie(this.deps.signIn.open()));
+    return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(this.deps.signIn.open()));
   }
 }
 

@@ -10,7 +10,11 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const SESSION_COOKIE = 'ksctl_console';
+/**
+ * The session cookie's name on a mock listening on `port`. Browsers keep cookies by host and not
+ * by port, so two mocks on one host with one name would each sign the other's browser out.
+ */
+export const sessionCookieName = (port: number): string => `ksctl_console_${port}`;
 /** Where the console lives, and the cookie's Path (the console's pages and API are under it). */
 export const CONSOLE_PATH = '/_mock/console';
 export const COOKIE_PATH = '/_mock/';
@@ -58,21 +62,31 @@ export function signInLink(url: string, code: string): string {
   return `${url}${CONSOLE_PATH}/login?code=${code}`;
 }
 
-/** The Set-Cookie header of a new session. */
-export function sessionCookie(id: string): string {
-  return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}`;
-}
-
-/** The Set-Cookie header that ends one in the browser. */
-export const CLEARED_COOKIE = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}; Max-Age=0`;
-
 export class ConsoleSignIn {
   /** Code digest → when it was made. */
   private readonly codes = new Map<string, number>();
   /** Session id digest → the session, least recently used first. */
   private readonly sessions = new Map<string, ConsoleSession>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    /** The port the mock listens on, which names the cookie. */
+    private readonly port: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get cookieName(): string {
+    return sessionCookieName(this.port());
+  }
+
+  /** The Set-Cookie header of a new session. */
+  sessionCookie(id: string): string {
+    return `${this.cookieName}=${id}; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}`;
+  }
+
+  /** The Set-Cookie header that ends one in the browser. */
+  clearedCookie(): string {
+    return `${this.cookieName}=; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}; Max-Age=0`;
+  }
 
   /** A fresh one-time code for a sign-in link. */
   newCode(): string {
@@ -103,7 +117,7 @@ export class ConsoleSignIn {
 
   /** The session the request's Cookie header names, its idle time restarted; or undefined. */
   session(cookieHeader: string | undefined): ConsoleSession | undefined {
-    const id = cookieValue(cookieHeader, SESSION_COOKIE);
+    const id = cookieValue(cookieHeader, this.cookieName);
     if (id === undefined || id === '') return undefined;
     const key = digest(id);
     const session = this.sessions.get(key);
@@ -122,7 +136,7 @@ export class ConsoleSignIn {
 
   /** Ends the session the Cookie header names, if any. */
   close(cookieHeader: string | undefined): void {
-    const id = cookieValue(cookieHeader, SESSION_COOKIE);
+    const id = cookieValue(cookieHeader, this.cookieName);
     if (id !== undefined) this.sessions.delete(digest(id));
   }
 
