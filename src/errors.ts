@@ -8,9 +8,47 @@ export interface ErrorDetail {
   message: string;
 }
 
+/**
+ * A hint in the words of each face that shows it: the CLI names its flags (`--force`), the
+ * library the options of its calls (`{ force: true }`). A plain string reads the same in both.
+ */
+export interface FacedHint {
+  cli: string;
+  code: string;
+}
+
+export type Hint = string | FacedHint;
+
+/** A hint made from another, in each face's words: `words => `${words} and retry``. */
+export function mapHint(hint: Hint, make: (words: string) => string): Hint {
+  return typeof hint === 'object' ? { cli: make(hint.cli), code: make(hint.code) } : make(hint);
+}
+
+/**
+ * A table row's hint: `hint` in the CLI's words (as the mock says it), `codeHint` the library's
+ * when they differ.
+ */
+export interface HintColumns {
+  hint: string;
+  codeHint?: string;
+}
+
+export function hintColumns(hint: Hint): HintColumns {
+  return typeof hint === 'object' ? { hint: hint.cli, codeHint: hint.code } : { hint };
+}
+
+export function rowHint(row: HintColumns): Hint {
+  return row.codeHint === undefined ? row.hint : { cli: row.hint, code: row.codeHint };
+}
+
+/** A hint in the CLI's words. */
+export function cliHint(hint: Hint | undefined): string | undefined {
+  return typeof hint === 'object' ? hint.cli : hint;
+}
+
 export interface KsctlErrorOptions {
   /** One line telling the user what to do next. */
-  hint?: string;
+  hint?: Hint;
   /** X-Conversation-ID of the request that failed, so a user can quote it. */
   conversationId?: string;
   /** HTTP status of the answer that caused the error, if any. */
@@ -29,15 +67,32 @@ export abstract class KsctlError extends Error {
   readonly status: number | undefined;
   readonly serviceCode: number | undefined;
   readonly details: ErrorDetail[];
+  readonly #hint: Hint | undefined;
 
   constructor(message: string, options: KsctlErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.hint = options.hint;
+    this.#hint = options.hint;
+    this.hint = cliHint(options.hint);
     this.conversationId = options.conversationId;
     this.status = options.status;
     this.serviceCode = options.serviceCode;
     this.details = options.details ?? [];
+  }
+
+  /** The hint as given, in the words of both faces: for an error built from this one. */
+  get facedHint(): Hint | undefined {
+    return this.#hint;
+  }
+
+  /**
+   * The error as the library shows it: `hint` names the options of code rather than CLI flags.
+   * The library's calls turn their errors so at its boundary; the CLI never does.
+   */
+  inCodeWords(): this {
+    const hint = this.#hint;
+    if (typeof hint === 'object') (this as { hint: string | undefined }).hint = hint.code;
+    return this;
   }
 }
 

@@ -2,6 +2,7 @@ import {
   AuthError,
   ConflictError,
   type ErrorDetail,
+  type Hint,
   InputError,
   type KsctlError,
   NotFoundError,
@@ -54,8 +55,11 @@ export function parseErrorBody(body: unknown): ParsedErrorBody {
   };
 }
 
-const STATUS_HINTS: Record<number, string> = {
-  401: 'check the credentials: `ksctl context show`, --token-file, or KSCTL_TOKEN',
+const STATUS_HINTS: Record<number, Hint> = {
+  401: {
+    cli: 'check the credentials: `ksctl context show`, --token-file, or KSCTL_TOKEN',
+    code: "check the credentials: the client's token or basic option",
+  },
   403: 'the credentials are valid but lack a scope this operation needs',
   412: 'the marking changed since it was read; read it again and retry',
   413: 'the request is too large; send fewer items or values at once',

@@ -216,7 +216,10 @@ export class HttpMarkingsApi implements MarkingsApi {
     const found = page.items[0];
     if (!found) {
       throw new NotFoundError(`marking ${quoted(idOrName)} not found`, {
-        hint: 'list the markings with `ksctl markings list`',
+        hint: {
+          cli: 'list the markings with `ksctl markings list`',
+          code: 'list the markings with `list()`',
+        },
         conversationId,
       });
     }
@@ -344,7 +347,10 @@ export class HttpMarkingsApi implements MarkingsApi {
       throw new NotFoundError(
         `value ${quoted(idOrName)} not found in ${markingName ? `marking ${markingName}` : 'this marking'}`,
         {
-          hint: `list its values with \`ksctl markings values list ${marking}\``,
+          hint: {
+            cli: `list its values with \`ksctl markings values list ${marking}\``,
+            code: 'list its values with `listValues()`',
+          },
           conversationId,
         },
       );

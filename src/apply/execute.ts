@@ -31,6 +31,8 @@ export interface ExecuteOptions {
   /** On abort no new request starts; requests in flight finish and the report says `interrupted`. */
   signal?: AbortSignal;
   onProgress?: (progress: ExecuteProgress) => void;
+  /** Each failure's hint in code's words, not the CLI's (the library's apply). */
+  codeWords?: boolean;
 }
 
 export const DEFAULT_CONCURRENCY = 4;
@@ -114,6 +116,7 @@ class PlanRun {
 
   private failed(targets: readonly StepTarget[], error: KsctlError, message = error.message): void {
     if (error instanceof AuthError) this.authorizationRefused = true;
+    if (this.options.codeWords === true) error.inCodeWords();
     for (const target of targets) this.report.failed.push(failure(target, error, message));
     this.progress();
   }

@@ -35,6 +35,7 @@
 import {
   AuthError,
   ConflictError,
+  rowHint,
   InputError,
   type KsctlError,
   NotFoundError,
@@ -78,13 +79,18 @@ export interface DeviceCause {
   /** The mock's message (item errors add their particulars). */
   message: string;
   hint: string;
+  /** The hint in the library's words, when it names CLI flags or commands. */
+  codeHint?: string;
   errorClass: ErrorClass;
   /** An `item` error's operations: those whose refs or keys can fail so. */
   items?: readonly DeviceOperation[];
 }
 
-const WRONG_KEYS =
-  'the profile does not match what the service holds for this device: enroll again (ksctl enroll) or pick another profile';
+const WRONG_KEYS = {
+  hint: 'the profile does not match what the service holds for this device: enroll again (ksctl enroll) or pick another profile',
+  codeHint:
+    'the profile does not match what the service holds for this device: enroll again (enroll()) or pick another profile',
+};
 const LIKELY_BUG =
   'ksctl or a proxy altered the request; rerun with --debug and report it with the conversation id';
 
@@ -135,7 +141,8 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     where: 'http',
     status: 401,
     message: 'the service knows no device with this id',
-    hint: `${WRONG_KEYS} (a mock without --state forgets its devices when it stops)`,
+    hint: `${WRONG_KEYS.hint} (a mock without --state forgets its devices when it stops)`,
+    codeHint: `${WRONG_KEYS.codeHint} (a mock without a state directory forgets its devices when it stops)`,
     errorClass: AuthError,
   },
   {
@@ -151,7 +158,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     where: 'http',
     status: 401,
     message: "the envelope does not open with the device's SEP.CD:IDC key and the cid",
-    hint: WRONG_KEYS,
+    ...WRONG_KEYS,
     errorClass: AuthError,
   },
   {
@@ -185,6 +192,8 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 200,
     message: 'a marking attribute carries a value the marking does not have',
     hint: 'use one of the values the marking has (ksctl markings values list NAME), or add the value first',
+    codeHint:
+      "use one of the values the marking has (MarkingsClient's listValues()), or add the value first",
     errorClass: InputError,
   },
   {
@@ -211,7 +220,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     items: ['create', 'modify'],
     status: 200,
     message: "the attribute signature does not verify with the device's SEP.CD:KS key",
-    hint: WRONG_KEYS,
+    ...WRONG_KEYS,
     errorClass: AuthError,
   },
   {
@@ -231,6 +240,8 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     message:
       'the key was changed since it was fetched (prevcsig and prevmsig are not its current signatures)',
     hint: 'fetch the key again (ksctl keys fetch ID) and repeat the change, or pass --force to replace it as it is now',
+    codeHint:
+      'fetch the key again (fetchKeys()) and repeat the change, or give the change force: true to replace it as it is now',
     errorClass: ConflictError,
   },
   {
@@ -239,7 +250,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     items: ['create', 'modify'],
     status: 200,
     message: "a protected attribute does not open with the device's SEP.CD:KS key",
-    hint: WRONG_KEYS,
+    ...WRONG_KEYS,
     errorClass: AuthError,
   },
 ];
@@ -261,7 +272,7 @@ export function deviceError(
     cause?.errorClass ??
     (options.status === undefined ? ServiceError : errorClassForStatus(options.status));
   return new ErrorType(message, {
-    hint: cause?.hint,
+    hint: cause === undefined ? undefined : rowHint(cause),
     conversationId: options.conversationId,
     status: options.status,
     serviceCode: code,

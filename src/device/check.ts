@@ -55,7 +55,7 @@ export function storedButFailed(error: KsctlError): KsctlError {
   const ErrorType =
     error instanceof UnreachableError ? ServiceError : (error.constructor as ErrorClass);
   return new ErrorType(`the profile was stored, but the check failed: ${error.message}`, {
-    hint: error.hint,
+    hint: error.facedHint,
     conversationId: error.conversationId,
     status: error.status,
     serviceCode: error.serviceCode,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { errorFromAnswer } from '../api/errors.js';
-import { AuthError, type KsctlError, ServiceError, UsageError } from '../errors.js';
+import { AuthError, type KsctlError, rowHint, ServiceError, UsageError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
 import type { Profile } from '../profiles/types.js';
 import { DeviceErrorCode, deviceCause, deviceError } from './causes.js';
@@ -115,7 +115,10 @@ export class DeviceClient {
     const v24 = this.version === '2.4';
     if (!v24 && requests.some((r) => Object.keys(r.mutableAttributes ?? {}).length > 0)) {
       throw new UsageError('mutable attributes at creation need the v2.4 dialect', {
-        hint: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
+        hint: {
+          cli: 'drop --api-version 2.3, or set them afterwards with ksctl keys modify',
+          code: "use apiVersion '2.4' (the default), or set them afterwards with modifyKeys()",
+        },
       });
     }
     const sent = new Map<string, { csig: string; msig?: string }>();
@@ -182,7 +185,10 @@ export class DeviceClient {
   async modify(changes: KeyChange[]): Promise<ModifyAnswer> {
     if (this.version !== '2.4') {
       throw new UsageError('the v2.3 dialect has no key modify', {
-        hint: 'modify keys with --api-version 2.4 (the default)',
+        hint: {
+          cli: 'modify keys with --api-version 2.4 (the default)',
+          code: "modify keys with apiVersion '2.4' (the default)",
+        },
       });
     }
     const sent = new Map<string, ModifyItem>();
@@ -216,7 +222,7 @@ export class DeviceClient {
       if (!checkModifySigs(this.profile.aesCdEiKey, modifySigsText(item.id, item), sigs)) {
         throw new AuthError(
           `the service's answer for key ${item.id} does not carry the signature of the change (sigs) made with the profile's SEP.CD:KS key (aesCdEiKey)`,
-          { hint: deviceCause(DeviceErrorCode.signatureInvalid)!.hint },
+          { hint: rowHint(deviceCause(DeviceErrorCode.signatureInvalid)!) },
         );
       }
       return { id: item.id, csig: wire.csig, msig: wire.msig };
@@ -275,7 +281,7 @@ export class DeviceClient {
     if (!key) {
       throw new AuthError(
         `key ${id} does not open with the profile's SEP.CD:KS key (aesCdEiKey) of ${this.profile.deviceId}`,
-        { hint: deviceCause(DeviceErrorCode.signatureInvalid)!.hint },
+        { hint: rowHint(deviceCause(DeviceErrorCode.signatureInvalid)!) },
       );
     }
     return key;
@@ -334,7 +340,7 @@ export class DeviceClient {
     if (!opened.ok || !isJsonObject(opened.content)) {
       throw new AuthError(
         `the answer does not open with the profile's SEP.CD:IDC key (aesCdIdcKey) of ${this.profile.deviceId}`,
-        { conversationId: cid, hint: deviceCause(DeviceErrorCode.envelopeNotAuthentic)!.hint },
+        { conversationId: cid, hint: rowHint(deviceCause(DeviceErrorCode.envelopeNotAuthentic)!) },
       );
     }
     const content = opened.content;

@@ -10,8 +10,10 @@ import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
 export const STOKEN_PREFIX = 'I.';
 export const UIDAUTH_PREFIX = ',I';
 
-const TOKEN_HINT =
-  'copy it whole from your enrollment portal, or get a fresh token pair with ksctl mock tokens --user NAME';
+const TOKEN_HINT = {
+  cli: 'copy it whole from your enrollment portal, or get a fresh token pair with ksctl mock tokens --user NAME',
+  code: "copy it whole from your enrollment portal, or get a fresh token pair from a mock's mintTokens()",
+};
 
 /**
  * Builds AUTH from the portal's values. Surrounding whitespace (a trailing newline from a file)

@@ -7,10 +7,14 @@ import type { ErrorBody } from '../api/wire.js';
 import {
   AuthError,
   ConflictError,
+  type Hint,
+  hintColumns,
+  mapHint,
   InputError,
   type KsctlError,
   type KsctlErrorOptions,
   NotFoundError,
+  rowHint,
   ServiceError,
 } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
@@ -69,13 +73,19 @@ export interface EnrollmentCause {
   explanation: string;
   /** What to do next. */
   hint: string;
+  /** The hint in the library's words, when it names CLI flags or commands. */
+  codeHint?: string;
   errorClass: ErrorClass;
 }
 
-const FRESH_TOKENS =
-  'get a fresh token pair with ksctl mock tokens --user NAME or from your enrollment portal';
-const LIKELY_BUG =
-  'ksctl or a proxy altered the request; rerun with --debug and report it with the conversation ID';
+const FRESH_TOKENS = {
+  cli: 'get a fresh token pair with ksctl mock tokens --user NAME or from your enrollment portal',
+  code: "get a fresh token pair from your enrollment portal or a mock's mintTokens()",
+};
+const LIKELY_BUG = {
+  cli: 'ksctl or a proxy altered the request; rerun with --debug and report it with the conversation ID',
+  code: 'ksctl or a proxy altered the request; rerun with the trace option and report it with the conversation ID',
+};
 const RETRY_LATER =
   'retry later; if it keeps failing, give the conversation ID to the service operators';
 const UNKNOWN_CAUSE =
@@ -99,7 +109,7 @@ function cause(
   code: EnrollmentCauseCode,
   message: string,
   explanation: string,
-  hint: string,
+  hint: Hint,
   reasonPhrase?: string,
 ): EnrollmentCause {
   const status = Math.floor(code / 100);
@@ -111,7 +121,7 @@ function cause(
     reasonPhrase: reasonPhrase ?? byStatus.reasonPhrase,
     message,
     explanation,
-    hint,
+    ...hintColumns(hint),
     errorClass: byStatus.errorClass,
   };
 }
@@ -140,7 +150,10 @@ export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
     CauseCode.invalidKeyspace,
     'Invalid keyspace',
     'the keyspace is malformed or does not match the enrollment endpoint',
-    'check --keyspace: 4 letters or digits, as your enrollment portal or key naming lookup gives it',
+    {
+      cli: 'check --keyspace: 4 letters or digits, as your enrollment portal or key naming lookup gives it',
+      code: 'check keyspace: 4 letters or digits, as your enrollment portal or key naming lookup gives it',
+    },
   ),
   cause(
     CauseCode.replayDetected,
@@ -164,7 +177,7 @@ export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
     CauseCode.authTokenUndecodable,
     'Authorization token could not be decoded',
     'the enrollment service could not decode the STOKEN and UIDAUTH pair',
-    `check that both were copied whole, or ${FRESH_TOKENS}`,
+    mapHint(FRESH_TOKENS, (fresh) => `check that both were copied whole, or ${fresh}`),
   ),
   cause(
     CauseCode.conversationIdInvalid,
@@ -200,19 +213,25 @@ export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
     CauseCode.tokenIncorrect,
     'Token is incorrect',
     'the STOKEN and UIDAUTH pair is wrong, expired, or for another keyspace',
-    `${FRESH_TOKENS}, for this keyspace`,
+    mapHint(FRESH_TOKENS, (fresh) => `${fresh}, for this keyspace`),
   ),
   cause(
     CauseCode.keyspaceNotFound,
     'Keyspace or tenant not found',
     'the enrollment service knows no such keyspace or tenant',
-    'check --keyspace and the API URL; ksctl can find both from the key naming lookup',
+    {
+      cli: 'check --keyspace and the API URL; ksctl can find both from the key naming lookup',
+      code: 'check keyspace and apiUrl; enroll() can find both from the key naming lookup (knsUrl)',
+    },
   ),
   cause(
     CauseCode.userNotFound,
     'User not found',
     'the user named in the UIDAUTH does not exist and cannot be enrolled just in time',
-    `check the user name or ask your administrator to create the user, then ${FRESH_TOKENS}`,
+    mapHint(
+      FRESH_TOKENS,
+      (fresh) => `check the user name or ask your administrator to create the user, then ${fresh}`,
+    ),
     'Not Found',
   ),
   cause(
@@ -285,7 +304,7 @@ export const ENROLLMENT_CAUSES: readonly EnrollmentCause[] = [
     CauseCode.userAttributesMissing,
     'Needed user attribute fields for the user search were not found',
     'the UIDAUTH carries no user identity the service can search for',
-    `${FRESH_TOKENS}, for a named user`,
+    mapHint(FRESH_TOKENS, (fresh) => `${fresh}, for a named user`),
   ),
   cause(
     CauseCode.justInTimeEnrollmentFailed,
@@ -377,7 +396,7 @@ export function enrollmentErrorFromAnswer(
   const entry = error.code === undefined ? undefined : causeByCode(error.code);
   if (entry !== undefined) {
     return new entry.errorClass(`${entry.explanation} (${entry.code})`, {
-      hint: entry.hint,
+      hint: rowHint(entry),
       conversationId: cid,
       status,
       serviceCode: entry.code,

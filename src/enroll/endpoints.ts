@@ -7,20 +7,30 @@
 import type { ApiClient } from '../api/client.js';
 import type { KnsAnswer } from '../api/wire.js';
 import type { ContextConfig } from '../config/store.js';
-import { ServiceError, UnreachableError, UsageError } from '../errors.js';
+import { type Hint, mapHint, ServiceError, UnreachableError, UsageError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
 
 type UrlSetting = 'apiUrl' | 'enrollmentUrl' | 'knsUrl';
 type SettingSource = 'flag' | 'environment' | 'context';
 
-const URL_SETTINGS: Record<UrlSetting, { flag: string; env: string; label: string }> = {
-  apiUrl: { flag: '--api-url', env: 'KSCTL_API_URL', label: 'API URL' },
+/** Each URL setting as the CLI (flag, variable) and the library (`enroll()`'s option) name it. */
+const URL_SETTINGS: Record<
+  UrlSetting,
+  { flag: string; env: string; option: UrlSetting; label: string }
+> = {
+  apiUrl: { flag: '--api-url', env: 'KSCTL_API_URL', option: 'apiUrl', label: 'API URL' },
   enrollmentUrl: {
     flag: '--enrollment-url',
     env: 'KSCTL_ENROLLMENT_URL',
+    option: 'enrollmentUrl',
     label: 'enrollment URL',
   },
-  knsUrl: { flag: '--kns-url', env: 'KSCTL_KNS_URL', label: 'key naming lookup URL' },
+  knsUrl: {
+    flag: '--kns-url',
+    env: 'KSCTL_KNS_URL',
+    option: 'knsUrl',
+    label: 'key naming lookup URL',
+  },
 };
 
 export type EndpointFlags = { keyspace?: string } & Partial<Record<UrlSetting, string>>;
@@ -73,7 +83,7 @@ export interface Endpoint {
   /** What the URL is ("enrollment URL"). */
   label: string;
   /** Where the URL came from, as something to check ("check --enrollment-url"). */
-  advice: string;
+  advice: Hint;
 }
 
 /** Runs a request to `endpoint`; when the service cannot be reached, the error says where. */
@@ -89,7 +99,7 @@ export async function reach<T>(endpoint: Endpoint, request: () => Promise<T>): P
       error.reason,
       `${error.what}: cannot reach the ${endpoint.label} ${endpoint.url}: ${error.reason}`,
       {
-        hint: `${endpoint.advice} and that the service is running`,
+        hint: mapHint(endpoint.advice, (advice) => `${advice} and that the service is running`),
         conversationId: error.conversationId,
         cause: error.cause,
       },
@@ -125,7 +135,10 @@ export class EnrollmentEndpoints {
       return {
         url: trimSlash(fromPortal),
         label: URL_SETTINGS.apiUrl.label,
-        advice: 'check the API URL the enrollment portal named (or pass --api-url)',
+        advice: {
+          cli: 'check the API URL the enrollment portal named (or pass --api-url)',
+          code: 'check the API URL the enrollment portal named (or pass apiUrl)',
+        },
       };
     }
     return this.lookedUp('apiUrl');
@@ -134,31 +147,32 @@ export class EnrollmentEndpoints {
   private configured(setting: UrlSetting): Endpoint | undefined {
     const url = this.settings[setting];
     if (url === undefined) return undefined;
-    const { flag, env, label } = URL_SETTINGS[setting];
-    const advice = {
+    const { flag, env, option, label } = URL_SETTINGS[setting];
+    const cli = {
       flag: `check ${flag}`,
       environment: `check ${env} (or pass ${flag})`,
       context: `check the ${label} of the context (or pass ${flag})`,
     }[this.settings.sources[setting] ?? 'flag'];
-    return { url: trimSlash(url), label, advice };
+    return { url: trimSlash(url), label, advice: { cli, code: `check ${option}` } };
   }
 
   private async lookedUp(setting: keyof Discovered): Promise<Endpoint> {
     this.discovered ??= this.lookUp();
     const { lookup, found } = await this.discovered;
-    const { flag, label } = URL_SETTINGS[setting];
-    return {
-      url: found[setting],
-      label,
-      advice: `check the key naming lookup at ${lookup.url}, which named this URL (or pass ${flag})`,
-    };
+    const { flag, option, label } = URL_SETTINGS[setting];
+    const advice = (pass: string) =>
+      `check the key naming lookup at ${lookup.url}, which named this URL (or pass ${pass})`;
+    return { url: found[setting], label, advice: { cli: advice(flag), code: advice(option) } };
   }
 
   private async lookUp(): Promise<{ lookup: Endpoint; found: Discovered }> {
     const lookup = this.configured('knsUrl') ?? this.configured('apiUrl');
     if (lookup === undefined) {
       throw new UsageError(`cannot tell where to enroll into keyspace ${this.keyspace}`, {
-        hint: 'pass --api-url and --enrollment-url, or --kns-url to look them up (or set them in the context)',
+        hint: {
+          cli: 'pass --api-url and --enrollment-url, or --kns-url to look them up (or set them in the context)',
+          code: 'pass apiUrl and enrollmentUrl, or knsUrl to look them up',
+        },
       });
     }
     const url = `${lookup.url}/v2.4/kns/keyspaces/${encodeURIComponent(this.keyspace)}`;
@@ -181,7 +195,10 @@ export function readKnsAnswer(
 ): Discovered {
   const malformed = (what: string) =>
     new ServiceError(`the key naming lookup for keyspace ${keyspace} answered oddly: ${what}`, {
-      hint: 'check --kns-url, or pass --api-url and --enrollment-url yourself',
+      hint: {
+        cli: 'check --kns-url, or pass --api-url and --enrollment-url yourself',
+        code: 'check knsUrl, or pass apiUrl and enrollmentUrl yourself',
+      },
       conversationId,
     });
   const answers = isJsonObject(body) && isJsonObject(body.answers) ? body.answers : undefined;

@@ -103,7 +103,10 @@ export async function portalSignIn(
 function passwordRefused(error: unknown, username: string): unknown {
   if (!(error instanceof AuthError) || error.status !== 401) return error;
   return new AuthError(`the enrollment portal refused the sign-in as ${username}`, {
-    hint: 'check the user name (--username) and the portal password (--password-file or KSCTL_PORTAL_PASSWORD)',
+    hint: {
+      cli: 'check the user name (--username) and the portal password (--password-file or KSCTL_PORTAL_PASSWORD)',
+      code: 'check portal.username and portal.password',
+    },
     conversationId: error.conversationId,
     status: error.status,
     serviceCode: error.serviceCode,

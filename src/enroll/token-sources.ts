@@ -94,13 +94,22 @@ function registrationCodeRefusal(error: unknown, email: string): unknown {
   if (serviceCode === CauseCode.tokenIncorrect) {
     return new AuthError(`the registration code is wrong or has expired (${serviceCode})`, {
       ...options,
-      hint: `check the code in the e-mail sent to ${email}, or sign in with --email again for a new one`,
+      hint: {
+        cli: `check the code in the e-mail sent to ${email}, or sign in with --email again for a new one`,
+        code: `check the code in the e-mail sent to ${email}, or enroll with portal.email again for a new one`,
+      },
     });
   }
   if (serviceCode === CauseCode.replay) {
     return new ConflictError(
       `this registration code has already enrolled a device; each code enrolls once (${serviceCode})`,
-      { ...options, hint: 'sign in with --email again for a new code' },
+      {
+        ...options,
+        hint: {
+          cli: 'sign in with --email again for a new code',
+          code: 'enroll with portal.email again for a new code',
+        },
+      },
     );
   }
   return error;

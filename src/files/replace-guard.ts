@@ -8,7 +8,10 @@ import { errnoCode, fileError } from './fs-errors.js';
 export async function refuseToReplace(filePath: string, force: boolean | undefined): Promise<void> {
   if (force === true || !(await hasContent(filePath))) return;
   throw new ConflictError(`${filePath} already exists and is not empty`, {
-    hint: 'pass --force to replace it, or choose another target path',
+    hint: {
+      cli: 'pass --force to replace it, or choose another target path',
+      code: 'pass { force: true } to replace it, or choose another target path',
+    },
   });
 }
 

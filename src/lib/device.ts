@@ -17,6 +17,7 @@ import {
   type ModifyAnswer,
 } from '../device/client.js';
 import { UsageError } from '../errors.js';
+import { codeFace } from './code-words.js';
 import { checkTiming, clientOptions } from './connection.js';
 
 export type { Attributes, DeviceAnswer, DeviceKey, DeviceProfile, ItemRefusal, KeyChange };
@@ -50,6 +51,12 @@ export interface DeviceClientOptions {
   userAgent?: string;
   /** One line per request and answer (envelopes are opaque; no key material is traced). */
   trace?: (line: string) => void;
+}
+
+/** The refused items of an answer, their errors in code's words as a thrown one's are. */
+function refusalsInCodeWords<A extends { refused: ItemRefusal[] }>(answer: A): A {
+  for (const refusal of answer.refused) refusal.error.inCodeWords();
+  return answer;
 }
 
 export class DeviceClient {
@@ -90,14 +97,18 @@ export class DeviceClient {
    */
   createKeys(requests: KeyRequest | KeyRequest[]): Promise<DeviceAnswer> {
     const list = Array.isArray(requests) ? requests : [requests];
-    return this.requests.create(
-      list.map((r) => ({ ...r, count: r.count ?? 1, attributes: r.attributes ?? {} })),
-    );
+    return codeFace(() =>
+      this.requests.create(
+        list.map((r) => ({ ...r, count: r.count ?? 1, attributes: r.attributes ?? {} })),
+      ),
+    ).then(refusalsInCodeWords);
   }
 
   /** Fetches keys by id, attributes checked against the service's signatures. */
   fetchKeys(ids: string | string[]): Promise<DeviceAnswer> {
-    return this.requests.fetch([...new Set(Array.isArray(ids) ? ids : [ids])]);
+    return codeFace(() => this.requests.fetch([...new Set(Array.isArray(ids) ? ids : [ids])])).then(
+      refusalsInCodeWords,
+    );
   }
 
   /**
@@ -105,7 +116,9 @@ export class DeviceClient {
    * meanwhile is refused (`ConflictError`), not overwritten, unless the change says `force`.
    */
   modifyKeys(changes: KeyChange | KeyChange[]): Promise<ModifyAnswer> {
-    return this.requests.modify(Array.isArray(changes) ? changes : [changes]);
+    return codeFace(() => this.requests.modify(Array.isArray(changes) ? changes : [changes])).then(
+      refusalsInCodeWords,
+    );
   }
 
   close(): Promise<void> {

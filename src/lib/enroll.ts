@@ -18,6 +18,7 @@ import { listedTokens, portalTokens, type TokenSource } from '../enroll/token-so
 import { UsageError } from '../errors.js';
 import { profileNameProblem, withProfilesHeld } from '../profiles/index.js';
 import type { Profile } from '../profiles/types.js';
+import { codeFace } from './code-words.js';
 import { checkTiming, clientOptions } from './connection.js';
 import type { ProfileFile } from './profile-file.js';
 
@@ -95,7 +96,11 @@ function tokenSource(
 }
 
 /** Enrolls one device and resolves to its profile (stored in `profileFile` when given). */
-export async function enroll(options: EnrollOptions): Promise<Profile> {
+export function enroll(options: EnrollOptions): Promise<Profile> {
+  return codeFace(() => enrolled(options));
+}
+
+async function enrolled(options: EnrollOptions): Promise<Profile> {
   if (typeof options?.keyspace !== 'string') throw new UsageError('enroll() needs a keyspace');
   const keyspace = assertKeyspace(options.keyspace);
   const name = options.name ?? hostname();

@@ -28,6 +28,7 @@ import type { RunReport } from '../apply/report.js';
 import type { Plan } from '../apply/plan.js';
 import type { DesiredMarking } from '../apply/types.js';
 import { UsageError } from '../errors.js';
+import { codeFace, inCodeWords } from './code-words.js';
 import {
   checkTiming,
   clientOptions,
@@ -69,7 +70,7 @@ function listFilter(options: FilterOptions, fields: FilterFields): ListFilter | 
     } catch (error) {
       if (error instanceof FilterProblem) {
         throw new UsageError(`filter ${JSON.stringify(expression)}: ${error.reason}`, {
-          hint: 'filters are FIELD=VALUE or FIELD__OPERATOR=VALUE, as `ksctl markings list --help` lists',
+          hint: 'filters are FIELD=VALUE, FIELD__OPERATOR=VALUE or FIELD__OPERATOR__ne=VALUE',
         });
       }
       throw error;
@@ -86,11 +87,15 @@ export class Listing<T> implements AsyncIterable<T> {
   constructor(private readonly stream: () => AsyncIterable<ListPage<T>>) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    for await (const page of this.stream()) yield* page.items;
+    for await (const page of this.pages()) yield* page.items;
   }
 
-  pages(): AsyncIterable<ListPage<T>> {
-    return this.stream();
+  async *pages(): AsyncIterable<ListPage<T>> {
+    try {
+      yield* this.stream();
+    } catch (error) {
+      throw inCodeWords(error);
+    }
   }
 
   async toArray(): Promise<T[]> {
@@ -144,18 +149,20 @@ export class MarkingsClient {
 
   /** Every marking that matches, page after page (`valueLimit: 0` leaves the values out). */
   list(options: ListMarkingsOptions = {}): Listing<Marking> {
-    const { max, filter: _filter, or: _or, ...query } = options;
-    const filter = listFilter(options, MARKING_FILTER_FIELDS);
-    return new Listing(() => this.api.markingPages({ ...query, filter }, max));
+    return codeFace(() => {
+      const { max, filter: _filter, or: _or, ...query } = options;
+      const filter = listFilter(options, MARKING_FILTER_FIELDS);
+      return new Listing(() => this.api.markingPages({ ...query, filter }, max));
+    });
   }
 
   /** A marking by id or by name (`NotFoundError` when there is none). */
   get(idOrName: string, options: { valueLimit?: number } = {}): Promise<Marking> {
-    return this.api.resolveMarking(idOrName, options.valueLimit);
+    return codeFace(() => this.api.resolveMarking(idOrName, options.valueLimit));
   }
 
   create(input: MarkingInput): Promise<Marking> {
-    return this.api.createMarking(input);
+    return codeFace(() => this.api.createMarking(input));
   }
 
   /**
@@ -163,11 +170,11 @@ export class MarkingsClient {
    * `_version` read) makes a concurrent change a `ConflictError` instead of being overwritten.
    */
   update(id: string, update: MarkingUpdate, options: { ifMatch?: number } = {}): Promise<Marking> {
-    return this.api.updateMarking(id, update, options.ifMatch);
+    return codeFace(() => this.api.updateMarking(id, update, options.ifMatch));
   }
 
   delete(id: string, options: { ifMatch?: number } = {}): Promise<void> {
-    return this.api.deleteMarking(id, options.ifMatch);
+    return codeFace(() => this.api.deleteMarking(id, options.ifMatch));
   }
 
   /** Create or Update Multiple: all or nothing, at most 1,000 items. */
@@ -175,37 +182,43 @@ export class MarkingsClient {
     items: BulkMarkingItem[],
     options: { valueLimit?: number } = {},
   ): Promise<Marking[]> {
-    return this.api.createOrUpdateMarkings(items, options.valueLimit);
+    return codeFace(() => this.api.createOrUpdateMarkings(items, options.valueLimit));
   }
 
   listValues(markingId: string, options: ListValuesOptions = {}): Listing<MarkingValue> {
-    const { max, filter: _filter, or: _or, ...query } = options;
-    const filter = listFilter(options, VALUE_FILTER_FIELDS);
-    return new Listing(() => this.api.valuePages(markingId, { ...query, filter }, max));
+    return codeFace(() => {
+      const { max, filter: _filter, or: _or, ...query } = options;
+      const filter = listFilter(options, VALUE_FILTER_FIELDS);
+      return new Listing(() => this.api.valuePages(markingId, { ...query, filter }, max));
+    });
   }
 
   /** A value of the marking by id or by name. */
   getValue(markingId: string, idOrName: string): Promise<MarkingValue> {
-    return this.api.resolveValue(markingId, idOrName);
+    return codeFace(() => this.api.resolveValue(markingId, idOrName));
   }
 
   createValue(markingId: string, input: ValueInput): Promise<MarkingValue> {
-    return this.api.createValue(markingId, input);
+    return codeFace(() => this.api.createValue(markingId, input));
   }
 
   updateValue(markingId: string, valueId: string, update: ValueUpdate): Promise<MarkingValue> {
-    return this.api.updateValue(markingId, valueId, update);
+    return codeFace(() => this.api.updateValue(markingId, valueId, update));
   }
 
   deleteValue(markingId: string, valueId: string): Promise<void> {
-    return this.api.deleteValue(markingId, valueId);
+    return codeFace(() => this.api.deleteValue(markingId, valueId));
   }
 
   /**
    * What `ksctl markings apply --dry-run` shows: the creates, updates and deletes that make the
    * service match the source. Nothing is sent but reads; an invalid source is an `InputError`.
    */
-  async plan(source: PlanSource, options: PlanOptions = {}): Promise<Plan> {
+  plan(source: PlanSource, options: PlanOptions = {}): Promise<Plan> {
+    return codeFace(() => this.planned(source, options));
+  }
+
+  private async planned(source: PlanSource, options: PlanOptions): Promise<Plan> {
     const [{ readSources, parseMarkingSources }, { computePlan, markingsNeedingValues }, current] =
       await Promise.all([
         import('../apply/sources.js'),
@@ -239,12 +252,16 @@ export class MarkingsClient {
    * guarded by the version the plan read. Failures of single markings are in the report, not
    * thrown (`report.failed`); the run stops early only when the credentials are refused.
    */
-  async apply(plan: Plan, options: ApplyOptions = {}): Promise<RunReport> {
+  apply(plan: Plan, options: ApplyOptions = {}): Promise<RunReport> {
+    return codeFace(() => this.applied(plan, options));
+  }
+
+  private async applied(plan: Plan, options: ApplyOptions): Promise<RunReport> {
     const [{ planSteps }, { executePlan }] = await Promise.all([
       import('../apply/strategy.js'),
       import('../apply/execute.js'),
     ]);
-    return executePlan(this.api, planSteps(plan), options);
+    return executePlan(this.api, planSteps(plan), { ...options, codeWords: true });
   }
 
   /** Closes the kept-alive connections; the process can exit without it. */

@@ -18,6 +18,7 @@ import type {
   TokenPair,
 } from '../api/wire.js';
 import { InputError, NotFoundError, UsageError } from '../errors.js';
+import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../device/wire.js';
 import { mintFor } from '../mock/admin/enrollment-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
@@ -161,7 +162,11 @@ function checkPort(port: number | undefined): void {
  * Starts a mock and resolves once it listens (milliseconds). Bad options, and an address it
  * cannot listen on, are typed errors (`UsageError`, `InputError`).
  */
-export async function startMock(options: StartMockOptions = {}): Promise<Mock> {
+export function startMock(options: StartMockOptions = {}): Promise<Mock> {
+  return codeFace(() => startedMock(options));
+}
+
+async function startedMock(options: StartMockOptions): Promise<Mock> {
   checkPort(options.port);
   const seed =
     options.seed === undefined

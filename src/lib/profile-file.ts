@@ -23,6 +23,7 @@ import {
 } from '../profiles/index.js';
 import { findProfile, profileOrActive } from '../profiles/profile-lookup.js';
 import { UsageError } from '../errors.js';
+import { codeFace } from './code-words.js';
 
 export type {
   ConvertResult,
@@ -91,40 +92,40 @@ export class ProfileFile {
 
   /** The whole file: its profiles and the active device id (an absent file is empty). */
   read(): Promise<ProfileSet> {
-    return loadProfiles(this.spec);
+    return codeFace(() => loadProfiles(this.spec));
   }
 
   /** Replaces the whole file with `set`. */
   write(set: ProfileSet): Promise<void> {
-    return saveProfiles(this.spec, set);
+    return codeFace(() => saveProfiles(this.spec, set));
   }
 
   /** The profiles without key material. */
   list(): Promise<ProfileRow[]> {
-    return listProfiles(this.spec);
+    return codeFace(() => listProfiles(this.spec));
   }
 
   /** A profile by device id or name (`NotFoundError` when none, `UsageError` when a name is shared). */
-  async get(deviceIdOrName: string): Promise<Profile> {
-    return findProfile(await this.read(), deviceIdOrName, this.path);
+  get(deviceIdOrName: string): Promise<Profile> {
+    return codeFace(async () => findProfile(await this.read(), deviceIdOrName, this.path));
   }
 
   /** The active profile, the one SDK applications use by default. */
-  async active(): Promise<Profile> {
-    return profileOrActive(await this.read(), undefined, this.path);
+  active(): Promise<Profile> {
+    return codeFace(async () => profileOrActive(await this.read(), undefined, this.path));
   }
 
   /** Adds a profile; it becomes active with `setActive`, or when none is. */
   add(profile: Profile, options: { setActive?: boolean } = {}): Promise<ProfileRow> {
-    return addProfile(this.spec, profile, options);
+    return codeFace(() => addProfile(this.spec, profile, options));
   }
 
   use(deviceIdOrName: string): Promise<ProfileRow> {
-    return useProfile(this.spec, deviceIdOrName);
+    return codeFace(() => useProfile(this.spec, deviceIdOrName));
   }
 
   delete(deviceIdOrName: string): Promise<DeleteResult> {
-    return deleteProfile(this.spec, deviceIdOrName);
+    return codeFace(() => deleteProfile(this.spec, deviceIdOrName));
   }
 
   /**
@@ -132,7 +133,7 @@ export class ProfileFile {
    * content is replaced only with `force`.
    */
   convert(target: ProfileFile, options: { force?: boolean } = {}): Promise<ConvertResult> {
-    return convertProfiles(this.spec, target.persistorSpec(), options);
+    return codeFace(() => convertProfiles(this.spec, target.persistorSpec(), options));
   }
 
   /** The file as the profile store takes it, secrets included. */

@@ -9,8 +9,10 @@ import type { Profile, ProfileSet } from './types.js';
  * list). Either says so, rather than that the one profile asked for is missing.
  */
 function noProfiles(path: string): NotFoundError {
-  const hint =
-    'enroll a device first (ksctl enroll), or point --persistor-path at the profile file';
+  const hint = {
+    cli: 'enroll a device first (ksctl enroll), or point --persistor-path at the profile file',
+    code: 'enroll a device first (enroll() with profileFile), or open the file at its real path',
+  };
   return existsSync(path)
     ? new NotFoundError(`${path} holds no profiles`, { hint })
     : new NotFoundError(`there is no profile file at ${path}`, { hint });
@@ -54,7 +56,10 @@ export function profileOrActive(
   if (set.profiles.length === 0) throw noProfiles(source);
   if (active === undefined) {
     throw new NotFoundError(`no profile is active in ${source}`, {
-      hint: 'name one with --profile, or make one active with ksctl profiles use',
+      hint: {
+        cli: 'name one with --profile, or make one active with ksctl profiles use',
+        code: 'name one with get(), or make one active with use()',
+      },
     });
   }
   return active;

@@ -38,7 +38,10 @@ function live(path: string, pid: number | undefined): boolean {
 
 function inUse(dir: string, pid: number): UsageError {
   return new UsageError(`the state directory ${dir} is in use by another mock (pid ${pid})`, {
-    hint: 'stop that mock first, or give this one another --state directory',
+    hint: {
+      cli: 'stop that mock first, or give this one another --state directory',
+      code: 'stop that mock first, or give this one another state directory',
+    },
   });
 }
 
@@ -90,6 +93,9 @@ export async function lockStateDirectory(dir: string): Promise<StateLock> {
     if (outcome === 'taken') tookOver = true;
   }
   throw new UsageError(`the state directory ${dir} is being taken by another mock right now`, {
-    hint: 'try again in a moment, or give this one another --state directory',
+    hint: {
+      cli: 'try again in a moment, or give this one another --state directory',
+      code: 'try again in a moment, or give this one another state directory',
+    },
   });
 }
