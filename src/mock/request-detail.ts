@@ -22,6 +22,7 @@ import {
   type EnrollmentDetail,
   type JournalEntry,
   type JournalEntryWithBodies,
+  MarkingsErrorCode,
   type OpenedDeviceRequest,
   type RequestDetail,
 } from '../api/wire.js';
@@ -33,11 +34,32 @@ import { causeByCode } from '../enroll/causes.js';
 import { inspectRegistration } from '../enroll/service-side.js';
 import { isJsonObject, parseJsonObject } from '../encoding/json.js';
 import { verifyTokenPair } from './enrollment/tokens.js';
-import { JOURNAL_BODY_KEPT_BYTES, type UnredactedMessages } from './request-journal.js';
+import { MockHttpError } from './http.js';
+import {
+  JOURNAL_BODY_KEPT_BYTES,
+  JOURNAL_MAX_ENTRIES,
+  type UnredactedMessages,
+} from './request-journal.js';
 import type { MockState } from './state.js';
 
 const DEVICE_PATH = /^\/v2\.([34])\//;
 const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
+
+/**
+ * The request a route names by the id in its path, described: what `GET /_mock/requests/{id}`
+ * and the console answer. An id the journal does not hold (any more) is a 404.
+ */
+export async function describeRequestAt(state: MockState, id: string): Promise<RequestDetail> {
+  const detail = /^\d{1,15}$/.test(id)
+    ? await describeRequest(state, { id: Number(id) })
+    : undefined;
+  if (detail) return detail;
+  throw new MockHttpError(
+    404,
+    MarkingsErrorCode.notFound,
+    `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`,
+  );
+}
 
 /**
  * The request with that entry's id described, or undefined when the journal no longer holds it.

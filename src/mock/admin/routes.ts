@@ -2,8 +2,8 @@ import { MarkingsErrorCode } from '../../api/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
-import { describeRequest } from '../request-detail.js';
-import { filterFromQuery, JOURNAL_MAX_ENTRIES } from '../request-journal.js';
+import { describeRequestAt } from '../request-detail.js';
+import { filterFromQuery } from '../request-journal.js';
 import type { MockState } from '../state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
@@ -54,18 +54,7 @@ export function adminRoutes(state: MockState, reset: () => void): Route[] {
     }),
     route('GET', '/_mock/requests/:id', async (req) => {
       requireAdmin(state, req);
-      const id = req.params.id!;
-      const detail = /^\d{1,15}$/.test(id)
-        ? await describeRequest(state, { id: Number(id) })
-        : undefined;
-      if (!detail) {
-        throw new MockHttpError(
-          404,
-          MarkingsErrorCode.notFound,
-          `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`,
-        );
-      }
-      return json(200, detail);
+      return json(200, await describeRequestAt(state, req.params.id!));
     }),
   ];
 }

@@ -24,7 +24,7 @@ import type { ServerResponse } from 'node:http';
 import { type JournalEntry, MarkingsErrorCode, type MockInfo } from '../../api/wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
-import { describeRequest } from '../request-detail.js';
+import { describeRequestAt } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
@@ -243,19 +243,8 @@ export function consoleApi(
       method: 'GET',
       pattern: `${API}/requests/:id`,
       handler: async (req) => {
-        const id = req.params.id!;
         // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-        const detail = /^\d{1,15}$/.test(id)
-          ? await describeRequest(state, { id: Number(id) })
-          : undefined;
-        if (!detail) {
-          throw new MockHttpError(
-            404,
-            MarkingsErrorCode.notFound,
-            `the journal holds no request ${id.slice(0, 50)}`,
-          );
-        }
-        return json(200, detail);
+        return json(200, await describeRequestAt(state, req.params.id!));
       },
     },
     {
