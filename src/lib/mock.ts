@@ -23,6 +23,7 @@ import type { MockKeyListing } from '../device/wire.js';
 import { mintFor } from '../mock/admin/enrollment-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
+import type { JournalFilter } from '../mock/request-journal.js';
 import { MockServer } from '../mock/server.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 
@@ -63,31 +64,12 @@ export interface StartMockOptions {
   closeGraceMs?: number;
 }
 
-/** Which requests `requests()` returns; each filter given must hold. */
-export interface RequestsFilter {
-  side?: RequestSide;
-  method?: string;
-  /** A part of the path and query. */
-  path?: string;
-  /** A status (404) or a class of them ('4xx'). */
-  status?: number | string;
-  /** The device of device requests. */
-  device?: string;
-  cid?: string;
-  /** Only requests with a smaller id. */
-  before?: number;
-  /** Only requests with a larger id (what came since). */
-  after?: number;
-  /** At most this many: the newest of those matching. */
-  limit?: number;
-  /** Newest first (default oldest first). */
-  newestFirst?: boolean;
-  /**
-   * Each request with its headers and the first 64 KiB of each body, secrets redacted as
-   * `ksctl --debug` redacts them.
-   */
-  bodies?: boolean;
-}
+/**
+ * Which requests `requests()` returns; each filter given must hold: side, method, a part of the
+ * path, a status (404) or class ('4xx'), device, cid, ids `before`/`after`, the newest `limit`,
+ * `newestFirst`, and `bodies` (headers and the first 64 KiB of each body, secrets redacted).
+ */
+export type RequestsFilter = JournalFilter;
 
 export interface MockTokensOptions {
   /** Default: the mock's keyspace. */

@@ -114,17 +114,11 @@ function deviceOf(cid: string, body: Uint8Array | undefined): string | undefined
   return quoted === undefined ? undefined : parseCid(quoted)?.deviceId;
 }
 
-/** What server.ts hands over once a request is answered. */
-export interface RecordedRequest {
-  time: string;
-  method: string;
-  /** Path and query, secret parameters already redacted. */
-  path: string;
-  status: number;
-  cid: string;
-  durationMs: number;
-  requestBytes: number;
-  responseBytes: number;
+/**
+ * What server.ts hands over once a request is answered: an entry's summary (the journal gives it
+ * its id, side and device) and the messages themselves.
+ */
+export interface RecordedRequest extends Omit<JournalEntry, 'id' | 'side' | 'device'> {
   /** As received; redacted when read. */
   requestHeaders: IncomingHttpHeaders;
   /** As sent. */
