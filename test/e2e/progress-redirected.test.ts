@@ -1,8 +1,9 @@
 /**
  * Progress shows whenever stderr is a terminal, also when stdout goes to a file: the real
  * bin/ksctl.js on a pseudo-terminal (`script`), its stdout redirected, against a spawned mock whose
- * every answer takes 120 ms. Each request is shorter than the spinner's 300 ms grace; the pages of
- * a listing together are not, and that wait is what the user sits through.
+ * every answer takes 250 ms. Each request is shorter than the spinner's 300 ms grace; the two or
+ * more requests of each command together are not (with room to spare on a fast machine: 120 ms
+ * made a two-request plan finish inside the grace), and that wait is what the user sits through.
  */
 import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   // One marking whose values take two pages (the others are listed without it: small pages).
   markings.push({ name: 'big', values: Array.from({ length: BIG_VALUES }, (_, i) => `v${i}`) });
   await writeFile(seed, JSON.stringify({ markings }));
-  served = await serveMock(['--seed', seed, '--latency', '120', '--no-context'], {
+  served = await serveMock(['--seed', seed, '--latency', '250', '--no-context'], {
     env: cleanEnv({ KSCTL_CONFIG_DIR: join(dir, 'serve-config') }),
     readyFile: join(dir, 'ready.json'),
   });
