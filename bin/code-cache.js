@@ -4,8 +4,11 @@
 // `cachedData` is the way), so the first run of a kind of command writes the compiled code of each
 // file it loaded next to the user's other caches, and later runs read it back instead.
 //
-// A cache file is used only for the exact bundle file, Node and V8 it was made with (a SHA-256 of
-// all three heads the file), and V8 itself refuses data made under other flags. A cache is written
+// A cache file is used only for the exact bundle file, Node and V8 it was made with (all three
+// head the file: the bundle file by its SHA-256, which the build lists in hashes.json, with its
+// size and modification time, so an edit after the build counts as another file), and V8 itself
+// refuses data made under other flags. Hashing the chunks at start would load node:crypto, which
+// costs a short command more than its request. A cache is written
 // atomically (a temporary file renamed over it) and is never needed: when it is missing, corrupt,
 // from another version or cannot be written, the bundle loads as it would without it.
 'use strict';
@@ -80,15 +83,62 @@ const sha256 = (...parts) => {
 };
 
 /**
- * What heads a cache file, space-separated: the format, the Node, V8 and processor it was made
- * with, the SHA-256 of the bundle file, and (last) the kinds of run it holds the code of.
+ * The cache folder's name for one installed copy: 16 hex digits of the bundle directory's path
+ * (two 32-bit FNV-1a hashes). Only a name: each file in it is checked against its bundle file.
  */
-const headerOf = (sourceHash) => [
+function folderName(bundleDir) {
+  let low = 0x811c9dc5;
+  let high = 0x050c5d1f;
+  for (let i = 0; i < bundleDir.length; i++) {
+    const code = bundleDir.charCodeAt(i);
+    low = Math.imul(low ^ code, 0x01000193) >>> 0;
+    high = Math.imul(high ^ code, 0x01000193) >>> 0;
+  }
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+}
+
+/** The SHA-256 of each bundle file, as the build listed them (none when the list is unreadable). */
+function buildHashes(bundleDir) {
+  try {
+    const hashes = JSON.parse(fs.readFileSync(path.join(bundleDir, 'hashes.json'), 'utf8'));
+    return hashes !== null && typeof hashes === 'object' ? hashes : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * What a bundle file is, for its cache: its SHA-256 (listed by the build, else computed), size and
+ * modification time. One field, without spaces.
+ */
+function fileIdentity(name, source, stats, hashes) {
+  const listed = hashes[name];
+  const hash =
+    typeof listed === 'string' && /^[0-9a-f]{64}$/.test(listed) ? listed : sha256(source);
+  return `${hash}:${stats.size}:${Math.trunc(stats.mtimeMs)}`;
+}
+
+/** A file's bytes and what stat says of them, from one open file (no change slips in between). */
+function readWithStats(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const stats = fs.fstatSync(fd);
+    return { source: fs.readFileSync(fd), stats };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * What heads a cache file, space-separated: the format, the Node, V8 and processor it was made
+ * with, the bundle file's identity (fileIdentity), and (last) the kinds of run it holds the code of.
+ */
+const headerOf = (identity) => [
   FORMAT,
   process.version,
   process.versions.v8,
   process.arch,
-  sourceHash,
+  identity,
 ];
 
 /** Reads a cache file: its V8 data and the kinds of run it holds, if it was made for `header`. */
@@ -115,9 +165,10 @@ function readCache(file, header) {
 function loadBundle(bundleDir, entry, env = process.env, args = process.argv.slice(2)) {
   const root = cacheDirectory(env);
   // One folder per installed copy of ksctl: two copies neither share nor prune each other's files.
-  const dir = root && path.join(root, 'code', sha256(bundleDir).slice(0, 16));
+  const dir = root && path.join(root, 'code', folderName(bundleDir));
   const kind = runKind(args);
   const sameFlags = dir ? flagsProbe() : () => false;
+  const hashes = dir ? buildHashes(bundleDir) : {};
   const toWrite = [];
 
   function loadChunk(file) {
@@ -127,11 +178,13 @@ function loadBundle(bundleDir, entry, env = process.env, args = process.argv.sli
     mod.filename = file;
     mod.paths = Module._nodeModulePaths(bundleDir);
     require.cache[file] = mod;
-    const source = fs.readFileSync(file);
+    const { source, stats } = readWithStats(file);
     // A file loaded after the CLI changed V8's flags could neither use a cache nor make one that
     // a later run could use.
     const cacheable = dir !== undefined && sameFlags();
-    const header = cacheable ? headerOf(sha256(source)) : [];
+    const header = cacheable
+      ? headerOf(fileIdentity(path.basename(file), source, stats, hashes))
+      : [];
     const cacheFile = cacheable ? path.join(dir, `${path.basename(file)}.cache`) : '';
     const cached = cacheable ? readCache(cacheFile, header) : undefined;
     const script = new vm.Script(

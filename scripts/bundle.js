@@ -14,8 +14,9 @@
 //
 // esbuild (used before) and rolldown's automatic splitting both give each set of lazy imports
 // that reach a module its own chunk: about 30 files for `markings list`, most under 2 KB.
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rolldown } from 'rolldown';
 
@@ -187,6 +188,16 @@ for (const name of await readdir(OUT_DIR)) {
   const found = /\bimport\(|\brequire\.(resolve|cache|main|extensions)\b/.exec(code);
   if (found) throw new Error(`${name}: ${found[0]} does not work in the bundle's chunks`);
 }
+
+// The SHA-256 of each chunk, for bin/code-cache.js: checking a cache against the bundle then
+// costs a read of this file instead of loading node:crypto and hashing the chunks at every start.
+const hashes = {};
+for (const name of (await readdir(OUT_DIR)).filter((file) => file.endsWith('.cjs')).sort()) {
+  hashes[name] = createHash('sha256')
+    .update(await readFile(join(OUT_DIR, name)))
+    .digest('hex');
+}
+await writeFile(join(OUT_DIR, 'hashes.json'), `${JSON.stringify(hashes, null, 1)}\n`);
 
 const worker = await rolldown({
   ...input,

@@ -2,7 +2,6 @@
  * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
  * request, a timeout per attempt, retries with backoff and jitter, redacted traces, typed errors.
  */
-import { randomUUID } from 'node:crypto';
 import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import {
@@ -13,6 +12,7 @@ import {
 } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
+import { randomNameUuid } from '../encoding/random-names.js';
 import { sleep } from '../sleep.js';
 import {
   ACCEPTED_ENCODINGS,
@@ -214,7 +214,7 @@ export class ApiClient {
     activity: RequestActivity | undefined,
   ): Promise<Answer<T>> {
     const url = this.url(path, options.query);
-    const cid = options.conversationId ?? randomUUID();
+    const cid = options.conversationId ?? randomNameUuid();
     const headers: Record<string, string> = {
       accept: 'application/json',
       'accept-encoding': ACCEPTED_ENCODINGS,

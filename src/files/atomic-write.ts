@@ -3,12 +3,12 @@
  * crash never leaves a half-written file behind (profiles, exports, the mock's ready file).
  * A symbolic link is written through: the file it points to is replaced and the link kept.
  */
-import { randomBytes } from 'node:crypto';
 import { open, readlink, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from './directories.js';
 import { isKsctlError } from '../errors.js';
 import { errnoCode, fileError } from './fs-errors.js';
+import { randomNameBytes } from '../encoding/random-names.js';
 
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
@@ -59,7 +59,7 @@ export async function writeFileAtomic(
   const dir = path.dirname(target);
   const temp = path.join(
     dir,
-    `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    `.${path.basename(target)}.${process.pid}.${randomNameBytes(6).toString('hex')}.tmp`,
   );
   try {
     const handle = await open(temp, 'wx', mode);

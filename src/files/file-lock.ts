@@ -8,12 +8,12 @@
  * processes running at the same time wait their turn at, for read-modify-write of the profile
  * file), and the mock's state directory lock (mock/persistence/state-lock.ts), held while a mock runs.
  */
-import { randomUUID } from 'node:crypto';
 import { link, readFile, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
 import { errnoCode, fileError } from './fs-errors.js';
+import { randomNameUuid } from '../encoding/random-names.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 20 s). */
@@ -42,7 +42,7 @@ export async function withFileLock<T>(
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
   // The pid lets the next process see at once that a holder was killed; the host name keeps a
   // lock on a shared file system from being judged by another machine's process table.
-  const token = `${process.pid} ${randomUUID()} ${hostname()}\n`;
+  const token = `${process.pid} ${randomNameUuid()} ${hostname()}\n`;
   await acquire(lockPath, token, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, staleMs, options.onWait);
   // Keep the lock fresh while a slow task runs, so nobody takes it over as stale.
   const heartbeat = setInterval(() => {
@@ -98,7 +98,7 @@ async function acquire(
  * is written under a temporary name and linked into place, so nobody ever reads it half-written.
  */
 export async function createLockFile(path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  const temp = `${path}.${process.pid}.${randomNameUuid()}.tmp`;
   try {
     await writeFile(temp, content, { mode: 0o600, flush: true });
   } catch (error) {
@@ -125,7 +125,7 @@ export async function takeOverLockFile(
   path: string,
   isDead: (movedPath: string) => Promise<boolean>,
 ): Promise<'taken' | 'live' | 'gone'> {
-  const aside = `${path}.stale-${randomUUID()}`;
+  const aside = `${path}.stale-${randomNameUuid()}`;
   try {
     await rename(path, aside);
   } catch (error) {

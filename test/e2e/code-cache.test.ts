@@ -176,6 +176,30 @@ describe('the code cache of the bundle', () => {
     expect(after.get(net)!.bytes.equals(written.get(net)!.bytes)).toBe(true);
   });
 
+  it('never runs old code for a bundle file edited in place to the same length', async () => {
+    // V8 checks cached data against the length of the source only: the cache must tell the edit.
+    const copy = await temp.make();
+    await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+    await cp(join(ROOT, 'dist', 'bundle'), join(copy, 'dist', 'bundle'), { recursive: true });
+    await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+    const bin = join(copy, 'bin', 'ksctl.js');
+    const cacheDir = await temp.make();
+    const help = ['markings', 'list', '--help'];
+    const first = await run(help, cacheDir, bin);
+    expect(first.stdout).toMatch(/^Usage: ksctl markings list/);
+    expect((await cacheFiles(cacheDir)).has('main.cjs')).toBe(true);
+
+    const entry = join(copy, 'dist', 'bundle', 'main.cjs');
+    const before = await readFile(entry, 'latin1');
+    const after = before.replaceAll('Usage:', 'USAGE:');
+    expect(after.length).toBe(before.length);
+    await writeFile(entry, after, 'latin1');
+    const second = await run(help, cacheDir, bin);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/^USAGE: ksctl markings list/);
+  });
+
   it('changes nothing but speed when it cannot be written, or is turned off', async () => {
     const dir = await temp.make();
     const file = join(dir, 'a-file');

@@ -29,7 +29,10 @@ afterAll(async () => {
  * Runs ksctl with a preload that writes, at exit, the built-in modules the process loaded and the
  * files of the bundle it loaded (the bundle is CommonJS: they are in require's cache).
  */
-async function loadedBy(args: string[]): Promise<{
+async function loadedBy(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{
   code: number | null;
   stdout: string;
   builtins: string[];
@@ -46,7 +49,11 @@ const { get } = Object.getOwnPropertyDescriptor(process, 'stdin');
 Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get() { stdin = true; return get.call(this); } });
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), stdin })));\n`,
   );
-  const env = cleanEnv({ ...mockEnv(mock, dir), NODE_OPTIONS: `--require ${preload}` });
+  const env = cleanEnv({
+    ...mockEnv(mock, dir),
+    NODE_OPTIONS: `--require ${preload}`,
+    ...extraEnv,
+  });
   const exit = await ksctl(args, { env });
   const loaded = JSON.parse(await readFile(record, 'utf8')) as {
     builtins: string[];
@@ -92,6 +99,24 @@ describe('start-up of a network command', () => {
     expect(builtins).not.toContain('internal/modules/esm/translators');
     // Standard input is a stream set up on first use; only --token-file - and prompts read it.
     expect(stdin).toBe(false);
+  });
+
+  // node:crypto costs a short command a few milliseconds to load: the code cache checks its files
+  // against the hashes the build listed, and a request's conversation id is random bytes from the
+  // kernel (src/encoding/random-names.ts). Without the cache, with it being written, and read.
+  it('markings list loads no node:crypto, with its code cache or without', async () => {
+    const cacheDir = await temp.make();
+    const runs: Record<string, string>[] = [
+      {},
+      { KSCTL_CACHE_DIR: cacheDir },
+      { KSCTL_CACHE_DIR: cacheDir },
+    ];
+    for (const extra of runs) {
+      const { code, stdout, builtins } = await loadedBy(['markings', 'list', '-o', 'json'], extra);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout)).toEqual([]);
+      expect(builtins.filter((name) => /crypto/.test(name))).toEqual([]);
+    }
   });
 
   // Each file of the bundle costs about a millisecond to resolve, read, compile and link; the
