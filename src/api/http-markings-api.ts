@@ -21,7 +21,7 @@ import {
   type ValueInput,
   type ValueListQuery,
   type ValueUpdate,
-} from './wire.js';
+} from '../markings/wire.js';
 
 const ID_PATTERN = /^[0-9a-f]{24}$/;
 

@@ -8,7 +8,7 @@ import type {
   ValueInput,
   ValueListQuery,
   ValueUpdate,
-} from './wire.js';
+} from '../markings/wire.js';
 
 /**
  * Every markings and values operation of the interface, typed. Implemented over HTTP by

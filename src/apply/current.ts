@@ -4,7 +4,7 @@
  * does not grow with the number of markings.
  */
 import type { MarkingsApi } from '../api/markings-api.js';
-import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../api/wire.js';
+import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../markings/wire.js';
 import { InterruptedError, NotFoundError } from '../errors.js';
 
 export interface ReadMarkingsOptions {

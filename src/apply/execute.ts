@@ -3,7 +3,7 @@
  * failed and what was skipped.
  */
 import type { MarkingsApi } from '../api/markings-api.js';
-import type { BulkMarkingItem } from '../api/wire.js';
+import type { BulkMarkingItem } from '../markings/wire.js';
 import {
   asKsctlError,
   AuthError,

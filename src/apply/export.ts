@@ -1,4 +1,4 @@
-import type { Marking } from '../api/wire.js';
+import type { Marking } from '../markings/wire.js';
 import { InternalError, ServiceError } from '../errors.js';
 import { chunked } from '../output/render.js';
 import { compareNames } from './types.js';

@@ -23,7 +23,7 @@ import type {
   ValueInput,
   ValueListQuery,
   ValueUpdate,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import type { RunReport } from '../apply/report.js';
 import type { Plan } from '../apply/plan.js';
 import type { DesiredMarking } from '../apply/types.js';

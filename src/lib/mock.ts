@@ -16,7 +16,7 @@ import type {
   RequestDetail,
   RequestSide,
   TokenPair,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import { InputError, NotFoundError, UsageError } from '../errors.js';
 import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../device/wire.js';

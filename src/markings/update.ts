@@ -4,7 +4,7 @@
  * If-Match that survives someone else's change meanwhile, and the words for what was done.
  */
 import type { MarkingsApi } from '../api/markings-api.js';
-import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../api/wire.js';
+import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from './wire.js';
 import { quoted } from '../api/names.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../errors.js';
 import { plural, quotedNames } from '../output/render.js';

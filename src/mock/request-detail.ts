@@ -25,7 +25,7 @@ import {
   MarkingsErrorCode,
   type OpenedDeviceRequest,
   type RequestDetail,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import { REDACTED_TEXT, scrubSecrets } from '../api/redact.js';
 import { deviceCause } from '../device/causes.js';
 import { parseCid } from '../device/cid.js';

@@ -1,4 +1,4 @@
-import type { Marking, MarkingValue } from '../api/wire.js';
+import type { Marking, MarkingValue } from '../markings/wire.js';
 import { byName, type Cell, type Column, type TableView, type View } from './render.js';
 
 const MARKING_COLUMNS: Column<Marking>[] = [

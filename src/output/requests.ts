@@ -9,7 +9,7 @@ import type {
   JournalMessage,
   OpenedDeviceRequest,
   RequestDetail,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 
 const INDENT = '  ';
 

@@ -10,7 +10,12 @@ import {
   VALUE_FILTER_FIELDS,
   type FilterFields,
 } from '../../src/api/filters.js';
-import { MarkingsErrorCode, SCOPES, type Marking, type MarkingValue } from '../../src/api/wire.js';
+import {
+  MarkingsErrorCode,
+  SCOPES,
+  type Marking,
+  type MarkingValue,
+} from '../../src/markings/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 
 let mock: TestMock;

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type RequestOptions } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
-import type { Marking, MarkingInput } from '../../src/api/wire.js';
+import type { Marking, MarkingInput } from '../../src/markings/wire.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { writeJsonArray } from '../../src/output/render.js';
 import { cliFor, mockEnv } from '../helpers/cli.js';

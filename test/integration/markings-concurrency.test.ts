@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_FILTER } from '../../src/api/filters.js';
 import { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
-import type { Marking } from '../../src/api/wire.js';
+import type { Marking } from '../../src/markings/wire.js';
 import { cliFor, mockEnv } from '../helpers/cli.js';
 import { type RequestSeen, startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';

@@ -11,7 +11,7 @@ import type {
   JournalEntryWithBodies,
   RequestJournal,
   TokenPair,
-} from '../../src/api/wire.js';
+} from '../../src/markings/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 

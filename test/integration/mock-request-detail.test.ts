@@ -6,7 +6,12 @@
  * request again without secrets.
  */
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry, RequestDetail, RequestJournal, TokenPair } from '../../src/api/wire.js';
+import type {
+  JournalEntry,
+  RequestDetail,
+  RequestJournal,
+  TokenPair,
+} from '../../src/markings/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { cliFor } from '../helpers/cli.js';
 import { DEV_TOKEN } from '../helpers/mock.js';

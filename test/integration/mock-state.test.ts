@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { Marking, TokenPair } from '../../src/api/wire.js';
+import type { Marking, TokenPair } from '../../src/markings/wire.js';
 import { ApiClient } from '../../src/api/client.js';
 import { DeviceClient } from '../../src/device/client.js';
 import { CauseCode } from '../../src/enroll/causes.js';

@@ -5,7 +5,7 @@
  */
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
 import { nameProblem, quoted } from '../../api/names.js';
-import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
+import type { Marking, MarkingUpdate, MarkingValue } from '../../markings/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
 import { markingsListView, markingView } from '../../output/markings.js';

@@ -10,7 +10,7 @@ import type {
   RequestDetail,
   RequestJournal,
   TokenPair,
-} from '../../api/wire.js';
+} from '../../markings/wire.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';

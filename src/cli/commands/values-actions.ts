@@ -1,6 +1,6 @@
 import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
 import { nameProblem, quoted } from '../../api/names.js';
-import type { MarkingValue } from '../../api/wire.js';
+import type { MarkingValue } from '../../markings/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { valuesListView, valueView } from '../../output/markings.js';
 import { plural, quotedNames } from '../../output/render.js';

@@ -1,4 +1,4 @@
-import type { KnsAnswer, MockInfo } from '../../api/wire.js';
+import type { KnsAnswer, MockInfo } from '../../markings/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { json, type Route, route } from '../http.js';

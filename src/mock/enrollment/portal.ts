@@ -16,7 +16,7 @@ import {
   type MockInfo,
   PORTAL_HEADERS,
   type TokenPair,
-} from '../../api/wire.js';
+} from '../../markings/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { mintTokenPair } from './tokens.js';

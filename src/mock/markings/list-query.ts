@@ -16,7 +16,7 @@ import {
   parseOrParameter,
   unionOfRepeatedAny,
 } from '../../api/filters.js';
-import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../api/wire.js';
+import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 
 export function badQuery(name: string, message: string): MockHttpError {

@@ -4,7 +4,7 @@
  * list paging (skip/limit, or SCIM's startIndex/count) the service answers with.
  */
 import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../api/filters.js';
-import type { ListEnvelope, Marking } from '../../api/wire.js';
+import type { ListEnvelope, Marking } from '../../markings/wire.js';
 import { authenticate, authorize } from '../auth.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';

@@ -11,7 +11,7 @@ import {
   MarkingsErrorCode,
   type MarkingValue,
   VALUES_MAX_PER_MARKING,
-} from '../../api/wire.js';
+} from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { LOOK, runWhole, type Steps } from '../pacing.js';

@@ -3,7 +3,7 @@
  * and the mock (src/mock), so the two cannot drift. See docs/design.md sections 1 and 2.
  */
 
-import type { ListFilter } from './filters.js';
+import type { ListFilter } from '../api/filters.js';
 
 // ---- Markings (docs/design.md 1.1) ----
 
