@@ -9,7 +9,7 @@ import type {
   JournalMessage,
   OpenedDeviceRequest,
   RequestDetail,
-} from '../markings/wire.js';
+} from '../mock/wire.js';
 
 const INDENT = '  ';
 

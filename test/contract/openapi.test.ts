@@ -17,7 +17,8 @@ import {
   VALUE_FILTER_FIELDS,
   type FilterFields,
 } from '../../src/api/filters.js';
-import type { Marking, MarkingValue, TokenPair } from '../../src/markings/wire.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
+import type { Marking, MarkingValue } from '../../src/markings/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { sealEnvelope } from '../../src/device/crypto.js';
 import type { AnswerSeen, MockServer } from '../../src/mock/server.js';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MockInfo } from '../../markings/wire.js';
+import type { MockInfo } from '../wire.js';
 import { MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError, type Route, route } from '../http.js';
 import { PACKAGE_ROOT } from '../../package-root.js';

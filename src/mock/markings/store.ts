@@ -4,9 +4,9 @@
  * the durable state, and the wire form with each principal's changedBy.
  */
 import type { ListFilter } from '../../api/filters.js';
+import type { ErrorDetailWire } from '../../api/errors.js';
 import {
   BULK_MAX_ITEMS,
-  type ErrorDetailWire,
   type Marking,
   MarkingsErrorCode,
   type MarkingValue,
