@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import type { ApiClient, RequestActivity } from '../api/client.js';
-import type { MarkingsApi } from '../api/markings-api.js';
+import type { MarkingsApi } from '../markings/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
@@ -251,7 +251,7 @@ export class CommandContext {
 
   async markings(): Promise<MarkingsApi> {
     const [{ HttpMarkingsApi }, client] = await Promise.all([
-      import('../api/http-markings-api.js'),
+      import('../markings/http-markings-api.js'),
       this.client(),
     ]);
     return new HttpMarkingsApi(client);
@@ -266,7 +266,7 @@ export class CommandContext {
       import('../config/store.js'),
       import('../config/settings.js'),
       import('../api/client.js'),
-      import('../api/http-markings-api.js'),
+      import('../markings/http-markings-api.js'),
     ]).catch(() => undefined);
   }
 

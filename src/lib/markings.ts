@@ -11,8 +11,8 @@ import {
   MARKING_FILTER_FIELDS,
   parseFilterExpression,
   VALUE_FILTER_FIELDS,
-} from '../api/filters.js';
-import { HttpMarkingsApi, type ListPage } from '../api/http-markings-api.js';
+} from '../markings/filters.js';
+import { HttpMarkingsApi, type ListPage } from '../markings/http-markings-api.js';
 import type {
   BulkMarkingItem,
   Marking,

@@ -6,7 +6,7 @@
  * src/api/errors.ts.
  */
 
-import type { ListFilter } from '../api/filters.js';
+import type { ListFilter } from './filters.js';
 
 // ---- Markings (docs/design.md 1.1) ----
 
@@ -122,7 +122,7 @@ export interface ValueUpdate {
 
 /**
  * A List Markings request: paging, the named shortcuts, and any further filter terms of the
- * grammar (src/api/filters.ts), all sent to the service, never applied locally.
+ * grammar (src/markings/filters.ts), all sent to the service, never applied locally.
  */
 export interface MarkingListQuery {
   skip?: number;

@@ -9,7 +9,7 @@ import {
   MARKING_FILTER_FIELDS,
   VALUE_FILTER_FIELDS,
   type FilterFields,
-} from '../../src/api/filters.js';
+} from '../../src/markings/filters.js';
 import {
   MarkingsErrorCode,
   SCOPES,
@@ -146,7 +146,7 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-// ---- the reference evaluation (docs/design.md 1.2), independent of src/api/filters.ts ----
+// ---- the reference evaluation (docs/design.md 1.2), independent of src/markings/filters.ts ----
 
 type Scalar = string | number | boolean;
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, type RequestOptions } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
+import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import type { Marking, MarkingInput } from '../../src/markings/wire.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { writeJsonArray } from '../../src/output/render.js';

@@ -3,7 +3,7 @@
  * `markings export` (every marking, or the filtered ones, in the file format), with their option
  * types.
  */
-import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
+import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';

@@ -15,7 +15,7 @@ import {
   parseFilterTerm,
   parseOrParameter,
   unionOfRepeatedAny,
-} from '../../api/filters.js';
+} from '../../markings/filters.js';
 import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 

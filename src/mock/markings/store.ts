@@ -3,7 +3,7 @@
  * writes checked whole before anything changes (specs.ts), every change reported as a record for
  * the durable state, and the wire form with each principal's changedBy.
  */
-import type { ListFilter } from '../../api/filters.js';
+import type { ListFilter } from '../../markings/filters.js';
 import type { ErrorDetailWire } from '../../api/errors.js';
 import {
   BULK_MAX_ITEMS,
