@@ -17,10 +17,8 @@ import {
   say,
   type TableView,
   type View,
-  writeJsonArray,
-  writeTsvRows,
-  writeYamlSequence,
 } from '../output/render.js';
+import { writeJsonArray, writeTsvRows, writeYamlSequence } from '../output/streaming.js';
 import { Spinners } from '../output/spinners.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';

@@ -11,7 +11,7 @@ import { ApiClient, type RequestOptions } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import type { Marking, MarkingInput } from '../../src/markings/wire.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { writeJsonArray } from '../../src/output/render.js';
+import { writeJsonArray } from '../../src/output/streaming.js';
 import { cliFor, mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
