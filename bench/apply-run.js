@@ -35,7 +35,7 @@ if (mode === 'ksctl') {
   process.exitCode = await run(['markings', 'apply', '-f', file]);
 } else {
   const { ApiClient } = await import('../dist/api/client.js');
-  const { HttpMarkingsApi } = await import('../dist/api/http-markings-api.js');
+  const { HttpMarkingsApi } = await import('../dist/markings/http-markings-api.js');
   const { markings } = JSON.parse(await readFile(file, 'utf8'));
   const client = new ApiClient({ baseUrl, auth: { kind: 'bearer', token } });
   const api = new HttpMarkingsApi(client);

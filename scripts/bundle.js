@@ -25,10 +25,12 @@ const OUT_DIR = 'dist/bundle';
 /**
  * The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). The
  * lock file mechanism stays out: only profile writers and the mock's state take locks, and it
- * would load node:os and node:timers/promises with every markings command.
+ * would load node:os and node:timers/promises with every markings command. Enrollment's wire
+ * constants (the portal's header names, a few hundred bytes) come in: in a chunk of their own
+ * they would be one file more for `ksctl enroll`, which loads this chunk anyway.
  */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|output)[\\/]|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+  /[\\/]src[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]enroll[\\/]wire\.ts$|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 const nodeModules = createRequire(import.meta.url);
 

@@ -21,11 +21,11 @@ import {
   AnswerNotDecodable,
   AnswerTooLarge,
   headerText,
-  MIB,
   parseBody,
   readBody,
 } from './answer-body.js';
 import { networkMessage, type Tries, unreachableHint } from './network-failures.js';
+import { notDecodableError, redirectError, tooLargeError } from './answer-errors.js';
 import {
   backoffDelay,
   IDEMPOTENT,
@@ -260,10 +260,10 @@ export class ApiClient {
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (error instanceof AnswerTooLarge) {
-          throw this.tooLargeError(what, shownUrl, status ?? 0, cid, error);
+          throw tooLargeError(what, shownUrl, status ?? 0, cid, error);
         }
         if (error instanceof AnswerNotDecodable) {
-          throw this.notDecodableError(what, shownUrl, status ?? 0, cid, error);
+          throw notDecodableError(what, shownUrl, status ?? 0, cid, error);
         }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
@@ -379,7 +379,7 @@ export class ApiClient {
     const contentType = headerText(responseHeaders['content-type']);
     const expected = options.okStatuses?.includes(status) === true;
     if (status >= 300 && status < 400 && !expected) {
-      throw this.redirectError(what, url, status, headerText(responseHeaders.location), cid);
+      throw redirectError(what, url, status, headerText(responseHeaders.location), cid);
     }
     if (status >= 400 && !expected) {
       const received = { url: shownUrl, contentType };
@@ -410,79 +410,6 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.dispatcher.close();
-  }
-
-  private tooLargeError(
-    what: string,
-    shownUrl: string,
-    status: number,
-    cid: string,
-    error: AnswerTooLarge,
-  ): ServiceError {
-    const said =
-      error.declared === undefined ? 'went on past' : `declared ${error.declared} bytes, over`;
-    return new ServiceError(
-      `${what}: the answer from ${shownUrl} (HTTP ${status}) ${said} ${error.limit / MIB} MiB, the most ksctl reads of one answer`,
-      {
-        hint: 'check the URL: the service pages its listings and never sends this much; a proxy or another server may be answering',
-        conversationId: cid,
-        status,
-        cause: error,
-      },
-    );
-  }
-
-  /** Not retried either: the service would send the same bytes again. */
-  private notDecodableError(
-    what: string,
-    shownUrl: string,
-    status: number,
-    cid: string,
-    error: AnswerNotDecodable,
-  ): ServiceError {
-    const problem =
-      error.reason === undefined
-        ? `is in the content coding "${error.encoding}", which ksctl does not read (it asks for ${ACCEPTED_ENCODINGS})`
-        : `says it is "${error.encoding}" encoded but does not decode (${error.reason})`;
-    return new ServiceError(`${what}: the answer from ${shownUrl} (HTTP ${status}) ${problem}`, {
-      hint: 'the service sends plain or gzip answers; a proxy or another server may be answering',
-      conversationId: cid,
-      status,
-      cause: error,
-    });
-  }
-
-  /**
-   * Redirects are not followed: the Authorization header must not reach another origin, and a
-   * moved service is worth knowing about. The error names where it points.
-   */
-  private redirectError(
-    what: string,
-    url: string,
-    status: number,
-    location: string | undefined,
-    cid: string,
-  ): ServiceError {
-    // Origin and path only: a redirect's query may carry a one-time code or a token.
-    let target: string | undefined;
-    try {
-      const parsed = location === undefined ? undefined : new URL(location, url);
-      target = parsed === undefined ? undefined : `${parsed.origin}${parsed.pathname}`;
-    } catch {
-      target = undefined;
-    }
-    const where = target === undefined ? 'without a Location' : `to ${target}`;
-    return new ServiceError(
-      `${what}: ${redactUrl(url)} answered HTTP ${status}, a redirect ${where}; ksctl does not follow redirects`,
-      {
-        hint:
-          target === undefined
-            ? 'check the URL (--base-url, KSCTL_BASE_URL or the context)'
-            : 'if you trust the new address, use it as the URL (--base-url, KSCTL_BASE_URL or the context)',
-        conversationId: cid,
-        status,
-      },
-    );
   }
 
   private trace(line: string): void {

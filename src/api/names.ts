@@ -1,4 +1,4 @@
-import { DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH } from './wire.js';
+import { DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH } from '../markings/wire.js';
 
 /**
  * The name and description rules of docs/design.md 1.1, in one place for the client (commands, apply

@@ -1,7 +1,7 @@
 import { type KsctlError, isKsctlError, UnreachableError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { listProblem, markingProblem } from './shapes.js';
-import { INTROSPECTION_PATH, type TokenIntrospection } from './wire.js';
+import { INTROSPECTION_PATH, type TokenIntrospection } from './introspection.js';
 
 /** What `ksctl status` learns from the service. */
 export interface ServiceCheck {

@@ -3,8 +3,8 @@
  * without values first, then the values of the markings that need them, in batches whose memory
  * does not grow with the number of markings.
  */
-import type { MarkingsApi } from '../api/markings-api.js';
-import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../api/wire.js';
+import type { MarkingsApi } from '../markings/markings-api.js';
+import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../markings/wire.js';
 import { InterruptedError, NotFoundError } from '../errors.js';
 
 export interface ReadMarkingsOptions {

@@ -2,8 +2,8 @@
  * Runs the steps of a plan against the service and reports per marking what was applied, what
  * failed and what was skipped.
  */
-import type { MarkingsApi } from '../api/markings-api.js';
-import type { BulkMarkingItem } from '../api/wire.js';
+import type { MarkingsApi } from '../markings/markings-api.js';
+import type { BulkMarkingItem } from '../markings/wire.js';
 import {
   asKsctlError,
   AuthError,

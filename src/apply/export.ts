@@ -1,6 +1,6 @@
-import type { Marking } from '../api/wire.js';
+import type { Marking } from '../markings/wire.js';
 import { InternalError, ServiceError } from '../errors.js';
-import { chunked } from '../output/render.js';
+import { chunked } from '../output/streaming.js';
 import { compareNames } from './types.js';
 
 /** A value as written in a file: a plain name when it has no description. */

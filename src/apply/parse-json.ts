@@ -4,7 +4,7 @@
  * with its position.
  */
 import { descriptionProblem, nameProblem } from '../api/names.js';
-import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
+import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
 import { FILE_KEYS, type ParsedMarking, type SourceText } from './file-format.js';
 import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
 

@@ -7,7 +7,7 @@
  * in the file (`markings[1234].values[2]`), since no position is kept for what is inside it.
  */
 import { descriptionProblem, nameProblem } from '../api/names.js';
-import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
+import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
 import { type NodeBudget, parseJsonWithin, tooManyValuesError } from '../files/node-budget.js';
 import {
   FILE_KEYS,

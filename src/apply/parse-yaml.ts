@@ -11,7 +11,7 @@ import {
   type YAMLMap,
 } from 'yaml';
 import { descriptionProblem, nameProblem } from '../api/names.js';
-import { VALUES_MAX_PER_MARKING } from '../api/wire.js';
+import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
 import { findJsonSyntaxError } from './json-syntax.js';
 import { closest, excerpt } from './problem-words.js';
 import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';

@@ -2,7 +2,7 @@
  * The plan of `markings apply`: what must change, marking by marking and field by field, for the
  * service to match the files. Pure: it compares what the files want with what the service has.
  */
-import type { Marking, ValueInput } from '../api/wire.js';
+import type { Marking, ValueInput } from '../markings/wire.js';
 import { InputError, InternalError } from '../errors.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 

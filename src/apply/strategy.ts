@@ -10,7 +10,7 @@ import {
   type MarkingUpdate,
   type ValueInput,
   type ValueUpdate,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import type { MarkingUpdatePlan, Plan } from './plan.js';
 import type { DesiredMarking } from './types.js';
 

@@ -1,15 +1,15 @@
 /**
  * The command context: what every command gets (streams, environment, configuration, the service
- * client, a prompter, the output helpers), with heavy pieces loaded on first use.
+ * client, a prompter, the output helpers), with heavy pieces loaded on first use. The spinners
+ * and the streams that make way for them are src/output/spinners.ts; the pager src/output/pager.ts.
  */
-import { Writable } from 'node:stream';
 import type { ApiClient, RequestActivity } from '../api/client.js';
-import type { MarkingsApi } from '../api/markings-api.js';
+import type { MarkingsApi } from '../markings/markings-api.js';
 import type { Connection, GlobalOptions } from '../config/settings.js';
 import type { ConfigStore } from '../config/store.js';
 import { UsageError } from '../errors.js';
 import type { ReadLimit } from '../files/bounded-read.js';
-import { canPrompt, envFlag, type IOStreams, withStreams } from '../output/io.js';
+import { canPrompt, envFlag, type IOStreams } from '../output/io.js';
 import {
   OUTPUT_FORMATS,
   type OutputFormat,
@@ -17,16 +17,11 @@ import {
   say,
   type TableView,
   type View,
-  writeJsonArray,
-  writeTsvRows,
-  writeYamlSequence,
 } from '../output/render.js';
-import type { Spinner } from '../output/progress.js';
+import { writeJsonArray, writeTsvRows, writeYamlSequence } from '../output/streaming.js';
+import { Spinners } from '../output/spinners.js';
 import type { Prompter } from './prompter.js';
 import { VERSION } from '../package-root.js';
-
-/** Requests closer than this to the previous one's end continue its wait (see `requestRun`). */
-const REQUEST_RUN_GAP_MS = 250;
 
 /** Shared with the process entry: whether the running command handles Ctrl-C itself. */
 export interface InterruptPolicy {
@@ -66,26 +61,13 @@ export class CommandContext {
    * which is the one that builds the program: a command never imports the entry module.
    */
   runCommandLine: CommandLineRunner | undefined;
-  /** The spinner on stderr now, if any: a prompt takes it off the line while it asks. */
-  private spinner: Spinner | undefined;
-  /** Requests to the service in flight (what each is for), and the spinner that names them. */
-  private readonly requests = new Map<number, string>();
-  private requestCount = 0;
-  private requestSpinner: Spinner | undefined;
-  /**
-   * When the current run of requests began and when its last one ended: requests that follow one
-   * another closely (the pages of a listing) are one wait, whose spinner shows once the run has
-   * taken 300 ms, however short each request is.
-   */
-  private requestRun = { began: 0, ended: -Infinity };
-
+  /** The spinners on a terminal's stderr: a command's wait, the requests in flight. */
+  private readonly spinners: Spinners;
   /**
    * The streams commands write to. On a terminal, a write takes a running spinner off the line
    * first (it comes back after 300 ms of quiet), so data and messages are never drawn over.
    */
   readonly io: IOStreams;
-  /** The streams as given: the spinners draw on these. */
-  private readonly terminal: IOStreams;
 
   constructor(
     io: IOStreams,
@@ -96,46 +78,14 @@ export class CommandContext {
     private readonly interrupts: InterruptPolicy = { graceful: false },
     private readonly cleanups: ExitCleanups = new Set(),
   ) {
-    this.terminal = io;
-    this.io = io.stderrIsTTY ? this.spinnersGiveWay(io) : io;
+    this.spinners = new Spinners(io, () => this.quiet);
+    this.io = this.spinners.io;
     // Ctrl-C ends most commands at once: a spinner's line is cleared first, not left behind.
-    if (io.stderrIsTTY) {
-      this.withdrawSpinnerCleanup = this.onEarlyExit(() => {
-        this.spinner?.stop();
-        this.requestSpinner?.stop();
-      });
-    }
+    if (io.stderrIsTTY) this.withdrawSpinnerCleanup = this.onEarlyExit(() => this.spinners.stop());
   }
 
   /** Takes back the clearing of the spinners' line at an early exit, once the command ends. */
   private readonly withdrawSpinnerCleanup: (() => void) | undefined;
-
-  /** The streams that make way for spinners, flushed before the command ends. */
-  private readonly givingWay: Writable[] = [];
-
-  /**
-   * `io` with its terminal streams (stdout when it is one, stderr) taking the spinners off the
-   * line before each write; a pipe is left as it is.
-   */
-  private spinnersGiveWay(io: IOStreams): IOStreams {
-    const giveWay = (target: Writable) => {
-      const stream = new Writable({
-        write: (chunk: Buffer, _encoding, done) => {
-          for (const spinner of [this.spinner, this.requestSpinner]) {
-            spinner?.pause();
-            spinner?.resume();
-          }
-          if (target.write(chunk)) done();
-          else target.once('drain', () => done());
-        },
-      });
-      this.givingWay.push(stream);
-      return stream;
-    };
-    const stdout = io.stdoutIsTTY ? giveWay(io.stdout) : io.stdout;
-    const stderr = giveWay(io.stderr);
-    return withStreams(io, { stdout, stderr });
-  }
 
   /**
    * Runs `cleanup` if the process ends before the command does (a second Ctrl-C, a reader that
@@ -204,54 +154,16 @@ export class CommandContext {
   }
 
   /**
-   * What every client of the service is given, so that no wait on it is silent: after 300 ms on a
-   * terminal a spinner names the request (or the last of those in flight, and how many more),
-   * and a wait to retry says why. A command's own spinner (`waiting`) names the wait better and
-   * wins; piped stderr and --quiet get nothing.
+   * What every client of the service is given, so that no wait on it is silent: a spinner names
+   * the requests in flight on a terminal (src/output/spinners.ts).
    */
-  async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
-    if (!this.io.stderrIsTTY || this.quiet) return undefined;
-    const { SPINNER_DELAY_MS, startSpinner } = await import('../output/progress.js');
-    return (what) => {
-      if (this.spinner)
-        return {
-          retrying: (message) => this.spinner?.relabel(`${what}: ${message}`, true),
-          done() {},
-        };
-      const id = ++this.requestCount;
-      this.requests.set(id, what);
-      const label = () => {
-        const all = [...this.requests.values()];
-        const more = all.length > 1 ? ` (and ${all.length - 1} more)` : '';
-        return `${all.at(-1)}${more}…`;
-      };
-      if (this.requestSpinner) this.requestSpinner.relabel(label());
-      else {
-        const now = performance.now();
-        if (now - this.requestRun.ended > REQUEST_RUN_GAP_MS) this.requestRun.began = now;
-        const waited = now - this.requestRun.began;
-        this.requestSpinner = startSpinner(this.terminal, label(), {
-          delayMs: Math.max(0, SPINNER_DELAY_MS - waited),
-        });
-      }
-      return {
-        retrying: (message) => this.requestSpinner?.relabel(`${what}: ${message}`, true),
-        done: () => {
-          this.requests.delete(id);
-          if (this.requests.size > 0) this.requestSpinner?.relabel(label());
-          else {
-            this.requestSpinner?.stop();
-            this.requestSpinner = undefined;
-            this.requestRun.ended = performance.now();
-          }
-        },
-      };
-    };
+  requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
+    return this.spinners.requestActivity();
   }
 
   async markings(): Promise<MarkingsApi> {
     const [{ HttpMarkingsApi }, client] = await Promise.all([
-      import('../api/http-markings-api.js'),
+      import('../markings/http-markings-api.js'),
       this.client(),
     ]);
     return new HttpMarkingsApi(client);
@@ -266,7 +178,7 @@ export class CommandContext {
       import('../config/store.js'),
       import('../config/settings.js'),
       import('../api/client.js'),
-      import('../api/http-markings-api.js'),
+      import('../markings/http-markings-api.js'),
     ]).catch(() => undefined);
   }
 
@@ -312,26 +224,9 @@ export class CommandContext {
    * and piped output turn it off), else to stdout.
    */
   private async paged(table: boolean, write: (io: IOStreams) => Promise<void>): Promise<void> {
-    const { startPager } =
-      table && this.io.stdoutIsTTY && this.globals.pager !== false
-        ? await import('../output/pager.js')
-        : { startPager: async () => undefined };
-    const pager = await startPager(this.env);
-    if (pager === undefined) return write(this.io);
-    // What the table says on stderr ("cut to fit") waits until the pager has the screen no more.
-    const said: Buffer[] = [];
-    const stderr = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        said.push(Buffer.from(chunk));
-        done();
-      },
-    });
-    try {
-      await write(withStreams(this.io, { stdout: pager.input, stderr }));
-    } finally {
-      await pager.close();
-      if (said.length > 0) this.io.stderr.write(Buffer.concat(said));
-    }
+    if (!table || !this.io.stdoutIsTTY || this.globals.pager === false) return write(this.io);
+    const { writePaged } = await import('../output/pager.js');
+    return writePaged(this.io, this.env, write);
   }
 
   /**
@@ -363,36 +258,14 @@ export class CommandContext {
    * `work` with a spinner on a terminal when it takes a while (not piped, not --quiet); a prompt
    * during the work clears it and it comes back after the answer.
    */
-  async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
-    const { startSpinner } = await import('../output/progress.js');
-    const outer = this.spinner;
-    outer?.pause();
-    // A spinner of requests already under way gives way to the one that names the whole wait.
-    this.requestSpinner?.pause();
-    const spinner = startSpinner(this.terminal, label, { quiet: this.quiet });
-    this.spinner = spinner;
-    try {
-      return await work();
-    } finally {
-      spinner.stop();
-      this.spinner = outer;
-      outer?.resume();
-      if (!outer) this.requestSpinner?.resume();
-    }
+  waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
+    return this.spinners.waiting(label, work);
   }
 
   /** The prompter; every question first takes a running spinner off the line. */
   get prompter(): Prompter {
     const base = this.basePrompter;
-    const asking = async <T>(ask: () => Promise<T>): Promise<T> => {
-      const spinners = [this.spinner, this.requestSpinner];
-      for (const spinner of spinners) spinner?.pause();
-      try {
-        return await ask();
-      } finally {
-        for (const spinner of spinners) spinner?.resume();
-      }
-    };
+    const asking = <T>(ask: () => Promise<T>) => this.spinners.whileAsking(ask);
     return {
       confirm: (message, defaultAnswer) => asking(() => base.confirm(message, defaultAnswer)),
       input: (message) => asking(() => base.input(message)),
@@ -448,10 +321,6 @@ export class CommandContext {
     this.withdrawSpinnerCleanup?.();
     await Promise.all(this.clients.map((c) => c.close()));
     // Everything written has reached the real streams before the entry flushes and exits.
-    await Promise.all(
-      this.givingWay.map(
-        (stream) => new Promise<void>((resolve) => stream.write('', () => resolve())),
-      ),
-    );
+    await this.spinners.flush();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `--filter FIELD[__OP]=VALUE` (repeatable), `--or` and the name shortcuts of the list commands
  * (`--name`, `--contains`, `--starts-with`, each repeatable, and `--[no-]public`): each filter is
- * checked with the service's own grammar (src/api/filters.ts) while the options are parsed, so a
+ * checked with the service's own grammar (src/markings/filters.ts) while the options are parsed, so a
  * typo is a usage error (exit 2) naming it and nothing is sent. Every flag given is one term, sent
  * to the service as written (a repeat is neither dropped nor merged); terms that together could
  * match nothing (two different names under AND) are refused before anything is sent.
@@ -17,7 +17,7 @@ import {
   type ListFilter,
   parseFilterExpression,
   parseFilterTerm,
-} from '../api/filters.js';
+} from '../markings/filters.js';
 import { UsageError } from '../errors.js';
 
 export interface FilterOptionValues {

@@ -3,7 +3,7 @@
  * `reasonPhrase` and `message`; ksctl turns a code into `explanation`, `hint` and the typed error
  * whose exit code docs/design.md 5 gives for the status.
  */
-import type { ErrorBody } from '../api/wire.js';
+import type { ErrorBody } from '../api/errors.js';
 import {
   AuthError,
   ConflictError,

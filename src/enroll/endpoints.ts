@@ -5,7 +5,7 @@
  * the API URL. A portal sign-in may also name the API URL.
  */
 import type { ApiClient } from '../api/client.js';
-import type { KnsAnswer } from '../api/wire.js';
+import type { KnsAnswer } from './wire.js';
 import type { ContextConfig } from '../config/store.js';
 import { type Hint, mapHint, ServiceError, UnreachableError, UsageError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';

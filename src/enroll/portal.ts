@@ -6,7 +6,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
-import { PORTAL_HEADERS } from '../api/wire.js';
+import { PORTAL_HEADERS } from './wire.js';
 import { describeAnswer } from '../api/errors.js';
 import { AuthError, ServiceError } from '../errors.js';
 import { decodeRsaSpkiBase64 } from './crypto.js';

@@ -3,7 +3,7 @@
  * recover the two SEP keys from the answer. Pure apart from randomness; the caller does HTTP.
  */
 import { type KeyObject, randomBytes } from 'node:crypto';
-import type { EnrollmentPayload, RegisterRequest } from '../api/wire.js';
+import type { EnrollmentPayload, RegisterRequest } from './wire.js';
 import { InternalError, ServiceError } from '../errors.js';
 import { makeAuth } from './auth.js';
 import { decodeBase64Strict } from '../encoding/base64.js';

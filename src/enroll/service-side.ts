@@ -4,7 +4,7 @@
  * made on what `openRegistration` returns. Shares every crypto step with the client (crypto.ts).
  */
 import type { KeyObject } from 'node:crypto';
-import type { EnrollmentPayload, RegisterResponse } from '../api/wire.js';
+import type { EnrollmentPayload, RegisterResponse } from './wire.js';
 import { InternalError } from '../errors.js';
 import { splitAuth } from './auth.js';
 import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';

@@ -5,7 +5,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
-import type { TokenPair } from '../api/wire.js';
+import type { TokenPair } from './wire.js';
 import { AuthError, ConflictError, InputError, isKsctlError } from '../errors.js';
 import { stokenProblem } from './auth.js';
 import { CauseCode } from './causes.js';

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { ApiClient } from '../api/client.js';
-import type { TokenPair } from '../api/wire.js';
+import type { TokenPair } from '../enroll/wire.js';
 import {
   enrollAndStore,
   enrollDevice,

@@ -70,5 +70,5 @@ export type {
   ValueInput,
   ValueListQuery,
   ValueUpdate,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 export { VERSION } from '../package-root.js';

@@ -11,8 +11,8 @@ import {
   MARKING_FILTER_FIELDS,
   parseFilterExpression,
   VALUE_FILTER_FIELDS,
-} from '../api/filters.js';
-import { HttpMarkingsApi, type ListPage } from '../api/http-markings-api.js';
+} from '../markings/filters.js';
+import { HttpMarkingsApi, type ListPage } from '../markings/http-markings-api.js';
 import type {
   BulkMarkingItem,
   Marking,
@@ -23,7 +23,7 @@ import type {
   ValueInput,
   ValueListQuery,
   ValueUpdate,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import type { RunReport } from '../apply/report.js';
 import type { Plan } from '../apply/plan.js';
 import type { DesiredMarking } from '../apply/types.js';

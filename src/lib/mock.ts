@@ -4,6 +4,7 @@
  * the admin endpoints of DESIGN.md 3 as methods. Every call makes a mock with its own state.
  */
 import type { KeyObject } from 'node:crypto';
+import type { TokenPair } from '../enroll/wire.js';
 import type {
   EnrollmentDetail,
   FaultRule,
@@ -15,8 +16,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
   RequestSide,
-  TokenPair,
-} from '../api/wire.js';
+} from '../mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../errors.js';
 import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../device/wire.js';

@@ -3,8 +3,8 @@
  * anything is sent (the values change, a free name), a complete set of values put under
  * If-Match that survives someone else's change meanwhile, and the words for what was done.
  */
-import type { MarkingsApi } from '../api/markings-api.js';
-import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from '../api/wire.js';
+import type { MarkingsApi } from './markings-api.js';
+import type { Marking, MarkingUpdate, MarkingValue, ValueInput } from './wire.js';
 import { quoted } from '../api/names.js';
 import { ConflictError, InputError, NotFoundError, UsageError } from '../errors.js';
 import { plural, quotedNames } from '../output/render.js';

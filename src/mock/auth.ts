@@ -1,4 +1,4 @@
-import { MarkingsErrorCode, type Scope } from '../api/wire.js';
+import { MarkingsErrorCode, type Scope } from '../markings/wire.js';
 import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
 import { MockHttpError, type MockRequest } from './http.js';
 import type { MockState, Principal, Tenant } from './state.js';

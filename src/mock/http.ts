@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorDetailWire } from '../api/wire.js';
+import type { ErrorDetailWire } from '../api/errors.js';
 import type { ParsedJson } from './json-worker.js';
 
 /** An expected error answer: becomes a JSON error body with the request's conversation id. */

@@ -18,14 +18,14 @@
  * not open, a body longer than the 64 KiB the journal keeps) is said in `problems`, and the rest
  * is still described.
  */
-import {
-  type EnrollmentDetail,
-  type JournalEntry,
-  type JournalEntryWithBodies,
-  MarkingsErrorCode,
-  type OpenedDeviceRequest,
-  type RequestDetail,
-} from '../api/wire.js';
+import { MarkingsErrorCode } from '../markings/wire.js';
+import type {
+  EnrollmentDetail,
+  JournalEntry,
+  JournalEntryWithBodies,
+  OpenedDeviceRequest,
+  RequestDetail,
+} from './wire.js';
 import { REDACTED_TEXT, scrubSecrets } from '../api/redact.js';
 import { deviceCause } from '../device/causes.js';
 import { parseCid } from '../device/cid.js';

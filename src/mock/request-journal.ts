@@ -40,7 +40,7 @@ import {
   REQUEST_SIDES,
   type RequestJournal,
   type RequestSide,
-} from '../api/wire.js';
+} from './wire.js';
 import { parseCid } from '../device/cid.js';
 import { BoundedLog } from './bounded-log.js';
 

@@ -9,7 +9,7 @@ import {
   DESCRIPTION_MAX_LENGTH,
   MarkingsErrorCode,
   VALUES_MAX_PER_MARKING,
-} from '../api/wire.js';
+} from '../markings/wire.js';
 import { CauseCode } from '../enroll/causes.js';
 import { causeError } from './enrollment/errors.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';

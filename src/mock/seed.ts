@@ -1,4 +1,5 @@
-import { type FaultRule, SCOPES, type Scope } from '../api/wire.js';
+import { SCOPES, type Scope } from '../markings/wire.js';
+import type { FaultRule } from './wire.js';
 import { InputError, isKsctlError } from '../errors.js';
 import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
 import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';

@@ -6,7 +6,8 @@
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { type FaultRule, MarkingsErrorCode, type MockInfo } from '../api/wire.js';
+import { MarkingsErrorCode } from '../markings/wire.js';
+import type { FaultRule, MockInfo } from './wire.js';
 import { adminRoutes } from './admin/routes.js';
 import { CauseCode } from '../enroll/causes.js';
 import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';

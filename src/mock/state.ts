@@ -5,7 +5,8 @@
  * persistence).
  */
 import { randomBytes } from 'node:crypto';
-import { type RequestJournal, SCOPES, type Scope } from '../api/wire.js';
+import { SCOPES, type Scope } from '../markings/wire.js';
+import type { RequestJournal } from './wire.js';
 import { CID_MAX_SKEW_MS } from '../device/cid.js';
 import { DeviceMessages, KeyStore, RecentCids } from './device/store.js';
 import { EnrollmentState } from './enrollment/store.js';

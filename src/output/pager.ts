@@ -3,7 +3,8 @@
  * `less -FRX` (which shows a table that fits the screen and quits, keeps colour, and leaves the
  * screen as it was). `--no-pager`, an empty or `cat` pager and piped output print directly.
  */
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
+import { type IOStreams, withStreams } from './io.js';
 
 export interface Pager {
   /** Where the output goes instead of stdout. */
@@ -48,4 +49,30 @@ export async function startPager(env: NodeJS.ProcessEnv): Promise<Pager | undefi
       await exited;
     },
   };
+}
+
+/**
+ * `write` to the pager, or to stdout when there is none. What is said on stderr meanwhile (a
+ * table's "cut to fit") waits until the pager has the screen no more.
+ */
+export async function writePaged(
+  io: IOStreams,
+  env: NodeJS.ProcessEnv,
+  write: (io: IOStreams) => Promise<void>,
+): Promise<void> {
+  const pager = await startPager(env);
+  if (pager === undefined) return write(io);
+  const said: Buffer[] = [];
+  const stderr = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      said.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  try {
+    await write(withStreams(io, { stdout: pager.input, stderr }));
+  } finally {
+    await pager.close();
+    if (said.length > 0) io.stderr.write(Buffer.concat(said));
+  }
 }

@@ -9,7 +9,7 @@ import type {
   JournalMessage,
   OpenedDeviceRequest,
   RequestDetail,
-} from '../api/wire.js';
+} from '../mock/wire.js';
 
 const INDENT = '  ';
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/api/wire.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import { launchChromium, newContext, watchedPage, WIDE } from '../helpers/browser.js';
 import { mockServeSuite } from '../helpers/spawn.js';
 

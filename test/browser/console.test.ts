@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/api/wire.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import {
   launchChromium,
   newContext,

@@ -9,8 +9,13 @@ import {
   MARKING_FILTER_FIELDS,
   VALUE_FILTER_FIELDS,
   type FilterFields,
-} from '../../src/api/filters.js';
-import { MarkingsErrorCode, SCOPES, type Marking, type MarkingValue } from '../../src/api/wire.js';
+} from '../../src/markings/filters.js';
+import {
+  MarkingsErrorCode,
+  SCOPES,
+  type Marking,
+  type MarkingValue,
+} from '../../src/markings/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 
 let mock: TestMock;
@@ -141,7 +146,7 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-// ---- the reference evaluation (docs/design.md 1.2), independent of src/api/filters.ts ----
+// ---- the reference evaluation (docs/design.md 1.2), independent of src/markings/filters.ts ----
 
 type Scalar = string | number | boolean;
 

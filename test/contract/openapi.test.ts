@@ -1,6 +1,6 @@
 /**
  * schema/openapi.yaml against the OpenAPI 3.1 schema, against the filter grammar of
- * src/api/filters.ts, and against the mock: the same routes both ways (the mock's list comes from
+ * src/markings/filters.ts, and against the mock: the same routes both ways (the mock's list comes from
  * its router, which every route table feeds), the document served at /_mock/openapi.json, and one
  * request of every operation with its answer checked.
  */
@@ -16,8 +16,9 @@ import {
   parseFilterTerm,
   VALUE_FILTER_FIELDS,
   type FilterFields,
-} from '../../src/api/filters.js';
-import type { Marking, MarkingValue, TokenPair } from '../../src/api/wire.js';
+} from '../../src/markings/filters.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
+import type { Marking, MarkingValue } from '../../src/markings/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { sealEnvelope } from '../../src/device/crypto.js';
 import type { AnswerSeen, MockServer } from '../../src/mock/server.js';
@@ -131,7 +132,7 @@ describe('the document', () => {
     ['MarkingFilter', MARKING_FILTER_FIELDS],
     ['ValueFilter', VALUE_FILTER_FIELDS],
   ] as const)(
-    '%s is the whole filter grammar of src/api/filters.ts, nothing more',
+    '%s is the whole filter grammar of src/markings/filters.ts, nothing more',
     (name, fields) => {
       const documented = doc.components.schemas[name]!.properties as Record<
         string,

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Marking, MockInfo } from '../../src/api/wire.js';
+import type { Marking } from '../../src/markings/wire.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import { tsvRows } from '../helpers/cli.js';
 import {
   assertBuilt,

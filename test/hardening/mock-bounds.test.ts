@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestJournal } from '../../src/api/wire.js';
+import type { RequestJournal } from '../../src/mock/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { errorOf, openSocket, rawRequest } from './raw.js';
 

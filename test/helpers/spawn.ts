@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import type { MockInfo } from '../../src/api/wire.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import { tempDirs } from './temp.js';
 import { started } from './suite.js';
 

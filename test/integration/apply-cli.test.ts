@@ -5,7 +5,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { JournalEntry, Marking } from '../../src/api/wire.js';
+import type { Marking } from '../../src/markings/wire.js';
+import type { JournalEntry } from '../../src/mock/wire.js';
 import { cliFor, mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';

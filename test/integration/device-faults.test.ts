@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FaultRule } from '../../src/api/wire.js';
+import type { FaultRule } from '../../src/mock/wire.js';
 import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
 import { makeCid } from '../../src/device/cid.js';
 import { DeviceClient } from '../../src/device/client.js';

@@ -6,7 +6,7 @@
  * happen naturally are produced naturally too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/api/wire.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
 import { causeByCode, ENROLLMENT_CAUSES } from '../../src/enroll/causes.js';
 import { cliFor, conversationIdOf } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';

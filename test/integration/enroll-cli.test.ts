@@ -8,7 +8,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TokenPair } from '../../src/api/wire.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';

@@ -3,8 +3,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
-import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/api/wire.js';
+import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
+import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/markings/wire.js';
 import { ConflictError, InputError, type KsctlError, NotFoundError } from '../../src/errors.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 

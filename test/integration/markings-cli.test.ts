@@ -3,7 +3,7 @@
  * what a user sees on stdout (piped and on a terminal), stderr and the exit code.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Marking, MarkingValue } from '../../src/api/wire.js';
+import type { Marking, MarkingValue } from '../../src/markings/wire.js';
 import { mockCliSuite, tsvRows } from '../helpers/cli.js';
 
 /** The detail members the public Ionic API adds, for a marking without a default value. */

@@ -4,10 +4,10 @@
  * "concurrent" change lands deterministically between the command's read and its write.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NO_FILTER } from '../../src/api/filters.js';
+import { NO_FILTER } from '../../src/markings/filters.js';
 import { ApiClient } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
-import type { Marking } from '../../src/api/wire.js';
+import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
+import type { Marking } from '../../src/markings/wire.js';
 import { cliFor, mockEnv } from '../helpers/cli.js';
 import { type RequestSeen, startMock, type TestMock } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';

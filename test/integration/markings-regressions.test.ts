@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/api/http-markings-api.js';
+import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import { ConflictError, ServiceError } from '../../src/errors.js';
 import { conversationIdOf, mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';

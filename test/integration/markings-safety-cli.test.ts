@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { JournalEntry, Marking } from '../../src/api/wire.js';
+import type { Marking } from '../../src/markings/wire.js';
+import type { JournalEntry } from '../../src/mock/wire.js';
 import { mockCliSuite } from '../helpers/cli.js';
 
 const suite = mockCliSuite();

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/api/wire.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import { run } from '../../src/cli/main.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { runCli, tsvRows } from '../helpers/cli.js';

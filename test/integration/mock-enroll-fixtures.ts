@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { RegisterRequest, TokenPair } from '../../src/api/wire.js';
+import type { RegisterRequest, TokenPair } from '../../src/enroll/wire.js';
 import { makeAuth } from '../../src/enroll/auth.js';
 import {
   aesCtrEncrypt,

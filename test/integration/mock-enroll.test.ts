@@ -4,7 +4,7 @@
  * client-side protocol, and the admin endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KnsAnswer, PORTAL_HEADERS, type TokenPair } from '../../src/api/wire.js';
+import { type KnsAnswer, PORTAL_HEADERS, type TokenPair } from '../../src/enroll/wire.js';
 import { CauseCode } from '../../src/enroll/causes.js';
 import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
 import { buildRegistration, recoverKeys } from '../../src/enroll/protocol.js';

@@ -6,12 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  JournalEntry,
-  JournalEntryWithBodies,
-  RequestJournal,
-  TokenPair,
-} from '../../src/api/wire.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
+import type { JournalEntry, JournalEntryWithBodies, RequestJournal } from '../../src/mock/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 

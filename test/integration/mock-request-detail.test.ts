@@ -6,7 +6,8 @@
  * request again without secrets.
  */
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry, RequestDetail, RequestJournal, TokenPair } from '../../src/api/wire.js';
+import type { TokenPair } from '../../src/enroll/wire.js';
+import type { JournalEntry, RequestDetail, RequestJournal } from '../../src/mock/wire.js';
 import { makeCid } from '../../src/device/cid.js';
 import { cliFor } from '../helpers/cli.js';
 import { DEV_TOKEN } from '../helpers/mock.js';

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { JournalEntryWithBodies, RequestDetail } from '../../src/api/wire.js';
+import type { JournalEntryWithBodies, RequestDetail } from '../../src/mock/wire.js';
 import { run } from '../../src/cli/main.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { mockCliSuite, mockEnv } from '../helpers/cli.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { MarkingsApi } from '../../src/api/markings-api.js';
-import type { BulkMarkingItem, Marking, MarkingValue } from '../../src/api/wire.js';
+import type { MarkingsApi } from '../../src/markings/markings-api.js';
+import type { BulkMarkingItem, Marking, MarkingValue } from '../../src/markings/wire.js';
 import { type ExecuteProgress, executePlan } from '../../src/apply/execute.js';
 import type { Step } from '../../src/apply/strategy.js';
 import {

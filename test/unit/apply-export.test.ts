@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Marking } from '../../src/api/wire.js';
+import type { Marking } from '../../src/markings/wire.js';
 import { exportDocument } from '../../src/apply/export.js';
 import { parseMarkingSources } from '../../src/apply/sources.js';
 import { computePlan, planIsEmpty } from '../../src/apply/plan.js';

@@ -6,7 +6,7 @@ import {
   DESCRIPTION_MAX_LENGTH,
   NAME_MAX_LENGTH,
   VALUES_MAX_PER_MARKING,
-} from '../../src/api/wire.js';
+} from '../../src/markings/wire.js';
 import { FILE_KEYS } from '../../src/apply/file-format.js';
 
 interface SchemaObject {

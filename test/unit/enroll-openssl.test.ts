@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterRequest } from '../../src/api/wire.js';
+import type { RegisterRequest } from '../../src/enroll/wire.js';
 import { encodeSpkiBase64, parseServerPublicKey } from '../../src/enroll/crypto.js';
 import {
   buildRegistration,

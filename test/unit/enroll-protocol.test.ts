@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterResponse } from '../../src/api/wire.js';
+import type { RegisterResponse } from '../../src/enroll/wire.js';
 import { decodeBase64Strict } from '../../src/encoding/base64.js';
 import {
   aesCtrEncrypt,

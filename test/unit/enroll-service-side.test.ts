@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterRequest } from '../../src/api/wire.js';
+import type { RegisterRequest } from '../../src/enroll/wire.js';
 import { makeAuth } from '../../src/enroll/auth.js';
 import {
   aesCtrEncrypt,

@@ -18,9 +18,18 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: readonly (readonly string[])[] = [
   // The floor: what every part uses, and which uses nothing of ksctl.
   ['errors.ts', 'package-root.ts', 'sleep.ts', 'encoding/', 'files/'],
-  // The service's wire types and HTTP client; the profile file formats.
-  ['api/', 'profiles/'],
-  // Rendering; contexts and settings; the markings logic that commands share.
+  // The HTTP client and each service's wire types (the markings filter grammar with them); the
+  // profile file formats.
+  [
+    'api/',
+    'profiles/',
+    'markings/wire.ts',
+    'markings/filters.ts',
+    'enroll/wire.ts',
+    'mock/wire.ts',
+  ],
+  // Rendering; contexts and settings; the markings client (its interface, HTTP implementation,
+  // views) and the markings logic that commands share.
   ['output/', 'config/', 'markings/'],
   // Markings files (apply) and the enrollment protocol.
   ['apply/', 'enroll/'],

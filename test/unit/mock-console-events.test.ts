@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JournalEntry } from '../../src/api/wire.js';
+import type { JournalEntry } from '../../src/mock/wire.js';
 import { BATCH_MS, EventStreams, MAX_PENDING } from '../../src/mock/console/events.js';
 import { sleep } from '../../src/sleep.js';
 

@@ -5,7 +5,7 @@
 import { appendFile, open as fsOpen, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { NO_FILTER } from '../../src/api/filters.js';
+import { NO_FILTER } from '../../src/markings/filters.js';
 import { InputError } from '../../src/errors.js';
 import { DurableState } from '../../src/mock/persistence/durable.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';

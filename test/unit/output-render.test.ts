@@ -7,8 +7,8 @@ import {
   fitWidths,
   relativeTime,
   renderView,
-  writeJsonArray,
 } from '../../src/output/render.js';
+import { writeJsonArray } from '../../src/output/streaming.js';
 
 function io(tty: boolean, width = 120) {
   const stdout = new PassThrough();

@@ -3,7 +3,7 @@
  * `markings export` (every marking, or the filtered ones, in the file format), with their option
  * types.
  */
-import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
+import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
 import { readMarkings, streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
 import { exportDocument } from '../../apply/export.js';
@@ -22,7 +22,8 @@ import { type RunReport, runExitCode } from '../../apply/report.js';
 import { planSteps, type StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { progressBar } from '../../output/progress.js';
-import { plural, quotedNames, writeChunks, writeOut } from '../../output/render.js';
+import { plural, quotedNames, writeOut } from '../../output/render.js';
+import { writeChunks } from '../../output/streaming.js';
 import { proseWidth } from '../../output/wrap.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';

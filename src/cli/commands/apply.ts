@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
 import { UsageError } from '../../errors.js';
-import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
+import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
 import type { CommandContext } from '../command-context.js';
 import { repeatable, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber } from '../options.js';

@@ -3,12 +3,12 @@
  * command side (options, prompts, rendering). How an update changes a marking is
  * src/markings/update.ts.
  */
-import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
+import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
 import { nameProblem, quoted } from '../../api/names.js';
-import type { Marking, MarkingUpdate, MarkingValue } from '../../api/wire.js';
+import type { Marking, MarkingUpdate, MarkingValue } from '../../markings/wire.js';
 import { type DesiredMarking, formatPosition } from '../../apply/types.js';
 import { InputError, UsageError } from '../../errors.js';
-import { markingsListView, markingView } from '../../output/markings.js';
+import { markingsListView, markingView } from '../../markings/views.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { examples } from '../help.js';
-import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
+import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
 import type { CommandContext } from '../command-context.js';
 import { repeatable, withFilterOptions } from '../filter-options.js';
 import { collect, positiveWholeNumber, wholeNumber } from '../options.js';

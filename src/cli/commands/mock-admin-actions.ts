@@ -3,14 +3,14 @@
  * devices, requests (with --follow) and console.
  */
 import type { ApiClient } from '../../api/client.js';
+import type { TokenPair } from '../../enroll/wire.js';
 import type {
   FaultRule,
   JournalEntry,
   JournalEntryWithBodies,
   RequestDetail,
   RequestJournal,
-  TokenPair,
-} from '../../api/wire.js';
+} from '../../mock/wire.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
 import type { CommandContext } from '../command-context.js';

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { MockInfo, MockUserInfo } from '../../api/wire.js';
+import type { MockInfo, MockUserInfo } from '../../mock/wire.js';
 import { InputError, KsctlError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';

@@ -1,8 +1,8 @@
-import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
+import { VALUE_FILTER_FIELDS } from '../../markings/filters.js';
 import { nameProblem, quoted } from '../../api/names.js';
-import type { MarkingValue } from '../../api/wire.js';
+import type { MarkingValue } from '../../markings/wire.js';
 import { InputError, UsageError } from '../../errors.js';
-import { valuesListView, valueView } from '../../output/markings.js';
+import { valuesListView, valueView } from '../../markings/views.js';
 import { plural, quotedNames } from '../../output/render.js';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';

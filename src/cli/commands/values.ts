@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { examples } from '../help.js';
-import { VALUE_FILTER_FIELDS } from '../../api/filters.js';
+import { VALUE_FILTER_FIELDS } from '../../markings/filters.js';
 import type { CommandContext } from '../command-context.js';
 import { repeatable, withFilterOptions } from '../filter-options.js';
 import { positiveWholeNumber } from '../options.js';

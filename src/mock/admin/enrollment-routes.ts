@@ -8,7 +8,9 @@
  *   PUT  /_mock/users/{name} {enabled?, password?, email?, tenant?}  create or change a user
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
-import { type ErrorDetailWire, MarkingsErrorCode, type TokenPair } from '../../api/wire.js';
+import type { ErrorDetailWire } from '../../api/errors.js';
+import type { TokenPair } from '../../enroll/wire.js';
+import { MarkingsErrorCode } from '../../markings/wire.js';
 import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace } from '../../enroll/keyspace.js';
 import { requireAdmin } from '../auth.js';

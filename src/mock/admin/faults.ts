@@ -6,7 +6,8 @@
  * only on a device request that proved its device, from the device routes (fireDevice).
  */
 import { HTTP_METHODS } from '../../api/retry-policy.js';
-import { type FaultRule, MarkingsErrorCode } from '../../api/wire.js';
+import { MarkingsErrorCode } from '../../markings/wire.js';
+import type { FaultRule } from '../wire.js';
 import { type DeviceCause, deviceCause } from '../../device/causes.js';
 import { DEVICE_PATHS, type DeviceOperation } from '../../device/wire.js';
 import { causeByCode } from '../../enroll/causes.js';

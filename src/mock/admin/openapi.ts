@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MockInfo } from '../../api/wire.js';
-import { MarkingsErrorCode } from '../../api/wire.js';
+import type { MockInfo } from '../wire.js';
+import { MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError, type Route, route } from '../http.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 

@@ -21,7 +21,8 @@
  *   GET    outbox                {messages}: registration codes the portal "e-mailed"
  */
 import type { ServerResponse } from 'node:http';
-import { type JournalEntry, MarkingsErrorCode, type MockInfo } from '../../api/wire.js';
+import { MarkingsErrorCode } from '../../markings/wire.js';
+import type { JournalEntry, MockInfo } from '../wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
 import { describeRequestAt } from '../request-detail.js';

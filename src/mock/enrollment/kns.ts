@@ -1,4 +1,5 @@
-import type { KnsAnswer, MockInfo } from '../../api/wire.js';
+import type { KnsAnswer } from '../../enroll/wire.js';
+import type { MockInfo } from '../wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { json, type Route, route } from '../http.js';

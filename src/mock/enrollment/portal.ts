@@ -11,12 +11,9 @@
  * Disabled users still get tokens: their registration then fails with 40101, as on the service.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  MarkingsErrorCode,
-  type MockInfo,
-  PORTAL_HEADERS,
-  type TokenPair,
-} from '../../api/wire.js';
+import { PORTAL_HEADERS, type TokenPair } from '../../enroll/wire.js';
+import { MarkingsErrorCode } from '../../markings/wire.js';
+import type { MockInfo } from '../wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
 import { mintTokenPair } from './tokens.js';

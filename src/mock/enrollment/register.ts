@@ -22,7 +22,7 @@
  * has not enrolled anything.
  */
 import { randomBytes } from 'node:crypto';
-import type { RegisterRequest } from '../../api/wire.js';
+import type { RegisterRequest } from '../../enroll/wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { AES_KEY_BYTES } from '../../enroll/crypto.js';
 import { isJsonObject } from '../../encoding/json.js';

@@ -1,4 +1,4 @@
-import type { MockInfo } from '../../api/wire.js';
+import type { MockInfo } from '../wire.js';
 import { enrollAdminRoutes } from '../admin/enrollment-routes.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { knsRoute } from './kns.js';

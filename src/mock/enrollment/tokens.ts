@@ -5,7 +5,7 @@
  * The signature covers STOKEN, so a UIDAUTH validates only together with its own STOKEN.
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { TokenPair } from '../../api/wire.js';
+import type { TokenPair } from '../../enroll/wire.js';
 import { STOKEN_PREFIX, UIDAUTH_PREFIX } from '../../enroll/auth.js';
 import { decodeBase64UrlStrict, decodeUtf8Strict } from '../../encoding/base64.js';
 import { CauseCode } from '../../enroll/causes.js';

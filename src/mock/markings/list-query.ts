@@ -15,8 +15,8 @@ import {
   parseFilterTerm,
   parseOrParameter,
   unionOfRepeatedAny,
-} from '../../api/filters.js';
-import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../api/wire.js';
+} from '../../markings/filters.js';
+import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 
 export function badQuery(name: string, message: string): MockHttpError {

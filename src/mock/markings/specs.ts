@@ -4,7 +4,8 @@
  * ids, the default value, unique names across a bulk request), and the errors for names in use.
  */
 import { descriptionProblem, nameProblem } from '../../api/names.js';
-import { type ErrorDetailWire, MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../api/wire.js';
+import type { ErrorDetailWire } from '../../api/errors.js';
+import { MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { StoredMarking, StoredValue } from './stored.js';
 import type { Steps } from '../pacing.js';

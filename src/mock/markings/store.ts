@@ -3,15 +3,15 @@
  * writes checked whole before anything changes (specs.ts), every change reported as a record for
  * the durable state, and the wire form with each principal's changedBy.
  */
-import type { ListFilter } from '../../api/filters.js';
+import type { ListFilter } from '../../markings/filters.js';
+import type { ErrorDetailWire } from '../../api/errors.js';
 import {
   BULK_MAX_ITEMS,
-  type ErrorDetailWire,
   type Marking,
   MarkingsErrorCode,
   type MarkingValue,
   VALUES_MAX_PER_MARKING,
-} from '../../api/wire.js';
+} from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { LOOK, runWhole, type Steps } from '../pacing.js';

@@ -7,7 +7,7 @@
  * stateRecords().
  */
 import { createPrivateKey } from 'node:crypto';
-import type { FaultRule } from '../../api/wire.js';
+import type { FaultRule } from '../wire.js';
 import type { StoredKey } from '../device/store.js';
 import type { DeviceEntry, OutboxMessage } from '../enrollment/store.js';
 import type { MarkingRecord, StoredValue } from '../markings/stored.js';

@@ -2,12 +2,12 @@
  * MarkingsApi over HTTP: every markings and values endpoint of the service, typed, with the
  * listings paged one page ahead and sized by bytes.
  */
-import { quoted } from './names.js';
+import { quoted } from '../api/names.js';
 import { NotFoundError } from '../errors.js';
-import type { ApiClient, RequestOptions } from './client.js';
-import { LISTING_ANSWER_MAX_BYTES } from './answer-body.js';
+import type { ApiClient, RequestOptions } from '../api/client.js';
+import { LISTING_ANSWER_MAX_BYTES } from '../api/answer-body.js';
 import { filterQuery, NO_FILTER } from './filters.js';
-import { listProblem, markingProblem, markingsProblem, valueProblem } from './shapes.js';
+import { listProblem, markingProblem, markingsProblem, valueProblem } from '../api/shapes.js';
 import type { MarkingsApi } from './markings-api.js';
 import {
   type BulkMarkingItem,

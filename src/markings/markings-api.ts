@@ -12,7 +12,7 @@ import type {
 
 /**
  * Every markings and values operation of the interface, typed. Implemented over HTTP by
- * `HttpMarkingsApi` (src/api/http-markings-api.ts); commands, `apply` and tests program against this.
+ * `HttpMarkingsApi` (src/markings/http-markings-api.ts); commands, `apply` and tests program against this.
  * Errors are the typed errors of src/errors.ts (NotFoundError, ConflictError, ...).
  */
 export interface MarkingsApi {

@@ -1,5 +1,6 @@
-import type { Marking, MarkingValue } from '../api/wire.js';
-import { byName, type Cell, type Column, type TableView, type View } from './render.js';
+/** How markings and values look in a table or on their own (src/output/render.ts draws them). */
+import type { Marking, MarkingValue } from './wire.js';
+import { byName, type Cell, type Column, type TableView, type View } from '../output/render.js';
 
 const MARKING_COLUMNS: Column<Marking>[] = [
   { header: 'NAME', value: (m) => m.name },
