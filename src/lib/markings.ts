@@ -219,32 +219,19 @@ export class MarkingsClient {
   }
 
   private async planned(source: PlanSource, options: PlanOptions): Promise<Plan> {
-    const [{ readSources, parseMarkingSources }, { computePlan, markingsNeedingValues }, current] =
-      await Promise.all([
-        import('../apply/sources.js'),
-        import('../apply/plan.js'),
-        import('../apply/current.js'),
-      ]);
+    const { desiredMarkings, planChanges } = await import('../usecases/markings-apply.js');
     let desired: DesiredMarking[];
     if ('files' in source && Array.isArray(source.files)) {
       if (source.files.includes('-')) {
         throw new UsageError('plan() reads files; pass markings to plan data instead of stdin');
       }
-      desired = await parseMarkingSources(await readSources(source.files));
+      desired = await desiredMarkings({ files: source.files });
     } else if ('markings' in source && Array.isArray(source.markings)) {
-      // Checked as a file is: the problems name `<markings>:LINE:COLUMN` of this text.
-      const text = JSON.stringify({ markings: source.markings }, null, 2);
-      desired = await parseMarkingSources([{ label: '<markings>', text }]);
+      desired = await desiredMarkings({ markings: source.markings });
     } else {
       throw new UsageError('plan() takes { files: [...] } or { markings: [...] }');
     }
-    const needValues = markingsNeedingValues(desired);
-    const existing = await current.readMarkings(this.api, {
-      withValues: (marking) => needValues.has(marking.name),
-      concurrency: options.concurrency,
-      signal: options.signal,
-    });
-    return computePlan(desired, existing, { prune: options.prune === true });
+    return planChanges(this.api, desired, options);
   }
 
   /**
@@ -257,11 +244,8 @@ export class MarkingsClient {
   }
 
   private async applied(plan: Plan, options: ApplyOptions): Promise<RunReport> {
-    const [{ planSteps }, { executePlan }] = await Promise.all([
-      import('../apply/strategy.js'),
-      import('../apply/execute.js'),
-    ]);
-    return executePlan(this.api, planSteps(plan), { ...options, codeWords: true });
+    const { applyPlan } = await import('../usecases/markings-apply.js');
+    return applyPlan(this.api, plan, { ...options, codeWords: true });
   }
 
   /** Closes the kept-alive connections; the process can exit without it. */
