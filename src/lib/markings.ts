@@ -125,6 +125,15 @@ export interface PlanOptions {
   signal?: AbortSignal;
 }
 
+/** What `export()` writes: the markings that pass the filters (every one without), all values. */
+export interface ExportOptions extends Omit<FilterOptions, 'max'> {
+  /** The file format, as `ksctl markings export` writes it (default 'yaml'). */
+  format?: 'yaml' | 'json';
+  /** Requests at once while reading values (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
 export interface ApplyOptions {
   /** Requests at once (default 4). */
   concurrency?: number;
@@ -208,6 +217,32 @@ export class MarkingsClient {
 
   deleteValue(markingId: string, valueId: string): Promise<void> {
     return codeFace(() => this.api.deleteValue(markingId, valueId));
+  }
+
+  /**
+   * What `ksctl markings export` writes: the markings with all their values, as a markings file
+   * that `plan({ files })` turns back into this state. The text comes in chunks while the
+   * markings are read (`await writeFile(path, Readable.from(client.export()))`), so memory stays
+   * small however many there are.
+   */
+  export(options: ExportOptions = {}): AsyncIterable<string> {
+    return codeFace(() => {
+      const format = options.format ?? 'yaml';
+      if (format !== 'yaml' && format !== 'json') {
+        throw new UsageError(`format must be 'yaml' or 'json', not ${JSON.stringify(format)}`);
+      }
+      const filter = listFilter(options, MARKING_FILTER_FIELDS);
+      const { concurrency, signal } = options;
+      const api = this.api;
+      return (async function* () {
+        const { exportMarkings } = await import('../usecases/markings-export.js');
+        try {
+          yield* exportMarkings(api, { format, filter, concurrency, signal });
+        } catch (error) {
+          throw inCodeWords(error);
+        }
+      })();
+    });
   }
 
   /**

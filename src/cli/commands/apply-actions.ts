@@ -4,9 +4,7 @@
  * types.
  */
 import { MARKING_FILTER_FIELDS } from '../../api/filters.js';
-import { streamMarkings } from '../../apply/current.js';
 import { DEFAULT_CONCURRENCY } from '../../apply/execute.js';
-import { exportDocument } from '../../apply/export.js';
 import { markingsInputLimit } from '../../apply/sources.js';
 import { type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
@@ -28,6 +26,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import { applyPlan, desiredMarkings, planChanges } from '../../usecases/markings-apply.js';
+import { exportMarkings } from '../../usecases/markings-export.js';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
@@ -193,17 +192,17 @@ export async function exportFile(ctx: CommandContext, options: ExportOptions): P
     await ensureDirectory(dirname(resolve(options.file)), 0o755);
   }
   const api = await ctx.markings();
-  const markings = streamMarkings(api, {
-    query: { filter },
-    withValues: () => true,
-    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-    signal: ctx.signal,
-  });
   let count = 0;
   let values = 0;
-  const text = exportDocument(markings, format === 'json' ? 'json' : 'yaml', (marking) => {
-    count += 1;
-    values += marking.detail.valueCount;
+  const text = exportMarkings(api, {
+    format: format === 'json' ? 'json' : 'yaml',
+    filter,
+    concurrency: options.concurrency,
+    signal: ctx.signal,
+    onMarking: (marking) => {
+      count += 1;
+      values += marking.detail.valueCount;
+    },
   });
   // The markings are read as they are written: the spinner covers both, wherever stdout goes.
   const file = options.file;
