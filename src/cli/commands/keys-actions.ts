@@ -53,22 +53,17 @@ export async function create(ctx: CommandContext, options: CreateOptions): Promi
   const ref = options.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
   const profile = await loadDeviceProfile(ctx, options);
-  const { DeviceClient } = await import('../../device/client.js');
-  const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
-    const created = await client.create([
-      { ref, count: options.count ?? 1, attributes, protectedAttributes, mutableAttributes },
-    ]);
-    if (created.keys.length === 0) return created;
-    // Fetched back, so the output shows the attributes the keys carry on the service, marking
-    // defaults included, and proves each key can be had again.
-    const fetched = await client.fetch(created.keys.map((key) => key.id));
-    const refOf = new Map(created.keys.map((key) => [key.id, key.ref]));
-    return {
-      keys: fetched.keys.map((key) => ({ ...key, ref: refOf.get(key.id) })),
-      refused: [...created.refused, ...fetched.refused],
-    };
-  });
+  const [{ DeviceClient }, { createKeys }] = await Promise.all([
+    import('../../device/client.js'),
+    import('../../usecases/keys.js'),
+  ]);
+  const answer = await withDeviceHttp(ctx, (http) =>
+    createKeys(
+      new DeviceClient(profile, http, ctx.signal, options.apiVersion),
+      [{ ref, count: options.count, attributes, protectedAttributes, mutableAttributes }],
+      { fetchBack: true },
+    ),
+  );
   await report(ctx, answer, options, true);
 }
 
@@ -78,9 +73,12 @@ export async function fetch(
   options: FetchOptions,
 ): Promise<void> {
   const profile = await loadDeviceProfile(ctx, options);
-  const { DeviceClient } = await import('../../device/client.js');
+  const [{ DeviceClient }, { fetchKeys }] = await Promise.all([
+    import('../../device/client.js'),
+    import('../../usecases/keys.js'),
+  ]);
   const answer = await withDeviceHttp(ctx, (http) =>
-    new DeviceClient(profile, http, ctx.signal, options.apiVersion).fetch([...new Set(ids)]),
+    fetchKeys(new DeviceClient(profile, http, ctx.signal, options.apiVersion), ids),
   );
   await report(ctx, answer, options, false);
 }
