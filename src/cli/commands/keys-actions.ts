@@ -9,6 +9,7 @@ import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/api-version.js';
 import { DeviceErrorCode } from '../../device/causes.js';
 import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
+import { createKeys, fetchKeys } from '../../usecases/keys.js';
 import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
@@ -53,10 +54,7 @@ export async function create(ctx: CommandContext, options: CreateOptions): Promi
   const ref = options.ref ?? DEFAULT_REF;
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
   const profile = await loadDeviceProfile(ctx, options);
-  const [{ DeviceClient }, { createKeys }] = await Promise.all([
-    import('../../device/client.js'),
-    import('../../usecases/keys.js'),
-  ]);
+  const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
     createKeys(
       new DeviceClient(profile, http, ctx.signal, options.apiVersion),
@@ -73,10 +71,7 @@ export async function fetch(
   options: FetchOptions,
 ): Promise<void> {
   const profile = await loadDeviceProfile(ctx, options);
-  const [{ DeviceClient }, { fetchKeys }] = await Promise.all([
-    import('../../device/client.js'),
-    import('../../usecases/keys.js'),
-  ]);
+  const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
     fetchKeys(new DeviceClient(profile, http, ctx.signal, options.apiVersion), ids),
   );
