@@ -68,7 +68,7 @@ export async function withEnrollmentRun<T>(
 ): Promise<T> {
   const http = new ApiClient({ ...options.client, auth: { kind: 'none' } });
   const registerHttp = new ApiClient({ ...options.client, auth: { kind: 'none' }, retries: 0 });
-  const clients = [http, registerHttp];
+  let tokens: TokenSource | undefined;
   try {
     const endpoints = new EnrollmentEndpoints(
       http,
@@ -76,7 +76,7 @@ export async function withEnrollmentRun<T>(
       options.endpoints,
       options.signal,
     );
-    const tokens = await tokenSource(options, http, endpoints, clients);
+    tokens = await tokenSource(options, http, endpoints);
     const run: RegistrationRun = { endpoints, http, registerHttp, tokens, signal: options.signal };
     const persistor = options.persistor;
     if (persistor === undefined) return await work({ run, existing: emptyProfileSet() });
@@ -86,7 +86,7 @@ export async function withEnrollmentRun<T>(
       onWait: options.onWait,
     });
   } finally {
-    await Promise.all(clients.map((client) => client.close()));
+    await Promise.all([http.close(), registerHttp.close(), tokens?.close?.()]);
   }
 }
 
@@ -94,7 +94,6 @@ async function tokenSource(
   { tokens: choice, client }: EnrollRun,
   http: ApiClient,
   endpoints: EnrollmentEndpoints,
-  clients: ApiClient[],
 ): Promise<TokenSource> {
   switch (choice.kind) {
     case 'pairs':
@@ -108,22 +107,21 @@ async function tokenSource(
         choice.registrationCode(),
       );
     case 'mock': {
-      // The mock serves its admin endpoints beside the API it enrolls into.
-      const api = await endpoints.api();
       const { connection } = choice;
-      const admin = new ApiClient({
-        ...client,
-        markingsBase: false,
-        baseUrl: new URL(api.url).origin,
-        auth: connection.auth,
-        credentialsFrom: fromEnvironment(connection.sources.auth)
-          ? connection.sources.auth
-          : undefined,
-        timeoutMs: connection.timeoutMs,
-        activity: choice.activity,
-      });
-      clients.push(admin);
-      return mockTokens(admin, api, endpoints.keyspace, choice.user);
+      return mockTokens(
+        endpoints,
+        {
+          ...client,
+          markingsBase: false,
+          auth: connection.auth,
+          credentialsFrom: fromEnvironment(connection.sources.auth)
+            ? connection.sources.auth
+            : undefined,
+          timeoutMs: connection.timeoutMs,
+          activity: choice.activity,
+        },
+        choice.user,
+      );
     }
   }
 }
