@@ -26,7 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['apply/', 'enroll/'],
   // Device requests with an enrolled profile.
   ['device/'],
-  // The use cases both faces (the CLI and the library) call: enroll, apply, export, keys, convert.
+  // The use cases both faces (the CLI and the library) call: enroll, apply, export, keys.
   ['usecases/'],
   // The mock's floor: HTTP plumbing and what every side's store reports changes through.
   [
