@@ -11,7 +11,7 @@ import { profileOrActive } from '../profiles/profile-lookup.js';
 import type { Profile } from '../profiles/types.js';
 import type { CommandContext } from './command-context.js';
 import { type PersistorOptionValues, persistorFlags } from './persistor-flags.js';
-import { resolvePersistor } from './resolve-persistor.js';
+import { resolvePersistor } from '../config/persistor.js';
 
 export interface DeviceOptions extends PersistorOptionValues {
   /** Device id or name; the active profile when absent. */

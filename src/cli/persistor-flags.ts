@@ -1,23 +1,17 @@
 /**
  * The profile-file flags shared by `enroll` and `profiles`: their definitions only, so building the
- * program at start-up loads nothing else. Resolving them is resolve-persistor.ts, loaded by the
- * actions.
+ * program at start-up loads nothing else. Resolving them is src/config/persistor.ts, loaded by
+ * the actions.
  */
 import { type Command, Option } from 'commander';
-import type { PasswordFormatVersion, PersistorKind } from '../profiles/types.js';
+import type { PersistorFlags } from '../config/persistor.js';
+import {
+  type PasswordFormatVersion,
+  PERSISTOR_KINDS,
+  type PersistorKind,
+} from '../profiles/types.js';
 
-export const KINDS = ['plaintext', 'password', 'aesgcm'] as const;
 const VERSIONS = ['1.0', '1.1'] as const;
-
-/** What the persistor flags give, under either prefix (`--persistor-*` or `--to-*`). */
-export interface PersistorFlags {
-  persistor?: PersistorKind;
-  path?: string;
-  passwordFile?: string;
-  version?: PasswordFormatVersion;
-  aesgcmKeyFile?: string;
-  aesgcmAdata?: string;
-}
 
 /** `--persistor`, `--persistor-path`, … on a command. */
 export function addPersistorOptions(cmd: Command): Command {
@@ -26,7 +20,7 @@ export function addPersistorOptions(cmd: Command): Command {
       new Option(
         '--persistor <kind>',
         'profile file format (env KSCTL_PERSISTOR; default plaintext)',
-      ).choices(KINDS),
+      ).choices(PERSISTOR_KINDS),
     )
     .option(
       '--persistor-path <path>',

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Auth } from '../api/client.js';
-import { KsctlError, UsageError } from '../errors.js';
-import { readBoundedFile, readBoundedStream, SECRET_MAX_BYTES } from '../files/bounded-read.js';
+import { UsageError } from '../errors.js';
+import { readSecretFile } from './secrets.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
-import { fileReason } from '../files/fs-errors.js';
+
+// The secret reader lives beside these settings; commands that read a secret file import it here.
+export { readSecretFile } from './secrets.js';
 
 // The timeout's parser lives apart so that building the program does not load this module.
 export {
@@ -77,26 +79,6 @@ export function environmentAuth(env: NodeJS.ProcessEnv): string | undefined {
   if (env.KSCTL_TOKEN) return 'KSCTL_TOKEN';
   if (env.KSCTL_USERNAME && env.KSCTL_PASSWORD) return 'KSCTL_USERNAME and KSCTL_PASSWORD';
   return undefined;
-}
-
-/** Reads a secret from a file, or from standard input when the path is `-`; at most 64 KiB. */
-export async function readSecretFile(path: string, stdin: Readable, what: string): Promise<string> {
-  let text: string;
-  const limit = { bytes: SECRET_MAX_BYTES, what: `${what} file`, dash: true };
-  try {
-    const bytes =
-      path === '-'
-        ? await readBoundedStream(stdin, 'standard input', limit)
-        : await readBoundedFile(path, limit);
-    text = bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof KsctlError) throw error;
-    throw new UsageError(`cannot read the ${what} from ${path}: ${fileReason(error)}`);
-  }
-  const value = text.trim();
-  if (value === '')
-    throw new UsageError(`the ${what} in ${path === '-' ? 'standard input' : path} is empty`);
-  return value;
 }
 
 /** The context in force: --context > KSCTL_CONTEXT > the current one. */

@@ -1,79 +1,18 @@
 /**
- * Where an enrollment goes: the keyspace, the enrollment URL (key server public key, portal) and
- * the API URL (register endpoint). Each comes from flag > environment > context; what is still
- * missing is discovered through the key naming lookup (docs/design.md 2.1), whose URL defaults to
- * the API URL. A portal sign-in may also name the API URL.
+ * Where an enrollment goes: the URLs its settings give (src/config/endpoints.ts), and what is
+ * still missing discovered through the key naming lookup (docs/design.md 2.1), whose URL defaults
+ * to the API URL. A portal sign-in may also name the API URL.
  */
 import type { ApiClient } from '../api/client.js';
 import type { KnsAnswer } from './wire.js';
-import type { ContextConfig } from '../config/store.js';
+import {
+  type EndpointSettings,
+  isHttpUrl,
+  URL_SETTINGS,
+  type UrlSetting,
+} from '../config/endpoints.js';
 import { type Hint, mapHint, ServiceError, UnreachableError, UsageError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
-
-type UrlSetting = 'apiUrl' | 'enrollmentUrl' | 'knsUrl';
-type SettingSource = 'flag' | 'environment' | 'context';
-
-/** Each URL setting as the CLI (flag, variable) and the library (`enroll()`'s option) name it. */
-const URL_SETTINGS: Record<
-  UrlSetting,
-  { flag: string; env: string; option: UrlSetting; label: string }
-> = {
-  apiUrl: { flag: '--api-url', env: 'KSCTL_API_URL', option: 'apiUrl', label: 'API URL' },
-  enrollmentUrl: {
-    flag: '--enrollment-url',
-    env: 'KSCTL_ENROLLMENT_URL',
-    option: 'enrollmentUrl',
-    label: 'enrollment URL',
-  },
-  knsUrl: {
-    flag: '--kns-url',
-    env: 'KSCTL_KNS_URL',
-    option: 'knsUrl',
-    label: 'key naming lookup URL',
-  },
-};
-
-export type EndpointFlags = { keyspace?: string } & Partial<Record<UrlSetting, string>>;
-
-export interface EndpointSettings extends EndpointFlags {
-  /** Where each URL came from, so that an unreachable one is traced back to its setting. */
-  sources: Partial<Record<UrlSetting, SettingSource>>;
-}
-
-/** Each setting: flag > KSCTL_* environment > context. Empty values count as unset. */
-export function endpointSettings(
-  flags: EndpointFlags,
-  env: NodeJS.ProcessEnv,
-  context: ContextConfig,
-): EndpointSettings {
-  const settings: EndpointSettings = {
-    keyspace: flags.keyspace || env.KSCTL_KEYSPACE || context.keyspace || undefined,
-    sources: {},
-  };
-  for (const setting of Object.keys(URL_SETTINGS) as UrlSetting[]) {
-    const { flag, env: envName, label } = URL_SETTINGS[setting];
-    const [url, source] = flags[setting]
-      ? [flags[setting], 'flag' as const]
-      : env[envName]
-        ? [env[envName], 'environment' as const]
-        : [context[setting] || undefined, 'context' as const];
-    if (url === undefined) continue;
-    if (!isHttpUrl(url))
-      throw new UsageError(`the ${label} (${flag}) "${url}" is not an http(s) URL`);
-    settings[setting] = url;
-    settings.sources[setting] = source;
-  }
-  return settings;
-}
-
-function isHttpUrl(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 

@@ -4,7 +4,7 @@
  * portal sign-in per device (each sign-in mints a fresh pair), or the mock's admin endpoint.
  */
 import type { KeyObject } from 'node:crypto';
-import type { ApiClient } from '../api/client.js';
+import { ApiClient, type ClientOptions } from '../api/client.js';
 import type { TokenPair } from './wire.js';
 import { AuthError, ConflictError, InputError, isKsctlError } from '../errors.js';
 import { stokenProblem } from './auth.js';
@@ -33,6 +33,8 @@ export interface TokenSource {
    * a "STOKEN" to the person who typed it); other errors as they are.
    */
   explainRefusal?(error: unknown): unknown;
+  /** Lets go of what the source holds (its own client). */
+  close?(): Promise<void>;
 }
 
 /** Given pairs, one per device in order (a single pair, or the lines of a tokens file). */
@@ -116,20 +118,21 @@ function registrationCodeRefusal(error: unknown, email: string): unknown {
 }
 
 /**
- * Fresh pairs from a ksctl mock's `POST /_mock/tokens` (its dev token is in `admin`), which it
- * serves beside the API it enrolls into (`api`).
+ * Fresh pairs from a ksctl mock's `POST /_mock/tokens`, which it serves beside the API it enrolls
+ * into: a client of that origin with `admin`'s credentials (the mock's dev token).
  */
-export function mockTokens(
-  admin: ApiClient,
-  api: Endpoint,
-  keyspace: string,
+export async function mockTokens(
+  endpoints: EnrollmentEndpoints,
+  admin: Omit<ClientOptions, 'baseUrl'>,
   user: string,
-): TokenSource {
+): Promise<TokenSource> {
+  const api = await endpoints.api();
+  const client = new ApiClient({ ...admin, baseUrl: new URL(api.url).origin });
   return {
     async issue(_index, signal) {
       const { body } = await reach(api, () =>
-        admin.request<TokenPair>('POST', '/_mock/tokens', {
-          body: { user, keyspace },
+        client.request<TokenPair>('POST', '/_mock/tokens', {
+          body: { user, keyspace: endpoints.keyspace },
           what: `mint mock tokens for ${user}`,
           expect: (body) =>
             isJsonObject(body) &&
@@ -142,6 +145,7 @@ export function mockTokens(
       );
       return { tokens: { stoken: body.stoken, uidauth: body.uidauth } };
     },
+    close: () => client.close(),
   };
 }
 

@@ -17,6 +17,7 @@ import {
   type ModifyAnswer,
 } from '../device/client.js';
 import { UsageError } from '../errors.js';
+import { createKeys, fetchKeys } from '../usecases/keys.js';
 import { codeFace } from './code-words.js';
 import { checkTiming, clientOptions } from './connection.js';
 
@@ -97,16 +98,12 @@ export class DeviceClient {
    */
   createKeys(requests: KeyRequest | KeyRequest[]): Promise<DeviceAnswer> {
     const list = Array.isArray(requests) ? requests : [requests];
-    return codeFace(() =>
-      this.requests.create(
-        list.map((r) => ({ ...r, count: r.count ?? 1, attributes: r.attributes ?? {} })),
-      ),
-    ).then(refusalsInCodeWords);
+    return codeFace(() => createKeys(this.requests, list)).then(refusalsInCodeWords);
   }
 
   /** Fetches keys by id, attributes checked against the service's signatures. */
   fetchKeys(ids: string | string[]): Promise<DeviceAnswer> {
-    return codeFace(() => this.requests.fetch([...new Set(Array.isArray(ids) ? ids : [ids])])).then(
+    return codeFace(() => fetchKeys(this.requests, Array.isArray(ids) ? ids : [ids])).then(
       refusalsInCodeWords,
     );
   }

@@ -4,28 +4,19 @@
  * profile and, given a `ProfileFile`, storing it there first.
  */
 import { hostname } from 'node:os';
-import { ApiClient } from '../api/client.js';
 import type { TokenPair } from '../enroll/wire.js';
-import {
-  enrollAndStore,
-  enrollDevice,
-  prepareRun,
-  type RegistrationRun,
-} from '../enroll/enroll.js';
-import { EnrollmentEndpoints, endpointSettings } from '../enroll/endpoints.js';
-import { assertKeyspace } from '../enroll/keyspace.js';
-import { listedTokens, portalTokens, type TokenSource } from '../enroll/token-sources.js';
+import { endpointSettings } from '../config/endpoints.js';
+import type { TokenChoice } from '../config/enrollment.js';
+import { assertKeyspace } from '../config/keyspace.js';
 import { UsageError } from '../errors.js';
-import { profileNameProblem, withProfilesHeld } from '../profiles/index.js';
+import { profileNameProblem } from '../profiles/index.js';
 import type { Profile } from '../profiles/types.js';
+import { enrollOne } from '../usecases/enroll.js';
 import { codeFace } from './code-words.js';
 import { checkTiming, clientOptions } from './connection.js';
 import type { ProfileFile } from './profile-file.js';
 
 export type { TokenPair };
-
-/** How long enroll() waits for another process to finish with the profile file. */
-const PROFILE_FILE_WAIT_MS = 120_000;
 
 export type PortalSignIn =
   | { username: string; password: string }
@@ -64,11 +55,7 @@ export interface EnrollOptions {
   signal?: AbortSignal;
 }
 
-function tokenSource(
-  o: EnrollOptions,
-  http: ApiClient,
-  endpoints: EnrollmentEndpoints,
-): TokenSource {
+function tokenChoice(o: EnrollOptions): TokenChoice {
   if (o.tokens !== undefined && o.portal !== undefined) {
     throw new UsageError('enroll() takes tokens or portal, not both');
   }
@@ -77,22 +64,20 @@ function tokenSource(
     if (typeof stoken !== 'string' || typeof uidauth !== 'string' || !stoken || !uidauth) {
       throw new UsageError('tokens needs a stoken and a uidauth');
     }
-    return listedTokens([{ stoken, uidauth }]);
+    return { kind: 'pairs', pairs: [{ stoken, uidauth }] };
   }
   const portal = o.portal;
   if (portal === undefined) {
     throw new UsageError('enroll() needs tokens (a STOKEN/UIDAUTH pair) or a portal sign-in');
   }
   if ('email' in portal) {
-    return portalTokens(http, endpoints, { kind: 'email', email: portal.email }, async () =>
-      String(await portal.registrationCode()).trim(),
-    );
+    return {
+      kind: 'email',
+      email: portal.email,
+      registrationCode: async () => String(await portal.registrationCode()).trim(),
+    };
   }
-  return portalTokens(http, endpoints, {
-    kind: 'password',
-    username: portal.username,
-    password: portal.password,
-  });
+  return { kind: 'password', username: portal.username, password: portal.password };
 }
 
 /** Enrolls one device and resolves to its profile (stored in `profileFile` when given). */
@@ -107,40 +92,23 @@ async function enrolled(options: EnrollOptions): Promise<Profile> {
   const nameProblem = profileNameProblem(name);
   if (nameProblem !== undefined) throw new UsageError(`the profile name ${nameProblem}`);
   checkTiming(options);
-  // The library reads no KSCTL_* variables and no context: only what it is given.
-  const settings = endpointSettings(
-    { apiUrl: options.apiUrl, enrollmentUrl: options.enrollmentUrl, knsUrl: options.knsUrl },
-    {},
-    {},
-  );
-  const client = (retries: number | undefined) =>
-    new ApiClient(clientOptions(undefined, { kind: 'none' }, options, retries));
-  const http = client(options.retries);
-  const registerHttp = client(0);
-  try {
-    const endpoints = new EnrollmentEndpoints(http, keyspace, settings, options.signal);
-    const run: RegistrationRun = {
-      endpoints,
-      http,
-      registerHttp,
-      tokens: tokenSource(options, http, endpoints),
+  const { auth: _none, ...client } = clientOptions(undefined, { kind: 'none' }, options);
+  const enrolled = await enrollOne(
+    {
+      keyspace,
+      // The library reads no KSCTL_* variables and no context: only what it is given.
+      endpoints: endpointSettings(
+        { apiUrl: options.apiUrl, enrollmentUrl: options.enrollmentUrl, knsUrl: options.knsUrl },
+        {},
+        {},
+      ),
+      tokens: tokenChoice(options),
+      client,
+      persistor: options.profileFile?.persistorSpec(),
+      setActive: options.setActive === true,
       signal: options.signal,
-    };
-    const file = options.profileFile;
-    if (file === undefined) {
-      return (await enrollDevice(run, prepareRun(run), 0, name)).profile;
-    }
-    const persistor = file.persistorSpec();
-    const stored = await withProfilesHeld(
-      persistor,
-      () => {
-        const storing = { ...run, persistor, setActive: options.setActive === true };
-        return enrollAndStore(storing, prepareRun(storing), 0, name);
-      },
-      { timeoutMs: PROFILE_FILE_WAIT_MS },
-    );
-    return stored.profile;
-  } finally {
-    await Promise.all([http.close(), registerHttp.close()]);
-  }
+    },
+    { name },
+  );
+  return enrolled.profile;
 }

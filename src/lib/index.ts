@@ -5,6 +5,7 @@
  */
 export {
   type ApplyOptions,
+  type ExportOptions,
   type FilterOptions,
   type ListMarkingsOptions,
   type ListPage,

@@ -125,6 +125,15 @@ export interface PlanOptions {
   signal?: AbortSignal;
 }
 
+/** What `export()` writes: the markings that pass the filters (every one without), all values. */
+export interface ExportOptions extends Omit<FilterOptions, 'max'> {
+  /** The file format, as `ksctl markings export` writes it (default 'yaml'). */
+  format?: 'yaml' | 'json';
+  /** Requests at once while reading values (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+}
+
 export interface ApplyOptions {
   /** Requests at once (default 4). */
   concurrency?: number;
@@ -211,6 +220,32 @@ export class MarkingsClient {
   }
 
   /**
+   * What `ksctl markings export` writes: the markings with all their values, as a markings file
+   * that `plan({ files })` turns back into this state. The text comes in chunks while the
+   * markings are read (`await writeFile(path, Readable.from(client.export()))`), so memory stays
+   * small however many there are.
+   */
+  export(options: ExportOptions = {}): AsyncIterable<string> {
+    return codeFace(() => {
+      const format = options.format ?? 'yaml';
+      if (format !== 'yaml' && format !== 'json') {
+        throw new UsageError(`format must be 'yaml' or 'json', not ${JSON.stringify(format)}`);
+      }
+      const filter = listFilter(options, MARKING_FILTER_FIELDS);
+      const { concurrency, signal } = options;
+      const api = this.api;
+      return (async function* () {
+        const { exportMarkings } = await import('../usecases/markings-export.js');
+        try {
+          yield* exportMarkings(api, { format, filter, concurrency, signal });
+        } catch (error) {
+          throw inCodeWords(error);
+        }
+      })();
+    });
+  }
+
+  /**
    * What `ksctl markings apply --dry-run` shows: the creates, updates and deletes that make the
    * service match the source. Nothing is sent but reads; an invalid source is an `InputError`.
    */
@@ -219,32 +254,19 @@ export class MarkingsClient {
   }
 
   private async planned(source: PlanSource, options: PlanOptions): Promise<Plan> {
-    const [{ readSources, parseMarkingSources }, { computePlan, markingsNeedingValues }, current] =
-      await Promise.all([
-        import('../apply/sources.js'),
-        import('../apply/plan.js'),
-        import('../apply/current.js'),
-      ]);
+    const { desiredMarkings, planChanges } = await import('../usecases/markings-apply.js');
     let desired: DesiredMarking[];
     if ('files' in source && Array.isArray(source.files)) {
       if (source.files.includes('-')) {
         throw new UsageError('plan() reads files; pass markings to plan data instead of stdin');
       }
-      desired = await parseMarkingSources(await readSources(source.files));
+      desired = await desiredMarkings({ files: source.files });
     } else if ('markings' in source && Array.isArray(source.markings)) {
-      // Checked as a file is: the problems name `<markings>:LINE:COLUMN` of this text.
-      const text = JSON.stringify({ markings: source.markings }, null, 2);
-      desired = await parseMarkingSources([{ label: '<markings>', text }]);
+      desired = await desiredMarkings({ markings: source.markings });
     } else {
       throw new UsageError('plan() takes { files: [...] } or { markings: [...] }');
     }
-    const needValues = markingsNeedingValues(desired);
-    const existing = await current.readMarkings(this.api, {
-      withValues: (marking) => needValues.has(marking.name),
-      concurrency: options.concurrency,
-      signal: options.signal,
-    });
-    return computePlan(desired, existing, { prune: options.prune === true });
+    return planChanges(this.api, desired, options);
   }
 
   /**
@@ -257,11 +279,8 @@ export class MarkingsClient {
   }
 
   private async applied(plan: Plan, options: ApplyOptions): Promise<RunReport> {
-    const [{ planSteps }, { executePlan }] = await Promise.all([
-      import('../apply/strategy.js'),
-      import('../apply/execute.js'),
-    ]);
-    return executePlan(this.api, planSteps(plan), { ...options, codeWords: true });
+    const { applyPlan } = await import('../usecases/markings-apply.js');
+    return applyPlan(this.api, plan, { ...options, codeWords: true });
   }
 
   /** Closes the kept-alive connections; the process can exit without it. */

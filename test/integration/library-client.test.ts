@@ -137,6 +137,31 @@ describe('MarkingsClient', () => {
     expect(prune.delete.map((m) => m.name)).toEqual(['classification']);
   });
 
+  it('exports the markings as a file that plans no change, filtered and in JSON too', async () => {
+    await markings.create({
+      name: 'region',
+      detail: { values: [{ name: 'eu' }, { name: 'us', description: 'United States' }] },
+    });
+    const text = async (chunks: AsyncIterable<string>) => {
+      let all = '';
+      for await (const chunk of chunks) all += chunk;
+      return all;
+    };
+    const yaml = await text(markings.export());
+    expect(yaml).toContain('- name: region');
+    const file = join(await temp.make(), 'export.yaml');
+    await writeFile(file, yaml);
+    const plan = await markings.plan({ files: [file] }, { prune: true });
+    expect([plan.create, plan.update, plan.delete]).toEqual([[], [], []]);
+
+    const json = JSON.parse(await text(markings.export({ format: 'json', filter: 'name=region' })));
+    expect(json).toEqual({
+      markings: [{ name: 'region', values: ['eu', { name: 'us', description: 'United States' }] }],
+    });
+    expect(() => markings.export({ filter: 'colour=red' })).toThrow(UsageError);
+    expect(() => markings.export({ format: 'xml' as never })).toThrow(UsageError);
+  });
+
   it('says what is wrong with markings to plan, naming where, before anything is sent', async () => {
     const error = await markings
       .plan({ markings: [{ name: 'a', public: 'yes' as never }, { name: 'a' }] })

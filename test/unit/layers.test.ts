@@ -35,6 +35,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['apply/', 'enroll/'],
   // Device requests with an enrolled profile.
   ['device/'],
+  // The use cases both faces (the CLI and the library) call: enroll, apply, export, keys.
+  ['usecases/'],
   // The mock's floor: HTTP plumbing and what every side's store reports changes through.
   [
     'mock/http.ts',

@@ -4,11 +4,9 @@
  * types.
  */
 import { MARKING_FILTER_FIELDS } from '../../markings/filters.js';
-import { readMarkings, streamMarkings } from '../../apply/current.js';
-import { DEFAULT_CONCURRENCY, executePlan } from '../../apply/execute.js';
-import { exportDocument } from '../../apply/export.js';
-import { loadDesiredMarkings, markingsInputLimit } from '../../apply/sources.js';
-import { computePlan, markingsNeedingValues, type Plan, planIsEmpty } from '../../apply/plan.js';
+import { DEFAULT_CONCURRENCY } from '../../apply/execute.js';
+import { markingsInputLimit } from '../../apply/sources.js';
+import { type Plan, planIsEmpty } from '../../apply/plan.js';
 import {
   planToJson,
   FOLD_PLAN_OVER,
@@ -19,7 +17,7 @@ import {
   type TextRole,
 } from '../../apply/render.js';
 import { type RunReport, runExitCode } from '../../apply/report.js';
-import { planSteps, type StepAction } from '../../apply/strategy.js';
+import type { StepAction } from '../../apply/strategy.js';
 import { EXIT_PLAN_HAS_CHANGES, UsageError } from '../../errors.js';
 import { progressBar } from '../../output/progress.js';
 import { plural, quotedNames, writeOut } from '../../output/render.js';
@@ -28,6 +26,8 @@ import { proseWidth } from '../../output/wrap.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
+import { applyPlan, desiredMarkings, planChanges } from '../../usecases/markings-apply.js';
+import { exportMarkings } from '../../usecases/markings-export.js';
 import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
@@ -72,19 +72,17 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
   const stdin = files.includes('-')
     ? await ctx.readStdin('markings (YAML or JSON)', limit)
     : undefined;
-  const desired = await loadDesiredMarkings(files, { stdin, limit });
+  const desired = await desiredMarkings({ files, stdin, limit });
   // Ctrl-C from here on: no new request starts, those in flight finish, the report says what
   // was done, and the exit code is 130.
   ctx.stopsGracefully();
 
   const api = await ctx.markings();
-  const needValues = markingsNeedingValues(desired);
-  const current = await readMarkings(api, {
-    withValues: (marking) => needValues.has(marking.name),
+  const plan = await planChanges(api, desired, {
+    prune: options.prune,
     concurrency,
     signal: ctx.signal,
   });
-  const plan = computePlan(desired, current, { prune: options.prune === true });
 
   if (format === 'table') {
     // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
@@ -102,17 +100,20 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
   const question = destructiveQuestion(plan);
   if (question !== undefined) await ctx.confirm(question, options.yes);
 
-  const steps = planSteps(plan);
-  const total = steps.reduce((sum, step) => sum + step.targets.length, 0);
-  const progress = progressBar(ctx.io, total, `Applying ${plural(total, 'change')}`, {
-    quiet: ctx.quiet,
-  });
-  const report = await executePlan(api, steps, {
+  let total = 0;
+  let progress: ReturnType<typeof progressBar> | undefined;
+  const report = await applyPlan(api, plan, {
     concurrency,
     signal: ctx.signal,
-    onProgress: ({ done, failed }) => progress.set(done, failed),
+    onStart: (changes) => {
+      total = changes;
+      progress = progressBar(ctx.io, total, `Applying ${plural(total, 'change')}`, {
+        quiet: ctx.quiet,
+      });
+    },
+    onProgress: ({ done, failed }) => progress?.set(done, failed),
   });
-  progress.done();
+  progress?.done();
 
   if (total > 0) {
     const problems = report.failed.length > 0 || report.skipped.length > 0;
@@ -192,17 +193,17 @@ export async function exportFile(ctx: CommandContext, options: ExportOptions): P
     await ensureDirectory(dirname(resolve(options.file)), 0o755);
   }
   const api = await ctx.markings();
-  const markings = streamMarkings(api, {
-    query: { filter },
-    withValues: () => true,
-    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-    signal: ctx.signal,
-  });
   let count = 0;
   let values = 0;
-  const text = exportDocument(markings, format === 'json' ? 'json' : 'yaml', (marking) => {
-    count += 1;
-    values += marking.detail.valueCount;
+  const text = exportMarkings(api, {
+    format: format === 'json' ? 'json' : 'yaml',
+    filter,
+    concurrency: options.concurrency,
+    signal: ctx.signal,
+    onMarking: (marking) => {
+      count += 1;
+      values += marking.detail.valueCount;
+    },
   });
   // The markings are read as they are written: the spinner covers both, wherever stdout goes.
   const file = options.file;

@@ -16,7 +16,7 @@ async function names(
     case 'context':
       return (await ctx.config()).names();
     case 'profile': {
-      const { resolvePersistor } = await import('../resolve-persistor.js');
+      const { resolvePersistor } = await import('../../config/persistor.js');
       const { listProfiles } = await import('../../profiles/index.js');
       return (await listProfiles(await resolvePersistor(ctx, {}))).map((p) => p.name ?? p.deviceId);
     }

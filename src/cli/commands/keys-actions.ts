@@ -9,6 +9,7 @@ import { ConflictError, type KsctlError, UsageError } from '../../errors.js';
 import type { ApiVersion } from '../../device/api-version.js';
 import { DeviceErrorCode } from '../../device/causes.js';
 import type { Attributes, DeviceAnswer, DeviceKey, ItemRefusal } from '../../device/client.js';
+import { createKeys, fetchKeys } from '../../usecases/keys.js';
 import type { CommandContext } from '../command-context.js';
 import { type DeviceOptions, loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 
@@ -54,21 +55,13 @@ export async function create(ctx: CommandContext, options: CreateOptions): Promi
   if (ref.trim() === '') throw new UsageError('--ref must not be empty');
   const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
-  const answer = await withDeviceHttp(ctx, async (http) => {
-    const client = new DeviceClient(profile, http, ctx.signal, options.apiVersion);
-    const created = await client.create([
-      { ref, count: options.count ?? 1, attributes, protectedAttributes, mutableAttributes },
-    ]);
-    if (created.keys.length === 0) return created;
-    // Fetched back, so the output shows the attributes the keys carry on the service, marking
-    // defaults included, and proves each key can be had again.
-    const fetched = await client.fetch(created.keys.map((key) => key.id));
-    const refOf = new Map(created.keys.map((key) => [key.id, key.ref]));
-    return {
-      keys: fetched.keys.map((key) => ({ ...key, ref: refOf.get(key.id) })),
-      refused: [...created.refused, ...fetched.refused],
-    };
-  });
+  const answer = await withDeviceHttp(ctx, (http) =>
+    createKeys(
+      new DeviceClient(profile, http, ctx.signal, options.apiVersion),
+      [{ ref, count: options.count, attributes, protectedAttributes, mutableAttributes }],
+      { fetchBack: true },
+    ),
+  );
   await report(ctx, answer, options, true);
 }
 
@@ -80,7 +73,7 @@ export async function fetch(
   const profile = await loadDeviceProfile(ctx, options);
   const { DeviceClient } = await import('../../device/client.js');
   const answer = await withDeviceHttp(ctx, (http) =>
-    new DeviceClient(profile, http, ctx.signal, options.apiVersion).fetch([...new Set(ids)]),
+    fetchKeys(new DeviceClient(profile, http, ctx.signal, options.apiVersion), ids),
   );
   await report(ctx, answer, options, false);
 }

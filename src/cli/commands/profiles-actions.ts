@@ -21,7 +21,7 @@ import type { ApiVersion } from '../../device/api-version.js';
 import type { CommandContext } from '../command-context.js';
 import { loadDeviceProfile, withDeviceHttp } from '../device-profile.js';
 import { type PersistorOptionValues, persistorFlags } from '../persistor-flags.js';
-import { resolvePersistor } from '../resolve-persistor.js';
+import { resolvePersistor } from '../../config/persistor.js';
 
 export interface ShowOptions extends PersistorOptionValues {
   showSecrets?: boolean;

@@ -31,7 +31,7 @@ function serviceText(check: ServiceCheck): string {
 
 async function activeProfile(ctx: CommandContext): Promise<{ text: string; data: unknown }> {
   try {
-    const { resolvePersistor } = await import('../resolve-persistor.js');
+    const { resolvePersistor } = await import('../../config/persistor.js');
     const { listProfiles } = await import('../../profiles/index.js');
     const spec = await resolvePersistor(ctx, {});
     const active = (await listProfiles(spec)).find((p) => p.active);

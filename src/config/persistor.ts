@@ -1,21 +1,42 @@
 /**
- * The profile-file options shared by `enroll` and `profiles`, resolved to a PersistorSpec:
+ * The profile-file setting of `enroll`, `profiles` and `keys`, resolved to a PersistorSpec:
  * flag > environment > context > default. The default file is the Ionic tools' own
  * (`<home>/.ionicsecurity/profiles.pt|pw|aesgcm`); `KSCTL_HOME` replaces the home directory,
- * so tests and the demo never touch the real one.
+ * so tests and the demo never touch the real one. What it needs of profiles/ loads lazily: this
+ * module shares the chunk every network command loads.
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { readSecretFile, resolveContext } from '../config/settings.js';
-import type { ContextConfig } from '../config/store.js';
 import { UsageError } from '../errors.js';
-import type { PersistorKind, PersistorSpec } from '../profiles/types.js';
-import type { CommandContext } from './command-context.js';
-import { KINDS, type PersistorFlags } from './persistor-flags.js';
+import {
+  type PasswordFormatVersion,
+  PERSISTOR_KINDS,
+  type PersistorKind,
+  type PersistorSpec,
+} from '../profiles/types.js';
+import { readSecret, type SecretAsker } from './secrets.js';
+import { type GlobalOptions, resolveContext } from './settings.js';
+import type { ConfigStore, ContextConfig } from './store.js';
 
 /** The directory the default profile directory lives in: KSCTL_HOME, else the home directory. */
-export function profilesHome(env: NodeJS.ProcessEnv): string {
-  return env.KSCTL_HOME || homedir();
+async function profilesHome(env: NodeJS.ProcessEnv): Promise<string> {
+  return env.KSCTL_HOME || (await import('node:os')).homedir();
+}
+
+/** What the persistor flags give, under either prefix (`--persistor-*` or `--to-*`). */
+export interface PersistorFlags {
+  persistor?: PersistorKind;
+  path?: string;
+  passwordFile?: string;
+  version?: PasswordFormatVersion;
+  aesgcmKeyFile?: string;
+  aesgcmAdata?: string;
+}
+
+/** What resolving a persistor asks of the command: its settings, stdin and a terminal. */
+export interface SettingsAsker extends SecretAsker {
+  readonly globals: GlobalOptions;
+  readonly env: NodeJS.ProcessEnv;
+  config(): Promise<ConfigStore>;
 }
 
 const EXTENSIONS: Record<string, PersistorKind> = {
@@ -32,11 +53,11 @@ function kindOfPath(path: string | undefined): PersistorKind | undefined {
 
 function oneOf<T extends string>(
   value: string | undefined,
-  allowed: readonly T[],
+  allowed: readonly string[],
   name: string,
 ): T | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!(allowed as readonly string[]).includes(value)) {
+  if (!allowed.includes(value)) {
     throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not "${value}"`);
   }
   return value as T;
@@ -62,7 +83,7 @@ export interface ResolvePersistorOptions {
  * environment, else a prompt on a terminal, else a usage error naming the flag.
  */
 export async function resolvePersistor(
-  ctx: CommandContext,
+  ctx: SettingsAsker,
   flags: PersistorFlags,
   options: ResolvePersistorOptions = {},
 ): Promise<PersistorSpec> {
@@ -73,13 +94,15 @@ export async function resolvePersistor(
   const explicitPath = flags.path ?? (env.KSCTL_PERSISTOR_PATH || undefined);
   const kind: PersistorKind =
     flags.persistor ??
-    oneOf(env.KSCTL_PERSISTOR, KINDS, 'KSCTL_PERSISTOR') ??
+    oneOf<PersistorKind>(env.KSCTL_PERSISTOR, PERSISTOR_KINDS, 'KSCTL_PERSISTOR') ??
     context.persistor ??
     kindOfPath(explicitPath ?? context.persistorPath) ??
     'plaintext';
   const { defaultPersistorPath } = await import('../profiles/default-paths.js');
   const path =
-    explicitPath ?? context.persistorPath ?? defaultPersistorPath(kind, profilesHome(ctx.env));
+    explicitPath ??
+    context.persistorPath ??
+    defaultPersistorPath(kind, await profilesHome(ctx.env));
   const { inputLimit } = await import('../files/bounded-read.js');
   const spec: PersistorSpec = { kind, path, maxBytes: inputLimit(ctx.env, 'profile file').bytes };
   const present = existsSync(path);
@@ -90,7 +113,7 @@ export async function resolvePersistor(
   const fresh = prefix === '--to' || !present;
   if (kind === 'password') {
     const { checkProfilePassword } = await import('../profiles/password-format.js');
-    spec.password = await secret(ctx, {
+    spec.password = await readSecret(ctx, {
       file: flags.passwordFile,
       envValue: env.KSCTL_PERSISTOR_PASSWORD,
       flag: `${prefix}-password-file`,
@@ -103,7 +126,7 @@ export async function resolvePersistor(
     spec.passwordVersion = flags.version ?? (useDefaults ? context.persistorVersion : undefined);
   } else if (kind === 'aesgcm') {
     const { parseAesGcmKeyHex } = await import('../profiles/aesgcm-format.js');
-    const hex = await secret(ctx, {
+    const hex = await readSecret(ctx, {
       file: flags.aesgcmKeyFile,
       envValue: env.KSCTL_PERSISTOR_AESGCM_KEY,
       flag: `${prefix}-aesgcm-key-file`,
@@ -128,40 +151,6 @@ export async function resolvePersistor(
   return spec;
 }
 
-async function currentContext(ctx: CommandContext): Promise<ContextConfig> {
+async function currentContext(ctx: SettingsAsker): Promise<ContextConfig> {
   return resolveContext(ctx.globals, ctx.env, await ctx.config()).context;
-}
-
-interface SecretSource {
-  file: string | undefined;
-  envValue: string | undefined;
-  flag: string;
-  envName: string | undefined;
-  what: string;
-  question: string;
-  /** Asked on a terminal: ask again and compare (a new secret). */
-  confirm?: boolean;
-  /** Throws when the secret cannot be used (a password too short): before it is asked again. */
-  check?: (value: string) => unknown;
-}
-
-/** A secret from its file flag, the environment, or a prompt that never echoes. */
-export async function secret(ctx: CommandContext, source: SecretSource): Promise<string> {
-  if (source.file !== undefined) return readSecretFile(source.file, ctx.io.stdin, source.what);
-  const fromEnv = source.envValue?.trim();
-  if (fromEnv) return fromEnv;
-  if (ctx.canPrompt()) {
-    const answer = (await ctx.prompter.secret(source.question)).trim();
-    if (answer !== '') source.check?.(answer);
-    if (answer !== '' && source.confirm === true) {
-      const again = (await ctx.prompter.secret(`The ${source.what} again, to confirm:`)).trim();
-      if (again !== answer) {
-        throw new UsageError(`the two entries of the ${source.what} differ; nothing was written`);
-      }
-    }
-    if (answer !== '') return answer;
-  }
-  throw new UsageError(`the ${source.what} is missing`, {
-    hint: `pass ${source.flag} PATH (or - for stdin)${source.envName ? ` or set ${source.envName}` : ''}; secrets are never taken from plain flags`,
-  });
 }
