@@ -9,7 +9,7 @@ import type { TokenPair } from './wire.js';
 import { AuthError, ConflictError, InputError, isKsctlError } from '../errors.js';
 import { stokenProblem } from './auth.js';
 import { CauseCode } from './causes.js';
-import { type Endpoint, type EnrollmentEndpoints, reach } from './endpoints.js';
+import { type EnrollmentEndpoints, reach } from './endpoints.js';
 import { isJsonObject } from '../encoding/json.js';
 import { type PortalCredentials, portalSignIn } from './portal.js';
 
