@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { ApiClient } from '../../dist/api/client.js';
@@ -12,11 +13,16 @@ import { probeSummary } from './measure.js';
  * instead. Both sides do the same preparation, so the difference of their times is the key
  * requests alone. Prints `{ created, perSecond, createMs, roundTripMs }` on stdout: the median
  * in-process milliseconds of a one-key create and of a create plus fetch, over 50 of each.
- * `--round-trips N` instead creates one key and fetches it back, N times, and prints
- * `{ roundTrips, perSecond, createMs, fetchMs }` (keys per second and median milliseconds).
- * `--api-version 2.3|2.4` picks the dialect (default 2.4). `--health URL` times GET URL (the
- * mock's /_mock/health) one after the other, from a thread of its own, while the round trips run,
- * and adds `{ health: { probes, medianMs, p95Ms, maxMs } }`.
+ * `--warm-up N` makes N round trips (below) first, as part of the preparation, so what is timed
+ * runs compiled as in a client that has been running for a while. `--round-trips N` instead creates one key and fetches it back, N times, and prints
+ * `{ roundTrips, perSecond, createMs, fetchMs, cpuMsPerKey }` (keys per second, median
+ * milliseconds, and the CPU time per key of this process's main thread, where the requests are
+ * made: the health thread's is not in it); `--in-flight
+ * C` keeps C round trips going at once (default 1: one request at a time). `--mock-pid PID` adds
+ * `mockCpuMsPerKey`, the mock's CPU time per key over the same time (Linux /proc; the health
+ * checks it answers included). `--api-version 2.3|2.4` picks the dialect (default 2.4).
+ * `--health URL` times GET URL (the mock's /_mock/health) one after the other, from a thread of
+ * its own, while the round trips run, and adds `{ health: { probes, medianMs, p95Ms, maxMs } }`.
  */
 const { values } = parseArgs({
   options: {
@@ -25,6 +31,9 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '1' },
     idle: { type: 'string', default: '0' },
     'round-trips': { type: 'string', default: '0' },
+    'in-flight': { type: 'string', default: '1' },
+    'warm-up': { type: 'string', default: '0' },
+    'mock-pid': { type: 'string' },
     'api-version': { type: 'string', default: '2.4' },
     health: { type: 'string' },
   },
@@ -79,7 +88,23 @@ async function roundTrip() {
 
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * The CPU time of a process, or of one of its threads (`PID/task/TID`), in milliseconds, user and
+ * system (Linux /proc); undefined elsewhere.
+ */
+function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 await client.fetch([]);
+// Preparation too, on both sides: the code of a round trip compiled as a long-running client's is.
+for (let i = 0; i < Number(values['warm-up']); i++) await roundTrip();
 const create = Number(values.create);
 const roundTrips = Number(values['round-trips']);
 const result = { created: 0 };
@@ -89,17 +114,34 @@ if (roundTrips > 0) {
     : undefined;
   const creates = [];
   const fetches = [];
+  const mockPid = values['mock-pid'];
+  const mockBefore = mockPid === undefined ? undefined : processCpuMs(mockPid);
+  const cpuBefore = processCpuMs(`${process.pid}/task/${process.pid}`);
   const started = performance.now();
-  for (let i = 0; i < roundTrips; i++) {
-    const trip = await roundTrip();
-    creates.push(trip.createMs);
-    fetches.push(trip.fetchMs);
-  }
+  let next = 0;
+  const inFlight = async () => {
+    while (next < roundTrips) {
+      next++;
+      const trip = await roundTrip();
+      creates.push(trip.createMs);
+      fetches.push(trip.fetchMs);
+    }
+  };
+  await Promise.all(Array.from({ length: Number(values['in-flight']) }, inFlight));
+  const elapsedMs = performance.now() - started;
+  const cpuAfter = processCpuMs(`${process.pid}/task/${process.pid}`);
+  const mockAfter = mockPid === undefined ? undefined : processCpuMs(mockPid);
   result.created = roundTrips;
   result.roundTrips = roundTrips;
-  result.perSecond = Math.round(roundTrips / ((performance.now() - started) / 1000));
+  result.perSecond = Math.round(roundTrips / (elapsedMs / 1000));
   result.createMs = Number(median(creates).toFixed(2));
   result.fetchMs = Number(median(fetches).toFixed(2));
+  if (cpuBefore !== undefined && cpuAfter !== undefined) {
+    result.cpuMsPerKey = Number(((cpuAfter - cpuBefore) / roundTrips).toFixed(3));
+  }
+  if (mockBefore !== undefined && mockAfter !== undefined) {
+    result.mockCpuMsPerKey = Number(((mockAfter - mockBefore) / roundTrips).toFixed(3));
+  }
   if (health) {
     const times = new Promise((resolve) => health.once('message', resolve));
     health.postMessage('stop');

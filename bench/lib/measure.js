@@ -8,8 +8,9 @@ import { join } from 'node:path';
  *
  * A command is `{ label, argv, env?, verify?, exitCode? }`: `argv[0]` is the program (usually
  * `process.execPath`), `env` the complete environment, `verify(stdout)` an optional check run on
- * the output of the warm-up run (the only run whose output is kept), returning a problem text or
- * nothing; `exitCode` the code the run must end with (default 0: a refusal is measured too).
+ * the output of the warm-up run, returning a problem text or nothing; `observe(stdout)` an
+ * optional reader of the output of every measured run (a load that reports its own figures);
+ * `exitCode` the code the run must end with (default 0: a refusal is measured too).
  */
 
 /** Longest a single run may take before it is killed and the benchmark fails. */
@@ -113,8 +114,9 @@ export async function compare(a, b, { runs, warmups }) {
   for (let round = 0; round < runs; round++) {
     const order = round % 2 === 0 ? [a, b] : [b, a];
     for (const command of order) {
-      const { ms } = await runOnce(command);
+      const { ms, stdout } = await runOnce(command, command.observe !== undefined);
       (command === a ? timesA : timesB).push(ms);
+      command.observe?.(stdout);
     }
   }
   const medianA = median(timesA);

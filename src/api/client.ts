@@ -3,6 +3,7 @@
  * request, a timeout per attempt, retries with backoff and jitter, redacted traces, typed errors.
  */
 import { Agent, compileWasmForShortProcess, type Dispatcher, request } from './transport.js';
+import { attemptTimeout } from './attempt-timeout.js';
 import { type KsctlError, ServiceError, UnreachableError } from '../errors.js';
 import {
   describeAnswer,
@@ -237,22 +238,26 @@ export class ApiClient {
     const began = nowMs();
     for (let attempt = 0; ; attempt++) {
       const started = nowMs();
-      this.trace(`> ${method} ${shownUrl}`);
-      for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
-      if (payload !== undefined) this.traceBody('>', payload);
+      if (this.options.trace) {
+        this.trace(`> ${method} ${shownUrl}`);
+        for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
+        if (payload !== undefined) this.traceBody('>', payload);
+      }
       let status: number | undefined;
       let responseHeaders: Dispatcher.ResponseData['headers'];
       let text: string;
       // The agent's header and body timeouts have a resolution of about a second and the body
       // one restarts with every chunk; this bounds the whole attempt.
-      const timeout = AbortSignal.timeout(this.options.timeoutMs);
+      const timeout = attemptTimeout(this.options.timeoutMs);
       try {
         const response = await request(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body: payload,
           dispatcher: this.dispatcher,
-          signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+          signal: options.signal
+            ? AbortSignal.any([options.signal, timeout.signal])
+            : timeout.signal,
         });
         status = response.statusCode;
         responseHeaders = response.headers;
@@ -282,11 +287,15 @@ export class ApiClient {
           shownUrl,
           cid,
         });
+      } finally {
+        timeout.clear();
       }
-      const ms = Math.round(nowMs() - started);
-      this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
-      for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
-        this.trace(`< ${k}: ${v}`);
+      if (this.options.trace) {
+        const ms = Math.round(nowMs() - started);
+        this.trace(`< ${status} (${ms} ms, ${Buffer.byteLength(text)} bytes)`);
+        for (const [k, v] of Object.entries(redactHeaders(responseHeaders)))
+          this.trace(`< ${k}: ${v}`);
+      }
       const body = parseBody(text, responseHeaders['content-type']);
       if (nestedDeeperThan(body, ANSWER_MAX_DEPTH)) {
         throw new ServiceError(

@@ -5,7 +5,7 @@
  * SDK strips it). The cid is also the AAD of the envelope, so client and service must agree on
  * it byte for byte: the service uses it exactly as sent.
  */
-import { randomBytes } from 'node:crypto';
+import { publicRandomBytes } from '../encoding/random-pool.js';
 import type { ApiVersion } from './api-version.js';
 
 /** How far a cid's time may be from the service's clock. */
@@ -18,7 +18,7 @@ export function makeCid(
   deviceId: string,
   version: ApiVersion = '2.4',
   nowMs = Date.now(),
-  nonce = randomBytes(4),
+  nonce = publicRandomBytes(4),
 ): string {
   const parts = ['CID', deviceId, String(nowMs), nonce.toString('base64')];
   const field = CID_VERSION[version];

@@ -3,15 +3,18 @@
  * 16-byte IV || AES-256-GCM ciphertext || 16-byte tag. (The SDKs use a 16-byte IV, not the
  * usual 12, so files they wrote only open with the same length.)
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { publicRandomBytes } from './random-pool.js';
 
 export const GCM_IV_BYTES = 16;
 export const GCM_TAG_BYTES = 16;
 export const GCM_KEY_BYTES = 32;
 
 export function sealGcmEnvelope(key: Buffer, aad: Buffer, plaintext: Buffer): Buffer {
-  const sealer = gcmEnvelopeSealer(key, aad);
-  return Buffer.concat([sealer.start, sealer.update(plaintext), sealer.end()]);
+  const iv = publicRandomBytes(GCM_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
+  cipher.setAAD(aad);
+  return Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
 }
 
 /**
@@ -22,7 +25,7 @@ export function gcmEnvelopeSealer(
   key: Buffer,
   aad: Buffer,
 ): { start: Buffer; update(plaintext: Buffer): Buffer; end(): Buffer } {
-  const iv = randomBytes(GCM_IV_BYTES);
+  const iv = publicRandomBytes(GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
   cipher.setAAD(aad);
   return {

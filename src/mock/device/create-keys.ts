@@ -37,17 +37,27 @@ const ID_SUFFIX_LENGTH = 7;
 /** Random bytes at or above this are skipped, so each letter of the alphabet is equally likely. */
 const ID_BYTE_LIMIT = 256 - (256 % ID_ALPHABET.length);
 
+/** Random bytes one key takes: its data key and the letters of its id, with room for skips. */
+const BYTES_PER_KEY = DATA_KEY_BYTES + 2 * ID_SUFFIX_LENGTH;
+/** The largest block drawn at once. */
+const MAX_DRAW_BYTES = 64 * 1024;
+
 /**
- * Randomness for many keys, drawn in large blocks: one draw per key and per letter of its id was
- * most of what a large create cost.
+ * Randomness for many keys, drawn in blocks sized to the create: one draw per key and per letter
+ * of its id was most of what a large create cost, and a 64 KiB draw for a one-key create was
+ * most of what that one cost.
  */
 class KeyRandomness {
   private pool = Buffer.alloc(0);
   private at = 0;
 
+  /** `keys`: how many keys the create makes, so the first draw is about what they take. */
+  constructor(private readonly keys: number) {}
+
   private take(bytes: number): Buffer {
     if (this.at + bytes > this.pool.length) {
-      this.pool = randomBytes(Math.max(bytes, 64 * 1024));
+      const wanted = Math.min(this.keys * BYTES_PER_KEY, MAX_DRAW_BYTES);
+      this.pool = randomBytes(Math.max(bytes, wanted));
       this.at = 0;
     }
     this.at += bytes;
@@ -152,7 +162,7 @@ export const createKeys: Operation = async (req) => {
     return { data: {}, error: { code: DeviceErrorCode.itemInvalid, message } };
   }
 
-  const random = new KeyRandomness();
+  const random = new KeyRandomness(total);
   const made: NewKey[] = [];
   const ids = new Set<string>();
   for (const plan of plans) {

@@ -6,7 +6,7 @@
  * sealEnvelope makes (encoding/gcm-envelope.ts, its chunked sealer), the cid as AAD, in Base64.
  */
 import { Base64Writer } from '../../encoding/base64.js';
-import { gcmEnvelopeSealer } from '../../encoding/gcm-envelope.js';
+import { gcmEnvelopeSealer, sealGcmEnvelope } from '../../encoding/gcm-envelope.js';
 import type { MockResponse } from '../http.js';
 import { jsonChunks } from '../json-pieces.js';
 import type { Pacer } from '../pacing.js';
@@ -18,18 +18,27 @@ export async function sealedAnswer(
   content: unknown,
   pacer: Pacer,
 ): Promise<MockResponse> {
-  const sealer = gcmEnvelopeSealer(idcKey, Buffer.from(cid, 'utf8'));
-  const base64 = new Base64Writer();
-  base64.write(sealer.start);
-  for (const chunk of await jsonChunks(content, pacer)) {
-    base64.write(sealer.update(chunk));
-    if (pacer.used()) await pacer.pause();
+  const aad = Buffer.from(cid, 'utf8');
+  const chunks = await jsonChunks(content, pacer);
+  let envelope: string;
+  if (chunks.length === 1) {
+    // Most answers (a few keys) are one chunk: sealed and encoded at once.
+    envelope = sealGcmEnvelope(idcKey, aad, chunks[0]!).toString('base64');
+  } else {
+    const sealer = gcmEnvelopeSealer(idcKey, aad);
+    const base64 = new Base64Writer();
+    base64.write(sealer.start);
+    for (const chunk of chunks) {
+      base64.write(sealer.update(chunk));
+      if (pacer.used()) await pacer.pause();
+    }
+    base64.write(sealer.end());
+    envelope = base64.end();
   }
-  base64.write(sealer.end());
   // Base64 needs no escaping in JSON: the body is written as it stands.
   return {
     status: 200,
-    text: `{"cid":${JSON.stringify(cid)},"envelope":"${base64.end()}"}`,
+    text: `{"cid":${JSON.stringify(cid)},"envelope":"${envelope}"}`,
     headers: { 'content-type': 'application/json' },
   };
 }

@@ -1,0 +1,25 @@
+/**
+ * The deadline of one attempt of a request (src/api/attempt-timeout.ts): it aborts as
+ * AbortSignal.timeout does, so a timed-out request reads "timed out", and clearing it stops it.
+ */
+import { describe, expect, it } from 'vitest';
+import { attemptTimeout } from '../../src/api/attempt-timeout.js';
+import { networkMessage, TIMED_OUT } from '../../src/api/network-failures.js';
+
+describe('an attempt timeout', () => {
+  it('aborts with a TimeoutError once its time is up, which reads as timed out', async () => {
+    const timeout = attemptTimeout(20);
+    expect(timeout.signal.aborted).toBe(false);
+    await new Promise((resolve) => timeout.signal.addEventListener('abort', resolve));
+    const reason = timeout.signal.reason as DOMException;
+    expect(reason.name).toBe('TimeoutError');
+    expect(networkMessage(reason)).toBe(TIMED_OUT);
+  });
+
+  it('never aborts once cleared', async () => {
+    const timeout = attemptTimeout(10);
+    timeout.clear();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(timeout.signal.aborted).toBe(false);
+  });
+});
