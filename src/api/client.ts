@@ -13,7 +13,7 @@ import {
 } from './errors.js';
 import { redactHeaders, redactJson, redactUrl } from './redact.js';
 import { nestedDeeperThan } from '../encoding/json.js';
-import { randomNameUuid } from '../encoding/random-names.js';
+import { randomUuid } from '../encoding/random-pool.js';
 import { sleep } from '../sleep.js';
 import {
   ACCEPTED_ENCODINGS,
@@ -215,7 +215,7 @@ export class ApiClient {
     activity: RequestActivity | undefined,
   ): Promise<Answer<T>> {
     const url = this.url(path, options.query);
-    const cid = options.conversationId ?? randomNameUuid();
+    const cid = options.conversationId ?? randomUuid();
     const headers: Record<string, string> = {
       accept: 'application/json',
       'accept-encoding': ACCEPTED_ENCODINGS,

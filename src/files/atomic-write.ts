@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ensureDirectory } from './directories.js';
 import { isKsctlError } from '../errors.js';
 import { errnoCode, fileError } from './fs-errors.js';
-import { randomNameBytes } from '../encoding/random-names.js';
+import { publicRandomBytes } from '../encoding/random-pool.js';
 
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
@@ -59,7 +59,7 @@ export async function writeFileAtomic(
   const dir = path.dirname(target);
   const temp = path.join(
     dir,
-    `.${path.basename(target)}.${process.pid}.${randomNameBytes(6).toString('hex')}.tmp`,
+    `.${path.basename(target)}.${process.pid}.${publicRandomBytes(6).toString('hex')}.tmp`,
   );
   try {
     const handle = await open(temp, 'wx', mode);

@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '../errors.js';
 import { errnoCode, fileError } from './fs-errors.js';
-import { randomNameUuid } from '../encoding/random-names.js';
+import { randomUuid } from '../encoding/random-pool.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 20 s). */
@@ -42,7 +42,7 @@ export async function withFileLock<T>(
   const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
   // The pid lets the next process see at once that a holder was killed; the host name keeps a
   // lock on a shared file system from being judged by another machine's process table.
-  const token = `${process.pid} ${randomNameUuid()} ${hostname()}\n`;
+  const token = `${process.pid} ${randomUuid()} ${hostname()}\n`;
   await acquire(lockPath, token, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, staleMs, options.onWait);
   // Keep the lock fresh while a slow task runs, so nobody takes it over as stale.
   const heartbeat = setInterval(() => {
@@ -98,7 +98,7 @@ async function acquire(
  * is written under a temporary name and linked into place, so nobody ever reads it half-written.
  */
 export async function createLockFile(path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.${randomNameUuid()}.tmp`;
+  const temp = `${path}.${process.pid}.${randomUuid()}.tmp`;
   try {
     await writeFile(temp, content, { mode: 0o600, flush: true });
   } catch (error) {
@@ -125,7 +125,7 @@ export async function takeOverLockFile(
   path: string,
   isDead: (movedPath: string) => Promise<boolean>,
 ): Promise<'taken' | 'live' | 'gone'> {
-  const aside = `${path}.stale-${randomNameUuid()}`;
+  const aside = `${path}.stale-${randomUuid()}`;
   try {
     await rename(path, aside);
   } catch (error) {

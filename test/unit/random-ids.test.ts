@@ -1,18 +1,17 @@
 /**
- * Random names without node:crypto (src/encoding/random-names.ts): conversation ids and temporary
- * file names come from the kernel's random device, in the shape crypto.randomUUID gives, and no
- * two are the same.
+ * Conversation ids and temporary file names without node:crypto (src/encoding/random-pool.ts):
+ * from the kernel's random device, in the shape crypto.randomUUID gives, and no two the same.
  */
 import { describe, expect, it } from 'vitest';
-import { randomNameBytes, randomNameUuid } from '../../src/encoding/random-names.js';
+import { publicRandomBytes, randomUuid } from '../../src/encoding/random-pool.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('random names', () => {
+describe('random ids and names', () => {
   it('are version 4 UUIDs, all different, across many pools', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 5000; i++) {
-      const id = randomNameUuid();
+      const id = randomUuid();
       expect(id).toMatch(UUID_V4);
       seen.add(id);
     }
@@ -23,7 +22,7 @@ describe('random names', () => {
     const counts = new Array<number>(256).fill(0);
     const taken: string[] = [];
     for (const length of [1, 6, 16, 255, 256, 257, 1000]) {
-      const bytes = randomNameBytes(length);
+      const bytes = publicRandomBytes(length);
       expect(bytes.length).toBe(length);
       taken.push(bytes.toString('hex'));
       for (const byte of bytes) counts[byte]! += 1;
