@@ -33,7 +33,7 @@ import { redactQuery } from './request-journal.js';
 import { markingsRoutes } from './markings/routes.js';
 import { jsonChunks } from './json-pieces.js';
 import { Pacer } from './pacing.js';
-import { DurableState } from './persistence/durable.js';
+import { DurableState } from './durable-state.js';
 import type { ConsoleApp } from './console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
 import { RequestStats } from './console/stats.js';
