@@ -17,6 +17,11 @@ interface StoredEntry {
 
 export type StoredValue = StoredEntry;
 
+/** Who makes a change (a principal's name). */
+export interface Actor {
+  name: string;
+}
+
 export interface StoredMarking extends StoredEntry {
   public: boolean;
   adminOnly: boolean;
