@@ -83,6 +83,11 @@ export const RECORD_KINDS: Record<RecordKind, Apply> = {
   'deviceKeys.clear': (state) => state.keys.clear(),
 };
 
+/** Applies one record read back to the state; throws when it does not apply. */
+function applyRecord(state: MockState, kind: string, data: unknown): void {
+  RECORD_KINDS[kind as RecordKind](state, data as never);
+}
+
 /**
  * The whole state as records, copies taken now (the state may change while a snapshot is being
  * written). Tenants come before their markings, markings before their values.
@@ -129,7 +134,7 @@ export function rebuildState(inspection: Inspection): {
   let kept = 0;
   for (const record of changeRecords(inspection)) {
     try {
-      RECORD_KINDS[record.kind as RecordKind](state, record.data as never);
+      applyRecord(state, record.kind, record.data);
       kept++;
     } catch (error) {
       unusable.push({
@@ -146,7 +151,7 @@ export function rebuildState(inspection: Inspection): {
 /** The state as the state directory sees it: records in, records out, changes as records. */
 function durableModel(state: MockState): DurableModel {
   return {
-    apply: (kind, data) => RECORD_KINDS[kind as RecordKind](state, data as never),
+    apply: (kind, data) => applyRecord(state, kind, data),
     records: () => stateRecords(state),
     listen: (listener) => state.changes.listen(listener),
   };
