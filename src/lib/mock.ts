@@ -20,10 +20,10 @@ import type {
 import { InputError, NotFoundError, UsageError } from '../errors.js';
 import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../device/wire.js';
-import { mintFor } from '../mock/admin/enrollment-routes.js';
+import { mintFor } from '../mock/enrollment/admin-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
-import type { JournalFilter } from '../mock/request-journal.js';
+import type { JournalFilter } from '../mock/request-journal-filter.js';
 import { MockServer } from '../mock/server.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 

@@ -1,7 +1,7 @@
 /**
  * The one hook between the mock's stores and its durable state (docs/design.md 3.2). A store reports
- * every change as a record, one call per mutation, in the form it holds the data; the durable
- * state (persistence/durable.ts) journals the records, and replays them through persistence/records.ts.
+ * every change as a record, one call per mutation, in the form it holds the data; the state
+ * directory (persistence/durable.ts) journals the records, and durable-state.ts replays them.
  * Without `--state` nobody listens and a record costs one call.
  */
 export type ChangeListener = (kind: string, data: unknown) => void;

@@ -23,26 +23,22 @@
  * - `subscribe(listener)`: the listener is told each entry's summary as it is recorded (what the
  *   console's events send); it must be cheap, and what it throws is ignored. Returns the
  *   unsubscribe function.
+ *
+ * The filter of `list` is request-journal-filter.ts; how the messages are given out, redacted,
+ * request-journal-messages.ts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  isSecretKey,
-  REDACTED_TEXT,
-  redactFormText,
-  redactHeaders,
-  redactJsonText,
-  scrubSecrets,
-} from '../api/redact.js';
+import { isSecretKey, REDACTED_TEXT } from '../api/redact.js';
 import {
   type JournalEntry,
   type JournalEntryWithBodies,
-  type JournalMessage,
-  REQUEST_SIDES,
   type RequestJournal,
   type RequestSide,
 } from './wire.js';
 import { parseCid } from '../device/cid.js';
 import { BoundedLog } from './bounded-log.js';
+import { type JournalFilter, matches } from './request-journal-filter.js';
+import { bytesOf, message } from './request-journal-messages.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Bytes of the entries themselves (their summaries). */
@@ -143,89 +139,6 @@ interface Stored {
   kept: KeptMessages | undefined;
 }
 
-/** Filters of `list`; each one given must hold. */
-export interface JournalFilter {
-  side?: RequestSide;
-  method?: string;
-  /** A part of the path (and query). */
-  path?: string;
-  /** A status (404), or a class of them ('4xx'). */
-  status?: number | string;
-  device?: string;
-  cid?: string;
-  /** Only entries older than this id (paging back). */
-  before?: number;
-  /** Only entries newer than this id (what came since). */
-  after?: number;
-  /** At most this many (the newest of those matching, unless `newestFirst` pages from the top). */
-  limit?: number;
-  newestFirst?: boolean;
-  /** Each entry with its messages. */
-  bodies?: boolean;
-}
-
-const FILTER_PARAMS = new Set([
-  'side',
-  'method',
-  'path',
-  'status',
-  'device',
-  'cid',
-  'before',
-  'after',
-  'limit',
-  'order',
-  'bodies',
-]);
-
-/**
- * A filter from query parameters (`GET /_mock/requests`, the console's `api/requests`): `side`,
- * `method`, `path`, `status` (404 or 4xx), `device`, `cid`, `before`, `after`, `limit`,
- * `order=newest`, `bodies=true`. A string saying what is wrong when a value is not understood.
- */
-export function filterFromQuery(query: URLSearchParams): JournalFilter | string {
-  const filter: JournalFilter = {};
-  for (const name of query.keys()) {
-    if (!FILTER_PARAMS.has(name)) return `unknown parameter ${JSON.stringify(name.slice(0, 50))}`;
-  }
-  const text = (name: string) => query.get(name) ?? undefined;
-  const side = text('side');
-  if (side !== undefined) {
-    if (!REQUEST_SIDES.includes(side as RequestSide)) {
-      return `side must be one of ${REQUEST_SIDES.join(', ')}`;
-    }
-    filter.side = side as RequestSide;
-  }
-  for (const name of ['method', 'path', 'device', 'cid'] as const) {
-    const value = text(name);
-    if (value !== undefined && value !== '') filter[name] = value;
-  }
-  const status = text('status');
-  if (status !== undefined && status !== '') {
-    if (!/^(?:[1-5]\d\d|[1-5]xx)$/i.test(status)) {
-      return 'status must be a status (404) or a class of them (4xx)';
-    }
-    filter.status = /x/i.test(status) ? status.toLowerCase() : Number(status);
-  }
-  for (const name of ['before', 'after', 'limit'] as const) {
-    const value = text(name);
-    if (value === undefined || value === '') continue;
-    if (!/^\d{1,15}$/.test(value)) return `${name} must be a whole number`;
-    filter[name] = Number(value);
-  }
-  const order = text('order');
-  if (order !== undefined && order !== 'newest' && order !== 'oldest') {
-    return 'order must be newest or oldest';
-  }
-  if (order === 'newest') filter.newestFirst = true;
-  const bodies = text('bodies');
-  if (bodies !== undefined && bodies !== 'true' && bodies !== 'false') {
-    return 'bodies must be true or false';
-  }
-  if (bodies === 'true') filter.bodies = true;
-  return filter;
-}
-
 /** The unredacted messages of an entry: only for opening envelopes and packages. */
 export interface UnredactedMessages {
   requestBody: Buffer | undefined;
@@ -272,98 +185,6 @@ function responseHeadersSize(headers: Record<string, string>): number {
   let size = 0;
   for (const name in headers) size += name.length + headers[name]!.length;
   return size;
-}
-
-function statusMatches(status: number, wanted: number | string): boolean {
-  if (typeof wanted === 'number') return status === wanted;
-  const klass = /^([1-5])xx$/i.exec(wanted)?.[1];
-  return klass !== undefined
-    ? Math.floor(status / 100) === Number(klass)
-    : String(status) === wanted;
-}
-
-function matches(entry: JournalEntry, filter: JournalFilter): boolean {
-  return (
-    (filter.side === undefined || entry.side === filter.side) &&
-    (filter.method === undefined || entry.method === filter.method.toUpperCase()) &&
-    (filter.path === undefined || entry.path.includes(filter.path)) &&
-    (filter.status === undefined || statusMatches(entry.status, filter.status)) &&
-    (filter.device === undefined || entry.device === filter.device) &&
-    (filter.cid === undefined || entry.cid === filter.cid) &&
-    (filter.before === undefined || entry.id < filter.before) &&
-    (filter.after === undefined || entry.id > filter.after)
-  );
-}
-
-const bytesOf = (kept: string | undefined) =>
-  kept === undefined ? undefined : Buffer.from(kept, 'latin1');
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * The kept bytes as text when they are UTF-8 (a character the 64 KiB cut in two is left out),
- * else undefined.
- */
-function utf8Text(bytes: Buffer, truncated: boolean): string | undefined {
-  for (let cut = 0; cut <= (truncated ? 3 : 0) && cut <= bytes.length; cut++) {
-    try {
-      return UTF8.decode(bytes.subarray(0, bytes.length - cut));
-    } catch {
-      // a shorter prefix may end before a cut character
-    }
-  }
-  return undefined;
-}
-
-function isForm(contentType: string | undefined): boolean {
-  return /^application\/x-www-form-urlencoded/i.test(contentType ?? '');
-}
-
-/** Body text with its secrets redacted: JSON, a form, or anything with the known secrets. */
-function redactBody(text: string, contentType: string | undefined, secrets: string[]): string {
-  let out = text;
-  if (/^\s*[[{]/.test(text)) out = redactJsonText(text);
-  else if (isForm(contentType) || /^[^\s=&{}[\]"]+=[^\s]*$/.test(text)) out = redactFormText(text);
-  return scrubSecrets(out, secrets);
-}
-
-function redactedHeaders(
-  headers: IncomingHttpHeaders | Record<string, string>,
-  secrets: string[],
-): Record<string, string> {
-  const out = redactHeaders(headers);
-  for (const name of Object.keys(out)) out[name] = scrubSecrets(out[name]!, secrets);
-  return out;
-}
-
-function message(
-  headers: IncomingHttpHeaders | Record<string, string> | undefined,
-  body: Buffer | undefined,
-  bytes: number,
-  secrets: string[],
-): JournalMessage {
-  if (headers === undefined) {
-    return { headers: {}, body: '', encoding: 'utf8', bytes, truncated: bytes > 0, dropped: true };
-  }
-  const kept = body ?? Buffer.alloc(0);
-  const truncated = kept.length < bytes;
-  const text = utf8Text(kept, truncated);
-  const contentType = headers['content-type'];
-  return {
-    headers: redactedHeaders(headers, secrets),
-    ...(text === undefined
-      ? { body: kept.toString('base64'), encoding: 'base64' as const }
-      : {
-          body: redactBody(
-            text,
-            typeof contentType === 'string' ? contentType : undefined,
-            secrets,
-          ),
-          encoding: 'utf8' as const,
-        }),
-    bytes,
-    truncated,
-  };
 }
 
 export class Journal {

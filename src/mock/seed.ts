@@ -1,10 +1,14 @@
+/**
+ * The mock's start-up state: the defaults every mock has (zero configuration) and a seed file's
+ * tenants, markings, keyspaces, users, tokens and faults on top.
+ */
 import { SCOPES, type Scope } from '../markings/wire.js';
 import type { FaultRule } from './wire.js';
 import { InputError, isKsctlError } from '../errors.js';
 import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
 import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
 import { faultRuleProblem } from './admin/faults.js';
-import type { MockState } from './state.js';
+import { DEFAULT_KEYSPACE, DEFAULT_TENANT, type MockState } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
 
 /** A marking in a seed file: the same shape as `markings apply` files. */
@@ -163,4 +167,30 @@ export function applySeed(state: MockState, seed: Seed): void {
   });
   if (seed.faults) state.faults.replace(seed.faults);
   if (seed.justInTimeUsers !== undefined) state.justInTimeUsers = seed.justInTimeUsers;
+}
+
+/** Zero configuration: a tenant, keyspace ABcd, alice (enabled) and bob (disabled). */
+export function loadDefaults(state: MockState, seed: Seed | undefined): void {
+  state.addTenant(DEFAULT_TENANT);
+  state.keyspaces.set(DEFAULT_KEYSPACE, {
+    id: DEFAULT_KEYSPACE,
+    tenant: DEFAULT_TENANT,
+    enrollment: true,
+    online: true,
+  });
+  state.users.set('alice', {
+    name: 'alice',
+    tenant: DEFAULT_TENANT,
+    enabled: true,
+    password: 'alice-password',
+    email: 'alice@example.com',
+  });
+  state.users.set('bob', {
+    name: 'bob',
+    tenant: DEFAULT_TENANT,
+    enabled: false,
+    password: 'bob-password',
+    email: 'bob@example.com',
+  });
+  if (seed) applySeed(state, seed);
 }

@@ -8,38 +8,26 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { MarkingsErrorCode } from '../markings/wire.js';
 import type { FaultRule, MockInfo } from './wire.js';
-import { adminRoutes } from './admin/routes.js';
-import { CauseCode } from '../enroll/causes.js';
-import { deviceRoutes, unservedDeviceEndpoint } from './device/routes.js';
+import { unservedDeviceEndpoint } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
 import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
-import { causeError, faultCause } from './enrollment/errors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
-import { enrollmentRoutes } from './enrollment/routes.js';
-import { introspectionRoutes } from './introspect.js';
-import { openApiRoute } from './admin/openapi.js';
 import { type Latency, latencyDelay } from './admin/faults.js';
 import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
 import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
-import {
-  BodyReader,
-  conversationId,
-  errorAnswer,
-  mockRequest,
-  requestTarget,
-  writableHeaders,
-} from './request.js';
+import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
 import { redactQuery } from './request-journal.js';
-import { markingsRoutes } from './markings/routes.js';
-import { jsonChunks } from './json-pieces.js';
-import { Pacer } from './pacing.js';
-import { DurableState } from './persistence/durable.js';
+import { mockRoutes } from './routes.js';
+import { DurableState } from './durable-state.js';
 import type { ConsoleApp } from './console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
 import { RequestStats } from './console/stats.js';
-import { applySeed, type Seed } from './seed.js';
-import { DEFAULT_KEYSPACE, DEFAULT_TENANT, MockState, newDevToken } from './state.js';
+import { loadDefaults, type Seed } from './seed.js';
+import { MockState, newDevToken } from './state.js';
+import { bodyBytes, sendAnswer, type Written } from './server-answers.js';
+import { Connections } from './server-connections.js';
+import { faultError, stateNotWritten, stopping } from './server-errors.js';
 import { fileReason } from '../files/fs-errors.js';
 import { sleep } from '../sleep.js';
 
@@ -115,45 +103,6 @@ export interface AnswerSeen {
   body: string | undefined;
 }
 
-/** Zero configuration: a tenant, keyspace ABcd, alice (enabled) and bob (disabled). */
-function loadDefaults(state: MockState, seed: Seed | undefined): void {
-  state.addTenant(DEFAULT_TENANT);
-  state.keyspaces.set(DEFAULT_KEYSPACE, {
-    id: DEFAULT_KEYSPACE,
-    tenant: DEFAULT_TENANT,
-    enrollment: true,
-    online: true,
-  });
-  state.users.set('alice', {
-    name: 'alice',
-    tenant: DEFAULT_TENANT,
-    enabled: true,
-    password: 'alice-password',
-    email: 'alice@example.com',
-  });
-  state.users.set('bob', {
-    name: 'bob',
-    tenant: DEFAULT_TENANT,
-    enabled: false,
-    password: 'bob-password',
-    email: 'bob@example.com',
-  });
-  if (seed) applySeed(state, seed);
-}
-
-interface ConnectionUse {
-  /** When it was taken in (performance.now()). */
-  since: number;
-  /** A request of it is being answered. */
-  busy: boolean;
-  answered: number;
-}
-
-/** close() stops taking connections in once none has come for this long: the queue is empty. */
-const QUEUE_QUIET_MS = 100;
-/** A connection that has sent nothing this long after it came is not waited for by close(). */
-const SILENT_WAIT_MS = 500;
-
 /**
  * The embedded mock of the whole service side. A factory: the `mock serve` command and the tests
  * only choose where it listens.
@@ -164,13 +113,7 @@ export class MockServer {
   private readonly crypto = new CryptoPool();
   private readonly http: Server;
   private infoValue: MockInfo | undefined;
-  /** Open connections; those that had sent nothing when last looked at are `silent`, oldest first. */
-  private connections = 0;
-  private readonly silent = new Set<Socket>();
-  /** What each open connection has done: when it came, whether a request is in hand, answers. */
-  private readonly uses = new Map<Socket, ConnectionUse>();
-  /** When the last connection was taken in (performance.now()). */
-  private lastAccepted = 0;
+  private readonly connections: Connections;
   /** close() has begun: requests from now on get a 503, every answer closes its connection. */
   private closing = false;
   /** Set while the console is on. */
@@ -199,13 +142,13 @@ export class MockServer {
       if (options.faults) this.state.faults.replace(options.faults);
     }
     this.router.add(
-      ...markingsRoutes(this.state),
-      ...adminRoutes(this.state, () => this.reset()),
-      ...enrollmentRoutes(this.state, () => this.info, this.crypto),
-      ...deviceRoutes(this.state),
-      ...introspectionRoutes(this.state),
-      openApiRoute(() => this.info),
+      ...mockRoutes(this.state, {
+        reset: () => this.reset(),
+        info: () => this.info,
+        crypto: this.crypto,
+      }),
     );
+    this.connections = new Connections(options);
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
     this.http = createServer(
@@ -217,62 +160,14 @@ export class MockServer {
         connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 4)),
       },
       (req, res) => {
-        const use = this.uses.get(req.socket);
-        if (use) {
-          use.busy = true;
-          res.once('close', () => {
-            use.busy = false;
-            use.answered++;
-          });
-        }
+        this.connections.answering(req.socket, res);
         // handle() answers every failure itself; this catch is the boundary of last resort.
         this.handle(req, res).catch(() => res.destroy());
       },
     );
-    this.http.on('connection', (socket: Socket) => this.admit(socket));
+    this.http.on('connection', (socket: Socket) => this.connections.admit(socket));
     this.http.on('clientError', answerProtocolError);
     this.http.on('checkExpectation', answerUnmetExpectation);
-  }
-
-  /**
-   * The connection cap, and the first-byte timeout. Node's own cap refuses a new client while the
-   * connections it counts have sent nothing at all, so 512 idle sockets locked everybody out until
-   * the header timeout (20 s): here a silent connection gives way to a new one, and is closed
-   * after a few seconds anyway. A client that has started its request is never cut off for this.
-   */
-  private admit(socket: Socket): void {
-    this.connections++;
-    this.lastAccepted = performance.now();
-    this.uses.set(socket, { since: this.lastAccepted, busy: false, answered: 0 });
-    socket.once('close', () => {
-      this.connections--;
-      this.silent.delete(socket);
-      this.uses.delete(socket);
-    });
-    if (this.connections > (this.options.maxConnections ?? 512)) {
-      const idle = this.oldestSilent();
-      if (idle === undefined) {
-        socket.destroy();
-        return;
-      }
-      idle.destroy();
-    }
-    this.silent.add(socket);
-    const timer = setTimeout(() => {
-      if (socket.bytesRead === 0) socket.destroy();
-      this.silent.delete(socket);
-    }, this.options.firstByteTimeoutMs ?? 5_000);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  }
-
-  private oldestSilent(): Socket | undefined {
-    for (const socket of this.silent) {
-      // Node's parser reads the socket natively; its byte count still says whether data came.
-      if (socket.bytesRead === 0) return socket;
-      this.silent.delete(socket);
-    }
-    return undefined;
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockServer> {
@@ -364,7 +259,7 @@ export class MockServer {
   /**
    * Stops accepting, lets requests in flight finish, flushes the state, then resolves. No client
    * that got in meets a reset connection: requests that arrive once closing has begun, those
-   * still in the listen queue among them, are answered 503 with Retry-After (drainQueue).
+   * still in the listen queue among them, are answered 503 with Retry-After (Connections.drain).
    * Connections still busy after the grace time (a client that stalls mid-request) are cut off.
    * The crypto pool ends last.
    */
@@ -373,7 +268,7 @@ export class MockServer {
     // Event streams never end by themselves.
     if (this.consoleApp) (await this.consoleApp).close();
     const deadline = performance.now() + (this.options.closeGraceMs ?? 10_000);
-    await this.drainQueue(deadline);
+    await this.connections.drain(deadline);
     await new Promise<void>((resolve) => {
       const cutOff = setTimeout(
         () => this.http.closeAllConnections(),
@@ -387,29 +282,6 @@ export class MockServer {
     });
     await this.durable?.close();
     await this.crypto.close();
-  }
-
-  /**
-   * Closing the listening socket resets the connections still in its queue, and Node's close
-   * also drops connections whose request it has not read yet. So the socket keeps taking them
-   * in until none has come for a moment, and every connection that has not sent its request yet
-   * is waited for (a silent one a short while): each then gets its answer. Connections between
-   * requests are closed meanwhile, as Node would.
-   */
-  private async drainQueue(deadline: number): Promise<void> {
-    for (;;) {
-      const now = performance.now();
-      let waiting = false;
-      for (const [socket, use] of this.uses) {
-        if (use.busy) continue;
-        const silent = socket.bytesRead === 0;
-        if (use.answered > 0 || (silent && now - use.since > SILENT_WAIT_MS)) socket.destroy();
-        else waiting = true;
-      }
-      const quiet = now - this.lastAccepted >= QUEUE_QUIET_MS;
-      if ((quiet && !waiting) || now >= deadline) return;
-      await sleep(10);
-    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -519,11 +391,7 @@ export class MockServer {
     return match.handler(req);
   }
 
-  /**
-   * Writes the answer. A header Node refuses to write (a character outside Latin-1, say in a
-   * Location built from an odd tenant id) is sent percent-encoded; if writing still fails, the
-   * client gets a bare 500 error body, and a connection that cannot take even that is closed.
-   */
+  /** Writes the answer (sendAnswer) and shows it to `onAnswer`. */
   private send(
     res: ServerResponse,
     cid: string,
@@ -532,25 +400,9 @@ export class MockServer {
     method: string,
     path: string,
   ): Written | undefined {
-    if (res.headersSent || res.destroyed) return undefined;
-    let written: Written;
     // While the mock stops, each answer is the last on its connection.
-    if (this.closing) answer = { ...answer, headers: { ...answer.headers, connection: 'close' } };
-    try {
-      if (bytes === undefined) throw new Error('no body');
-      written = writeAnswer(res, cid, answer, bytes);
-    } catch {
-      try {
-        const fallback = errorAnswer(cid, new Error('the answer could not be written'), '');
-        res.statusMessage = '';
-        for (const name of res.getHeaderNames()) res.removeHeader(name);
-        written = writeAnswer(res, cid, fallback, bytesNow(fallback));
-      } catch {
-        res.destroy();
-        return undefined;
-      }
-    }
-    if (!this.options.onAnswer) return written;
+    const written = sendAnswer(res, cid, answer, bytes, this.closing);
+    if (!written || !this.options.onAnswer) return written;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(written.headers))
       headers[name.toLowerCase()] = value;
@@ -563,113 +415,4 @@ export class MockServer {
     });
     return written;
   }
-}
-
-/**
- * The answer's body as UTF-8 chunks (none without a body): a JSON body made in slices
- * (json-pieces.ts), so a body of tens of megabytes never holds the mock.
- */
-async function bodyBytes(answer: MockResponse): Promise<Buffer[]> {
-  if (answer.text === undefined && answer.body !== undefined) {
-    return jsonChunks(answer.body, new Pacer());
-  }
-  return bytesNow(answer);
-}
-
-/** The body of a small answer (the mock's own 500), made at once. */
-function bytesNow(answer: MockResponse): Buffer[] {
-  if (answer.bytes !== undefined) return [answer.bytes];
-  if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
-  if (answer.body !== undefined) return [Buffer.from(JSON.stringify(answer.body), 'utf8')];
-  return [];
-}
-
-/** An answer as written: its status, headers as sent and body bytes. */
-interface Written {
-  status: number;
-  headers: Record<string, string>;
-  /** The body's text; undefined when there is none. */
-  readonly body: string | undefined;
-  chunks: Buffer[];
-  bytes: number;
-}
-
-function writeAnswer(
-  res: ServerResponse,
-  cid: string,
-  answer: MockResponse,
-  bytes: Buffer[],
-): Written {
-  const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
-  if (answer.stream) {
-    if (answer.reason) res.statusMessage = answer.reason;
-    const sent = writableHeaders(headers);
-    res.writeHead(answer.status, sent);
-    answer.stream(res);
-    return { status: answer.status, headers: sent, body: undefined, chunks: [], bytes: 0 };
-  }
-  if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
-  else if (answer.body !== undefined) headers['content-type'] = 'application/json';
-  // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
-  // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
-  const length = bytes.reduce((sum, chunk) => sum + chunk.length, 0);
-  headers['content-length'] = String(length);
-  if (answer.reason) res.statusMessage = answer.reason;
-  const sent = writableHeaders(headers);
-  res.writeHead(answer.status, sent);
-  for (const chunk of bytes.slice(0, -1)) res.write(chunk);
-  res.end(bytes.at(-1));
-  const hasBody =
-    answer.text !== undefined || answer.body !== undefined || answer.bytes !== undefined;
-  return {
-    status: answer.status,
-    headers: sent,
-    chunks: bytes,
-    bytes: length,
-    get body() {
-      return hasBody ? Buffer.concat(bytes).toString('utf8') : undefined;
-    },
-  };
-}
-
-const retryAfter = (status: number): Record<string, string> =>
-  status === 429 || status === 503 ? { 'retry-after': '1' } : {};
-
-/**
- * A rule whose `code` is an enrollment cause (docs/design.md 2.3) answers, on whatever path it
- * matches, exactly as the service does for that cause: its status, reason phrase and message
- * (a `status` in the rule is then ignored). Other rules answer with their status.
- */
-function faultError(rule: FaultRule): MockHttpError {
-  const cause = faultCause(rule.code);
-  if (cause !== undefined) return causeError(cause.code, retryAfter(cause.status));
-  const status = rule.status ?? 500;
-  return new MockHttpError(
-    status,
-    rule.code ?? status * 100,
-    `injected fault: ${rule.method ?? 'any method'} ${rule.path ?? 'any path'} answers ${status}`,
-    undefined,
-    retryAfter(status),
-  );
-}
-
-/** A request that came once the mock began to stop: to be sent again when it is back. */
-function stopping(): MockHttpError {
-  return new MockHttpError(
-    503,
-    MarkingsErrorCode.unavailable,
-    'the mock is stopping; send the request again once it is back',
-    undefined,
-    retryAfter(503),
-  );
-}
-
-/** The change may or may not persist; enrollment says so with its own cause (docs/design.md 2.3). */
-function stateNotWritten(path: string): MockHttpError {
-  if (/^\/v2\.[34]\/register\//.test(path)) return causeError(CauseCode.deviceNotStored);
-  return new MockHttpError(
-    500,
-    MarkingsErrorCode.internal,
-    'the mock could not write its state to disk; the change may not survive a restart',
-  );
 }

@@ -1,8 +1,8 @@
 /**
  * The whole mock's model: tenants with their markings stores, users, keyspaces, the principals of
  * bearer tokens and basic credentials, the enrollment and device stores, fault rules and the
- * request journal. The sides' routes work on it; mock/persistence/ stores it (it never imports
- * persistence).
+ * request journal, composed of each side's model. The sides' routes work on it; durable-state.ts
+ * makes it durable (mock/persistence/ knows it only as records).
  */
 import { randomBytes } from 'node:crypto';
 import { SCOPES, type Scope } from '../markings/wire.js';
@@ -55,7 +55,7 @@ export function newDevToken(): string {
   return `ksdev.${randomBytes(18).toString('base64url')}`;
 }
 
-/** A principal as the durable state journals it (persistence/records.ts). */
+/** A principal as the durable state journals it (durable-state.ts). */
 export interface PrincipalRecord {
   key: string;
   name: string;
@@ -174,7 +174,7 @@ export class MockState {
   }
 }
 
-/** A tenant's markings changes, as records naming the tenant (persistence/records.ts). */
+/** A tenant's markings changes, as records naming the tenant (durable-state.ts). */
 function markingChanges(feed: ChangeFeed, tenant: string): MarkingChanges {
   return {
     marking: (marking) => feed.record('marking.set', { tenant, marking }),

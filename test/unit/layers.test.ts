@@ -37,35 +37,51 @@ const LAYERS: readonly (readonly string[])[] = [
   ['device/'],
   // The use cases both faces (the CLI and the library) call: enroll, apply, export, keys.
   ['usecases/'],
-  // The mock's floor: HTTP plumbing and what every side's store reports changes through.
+  // The mock's floor: HTTP plumbing, the request journal, and the hook every store reports its
+  // changes through.
   [
     'mock/http.ts',
     'mock/json-worker.ts',
     'mock/changes.ts',
     'mock/ids.ts',
-    'mock/request-journal.ts',
+    'mock/request-journal*.ts',
     'mock/bounded-log.ts',
     'mock/pacing.ts',
     'mock/json-pieces.ts',
+    'mock/cors.ts',
   ],
-  // Each side's store (its part of the model).
+  // The durable state's files (`--state`): it takes and gives records, and knows no model.
+  ['mock/persistence/'],
+  // Each side's model: its store, its rules and its part of the state. No routes.
   [
     'mock/markings/store.ts',
+    'mock/markings/indexed.ts',
+    'mock/markings/values-plan.ts',
     'mock/markings/stored.ts',
     'mock/markings/specs.ts',
     'mock/markings/fields.ts',
     'mock/markings/filter-match.ts',
     'mock/markings/wire-form.ts',
     'mock/device/store.ts',
+    'mock/device/attributes.ts',
     'mock/enrollment/store.ts',
+    'mock/enrollment/tokens.ts',
+    'mock/enrollment/errors.ts',
+    'mock/enrollment/key-server-key.ts',
     'mock/admin/faults.ts',
   ],
-  // The whole mock's model.
+  // The whole mock's model: the sides' models composed.
   ['mock/state.ts'],
-  // What works on the model: persistence, seeds, authentication, each side's routes.
+  // What works on the model below the routes: authentication, the start-up state, a journaled
+  // request's detail, and the durable state's wiring (records to and from the model).
+  ['mock/auth.ts', 'mock/seed.ts', 'mock/request-detail.ts', 'mock/durable-state.ts'],
+  // Each side's routes and the route table (mock/routes.ts), with the plumbing of a request
+  // around them (mock/request.ts, mock/protocol-errors.ts).
   ['mock/'],
+  // The console: its pages, its API and its event streams.
+  ['mock/console/'],
   // The mock server: the factory that wires routes, state and persistence to a port.
-  ['mock/server.ts'],
+  ['mock/server.ts', 'mock/server-*.ts'],
   // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
   ['lib/'],
   // The CLI's shared pieces: command context, option parsers, help, prompts.
@@ -227,5 +243,15 @@ describe('the import structure of src/', () => {
     expect(layerOf('errors.ts')).toBeLessThan(layerOf('cli/main.ts')!);
     expect(layerOf('mock/state.ts')).toBeGreaterThan(layerOf('mock/markings/store.ts')!);
     expect(layerOf('mock/server.ts')).toBeGreaterThan(layerOf('mock/persistence/durable.ts')!);
+    // Inside the mock: persistence below the models, each side's model below the state, the
+    // state below the routes, the routes below the console and the server.
+    expect(layerOf('mock/persistence/durable.ts')).toBeLessThan(layerOf('mock/device/store.ts')!);
+    expect(layerOf('mock/markings/indexed.ts')).toBeLessThan(layerOf('mock/state.ts')!);
+    expect(layerOf('mock/state.ts')).toBeLessThan(layerOf('mock/durable-state.ts')!);
+    expect(layerOf('mock/auth.ts')).toBeLessThan(layerOf('mock/markings/routes.ts')!);
+    expect(layerOf('mock/enrollment/admin-routes.ts')).toBeLessThan(
+      layerOf('mock/console/api.ts')!,
+    );
+    expect(layerOf('mock/console/app.ts')).toBeLessThan(layerOf('mock/server-answers.ts')!);
   });
 });

@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/markings/filters.js';
 import { InputError } from '../../src/errors.js';
-import { DurableState } from '../../src/mock/persistence/durable.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
-import { stateRecords } from '../../src/mock/persistence/records.js';
+import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
 import { MockState } from '../../src/mock/state.js';
 import { tempDirs } from '../helpers/temp.js';
 

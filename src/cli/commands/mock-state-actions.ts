@@ -114,13 +114,11 @@ export async function recover(
       hint: 'name a directory that does not exist yet, or an empty one',
     });
   }
-  const [{ problemText }, { rebuildState }, { DurableState }, { inspectStateDir }] =
-    await Promise.all([
-      import('../../mock/persistence/integrity.js'),
-      import('../../mock/persistence/report.js'),
-      import('../../mock/persistence/durable.js'),
-      import('../../mock/persistence/inspection.js'),
-    ]);
+  const [{ problemText }, { DurableState, rebuildState }, { inspectStateDir }] = await Promise.all([
+    import('../../mock/persistence/integrity.js'),
+    import('../../mock/durable-state.js'),
+    import('../../mock/persistence/inspection.js'),
+  ]);
   const { inspection, report } = await inspect(dir);
   const { state, kept, unusable } = rebuildState(inspection);
   const target = await DurableState.open({ dir: to });

@@ -3,7 +3,7 @@ import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
 import { describeRequestAt } from '../request-detail.js';
-import { filterFromQuery } from '../request-journal.js';
+import { filterFromQuery } from '../request-journal-filter.js';
 import type { MockState } from '../state.js';
 
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */

@@ -26,7 +26,7 @@ import type { JournalEntry, MockInfo } from '../wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
 import { describeRequestAt } from '../request-detail.js';
-import { filterFromQuery } from '../request-journal.js';
+import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
 import { json, MockHttpError, type MockRequest, type MockResponse, Router } from '../http.js';

@@ -1,5 +1,5 @@
 import type { MockInfo } from '../wire.js';
-import { enrollAdminRoutes } from '../admin/enrollment-routes.js';
+import { enrollAdminRoutes } from './admin-routes.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { knsRoute } from './kns.js';
 import { portalRoutes } from './portal.js';

@@ -69,7 +69,7 @@ export class EnrollmentState {
   private readonly seenPackages = new Set<string>();
   private messages: OutboxMessage[] = [];
 
-  /** Every change is reported to `changes` (see persistence/records.ts for the record kinds). */
+  /** Every change is reported to `changes` (see durable-state.ts for the record kinds). */
   constructor(private readonly changes: ChangeFeed = new ChangeFeed()) {}
 
   /** The key pair; it may still be being generated (the mock listens before it is ready). */

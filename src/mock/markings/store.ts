@@ -1,7 +1,7 @@
 /**
  * One tenant's markings and their values, as the mock serves them: reads through the indexes,
- * writes checked whole before anything changes (specs.ts), every change reported as a record for
- * the durable state, and the wire form with each principal's changedBy.
+ * writes checked whole before anything changes (specs.ts). How they are held, indexed, reported
+ * and put in wire form is indexed.ts.
  */
 import type { ListFilter } from '../../markings/filters.js';
 import type { ErrorDetailWire } from '../../api/errors.js';
@@ -13,11 +13,10 @@ import {
   VALUES_MAX_PER_MARKING,
 } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
-import type { IdGenerator } from '../ids.js';
-import { LOOK, runWhole, type Steps } from '../pacing.js';
+import { runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';
 import { matchesFilter } from './filter-match.js';
-import { WireForm } from './wire-form.js';
+import { IndexedMarkings } from './indexed.js';
 import {
   checkBulkNames,
   checkDefault,
@@ -33,18 +32,8 @@ import {
   validationError,
   type ValueSpec,
 } from './specs.js';
-import {
-  byName,
-  forgetNamed,
-  isDefined,
-  type MarkingChanges,
-  type MarkingRecord,
-  markingRecord,
-  NO_CHANGES,
-  restoreNamed,
-  type StoredMarking,
-  type StoredValue,
-} from './stored.js';
+import { type Actor, isDefined, type StoredMarking } from './stored.js';
+import { commitValues, planValues, type ValueMaker, type ValuesPlan } from './values-plan.js';
 
 export interface MarkingAttributeRule {
   name: string;
@@ -53,53 +42,11 @@ export interface MarkingAttributeRule {
   valueNames(): string[];
 }
 
-export interface Actor {
-  name: string;
-}
-
-/** A marking's complete set of values, worked out apart from it (planValues). */
-interface ValuesPlan {
-  /** The marking's version it was worked out against. */
-  version: number;
-  byId: Map<string, StoredValue>;
-  byName: Map<string, StoredValue>;
-  deleted: StoredValue[];
-  /** Changed copies of existing values. */
-  updated: StoredValue[];
-  created: StoredValue[];
-}
-
 /**
  * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
  * on one marking are serialised and readers never see half an update.
  */
-export class MarkingsStore {
-  private readonly byId = new Map<string, StoredMarking>();
-  private readonly byName = new Map<string, StoredMarking>();
-  private sortedCache: StoredMarking[] | undefined;
-
-  private readonly wire: WireForm;
-
-  constructor(
-    private readonly ids: IdGenerator,
-    private readonly tenantId = '',
-    private readonly now: () => number = Date.now,
-    private readonly changes: MarkingChanges = NO_CHANGES,
-  ) {
-    this.wire = new WireForm(tenantId);
-  }
-
-  get size(): number {
-    return this.byId.size;
-  }
-
-  /** How many values all the markings hold. */
-  get valueCount(): number {
-    let count = 0;
-    for (const m of this.byId.values()) count += m.valuesById.size;
-    return count;
-  }
-
+export class MarkingsStore extends IndexedMarkings {
   // ---- reads ----
 
   list(
@@ -226,7 +173,7 @@ export class MarkingsStore {
     const before = this.mustGet(id);
     const values =
       problems.length === 0 && spec.values
-        ? yield* this.planValues(before, spec.values, actor)
+        ? yield* planValues(this.maker(), before, spec.values, actor)
         : undefined;
     // From here on one step, against the marking as it is now (another request may have changed
     // it meanwhile: then the values are worked out again, in this step).
@@ -385,80 +332,6 @@ export class MarkingsStore {
     this.touch(m, actor);
   }
 
-  clear(): void {
-    this.byId.clear();
-    this.byName.clear();
-    this.sortedCache = undefined;
-  }
-
-  // ---- internals ----
-
-  private mustGet(id: string): StoredMarking {
-    const m = this.byId.get(id);
-    if (!m) throw new MockHttpError(404, MarkingsErrorCode.notFound, `no marking with id ${id}`);
-    return m;
-  }
-
-  private mustGetValue(m: StoredMarking, valueId: string): StoredValue {
-    const v = m.valuesById.get(valueId);
-    if (!v) {
-      throw new MockHttpError(
-        404,
-        MarkingsErrorCode.notFound,
-        `no value with id ${valueId} in marking "${m.name}"`,
-      );
-    }
-    return v;
-  }
-
-  private checkVersion(m: StoredMarking, ifMatch: number | undefined): void {
-    if (ifMatch !== undefined && ifMatch !== m.version) {
-      throw new MockHttpError(
-        412,
-        MarkingsErrorCode.preconditionFailed,
-        `marking "${m.name}" is at version ${m.version}, not ${ifMatch}`,
-      );
-    }
-  }
-
-  /** A new marking with its values, made apart from the store (one step a value). */
-  private *build(spec: MarkingSpec, actor: Actor): Steps<StoredMarking> {
-    const now = this.now();
-    const m: StoredMarking = {
-      id: this.ids.next(now),
-      name: spec.name!,
-      public: spec.public ?? false,
-      adminOnly: spec.adminOnly ?? false,
-      defaultValue: spec.defaultValue ?? null,
-      description: spec.description ?? '',
-      createdTs: now,
-      createdBy: actor.name,
-      updatedTs: now,
-      updatedBy: actor.name,
-      version: 1,
-      defaultVersion: spec.defaultValue ? 1 : 0,
-      valuesByName: new Map(),
-      valuesById: new Map(),
-      sorted: undefined,
-    };
-    for (const v of spec.values ?? []) {
-      const value = this.newValue(v, actor);
-      m.valuesByName.set(value.name, value);
-      m.valuesById.set(value.id, value);
-      yield;
-    }
-    return m;
-  }
-
-  /** Takes a marking made by build() into the store, and reports it and its values. */
-  private publish(m: StoredMarking): void {
-    this.byId.set(m.id, m);
-    this.byName.set(m.name, m);
-    this.sortedCache = undefined;
-    this.changes.marking(markingRecord(m));
-    for (const v of m.valuesById.values()) this.changes.value(m.id, v);
-  }
-
   /**
    * Applies a validated partial update; bumps the version once if anything changed. `values`: its
    * values worked out beforehand (planValues), used when the marking has not changed since.
@@ -483,163 +356,15 @@ export class MarkingsStore {
     }
     if (spec.values) {
       const plan =
-        values?.version === m.version ? values : runWhole(this.planValues(m, spec.values, actor));
-      changed = this.commitValues(m, plan) || changed;
+        values?.version === m.version
+          ? values
+          : runWhole(planValues(this.maker(), m, spec.values, actor));
+      changed = commitValues(this.changes, m, plan) || changed;
     }
     if (changed) this.touch(m, actor, defaultChanged);
   }
 
-  /**
-   * The complete set of values: matched by id when given, else by name; the rest are deleted.
-   * Worked out apart from the marking, one step a value (a value that changes is a changed copy),
-   * so that commitValues() changes the marking in one step. Undefined when nothing changes.
-   */
-  private *planValues(m: StoredMarking, specs: ValueSpec[], actor: Actor): Steps<ValuesPlan> {
-    const now = this.now();
-    const plan: ValuesPlan = {
-      version: m.version,
-      byId: new Map(),
-      byName: new Map(),
-      deleted: [],
-      updated: [],
-      created: [],
-    };
-    const kept = new Set<StoredValue>();
-    for (const spec of specs) {
-      yield;
-      const existing =
-        spec.id !== undefined ? m.valuesById.get(spec.id) : m.valuesByName.get(spec.name);
-      let value: StoredValue;
-      if (!existing) {
-        value = this.newValue(spec, actor);
-        plan.created.push(value);
-      } else {
-        kept.add(existing);
-        const describe =
-          spec.description !== undefined && spec.description !== existing.description;
-        if (spec.name === existing.name && !describe) value = existing;
-        else {
-          value = {
-            ...existing,
-            name: spec.name,
-            description: describe ? spec.description! : existing.description,
-            updatedTs: now,
-            updatedBy: actor.name,
-            version: existing.version + 1,
-          };
-          plan.updated.push(value);
-        }
-      }
-      plan.byId.set(value.id, value);
-      plan.byName.set(value.name, value);
-    }
-    for (const v of m.valuesById.values()) {
-      yield;
-      if (!kept.has(v)) plan.deleted.push(v);
-    }
-    return plan;
-  }
-
-  /** Puts a plan of planValues() in place; says whether anything changed. */
-  private commitValues(m: StoredMarking, plan: ValuesPlan): boolean {
-    for (const v of plan.deleted) this.changes.valueDeleted(m.id, v.id);
-    for (const v of [...plan.updated, ...plan.created]) this.changes.value(m.id, v);
-    const changed = plan.deleted.length + plan.updated.length + plan.created.length > 0;
-    if (!changed) return false;
-    m.valuesById = plan.byId;
-    m.valuesByName = plan.byName;
-    m.sorted = undefined;
-    return true;
-  }
-
-  private newValue(spec: ValueSpec, actor: Actor): StoredValue {
-    const now = this.now();
-    return {
-      id: this.ids.next(now),
-      name: spec.name,
-      description: spec.description ?? '',
-      createdTs: now,
-      createdBy: actor.name,
-      updatedTs: now,
-      updatedBy: actor.name,
-      version: 1,
-    };
-  }
-
-  private addValue(m: StoredMarking, v: StoredValue): void {
-    m.valuesByName.set(v.name, v);
-    m.valuesById.set(v.id, v);
-    m.sorted = undefined;
-    this.changes.value(m.id, v);
-  }
-
-  /** Bumps the version; `defaultSet`: the default value was set or renamed by this change. */
-  private touch(m: StoredMarking, actor: Actor, defaultSet = false): void {
-    m.version++;
-    m.updatedTs = this.now();
-    m.updatedBy = actor.name;
-    if (defaultSet) m.defaultVersion = m.defaultValue === null ? 0 : m.version;
-    this.changes.marking(markingRecord(m));
-  }
-
-  // ---- durable state: replaying the records reported to `changes`, and listing them ----
-
-  restoreMarking(record: MarkingRecord): void {
-    restoreNamed(this.byId, this.byName, record, () => ({
-      ...record,
-      valuesByName: new Map(),
-      valuesById: new Map(),
-      sorted: undefined,
-    }));
-    this.sortedCache = undefined;
-  }
-
-  forgetMarking(id: string): void {
-    forgetNamed(this.byId, this.byName, id);
-    this.sortedCache = undefined;
-  }
-
-  /** Takes `record` over as the stored value (records are parsed afresh from the files). */
-  restoreValue(markingId: string, record: StoredValue): void {
-    const m = this.mustGet(markingId);
-    restoreNamed(m.valuesById, m.valuesByName, record, () => record);
-    m.sorted = undefined;
-  }
-
-  forgetValue(markingId: string, id: string): void {
-    const m = this.mustGet(markingId);
-    forgetNamed(m.valuesById, m.valuesByName, id);
-    m.sorted = undefined;
-  }
-
-  /** Every marking with its values, copies of the records `changes` receives (a snapshot). */
-  *records(): Generator<{ marking: MarkingRecord; values: StoredValue[] }> {
-    for (const m of this.byId.values()) {
-      const values = [...m.valuesById.values()].map((v) => ({ ...v }));
-      yield { marking: markingRecord(m), values };
-    }
-  }
-
-  private sortedMarkings(): StoredMarking[] {
-    this.sortedCache ??= [...this.byId.values()].sort(byName);
-    return this.sortedCache;
-  }
-
-  private sortedValues(m: StoredMarking): StoredValue[] {
-    m.sorted ??= [...m.valuesById.values()].sort(byName);
-    return m.sorted;
-  }
-
-  /**
-   * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
-   * Sorting the values and writing them are steps of their own: each takes tens of milliseconds
-   * for 100,000 values, and neither changes anything.
-   */
-  private *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
-    if (valueLimit === 0) return this.wire.marking(m, undefined);
-    yield LOOK;
-    const sorted = this.sortedValues(m);
-    yield LOOK;
-    return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
+  private maker(): ValueMaker {
+    return { now: this.now, newValue: (spec, actor) => this.newValue(spec, actor) };
   }
 }

@@ -17,6 +17,11 @@ interface StoredEntry {
 
 export type StoredValue = StoredEntry;
 
+/** Who makes a change (a principal's name). */
+export interface Actor {
+  name: string;
+}
+
 export interface StoredMarking extends StoredEntry {
   public: boolean;
   adminOnly: boolean;
@@ -34,7 +39,7 @@ export type MarkingRecord = Omit<StoredMarking, 'valuesByName' | 'valuesById' | 
 
 /**
  * Where the store reports each change, in the form it holds the data: a marking without its
- * values, or one value (the durable state journals them; see persistence/records.ts).
+ * values, or one value (the durable state journals them; see durable-state.ts).
  */
 export interface MarkingChanges {
   marking(record: MarkingRecord): void;

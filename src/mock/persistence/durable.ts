@@ -30,9 +30,8 @@ import {
 import { type Inspection, inspectStateDir } from './inspection.js';
 import { JournalFile } from './journal.js';
 import { lockStateDirectory, type StateLock } from './state-lock.js';
-import { RECORD_KINDS, stateRecords } from './records.js';
+import type { DurableModel } from './records.js';
 import { writeSnapshot } from './snapshot.js';
-import type { MockState } from '../state.js';
 
 /**
  * A journal is compacted once it is larger than the snapshot (so a restart reads at most about
@@ -73,8 +72,13 @@ export function damagedStateError(dir: string, found: StateProblem[], checked = 
   });
 }
 
-export class DurableState {
-  private state: MockState | undefined;
+/**
+ * The state directory of one running mock: the lock, the journal every change is appended to, and
+ * the snapshots. It knows the model only as records (DurableModel); mock/durable-state.ts wires
+ * the mock's state to it.
+ */
+export class StateDirectory {
+  private model: DurableModel | undefined;
   private journal: JournalFile | undefined;
   /** The journal being closed by a compaction; requests may still wait for it. */
   private retiring: JournalFile | undefined;
@@ -106,7 +110,7 @@ export class DurableState {
    * Takes the directory (creating it) and checks what is in it; nothing is applied yet. A
    * damaged directory is refused (exit 3) with every file left as it was.
    */
-  static async open(options: DurableOptions): Promise<DurableState> {
+  static async open(options: DurableOptions): Promise<StateDirectory> {
     const dir = resolve(options.dir);
     const existing = await stat(dir).catch(() => undefined);
     if (existing !== undefined && !existing.isDirectory()) {
@@ -120,7 +124,7 @@ export class DurableState {
     try {
       const inspection = await inspectStateDir(dir, { crashed: lock.tookOver });
       if (inspection.problems.length > 0) throw damagedStateError(dir, inspection.problems);
-      return new DurableState(dir, lock, inspection, options);
+      return new StateDirectory(dir, lock, inspection, options);
     } catch (error) {
       await lock.release();
       throw error;
@@ -128,11 +132,11 @@ export class DurableState {
   }
 
   /**
-   * A fresh directory gets the state as it is as its first snapshot; otherwise the state is
+   * A fresh directory gets the model as it is as its first snapshot; otherwise the model is
    * rebuilt from the files. From then on every change is journaled.
    */
-  async attach(state: MockState): Promise<void> {
-    this.state = state;
+  async attach(model: DurableModel): Promise<void> {
+    this.model = model;
     const inspection = this.inspection;
     if (inspection === undefined) throw new Error('the state is attached already');
     this.inspection = undefined;
@@ -148,7 +152,7 @@ export class DurableState {
         await rm(join(this.dir, journalName(1)), { force: true }).catch(() => undefined);
         throw error;
       }
-      this.listen(state);
+      this.listen(model);
       await removeUnfinishedSnapshots(this.dir);
       return;
     }
@@ -156,24 +160,22 @@ export class DurableState {
       for (const warning of inspection.warnings) {
         if (warning.startsWith(`${file.name}:`)) this.options.warn?.(warning);
       }
-      for (const record of file.records) this.replay(state, record);
+      for (const record of file.records) this.replay(model, record);
     }
     if (inspection.version < 2) {
       // Format 1 files are read, never appended to: the state starts over in format 2.
       await this.startGeneration(inspection.generation + 1, { replace: true });
-      this.listen(state);
+      this.listen(model);
     } else {
       const last = inspection.journals.at(-1)!;
       this.journal = await JournalFile.open(join(this.dir, last.name), {
         goodBytes: last.goodBytes,
       });
-      this.listen(state);
+      this.listen(model);
       // Older journals are in the snapshot (a crash came before they were removed).
       await removeJournals(this.dir, inspection.snapshot!.header.generation);
     }
     await removeUnfinishedSnapshots(this.dir);
-    // This run's ids must differ from every earlier run's.
-    state.changes.record('idPart', state.ids.processPart);
   }
 
   /** Resolves once every change made so far is on disk; rejects when it could not be written. */
@@ -192,7 +194,7 @@ export class DurableState {
    * cannot be written the lock file stays, so the next start knows this one did not end cleanly.
    */
   async close(): Promise<void> {
-    this.state?.changes.listen(undefined);
+    this.model?.listen(undefined);
     let stoppedCleanly = false;
     try {
       await this.compacting?.catch(() => undefined);
@@ -207,13 +209,13 @@ export class DurableState {
   }
 
   private replay(
-    state: MockState,
+    model: DurableModel,
     record: { kind: string; data: unknown; file: string; line: number },
   ): void {
     const { kind, data } = record;
     if (kind === CLOSE_KIND) return;
     try {
-      RECORD_KINDS[kind]!(state, data as never);
+      model.apply(kind, data);
     } catch (error) {
       throw new InputError(
         `${join(this.dir, record.file)}:${record.line}: the record (${kind}) cannot be applied: ${(error as Error).message}`,
@@ -222,8 +224,8 @@ export class DurableState {
     }
   }
 
-  private listen(state: MockState): void {
-    state.changes.listen((kind, data) => {
+  private listen(model: DurableModel): void {
+    model.listen((kind, data) => {
       this.journal!.append(recordLine(++this.seq, kind, data));
       if (this.journal!.size >= this.compactAt && !this.compacting) {
         this.compact().catch((error: unknown) => {
@@ -254,7 +256,7 @@ export class DurableState {
       replace: options.fresh === true || options.replace === true,
     });
     // One synchronous step: the copy holds exactly the records numbered up to `covers`.
-    const records = [...stateRecords(this.state!)];
+    const records = [...this.model!.records()];
     const covers = this.seq;
     const old = this.journal;
     this.journal = next;

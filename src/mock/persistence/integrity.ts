@@ -17,7 +17,7 @@
  * This file holds the lines and one file read alone; inspection.ts checks a directory as a whole.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { RECORD_KINDS } from './records.js';
+import { isRecordKind } from './records.js';
 
 export const STATE_FILE_FORMAT = 'ksctl-mock-state';
 /** Raise when a record changes meaning; an older ksctl then refuses the files instead of misreading them. */
@@ -215,7 +215,7 @@ export function readStateText(text: string, name: string): ReadFile {
       continue;
     }
     const { s, k, d } = opened.value;
-    if (typeof k !== 'string' || !(k === CLOSE_KIND || Object.hasOwn(RECORD_KINDS, k))) {
+    if (typeof k !== 'string' || !(k === CLOSE_KIND || isRecordKind(k))) {
       problem(i + 1, `unknown state record ${JSON.stringify(k)}`);
       continue;
     }
@@ -258,7 +258,7 @@ function readVersion1(
       }
       continue;
     }
-    if (typeof value?.k !== 'string' || !Object.hasOwn(RECORD_KINDS, value.k)) {
+    if (typeof value?.k !== 'string' || !isRecordKind(value.k)) {
       problem(i + 1, `unknown state record ${JSON.stringify(value?.k)}`);
       continue;
     }

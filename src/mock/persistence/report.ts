@@ -12,9 +12,7 @@ import {
   SNAPSHOT_FILE,
   type StateProblem,
 } from './integrity.js';
-import { changeRecords, type Inspection } from './inspection.js';
-import { RECORD_KINDS } from './records.js';
-import { MockState } from '../state.js';
+import type { Inspection } from './inspection.js';
 
 /** One state file as the check saw it. */
 export interface StateFileSummary {
@@ -131,41 +129,4 @@ export function stateReport(
       problems: inspection.problems.length,
     },
   };
-}
-
-/** A record that verifies but does not apply to the state the records before it built. */
-export interface UnusableRecord {
-  file: string;
-  line: number;
-  kind: string;
-  reason: string;
-}
-
-/**
- * The state the records that verify build, in order (the snapshot's, then the journals'); the
- * records that verify but cannot be applied are left out and told. Every record counted in the
- * report is either kept or unusable.
- */
-export function rebuildState(inspection: Inspection): {
-  state: MockState;
-  kept: number;
-  unusable: UnusableRecord[];
-} {
-  const state = new MockState('ksdev.recovered');
-  const unusable: UnusableRecord[] = [];
-  let kept = 0;
-  for (const record of changeRecords(inspection)) {
-    try {
-      RECORD_KINDS[record.kind]!(state, record.data as never);
-      kept++;
-    } catch (error) {
-      unusable.push({
-        file: record.file,
-        line: record.line,
-        kind: record.kind,
-        reason: (error as Error).message,
-      });
-    }
-  }
-  return { state, kept, unusable };
 }

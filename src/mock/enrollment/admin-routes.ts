@@ -14,7 +14,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import { isJsonObject } from '../../encoding/json.js';
 import { isKeyspace } from '../../enroll/keyspace.js';
 import { requireAdmin } from '../auth.js';
-import { mintTokenPair } from '../enrollment/tokens.js';
+import { mintTokenPair } from './tokens.js';
 import { json, MockHttpError, type MockRequest, type Route, route } from '../http.js';
 import type { MockKeyspace, MockState, MockUser } from '../state.js';
 

@@ -1,0 +1,217 @@
+/**
+ * One tenant's markings as the mock holds them: indexed by id and by name, sorted when listed, in
+ * their wire form with each principal's changedBy, each change reported as a record for the
+ * durable state, and rebuilt from those records. The service's operations on them are
+ * MarkingsStore (store.ts); the values plan of an update is values-plan.ts.
+ */
+import { type Marking, MarkingsErrorCode } from '../../markings/wire.js';
+import { MockHttpError } from '../http.js';
+import type { IdGenerator } from '../ids.js';
+import { LOOK, type Steps } from '../pacing.js';
+import type { MarkingSpec, ValueSpec } from './specs.js';
+import {
+  type Actor,
+  byName,
+  forgetNamed,
+  type MarkingChanges,
+  type MarkingRecord,
+  markingRecord,
+  NO_CHANGES,
+  restoreNamed,
+  type StoredMarking,
+  type StoredValue,
+} from './stored.js';
+import { WireForm } from './wire-form.js';
+
+export class IndexedMarkings {
+  protected readonly byId = new Map<string, StoredMarking>();
+  protected readonly byName = new Map<string, StoredMarking>();
+  protected sortedCache: StoredMarking[] | undefined;
+
+  protected readonly wire: WireForm;
+
+  constructor(
+    protected readonly ids: IdGenerator,
+    private readonly tenantId = '',
+    protected readonly now: () => number = Date.now,
+    protected readonly changes: MarkingChanges = NO_CHANGES,
+  ) {
+    this.wire = new WireForm(tenantId);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** How many values all the markings hold. */
+  get valueCount(): number {
+    let count = 0;
+    for (const m of this.byId.values()) count += m.valuesById.size;
+    return count;
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byName.clear();
+    this.sortedCache = undefined;
+  }
+
+  // ---- durable state: replaying the records reported to `changes`, and listing them ----
+
+  restoreMarking(record: MarkingRecord): void {
+    restoreNamed(this.byId, this.byName, record, () => ({
+      ...record,
+      valuesByName: new Map(),
+      valuesById: new Map(),
+      sorted: undefined,
+    }));
+    this.sortedCache = undefined;
+  }
+
+  forgetMarking(id: string): void {
+    forgetNamed(this.byId, this.byName, id);
+    this.sortedCache = undefined;
+  }
+
+  /** Takes `record` over as the stored value (records are parsed afresh from the files). */
+  restoreValue(markingId: string, record: StoredValue): void {
+    const m = this.mustGet(markingId);
+    restoreNamed(m.valuesById, m.valuesByName, record, () => record);
+    m.sorted = undefined;
+  }
+
+  forgetValue(markingId: string, id: string): void {
+    const m = this.mustGet(markingId);
+    forgetNamed(m.valuesById, m.valuesByName, id);
+    m.sorted = undefined;
+  }
+
+  /** Every marking with its values, copies of the records `changes` receives (a snapshot). */
+  *records(): Generator<{ marking: MarkingRecord; values: StoredValue[] }> {
+    for (const m of this.byId.values()) {
+      const values = [...m.valuesById.values()].map((v) => ({ ...v }));
+      yield { marking: markingRecord(m), values };
+    }
+  }
+
+  // ---- for the operations ----
+
+  protected mustGet(id: string): StoredMarking {
+    const m = this.byId.get(id);
+    if (!m) throw new MockHttpError(404, MarkingsErrorCode.notFound, `no marking with id ${id}`);
+    return m;
+  }
+
+  protected mustGetValue(m: StoredMarking, valueId: string): StoredValue {
+    const v = m.valuesById.get(valueId);
+    if (!v) {
+      throw new MockHttpError(
+        404,
+        MarkingsErrorCode.notFound,
+        `no value with id ${valueId} in marking "${m.name}"`,
+      );
+    }
+    return v;
+  }
+
+  protected checkVersion(m: StoredMarking, ifMatch: number | undefined): void {
+    if (ifMatch !== undefined && ifMatch !== m.version) {
+      throw new MockHttpError(
+        412,
+        MarkingsErrorCode.preconditionFailed,
+        `marking "${m.name}" is at version ${m.version}, not ${ifMatch}`,
+      );
+    }
+  }
+
+  /** A new marking with its values, made apart from the store (one step a value). */
+  protected *build(spec: MarkingSpec, actor: Actor): Steps<StoredMarking> {
+    const now = this.now();
+    const m: StoredMarking = {
+      id: this.ids.next(now),
+      name: spec.name!,
+      public: spec.public ?? false,
+      adminOnly: spec.adminOnly ?? false,
+      defaultValue: spec.defaultValue ?? null,
+      description: spec.description ?? '',
+      createdTs: now,
+      createdBy: actor.name,
+      updatedTs: now,
+      updatedBy: actor.name,
+      version: 1,
+      defaultVersion: spec.defaultValue ? 1 : 0,
+      valuesByName: new Map(),
+      valuesById: new Map(),
+      sorted: undefined,
+    };
+    for (const v of spec.values ?? []) {
+      const value = this.newValue(v, actor);
+      m.valuesByName.set(value.name, value);
+      m.valuesById.set(value.id, value);
+      yield;
+    }
+    return m;
+  }
+
+  /** Takes a marking made by build() into the store, and reports it and its values. */
+  protected publish(m: StoredMarking): void {
+    this.byId.set(m.id, m);
+    this.byName.set(m.name, m);
+    this.sortedCache = undefined;
+    this.changes.marking(markingRecord(m));
+    for (const v of m.valuesById.values()) this.changes.value(m.id, v);
+  }
+
+  protected newValue(spec: ValueSpec, actor: Actor): StoredValue {
+    const now = this.now();
+    return {
+      id: this.ids.next(now),
+      name: spec.name,
+      description: spec.description ?? '',
+      createdTs: now,
+      createdBy: actor.name,
+      updatedTs: now,
+      updatedBy: actor.name,
+      version: 1,
+    };
+  }
+
+  protected addValue(m: StoredMarking, v: StoredValue): void {
+    m.valuesByName.set(v.name, v);
+    m.valuesById.set(v.id, v);
+    m.sorted = undefined;
+    this.changes.value(m.id, v);
+  }
+
+  /** Bumps the version; `defaultSet`: the default value was set or renamed by this change. */
+  protected touch(m: StoredMarking, actor: Actor, defaultSet = false): void {
+    m.version++;
+    m.updatedTs = this.now();
+    m.updatedBy = actor.name;
+    if (defaultSet) m.defaultVersion = m.defaultValue === null ? 0 : m.version;
+    this.changes.marking(markingRecord(m));
+  }
+
+  protected sortedMarkings(): StoredMarking[] {
+    this.sortedCache ??= [...this.byId.values()].sort(byName);
+    return this.sortedCache;
+  }
+
+  protected sortedValues(m: StoredMarking): StoredValue[] {
+    m.sorted ??= [...m.valuesById.values()].sort(byName);
+    return m.sorted;
+  }
+
+  /**
+   * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
+   * Sorting the values and writing them are steps of their own: each takes tens of milliseconds
+   * for 100,000 values, and neither changes anything.
+   */
+  protected *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
+    if (valueLimit === 0) return this.wire.marking(m, undefined);
+    yield LOOK;
+    const sorted = this.sortedValues(m);
+    yield LOOK;
+    return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
+  }
+}
