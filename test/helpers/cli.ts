@@ -6,11 +6,8 @@ import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { MockServerOptions } from '../../src/mock/server.js';
-import { startMock, type TestMock } from './mock.js';
-import { tempDirs } from './temp.js';
-import { started } from './suite.js';
+import { expect } from 'vitest';
+import type { TestMock } from './mock.js';
 
 export interface CliOptions {
   /** Both stdin and stdout are terminals (default false: piped, as in scripts and CI). */
@@ -101,36 +98,16 @@ export function cliFor(env: () => Record<string, string | undefined>) {
     runCli(argv, { ...options, env: { ...env(), ...options.env } });
 }
 
-/**
- * The hooks of a suite of markings commands: one in-process mock (with `options`) and one config
- * directory for the file, the mock reset before each test. `ksctl` runs the CLI against it.
- */
-export function mockCliSuite(options: MockServerOptions = {}): {
-  readonly mock: TestMock;
-  readonly configDir: string;
-  ksctl: ReturnType<typeof cliFor>;
-} {
-  const dirs = tempDirs();
-  let mock: TestMock | undefined;
-  let configDir: string | undefined;
-  beforeAll(async () => {
-    mock = await startMock(options);
-    configDir = await dirs.make();
-  });
-  afterAll(async () => {
-    await mock?.close();
-    await dirs.removeAll();
-  });
-  beforeEach(() => mock?.reset());
-  return {
-    get mock() {
-      return started(mock);
-    },
-    get configDir() {
-      return started(configDir);
-    },
-    ksctl: cliFor(() => mockEnv(started(mock), started(configDir))),
-  };
+/** A user mistake: exit 2, no stack trace, no "bug", nothing sent to the service. */
+export async function expectUsageError(
+  mock: TestMock,
+  result: { code: number; stderr: string },
+  message: RegExp,
+): Promise<void> {
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).not.toMatch(/bug|unexpected error|\n\s+at /);
+  expect(await mock.journal()).toEqual([]);
 }
 
 /** The conversation id line an error message ends with, if any. */

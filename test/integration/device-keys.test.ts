@@ -4,6 +4,7 @@
  * failure of the device cause table (src/device/causes.ts), each where a user would meet it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
 import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
 import { makeCid } from '../../src/device/cid.js';
 import { aad, openEnvelope, protectValues, signAttributes } from '../../src/device/crypto.js';
@@ -459,3 +460,21 @@ function addDeviceLess(): DeviceProfile {
     aesCdEiKey: Buffer.alloc(32, 4),
   };
 }
+
+describe('a device request that cannot connect', () => {
+  const NOWHERE = 'http://127.0.0.1:9';
+
+  it('names the address it tried, not a base URL', async () => {
+    // Device requests go to absolute URLs: their client has no base URL.
+    const client = new ApiClient({ auth: { kind: 'none' }, retries: 0 });
+    const failed = await client.request('POST', `${NOWHERE}/v2.4/keys/create`).catch((e) => e);
+    // A relative path is a bug of the caller's, named as such, before anything is sent.
+    const relative = await client.request('GET', '/markings').catch((e: Error) => e);
+    await client.close();
+    expect(failed.message).toContain(`cannot reach the service at ${NOWHERE}`);
+    expect(failed.hint).not.toContain('--base-url');
+    expect((relative as Error).message).toContain(
+      '/markings: this client has no base URL, it takes absolute URLs only',
+    );
+  });
+});

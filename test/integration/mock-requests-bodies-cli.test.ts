@@ -9,9 +9,10 @@ import { parse as parseYaml } from 'yaml';
 import type { JournalEntryWithBodies, RequestDetail } from '../../src/api/wire.js';
 import { run } from '../../src/cli/main.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { mockCliSuite, mockEnv } from '../helpers/cli.js';
+import { mockEnv } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 
 async function createMarking(name: string): Promise<void> {
   const answer = await fetch(`${suite.mock.baseUrl}/markings`, {

@@ -6,9 +6,10 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { mockCliSuite, mockEnv } from '../helpers/cli.js';
+import { mockEnv } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 const LONG_PATH = '/v2/dev/markings?valueLimit=0&skip=0&limit=1000';
 
 async function request(path: string) {
