@@ -3,7 +3,7 @@
  * key create, fetch and modify, the fingerprint exchange, markings as key attributes, and every
  * failure of the device cause table (src/device/causes.ts), each where a user would meet it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
 import { makeCid } from '../../src/device/cid.js';
@@ -11,7 +11,8 @@ import { aad, openEnvelope, protectValues, signAttributes } from '../../src/devi
 import { DeviceClient } from '../../src/device/client.js';
 import type { KsctlError } from '../../src/errors.js';
 import { KEY_PATH, type MockKeyListing } from '../../src/device/wire.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import {
   addDevice,
   type DeviceProfile,
@@ -20,17 +21,14 @@ import {
   sealedBody,
 } from './device-keys-fixtures.js';
 
+const suite = mockSuite();
 let mock: TestMock;
 const http = deviceHttp();
 
-beforeAll(async () => {
-  mock = await startMock();
+beforeAll(() => {
+  mock = suite.mock;
 });
-afterEach(() => mock.reset());
-afterAll(async () => {
-  await http.close();
-  await mock?.close();
-});
+afterAll(() => http.close());
 
 const HFP = { hfphash: 'f'.repeat(64), hfp: '{"fptype":"test"}' };
 const codesSeen = new Set<number>();

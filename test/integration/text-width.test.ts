@@ -19,7 +19,8 @@ import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
 import stringWidth from 'string-width';
 import { saveProfiles } from '../../src/profiles/index.js';
 import { cliFor, mockEnv, runCli } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { testProfile } from '../helpers/profiles.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -257,14 +258,13 @@ const wider = (text: string, width: number) =>
   shownLines(text).filter((line) => stringWidth(line) > width);
 
 describe('what commands say fits 80 columns, not only their help', () => {
+  const suite = mockSuite({ resetEachTest: false });
   let mock: TestMock;
   let dir: string;
   const cli = cliFor(() => ({ ...mockEnv(mock, dir), KSCTL_HOME: dir }));
-  beforeAll(async () => {
-    mock = await startMock();
-    dir = await dirs.make();
+  beforeAll(() => {
+    ({ mock, configDir: dir } = suite);
   });
-  afterAll(() => mock.close());
 
   it('help written to a pipe is laid out for 80 columns', async () => {
     assertBuilt();
