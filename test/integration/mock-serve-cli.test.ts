@@ -7,11 +7,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { MockInfo } from '../../src/api/wire.js';
-import { run } from '../../src/cli/main.js';
 import { ConfigStore } from '../../src/config/store.js';
+import { startCli } from '../helpers/cli.js';
 import { mockContextSuite } from '../helpers/mock-suite.js';
 
 /** A running mock the `mock` context names. */
@@ -31,33 +30,10 @@ describe('mock serve --port', () => {
 });
 
 /** `mock serve` in-process until `stop()`; its output so far is readable meanwhile. */
-function serveInProcess(argv: string[]) {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  const stdout = new PassThrough().on('data', (c: Buffer) => out.push(c));
-  const stderr = new PassThrough().on('data', (c: Buffer) => err.push(c));
-  const controller = new AbortController();
-  const exit = run(['mock', 'serve', '--port', '0', '--no-log', ...argv], {
-    io: {
-      stdin: new PassThrough(),
-      stdout,
-      stderr,
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      color: false,
-      columns: 200,
-    },
+const serveInProcess = (argv: string[]) =>
+  startCli(['mock', 'serve', '--port', '0', '--no-log', ...argv], {
     env: { KSCTL_CONFIG_DIR: suite.configDir },
-    signal: controller.signal,
   });
-  return {
-    exit,
-    stdout: () => Buffer.concat(out).toString('utf8'),
-    stderr: () => Buffer.concat(err).toString('utf8'),
-    stop: () => controller.abort(),
-  };
-}
 
 describe('mock serve --ready-file', () => {
   it('a directory is refused before the server starts or the context changes', async () => {
