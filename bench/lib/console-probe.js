@@ -18,8 +18,8 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
 import { Agent, fetch } from 'undici';
+import { launchChromium } from './chromium.js';
 
 const { values: o } = parseArgs({
   options: {
@@ -33,19 +33,6 @@ const { values: o } = parseArgs({
     open: { type: 'boolean', default: false },
   },
 });
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const launch = () => chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 
 async function freshLink() {
   const answer = await fetch(`${o.url}/_mock/console/links`, {
@@ -129,14 +116,14 @@ const INSTRUMENT = `
 
 async function main() {
   if (o.mode === 'signin') {
-    const browser = await launch();
+    const browser = await launchChromium();
     const page = await (await browser.newContext()).newPage();
     const ms = await firstRender(page, `${o.url}/_mock/console/`, 'Sign in to the mock console');
     await browser.close();
     return { firstRenderMs: Math.round(ms) };
   }
   if (o.mode === 'render') {
-    const browser = await launch();
+    const browser = await launchChromium();
     const { context } = await signedIn(browser);
     const page = await context.newPage();
     const ms = await firstRender(page, `${o.url}/_mock/console/#/markings`, /^1–50 of /);
@@ -149,7 +136,7 @@ async function main() {
     let browser;
     let page;
     if (o.open) {
-      browser = await launch();
+      browser = await launchChromium();
       ({ page } = await signedIn(browser, INSTRUMENT));
       await page.evaluate(`location.hash = '#/requests'`);
       await page.getByText('Live', { exact: true }).waitFor();

@@ -3,8 +3,11 @@
  * spawned `ksctl mock serve`: signing in with the banner's link and nothing without it, each
  * page doing what a QA person would do with it, keyboard only where it matters, axe-core on every
  * page at 1440 and 390 pixels wide, and no error in the page's console. It also makes the two
- * screenshots the README shows (docs/console-requests.png, docs/console-devices.png).
+ * screenshots the README shows: into docs/ (console-requests.png, console-devices.png) when run
+ * with KSCTL_SCREENSHOTS=1, else into a temporary folder, so that a test run leaves the tree as
+ * it was.
  */
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +21,7 @@ import {
   WIDE,
 } from '../helpers/browser.js';
 import { mockServeSuite, ROOT } from '../helpers/spawn.js';
+import { tempDirs } from '../helpers/temp.js';
 
 const suite = mockServeSuite();
 const { ksctl } = suite;
@@ -59,12 +63,27 @@ async function expectNoSeriousViolations(p: Page, where: string): Promise<void> 
   expect(violations, `${where}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
 }
 
+/** KSCTL_SCREENSHOTS=1 writes the README's screenshots in docs/; without it they go to a temp dir. */
+const WRITE_DOCS = process.env.KSCTL_SCREENSHOTS === '1';
+const DOCS_SHOTS = ['console-devices.png', 'console-requests.png'].map((n) =>
+  join(ROOT, 'docs', n),
+);
+const temp = tempDirs();
+let screenshots: string;
+/** When each docs/ screenshot was last written, before this run. */
+let docsWrittenBefore: number[];
+const writtenAt = (files: string[]) =>
+  Promise.all(files.map(async (f) => (await stat(f).catch(() => undefined))?.mtimeMs ?? 0));
+
 beforeAll(async () => {
   browser = await launchChromium();
+  screenshots = WRITE_DOCS ? join(ROOT, 'docs') : await temp.make();
+  docsWrittenBefore = await writtenAt(DOCS_SHOTS);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  await temp.removeAll();
 });
 
 describe('signing in', () => {
@@ -242,7 +261,7 @@ describe('the pages', () => {
     const keyRow = page.getByRole('row').filter({ hasText: key!.id });
     await keyRow.waitFor();
     expect(await keyRow.innerText()).toContain('apollo');
-    await page.screenshot({ path: join(ROOT, 'docs', 'console-devices.png') });
+    await page.screenshot({ path: join(screenshots, 'console-devices.png') });
     await page.setViewportSize(NARROW);
     await expectNoSeriousViolations(page, 'device, 390 px');
     await page.setViewportSize(WIDE);
@@ -260,7 +279,7 @@ describe('the pages', () => {
     expect(await decrypted.first().innerText()).toContain('blue-falcon');
     await page.setViewportSize({ width: 1440, height: 1100 });
     await decrypted.first().scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(ROOT, 'docs', 'console-requests.png') });
+    await page.screenshot({ path: join(screenshots, 'console-requests.png') });
     await page.setViewportSize(WIDE);
     await expectNoSeriousViolations(page, 'requests, a device request opened');
     await page.setViewportSize(NARROW);
@@ -341,6 +360,16 @@ describe('the pages', () => {
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.setViewportSize(WIDE);
+  });
+
+  it('wrote the screenshots, into docs/ only with KSCTL_SCREENSHOTS=1', async () => {
+    const made = await writtenAt(
+      ['console-devices.png', 'console-requests.png'].map((n) => join(screenshots, n)),
+    );
+    expect(made.every((t) => t > 0)).toBe(true);
+    const docs = await writtenAt(DOCS_SHOTS);
+    if (WRITE_DOCS) expect(docs.map((t, i) => t > docsWrittenBefore[i]!)).toEqual([true, true]);
+    else expect(docs).toEqual(docsWrittenBefore);
   });
 
   it('logged no error in the page console', () => {

@@ -4,7 +4,7 @@
  * data and checked against a reference evaluation written here, independently of the mock's.
  * Any drift of the mock from docs/design.md 1.1/1.2 shows up as a row that fails.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   MARKING_FILTER_FIELDS,
   VALUE_FILTER_FIELDS,
@@ -16,7 +16,8 @@ import {
   type Marking,
   type MarkingValue,
 } from '../../src/markings/wire.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 let mock: TestMock;
 const OPS_TOKEN = 'contract-ops-token';
@@ -106,8 +107,9 @@ async function listAll(path: string): Promise<unknown[]> {
   return (answer.body as { Resources: unknown[] }).Resources;
 }
 
+const suite = mockSuite({ resetEachTest: false });
 beforeAll(async () => {
-  mock = await startMock();
+  mock = suite.mock;
   const { state } = mock.server;
   state.bearer.set(OPS_TOKEN, { name: 'ops', scopes: new Set(SCOPES), admin: false });
   state.bearer.set(READER_TOKEN, {
@@ -144,7 +146,6 @@ beforeAll(async () => {
   colors = markings.find((m) => m.name === 'colors')!;
   values = (await listAll(`/markings/${colors.id}/values`)) as MarkingValue[];
 });
-afterAll(() => mock.close());
 
 // ---- the reference evaluation (docs/design.md 1.2), independent of src/markings/filters.ts ----
 

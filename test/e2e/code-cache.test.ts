@@ -11,21 +11,20 @@ import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { assertBuilt, BIN, cleanEnv, type Exit, ksctl, ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
+const suite = mockSuite({ resetEachTest: false });
 let mock: TestMock;
 
-beforeAll(async () => {
+beforeAll(() => {
   assertBuilt();
-  mock = await startMock();
+  mock = suite.mock;
 });
-afterAll(async () => {
-  await mock.close();
-  await temp.removeAll();
-});
+afterAll(() => temp.removeAll());
 
 const LIST = ['markings', 'list', '-o', 'json'];
 

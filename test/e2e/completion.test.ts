@@ -13,7 +13,8 @@ import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { assertBuilt, BIN, ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -78,24 +79,27 @@ const SHELLS: { name: string; shell: ShellName; zshFpath?: boolean }[] = [
   { name: 'fish', shell: 'fish' },
 ];
 
-const dirs = tempDirs();
-let mock: TestMock;
-/** A mock with more marking names than a Tab offers. */
-let crowded: TestMock;
 const CROWD = 501;
+const dirs = tempDirs();
+const suite = mockSuite({ resetEachTest: false });
+/** A mock with more marking names than a Tab offers. */
+const crowdedSuite = mockSuite({
+  resetEachTest: false,
+  seed: {
+    markings: Array.from({ length: CROWD }, (_, i) => ({
+      name: `crowd-${String(i).padStart(3, '0')}`,
+    })),
+  },
+});
+let mock: TestMock;
+let crowded: TestMock;
 let env: NodeJS.ProcessEnv;
 let work: string;
 
 beforeAll(async () => {
   assertBuilt();
-  mock = await startMock();
-  crowded = await startMock({
-    seed: {
-      markings: Array.from({ length: CROWD }, (_, i) => ({
-        name: `crowd-${String(i).padStart(3, '0')}`,
-      })),
-    },
-  });
+  mock = suite.mock;
+  crowded = crowdedSuite.mock;
   const configDir = await dirs.make();
   const binDir = await dirs.make();
   work = await dirs.make();
@@ -140,11 +144,7 @@ beforeAll(async () => {
   await writeFile(join(work, 'driver.zsh'), ZSH_DRIVER);
 });
 
-afterAll(async () => {
-  await mock?.close();
-  await crowded?.close();
-  await dirs.removeAll();
-});
+afterAll(() => dirs.removeAll());
 
 /**
  * The words each shell offers for each command line (the last word is the one being completed),

@@ -15,6 +15,7 @@ import { ANSWER_MAX_BYTES, LISTING_ANSWER_MAX_BYTES } from '../../src/api/answer
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { type PeakRss, peakRssProbe } from '../helpers/peak-rss.js';
 import { tempDirs } from '../helpers/temp.js';
+import { ONE_MARKING_LISTING } from '../helpers/listings.js';
 
 const MIB = 1024 * 1024;
 /** Beyond the bytes a cap lets in, what a command may take at most: ~200 MiB per the issue. */
@@ -29,33 +30,14 @@ let gzipBomb: Buffer;
 /** Every request's Accept-Encoding, by kind. */
 const acceptEncoding = new Map<string, string | undefined>();
 
-/** A listing of one marking, as the service sends it. */
-const LISTING = JSON.stringify({
-  totalResults: 1,
-  skip: 0,
-  limit: 100,
-  Resources: [
-    {
-      id: '65a1f0c2e4b0a1b2c3d4e5f6',
-      name: 'squeezed',
-      public: false,
-      adminOnly: false,
-      defaultValue: null,
-      detail: { description: 'sent compressed', valueCount: 0, values: [] },
-      _createdTs: 1763780000000,
-      _updatedTs: 1763780000000,
-      _version: 1,
-    },
-  ],
-});
 /** What each compressed kind sends: its Content-Encoding and bytes. */
 const ENCODED: Record<string, [string, () => Buffer]> = {
-  'gzip-listing': ['gzip', () => gzipSync(LISTING)],
-  'br-listing': ['br', () => brotliCompressSync(LISTING)],
-  'deflate-listing': ['deflate', () => deflateSync(LISTING)],
-  zstd: ['zstd', () => Buffer.from(LISTING)],
-  'x-foo': ['gzip, x-foo', () => gzipSync(LISTING)],
-  'gzip-corrupt': ['gzip', () => Buffer.from(LISTING)],
+  'gzip-listing': ['gzip', () => gzipSync(ONE_MARKING_LISTING)],
+  'br-listing': ['br', () => brotliCompressSync(ONE_MARKING_LISTING)],
+  'deflate-listing': ['deflate', () => deflateSync(ONE_MARKING_LISTING)],
+  zstd: ['zstd', () => Buffer.from(ONE_MARKING_LISTING)],
+  'x-foo': ['gzip, x-foo', () => gzipSync(ONE_MARKING_LISTING)],
+  'gzip-corrupt': ['gzip', () => Buffer.from(ONE_MARKING_LISTING)],
 };
 
 /** 512 MiB of zeros, gzipped: about half a megabyte on the wire. */
@@ -220,7 +202,7 @@ describe('answers that would take ksctl without end (issue 17)', () => {
       expect(acceptEncoding.get(kind)).toBe('gzip, deflate, br');
       const api = await run(kind, ['api', 'GET', '/markings']);
       expect(api.code).toBe(0);
-      expect(JSON.parse(api.stdout)).toEqual(JSON.parse(LISTING));
+      expect(JSON.parse(api.stdout)).toEqual(JSON.parse(ONE_MARKING_LISTING));
     },
   );
 

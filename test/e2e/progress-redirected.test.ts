@@ -69,30 +69,33 @@ function onTerminal(args: string[], file: string): { terminal: string; code: num
 /** A spinner frame drawn on the terminal, whatever it says. */
 const SPINNER = /\r\x1b\[2K[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S/;
 
+/**
+ * `ksctl ARGS > NAME` on a terminal, which must succeed showing the wait, clear the spinner's line
+ * at the end and leave nothing of it in the file; returns the file's text.
+ */
+async function redirected(args: string[], name: string): Promise<string> {
+  const file = join(dir, name);
+  const { terminal, code } = onTerminal(args, file);
+  expect(code).toBe(0);
+  expect(terminal).toMatch(SPINNER);
+  // The spinner's line is cleared at the end: nothing of it stays on the screen.
+  expect(terminal).toMatch(/\r\x1b\[2K$/);
+  const text = await readFile(file, 'utf8');
+  expect(text).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  return text;
+}
+
 describe.skipIf(!hasScript)('stdout to a file, stderr on a terminal', () => {
   it('markings list … -o json > l.json shows the wait and writes clean JSON', async () => {
-    const file = join(dir, 'l.json');
-    const { terminal, code } = onTerminal(
+    const text = await redirected(
       ['markings', 'list', '--starts-with', 'm-', '-o', 'json'],
-      file,
+      'l.json',
     );
-    expect(code).toBe(0);
-    expect(terminal).toMatch(SPINNER);
-    // The spinner's line is cleared at the end: nothing of it stays on the screen.
-    expect(terminal).toMatch(/\r\x1b\[2K$/);
-    const text = await readFile(file, 'utf8');
-    expect(text).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect((JSON.parse(text) as unknown[]).length).toBe(MARKINGS);
   });
 
   it('markings export … > e.yaml shows the wait and writes a clean file', async () => {
-    const file = join(dir, 'e.yaml');
-    const { terminal, code } = onTerminal(['markings', 'export', '--starts-with', 'm-'], file);
-    expect(code).toBe(0);
-    expect(terminal).toMatch(SPINNER);
-    expect(terminal).toMatch(/\r\x1b\[2K$/);
-    const text = await readFile(file, 'utf8');
-    expect(text).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    const text = await redirected(['markings', 'export', '--starts-with', 'm-'], 'e.yaml');
     expect((parse(text) as { markings: unknown[] }).markings.length).toBe(MARKINGS);
   });
 
@@ -100,30 +103,15 @@ describe.skipIf(!hasScript)('stdout to a file, stderr on a terminal', () => {
     // Every request of the plan is short; together they are the wait.
     const input = join(dir, 'markings.yaml');
     await writeFile(input, 'markings:\n  - name: m-000\n    values: [a, b, c]\n');
-    const file = join(dir, 'plan.txt');
-    const { terminal, code } = onTerminal(
+    const text = await redirected(
       ['markings', 'apply', '-f', input, '--dry-run', '--prune'],
-      file,
+      'plan.txt',
     );
-    expect(code).toBe(0);
-    expect(terminal).toMatch(SPINNER);
-    expect(terminal).toMatch(/\r\x1b\[2K$/);
-    const text = await readFile(file, 'utf8');
-    expect(text).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(text).toContain(`Plan: 0 to create, 1 to update, ${MARKINGS} to delete`);
   });
 
   it('markings values list big -o json > v.json shows the wait and writes clean JSON', async () => {
-    const file = join(dir, 'v.json');
-    const { terminal, code } = onTerminal(
-      ['markings', 'values', 'list', 'big', '-o', 'json'],
-      file,
-    );
-    expect(code).toBe(0);
-    expect(terminal).toMatch(SPINNER);
-    expect(terminal).toMatch(/\r\x1b\[2K$/);
-    const text = await readFile(file, 'utf8');
-    expect(text).not.toMatch(/[\r\x1b⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    const text = await redirected(['markings', 'values', 'list', 'big', '-o', 'json'], 'v.json');
     expect((JSON.parse(text) as unknown[]).length).toBe(BIG_VALUES);
   });
 });

@@ -9,21 +9,20 @@ import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
+const suite = mockSuite({ resetEachTest: false });
 let mock: TestMock;
 
-beforeAll(async () => {
+beforeAll(() => {
   assertBuilt();
-  mock = await startMock();
+  mock = suite.mock;
 });
-afterAll(async () => {
-  await mock.close();
-  await temp.removeAll();
-});
+afterAll(() => temp.removeAll());
 
 /**
  * Runs ksctl with a preload that writes, at exit, the built-in modules the process loaded and the

@@ -5,28 +5,28 @@
  * they let through stays small. Wall time is left to the bench (mock-hostile group); these tests
  * assert the work and the sizes.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DeviceErrorCode } from '../../src/device/causes.js';
 import { openEnvelope } from '../../src/device/crypto.js';
 import { KEY_PATH } from '../../src/device/wire.js';
 import { REQUEST_BOUNDS } from '../../src/mock/device/operations.js';
 import type { StoredKey } from '../../src/mock/device/store.js';
 import { healthChecksDuring } from '../helpers/give-way.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { addDevice, type DeviceProfile, sealedBody } from '../integration/device-keys-fixtures.js';
 
 const HFP = { hfphash: 'f'.repeat(64), hfp: '{"fptype":"test"}' };
 const KEYS = 20_000;
 
+const suite = mockSuite();
 let mock: TestMock;
 let device: DeviceProfile;
 
-beforeAll(async () => {
-  mock = await startMock();
+beforeAll(() => {
+  mock = suite.mock;
 });
-afterAll(() => mock.close());
-beforeEach(async () => {
-  await mock.reset();
+beforeEach(() => {
   device = addDevice(mock);
 });
 

@@ -4,16 +4,17 @@
  * meanwhile. Against the in-process mock with its default timeouts: the work of one such request
  * takes longer than the short request timeout of mock-bounds.test.ts under a loaded machine.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { healthChecksDuring } from '../helpers/give-way.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
+const suite = mockSuite({ resetEachTest: false });
 let mock: TestMock;
 
-beforeAll(async () => {
-  mock = await startMock();
+beforeAll(() => {
+  mock = suite.mock;
 });
-afterAll(() => mock.close());
 
 describe('a large answer gives way to other clients (issue 17)', () => {
   it('a marking of 100,000 values (the most it may hold) is written in slices: health answers meanwhile', async () => {

@@ -5,28 +5,28 @@
  * would send the request.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestJournal } from '../../src/mock/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { errorOf, openSocket, rawRequest } from './raw.js';
 
 const BASIC_USER = 'carol';
 const BASIC_PASSWORD = 'carol-password';
 
+const suite = mockSuite({
+  seed: { tokens: [{ username: BASIC_USER, password: BASIC_PASSWORD, scopes: ['*'] }] },
+  headersTimeoutMs: 400,
+  requestTimeoutMs: 800,
+  maxConnections: 8,
+});
 let mock: TestMock;
 let port: number;
 
-beforeAll(async () => {
-  mock = await startMock({
-    seed: { tokens: [{ username: BASIC_USER, password: BASIC_PASSWORD, scopes: ['*'] }] },
-    headersTimeoutMs: 400,
-    requestTimeoutMs: 800,
-    maxConnections: 8,
-  });
+beforeAll(() => {
+  mock = suite.mock;
   port = Number(new URL(mock.info.url).port);
 });
-afterAll(() => mock.close());
-beforeEach(() => mock.reset());
 
 const get = (path: string, headers = '') =>
   `GET ${path} HTTP/1.1\r\nHost: mock\r\n${headers}Connection: close\r\n\r\n`;

@@ -6,15 +6,16 @@ import { PassThrough } from 'node:stream';
 import { run } from '../../src/cli/main.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { MockServerOptions } from '../../src/mock/server.js';
-import { startMock, type TestMock } from './mock.js';
-import { tempDirs } from './temp.js';
-import { started } from './suite.js';
+import { expect } from 'vitest';
+import type { TestMock } from './mock.js';
 
 export interface CliOptions {
-  /** Both stdin and stdout are terminals (default false: piped, as in scripts and CI). */
+  /** Standard input, output and error are terminals (default false: piped, as in scripts and CI). */
   tty?: boolean;
+  /** Standard output alone a terminal or not, whatever `tty` says. */
+  stdoutIsTTY?: boolean;
+  /** Standard error alone a terminal or not, whatever `tty` says. */
+  stderrIsTTY?: boolean;
   /** The whole environment of the command; nothing is inherited from the test process. */
   env?: Record<string, string | undefined>;
   /** Answers the prompter gives, in order; a question beyond them fails the test. */
@@ -60,7 +61,24 @@ function scriptedPrompter(answers: (boolean | string)[], questions: string[]): P
   };
 }
 
-export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
+export interface RunningCli {
+  /** The exit code, once the command ends (by itself or stopped). */
+  exit: Promise<number>;
+  /** Standard output so far. */
+  stdout(): string;
+  /** Standard error so far. */
+  stderr(): string;
+  /** The questions asked so far, in order. */
+  questions: string[];
+  /** What Ctrl-C does: aborts the command's signal. */
+  stop(): void;
+}
+
+/**
+ * Starts a command in-process and returns at once: for one that runs until stopped (`mock serve`,
+ * `--follow`), whose output is read while it runs.
+ */
+export function startCli(argv: string[], options: CliOptions = {}): RunningCli {
   const stdout = capture(options.onStdout);
   const stderr = capture(options.onStderr);
   const stdin = new PassThrough();
@@ -71,19 +89,34 @@ export async function runCli(argv: string[], options: CliOptions = {}): Promise<
     stdout: stdout.stream,
     stderr: stderr.stream,
     stdinIsTTY: tty,
-    stdoutIsTTY: tty,
-    stderrIsTTY: tty,
+    stdoutIsTTY: options.stdoutIsTTY ?? tty,
+    stderrIsTTY: options.stderrIsTTY ?? tty,
     color: false,
     columns: options.columns ?? 200,
   };
   const questions: string[] = [];
-  const code = await run(argv, {
+  const controller = new AbortController();
+  const exit = run(argv, {
     io,
     // A terminal without a pager unless a test asks for one (less would take the test's terminal).
     env: { KSCTL_PAGER: 'cat', ...options.env },
     prompter: scriptedPrompter([...(options.answers ?? [])], questions),
+    signal: controller.signal,
   });
-  return { code, stdout: stdout.text(), stderr: stderr.text(), questions };
+  return {
+    exit,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    questions,
+    stop: () => controller.abort(),
+  };
+}
+
+/** Runs a command in-process to its end. */
+export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
+  const running = startCli(argv, options);
+  const code = await running.exit;
+  return { code, stdout: running.stdout(), stderr: running.stderr(), questions: running.questions };
 }
 
 /** An environment pointing at the mock with its dev token, configuration kept in `configDir`. */
@@ -101,36 +134,16 @@ export function cliFor(env: () => Record<string, string | undefined>) {
     runCli(argv, { ...options, env: { ...env(), ...options.env } });
 }
 
-/**
- * The hooks of a suite of markings commands: one in-process mock (with `options`) and one config
- * directory for the file, the mock reset before each test. `ksctl` runs the CLI against it.
- */
-export function mockCliSuite(options: MockServerOptions = {}): {
-  readonly mock: TestMock;
-  readonly configDir: string;
-  ksctl: ReturnType<typeof cliFor>;
-} {
-  const dirs = tempDirs();
-  let mock: TestMock | undefined;
-  let configDir: string | undefined;
-  beforeAll(async () => {
-    mock = await startMock(options);
-    configDir = await dirs.make();
-  });
-  afterAll(async () => {
-    await mock?.close();
-    await dirs.removeAll();
-  });
-  beforeEach(() => mock?.reset());
-  return {
-    get mock() {
-      return started(mock);
-    },
-    get configDir() {
-      return started(configDir);
-    },
-    ksctl: cliFor(() => mockEnv(started(mock), started(configDir))),
-  };
+/** A user mistake: exit 2, no stack trace, no "bug", nothing sent to the service. */
+export async function expectUsageError(
+  mock: TestMock,
+  result: { code: number; stderr: string },
+  message: RegExp,
+): Promise<void> {
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(message);
+  expect(result.stderr).not.toMatch(/bug|unexpected error|\n\s+at /);
+  expect(await mock.journal()).toEqual([]);
 }
 
 /** The conversation id line an error message ends with, if any. */

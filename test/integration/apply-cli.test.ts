@@ -4,29 +4,24 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Marking } from '../../src/markings/wire.js';
 import type { JournalEntry } from '../../src/mock/wire.js';
-import { cliFor, mockEnv } from '../helpers/cli.js';
+import { cliFor, expectUsageError, mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockSuite } from '../helpers/mock-suite.js';
+import { ROOT } from '../helpers/spawn.js';
 
+const suite = mockSuite();
 let mock: TestMock;
 let dir: string;
 let basePath: string;
-const temp = tempDirs();
 const cli = cliFor(() => mockEnv(mock, join(dir, 'config')));
 
-beforeAll(async () => {
-  mock = await startMock();
-  dir = await temp.make();
+beforeAll(() => {
+  ({ mock, configDir: dir } = suite);
   basePath = new URL(mock.baseUrl).pathname;
 });
-afterAll(async () => {
-  await mock.close();
-  await temp.removeAll();
-});
-beforeEach(() => mock.reset());
 
 const EXAMPLE = 'examples/markings.yaml';
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -398,6 +393,31 @@ describe('markings apply', () => {
       ['two', 6],
     ]);
   });
+
+  it('-f README.md lists its problems, each on one short line, not 37 KB', async () => {
+    const result = await cli(['markings', 'apply', '-f', join(ROOT, 'README.md')]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /^error: invalid markings files \(\d+ problems; nothing was sent\)$/m,
+    );
+    expect(result.stderr.length).toBeLessThan(8000);
+    for (const line of result.stderr.split('\n')) expect(line.length).toBeLessThan(300);
+  });
+
+  it('-f - on a terminal says it reads standard input and how to end it', async () => {
+    const result = await cli(['markings', 'apply', '-f', '-', '--dry-run'], {
+      tty: true,
+      stdin: 'markings:\n  - name: region\n    values: [eu]\n',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^reading markings \(YAML or JSON\) from standard input; end it with Ctrl-D/m,
+    );
+    const piped = await cli(['markings', 'apply', '-f', '-', '--dry-run'], {
+      stdin: 'markings:\n  - name: region\n    values: [eu]\n',
+    });
+    expect(piped.stderr).not.toMatch(/standard input/);
+  });
 });
 
 describe('markings export', () => {
@@ -466,6 +486,26 @@ describe('markings export', () => {
     } finally {
       await seeded.close();
     }
+  });
+});
+
+describe('markings export -o', () => {
+  const seeded = mockSuite({
+    seed: { markings: [{ name: 'classification', values: ['a'] }] },
+    dirPerTest: true,
+  });
+
+  it('table is a usage error (it wrote YAML silently), and yaml and json still work', async () => {
+    await expectUsageError(
+      seeded.mock,
+      await seeded.ksctl(['markings', 'export', '-o', 'table']),
+      /markings export writes yaml or json, not a table\nhint: pass -o yaml \(the default\) or -o json/,
+    );
+    const yaml = await seeded.ksctl(['markings', 'export', '-o', 'yaml']);
+    expect(yaml).toMatchObject({ code: 0 });
+    expect(yaml.stdout).toMatch(/^markings:\n {2}- name: classification/);
+    const json = await seeded.ksctl(['markings', 'export', '-o', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ markings: [{ name: 'classification' }] });
   });
 });
 

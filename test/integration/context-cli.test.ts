@@ -87,6 +87,29 @@ describe('context add', () => {
     expect(again.stderr).toMatch(/context "dev" already exists\nhint: pass --force/);
     expect((await addMock('dev', '--force')).code).toBe(0);
   });
+
+  it('--timeout is stored, not taken for the global --timeout; KSCTL_TIMEOUT is not stored', async () => {
+    const added = await ksctl([
+      'context',
+      'add',
+      'slow',
+      '--base-url',
+      suite.mock.baseUrl,
+      '--timeout',
+      '5',
+    ]);
+    expect(added.code).toBe(0);
+    const shown = await ksctl(['context', 'show', 'slow']);
+    expect(shown.stdout).toMatch(/^Timeout\t5 s$/m);
+    const json = await ksctl(['context', 'show', 'slow', '-o', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ timeoutMs: 5000 });
+
+    await ksctl(['context', 'add', 'plain', '--base-url', suite.mock.baseUrl], {
+      env: { KSCTL_TIMEOUT: '7' },
+    });
+    const plain = await ksctl(['context', 'show', 'plain', '-o', 'json']);
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty('timeoutMs');
+  });
 });
 
 describe('context list and show never print secrets', () => {

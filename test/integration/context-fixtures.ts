@@ -5,11 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { beforeEach } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
-import { started } from '../helpers/suite.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 export function contextSuite(): {
   readonly mock: TestMock;
@@ -17,30 +16,24 @@ export function contextSuite(): {
   readonly tokenFile: string;
   ksctl: ReturnType<typeof cliFor>;
 } {
-  const dirs = tempDirs();
-  let mock: TestMock | undefined;
-  let configDir: string | undefined;
-  beforeAll(async () => {
-    mock = await startMock({ seed: { markings: [{ name: 'from-mock' }] } });
-  });
-  afterAll(async () => {
-    await mock?.close();
-    await dirs.removeAll();
+  const suite = mockSuite({
+    seed: { markings: [{ name: 'from-mock' }] },
+    dirPerTest: true,
+    resetEachTest: false,
   });
   beforeEach(async () => {
-    configDir = await dirs.make();
-    await writeFile(join(configDir, 'token.txt'), `${started(mock).token}\n`);
+    await writeFile(join(suite.configDir, 'token.txt'), `${suite.mock.token}\n`);
   });
   return {
     get mock() {
-      return started(mock);
+      return suite.mock;
     },
     get configDir() {
-      return started(configDir);
+      return suite.configDir;
     },
     get tokenFile() {
-      return join(started(configDir), 'token.txt');
+      return join(suite.configDir, 'token.txt');
     },
-    ksctl: cliFor(() => ({ KSCTL_CONFIG_DIR: started(configDir) })),
+    ksctl: cliFor(() => ({ KSCTL_CONFIG_DIR: suite.configDir })),
   };
 }

@@ -14,7 +14,8 @@ import { openEnvelope } from '../../src/device/crypto.js';
 import { DEVICE_PATHS, KEY_PATH } from '../../src/device/wire.js';
 import type { KsctlError } from '../../src/errors.js';
 import { saveProfiles } from '../../src/profiles/index.js';
-import { mockCliSuite, tsvRows } from '../helpers/cli.js';
+import { tsvRows } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { SdkDevice, SdkProtocolError } from '../helpers/sdk-device.js';
 import {
   addDevice,
@@ -25,7 +26,7 @@ import {
   sealedBody,
 } from './device-keys-fixtures.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 const http = deviceHttp();
 afterAll(() => http.close());
 

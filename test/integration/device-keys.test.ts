@@ -3,14 +3,16 @@
  * key create, fetch and modify, the fingerprint exchange, markings as key attributes, and every
  * failure of the device cause table (src/device/causes.ts), each where a user would meet it.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
 import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
 import { makeCid } from '../../src/device/cid.js';
 import { aad, openEnvelope, protectValues, signAttributes } from '../../src/device/crypto.js';
 import { DeviceClient } from '../../src/device/client.js';
 import type { KsctlError } from '../../src/errors.js';
 import { KEY_PATH, type MockKeyListing } from '../../src/device/wire.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import {
   addDevice,
   type DeviceProfile,
@@ -19,17 +21,14 @@ import {
   sealedBody,
 } from './device-keys-fixtures.js';
 
+const suite = mockSuite();
 let mock: TestMock;
 const http = deviceHttp();
 
-beforeAll(async () => {
-  mock = await startMock();
+beforeAll(() => {
+  mock = suite.mock;
 });
-afterEach(() => mock.reset());
-afterAll(async () => {
-  await http.close();
-  await mock?.close();
-});
+afterAll(() => http.close());
 
 const HFP = { hfphash: 'f'.repeat(64), hfp: '{"fptype":"test"}' };
 const codesSeen = new Set<number>();
@@ -459,3 +458,21 @@ function addDeviceLess(): DeviceProfile {
     aesCdEiKey: Buffer.alloc(32, 4),
   };
 }
+
+describe('a device request that cannot connect', () => {
+  const NOWHERE = 'http://127.0.0.1:9';
+
+  it('names the address it tried, not a base URL', async () => {
+    // Device requests go to absolute URLs: their client has no base URL.
+    const client = new ApiClient({ auth: { kind: 'none' }, retries: 0 });
+    const failed = await client.request('POST', `${NOWHERE}/v2.4/keys/create`).catch((e) => e);
+    // A relative path is a bug of the caller's, named as such, before anything is sent.
+    const relative = await client.request('GET', '/markings').catch((e: Error) => e);
+    await client.close();
+    expect(failed.message).toContain(`cannot reach the service at ${NOWHERE}`);
+    expect(failed.hint).not.toContain('--base-url');
+    expect((relative as Error).message).toContain(
+      '/markings: this client has no base URL, it takes absolute URLs only',
+    );
+  });
+});

@@ -1,13 +1,15 @@
 /**
- * Issue 10: enrollment never spends a token pair on a device whose profile cannot be stored, a
- * lock left by a killed ksctl does not stall the next one, and bulk names stay unique.
+ * Enrollment never spends a token pair on a device whose profile cannot be stored (issue 10): a
+ * lock left by a killed ksctl does not stall the next one, bulk names stay unique, a profile name
+ * is checked (blank, unprintable, too long, taken) before any request, and a profile file behind
+ * a symbolic link is written through the link.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadProfiles } from '../../src/profiles/index.js';
 import { cliFor } from '../helpers/cli.js';
@@ -17,8 +19,9 @@ const suite = enrollingSuite();
 
 const cli = cliFor(() => suite.markingsEnv());
 
-const registered = async () =>
-  ((await suite.mock.call('GET', '/_mock/devices')).body as unknown[]).length;
+const enrolledDevices = async () =>
+  (await suite.mock.call('GET', '/_mock/devices')).body as unknown[];
+const registered = async () => (await enrolledDevices()).length;
 const profileNames = async () =>
   (await loadProfiles({ kind: 'plaintext', path: suite.profilesPath })).profiles.map((p) => p.name);
 
@@ -129,5 +132,115 @@ describe('a profile that could not be stored is never registered', () => {
     expect((await enrollWith('right')).code).toBe(0);
     expect((await enrollWith('wrong')).code).toBe(4);
     expect(await registered()).toBe(1);
+  });
+});
+
+describe('profile names', () => {
+  it.each([
+    ['', /^error: --name is empty$/m],
+    ['   ', /^error: --name is empty$/m],
+    ['lap\ntop', /^error: --name contains an unprintable character \(U\+000A\)/m],
+    ['lap\u0007top', /^error: --name contains an unprintable character \(U\+0007\)/m],
+    ['x'.repeat(129), /^error: --name has 129 characters; at most 128 are allowed$/m],
+    [' laptop', /^error: --name starts or ends with white space$/m],
+  ])('%j is a usage error before any request (exit 2)', async (name, message) => {
+    const result = await cli(['enroll', '--mock-user', 'alice', '--name', name]);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/^hint: profile names are one line of printable text/m);
+    expect(result.code).toBe(2);
+    expect(await suite.mock.journal()).toEqual([]);
+    expect(await enrolledDevices()).toEqual([]);
+  });
+
+  it('checks the longest name of a bulk run, number included, before any request', async () => {
+    const result = await cli([
+      'enroll',
+      '--mock-user',
+      'alice',
+      '--count',
+      '10',
+      '--name',
+      'x'.repeat(126),
+    ]);
+    expect(result.stderr).toMatch(/^error: the profile name of device 10 has 129 characters/m);
+    expect(result.code).toBe(2);
+    expect(await suite.mock.journal()).toEqual([]);
+  });
+
+  it('refuses a --name already in the file before spending a token pair; the host name is numbered on', async () => {
+    const first = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop', '-o', 'json']);
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).deviceId as string;
+    const registrations = async () =>
+      (await suite.mock.journal()).filter((r) => r.path.startsWith('/v2.3/register/')).length;
+    const before = await registrations();
+    expect(before).toBe(1);
+
+    const again = await cli(['enroll', '--mock-user', 'alice', '--name', 'laptop']);
+    expect(again.code).toBe(6);
+    expect(again.stderr).toContain(
+      `error: ${join(suite.dir, 'profiles.pt')} already has a profile named "laptop" (device ${id}); nothing was enrolled`,
+    );
+    expect(again.stderr).toContain(`hint: choose another --name, or delete that profile first`);
+    expect(await registrations()).toBe(before);
+
+    const host = hostname();
+    for (let i = 0; i < 2; i++) {
+      expect((await cli(['enroll', '--mock-user', 'alice'])).code).toBe(0);
+    }
+    const listed = await cli(['profiles', 'list', '-o', 'json']);
+    expect(JSON.parse(listed.stdout).map((p: { name: string }) => p.name)).toEqual([
+      'laptop',
+      host,
+      `${host}-2`,
+    ]);
+    expect((await cli(['profiles', 'use', host])).code).toBe(0);
+  });
+});
+
+describe('a profile file behind a symbolic link', () => {
+  it('is written through: the link stays and the real file gets the profile', async () => {
+    await mkdir(join(suite.dir, 'pf'));
+    await mkdir(join(suite.dir, 'dot'));
+    await symlink('../dot/real.pt', join(suite.dir, 'pf', 'sym.pt'));
+    for (const name of ['first', 'second']) {
+      const result = await cli([
+        'enroll',
+        '--mock-user',
+        'alice',
+        '--name',
+        name,
+        '--persistor-path',
+        join(suite.dir, 'pf', 'sym.pt'),
+      ]);
+      expect(result.code).toBe(0);
+    }
+    expect((await lstat(join(suite.dir, 'pf', 'sym.pt'))).isSymbolicLink()).toBe(true);
+    expect(await readlink(join(suite.dir, 'pf', 'sym.pt'))).toBe('../dot/real.pt');
+    const real = await loadProfiles({ kind: 'plaintext', path: join(suite.dir, 'dot', 'real.pt') });
+    expect(real.profiles.map((p) => p.name)).toEqual(['first', 'second']);
+  });
+
+  it('profiles convert refuses a --to-path that links to the file being converted', async () => {
+    const source = join(suite.dir, 'profiles.pt');
+    expect((await cli(['enroll', '--mock-user', 'alice', '--name', 'one'])).code).toBe(0);
+    const before = await readFile(source);
+    await symlink(source, join(suite.dir, 'link.pt'));
+    await writeFile(join(suite.dir, 'pw'), 'a long password\n');
+    const result = await cli([
+      'profiles',
+      'convert',
+      '--to-persistor',
+      'password',
+      '--to-path',
+      join(suite.dir, 'link.pt'),
+      '--to-password-file',
+      join(suite.dir, 'pw'),
+      '--force',
+    ]);
+    expect(result.stderr).toContain('error: --to-path is the file being converted');
+    expect(result.code).toBe(2);
+    expect(await readFile(source)).toEqual(before);
+    expect((await lstat(join(suite.dir, 'link.pt'))).isSymbolicLink()).toBe(true);
   });
 });

@@ -25,6 +25,7 @@ import {
 } from '../../src/lib/index.js';
 import { type Mock, startMock } from '../../src/lib/mock.js';
 import { tempDirs } from '../helpers/temp.js';
+import { ONE_MARKING_LISTING } from '../helpers/listings.js';
 
 const temp = tempDirs();
 let mock: Mock;
@@ -212,28 +213,10 @@ describe('MarkingsClient', () => {
 
 describe('MarkingsClient and compressed answers (issue 25)', () => {
   it('decodes a gzip answer, and refuses one in a coding it does not read, naming it', async () => {
-    const listing = JSON.stringify({
-      totalResults: 1,
-      skip: 0,
-      limit: 100,
-      Resources: [
-        {
-          id: '65a1f0c2e4b0a1b2c3d4e5f6',
-          name: 'squeezed',
-          public: false,
-          adminOnly: false,
-          defaultValue: null,
-          detail: { description: 'sent compressed', valueCount: 0, values: [] },
-          _createdTs: 1763780000000,
-          _updatedTs: 1763780000000,
-          _version: 1,
-        },
-      ],
-    });
     const server = createServer((req, res) => {
       const encoding = req.url?.startsWith('/zstd/') ? 'zstd' : 'gzip';
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
-      res.end(encoding === 'gzip' ? gzipSync(listing) : listing);
+      res.end(encoding === 'gzip' ? gzipSync(ONE_MARKING_LISTING) : ONE_MARKING_LISTING);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -6,44 +6,32 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, type RequestOptions } from '../../src/api/client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient, RequestOptions } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import type { Marking, MarkingInput } from '../../src/markings/wire.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { writeJsonArray } from '../../src/output/streaming.js';
-import { cliFor, mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 const BIG = 200;
 const VALUES = 100;
 const SMALL = 2400;
 
-let mock: TestMock;
-let client: ApiClient;
-const dirs = tempDirs();
-let configDir: string;
-const cli = cliFor(() => mockEnv(mock, configDir));
+/** Seeded once for the file: no reset between tests. */
+const suite = mockSuite({ resetEachTest: false });
+const cli = suite.ksctl;
 
 const names = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
 
 beforeAll(async () => {
-  mock = await startMock();
-  client = new ApiClient({ baseUrl: mock.baseUrl, auth: { kind: 'bearer', token: mock.token } });
-  configDir = await dirs.make();
-  const api = new HttpMarkingsApi(client);
+  const { api } = suite;
   const values = names('value', VALUES).map((name) => ({ name, description: `about ${name}` }));
   const big: MarkingInput[] = names('big', BIG).map((name) => ({ name, detail: { values } }));
   const small: MarkingInput[] = names('small', SMALL).map((name) => ({ name }));
   for (const items of [big, small.slice(0, 1000), small.slice(1000, 2000), small.slice(2000)])
     await api.createOrUpdateMarkings(items, 0);
-});
-afterAll(async () => {
-  await client.close();
-  await mock.close();
-  await dirs.removeAll();
 });
 
 /** A reader that takes each chunk a turn of the event loop later, keeping what it read. */
@@ -69,7 +57,7 @@ describe('a listing through a slow reader', () => {
       request: (method: string, path: string, options: RequestOptions) => {
         const { skip, limit } = options.query ?? {};
         requests.push({ skip: Number(skip), limit: Number(limit), handedOn });
-        return client.request(method, path, options);
+        return suite.client.request(method, path, options);
       },
     } as unknown as ApiClient;
     const api = new HttpMarkingsApi(watching, { pageBytes });
@@ -115,6 +103,7 @@ describe('output written while the markings are still being read', () => {
     ['a piped table', ['markings', 'list']],
     ['export', ['markings', 'export', '-o', 'json']],
   ])('%s', async (_format, argv) => {
+    const { mock } = suite;
     let written = 0;
     const writtenAtAnswer: number[] = [];
     mock.onRequest = () => writtenAtAnswer.push(written);
@@ -132,7 +121,8 @@ describe('output written while the markings are still being read', () => {
 
 describe('export --file, written while the markings are read', () => {
   it('leaves the previous file whole when reading fails half-way, and says why', async () => {
-    const dir = await dirs.make();
+    const { mock } = suite;
+    const dir = await suite.makeDir();
     const file = join(dir, 'markings.json');
     await writeFile(file, 'previous export\n');
     let answers = 0;

@@ -1,32 +1,22 @@
 /**
  * Every markings and values operation through HttpMarkingsApi against the in-process mock.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../src/api/client.js';
 import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/markings/wire.js';
 import { ConflictError, InputError, type KsctlError, NotFoundError } from '../../src/errors.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
+const suite = mockSuite({ client: { backoffMs: 5, maxRetryAfterMs: 20 } });
 let mock: TestMock;
 let client: ApiClient;
 let api: HttpMarkingsApi;
 
-beforeAll(async () => {
-  mock = await startMock();
-  client = new ApiClient({
-    baseUrl: mock.baseUrl,
-    auth: { kind: 'bearer', token: mock.token },
-    backoffMs: 5,
-    maxRetryAfterMs: 20,
-  });
-  api = new HttpMarkingsApi(client);
+beforeAll(() => {
+  ({ mock, client, api } = suite);
 });
-afterAll(async () => {
-  await client.close();
-  await mock.close();
-});
-beforeEach(() => mock.reset());
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -55,6 +45,12 @@ const classification: MarkingInput = {
     ],
   },
 };
+
+async function names(): Promise<string[]> {
+  const out: string[] = [];
+  for await (const m of api.listMarkings({ valueLimit: 0 })) out.push(m.name);
+  return out;
+}
 
 /** A snapshot of everything the tenant holds, to show that a failed request changed nothing. */
 async function everything(): Promise<Marking[]> {
@@ -449,6 +445,21 @@ describe('update', () => {
     expect(updated._version).toBe(2);
   });
 
+  it('two value entries matching one existing value (by name and by id): 400 naming both, nothing changed', async () => {
+    const m = await api.createMarking({ name: 'tier', detail: { values: [{ name: 'gold' }] } });
+    const gold = m.detail.values![0]!;
+    const error = await api
+      .updateMarking(m.id, {
+        detail: { values: [{ name: 'gold' }, { id: gold.id, name: 'platinum' }] },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400 });
+    expect((error as { details: { path: string }[] }).details[0]!.path).toBe('detail.values[1]');
+    const after = await api.getMarking(m.id);
+    expect(after.detail.values!.map((v) => v.name)).toEqual(['gold']);
+    expect(after._version).toBe(m._version);
+  });
+
   it('swapping two value names by id keeps both values', async () => {
     const ids = new Map(marking.detail.values!.map((v) => [v.name, v.id]));
     const updated = await api.updateMarking(marking.id, {
@@ -699,6 +710,47 @@ describe('Create or Update Multiple', () => {
     expect(error.status).toBe(413);
     expect(await everything()).toHaveLength(1);
     expect(await api.createOrUpdateMarkings(items.slice(0, 1000), 0)).toHaveLength(1000);
+  });
+});
+
+describe('Create or Update Multiple: renames within one request', () => {
+  it('swapping two marking names keeps both findable by name, and names unique', async () => {
+    const a = await api.createMarking({ name: 'a' });
+    const b = await api.createMarking({ name: 'b' });
+    await api.createOrUpdateMarkings([
+      { id: a.id, name: 'b' },
+      { id: b.id, name: 'a' },
+    ]);
+    expect((await api.resolveMarking('b')).id).toBe(a.id);
+    expect((await api.resolveMarking('a')).id).toBe(b.id);
+    await expect(api.createMarking({ name: 'b' })).rejects.toBeInstanceOf(ConflictError);
+    expect(await names()).toEqual(['a', 'b']);
+  });
+
+  it('a new marking created before the item that frees its name stays findable', async () => {
+    const old = await api.createMarking({ name: 'classification' });
+    await api.createOrUpdateMarkings([
+      { name: 'classification', public: true },
+      { id: old.id, name: 'old-classification' },
+    ]);
+    expect((await api.resolveMarking('classification')).public).toBe(true);
+    expect((await api.resolveMarking('old-classification')).id).toBe(old.id);
+    await expect(api.createMarking({ name: 'classification' })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect(await names()).toEqual(['classification', 'old-classification']);
+  });
+
+  it('a new item clashing with a rename names the item whose new name it takes, not "exists already"', async () => {
+    const old = await api.createMarking({ name: 'old' });
+    const error = await api
+      .createOrUpdateMarkings([{ id: old.id, name: 'taken' }, { name: 'taken' }])
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 409 });
+    expect((error as { details: { message: string }[] }).details[0]!.message).toBe(
+      '"taken" is also the new name of item 0',
+    );
+    expect(await names()).toEqual(['old']);
   });
 });
 

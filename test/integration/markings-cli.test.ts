@@ -4,7 +4,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Marking, MarkingValue } from '../../src/markings/wire.js';
-import { mockCliSuite, tsvRows } from '../helpers/cli.js';
+import { tsvRows } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 /** The detail members the public Ionic API adds, for a marking without a default value. */
 const PUBLIC_API = {
@@ -13,7 +14,7 @@ const PUBLIC_API = {
   defaultVersion: 0,
   policies: { referenced: 0 },
 };
-const suite = mockCliSuite();
+const suite = mockSuite();
 const { ksctl } = suite;
 
 /** Runs a command that must succeed and returns its stdout. */
@@ -89,6 +90,13 @@ describe('markings create', () => {
     const result = await ksctl(['markings', 'create', 'quiet', '-q', '-o', 'json']);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout).name).toBe('quiet');
+  });
+
+  it('says 1 value, not 1 values', async () => {
+    const one = await ksctl(['markings', 'create', 'x', '--value', 'a']);
+    expect(one.stderr).toMatch(/^created marking x \([0-9a-f]{24}\) with 1 value$/m);
+    const none = await ksctl(['markings', 'create', 'y']);
+    expect(none.stderr).toMatch(/^created marking y \([0-9a-f]{24}\) with 0 values$/m);
   });
 });
 

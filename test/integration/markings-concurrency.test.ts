@@ -3,37 +3,24 @@
  * right after an answer is sent, before the command's next request can arrive, so the
  * "concurrent" change lands deterministically between the command's read and its write.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_FILTER } from '../../src/markings/filters.js';
-import { ApiClient } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
+import type { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
 import type { Marking } from '../../src/markings/wire.js';
-import { cliFor, mockEnv } from '../helpers/cli.js';
-import { type RequestSeen, startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import type { RequestSeen, TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const dirs = tempDirs();
+const suite = mockSuite();
+const { ksctl } = suite;
 let mock: TestMock;
-let client: ApiClient;
 let api: HttpMarkingsApi;
-let configDir: string;
-const ksctl = cliFor(() => mockEnv(mock, configDir));
 
-beforeAll(async () => {
-  mock = await startMock();
-  client = new ApiClient({ baseUrl: mock.baseUrl, auth: { kind: 'bearer', token: mock.token } });
-  api = new HttpMarkingsApi(client);
-  configDir = await dirs.make();
-});
-afterAll(async () => {
-  await client.close();
-  await mock.close();
-  await dirs.removeAll();
+beforeAll(() => {
+  ({ mock, api } = suite);
 });
 
 let marking: Marking;
 beforeEach(async () => {
-  await mock.reset();
   marking = await api.createMarking({
     name: 'classification',
     defaultValue: 'internal',

@@ -3,15 +3,14 @@
  * conversation id of the failing request, nothing sent when the input is invalid, retries.
  */
 import { createServer } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
-import { conversationIdOf, mockCliSuite, mockEnv, runCli } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { conversationIdOf, mockEnv, runCli } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { DEV_TOKEN, startMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
 
 const READER_TOKEN = 'reader-token-with-markings-read-only';
 
-const dirs = tempDirs();
-const suite = mockCliSuite({
+const suite = mockSuite({
   seed: {
     markings: [
       { name: 'classification', values: ['public', 'internal'], defaultValue: 'internal' },
@@ -20,8 +19,6 @@ const suite = mockCliSuite({
   },
 });
 const { ksctl } = suite;
-
-afterAll(() => dirs.removeAll());
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -213,6 +210,30 @@ describe('errors from the service: exit code, message, conversation id', () => {
   });
 });
 
+describe('a marking or value not found by name', () => {
+  const found = mockSuite({ seed: { markings: [{ name: 'region', values: ['eu'] }] } });
+
+  it.each([
+    [['markings', 'get', 'nope'], /marking "nope" not found/],
+    [['markings', 'values', 'get', 'classification', 'nope'], /value "nope" not found/],
+  ])('%j names the conversation of the lookup', async (argv, message) => {
+    await found.api.createMarking({ name: 'classification' });
+    const result = await runCli(argv, { env: mockEnv(found.mock, await found.makeDir()) });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(message);
+    const journal = await found.mock.journal();
+    expect(conversationIdOf(result.stderr)).toBe(journal.at(-1)!.cid);
+  });
+
+  it('values delete names the marking to list, not MARKING', async () => {
+    const result = await found.ksctl(['markings', 'values', 'delete', 'region', 'nosuch', '--yes']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      'hint: list its values with `ksctl markings values list region`',
+    );
+  });
+});
+
 describe('invalid input is caught before anything is sent (exit 3)', () => {
   it.each([
     [
@@ -337,7 +358,7 @@ describe('usage errors (exit 2), nothing sent', () => {
 
   it('no base URL anywhere', async () => {
     const result = await runCli(['markings', 'list'], {
-      env: { KSCTL_CONFIG_DIR: await dirs.make() },
+      env: { KSCTL_CONFIG_DIR: await suite.makeDir() },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no service to talk to\nhint: pass --base-url/);

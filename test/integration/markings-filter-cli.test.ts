@@ -2,23 +2,14 @@
  * `--filter` and `--or` on markings list, export and values list: checked before anything is
  * sent (exit 2 naming the filter), then sent to the service as written, never applied locally.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliFor, mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let configDir: string;
-const ksctl = cliFor(() => mockEnv(mock, configDir));
+const suite = mockSuite({ dirPerTest: true });
+const { ksctl } = suite;
 
-beforeAll(async () => {
-  mock = await startMock();
-});
-afterAll(() => mock.close());
 beforeEach(async () => {
-  await mock.reset();
-  configDir = await dirs.make();
+  const { mock } = suite;
   const seeded = await mock.call('POST', `/v2/${mock.info.tenantId}/markings`, [
     {
       name: 'region-eu',
@@ -46,7 +37,7 @@ async function names(argv: string[]): Promise<string[]> {
 
 /** The query strings the service received for list requests. */
 async function listQueries(): Promise<string[]> {
-  return (await mock.journal())
+  return (await suite.mock.journal())
     .filter((r) => r.method === 'GET' && r.path.includes('?'))
     .map((r) => decodeURIComponent(r.path.slice(r.path.indexOf('?') + 1)));
 }
@@ -165,7 +156,7 @@ describe('--filter', () => {
     expect(result.stderr).toContain(reason);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     // Only the seeding request of beforeEach reached the service.
-    expect(await mock.journal()).toHaveLength(1);
+    expect(await suite.mock.journal()).toHaveLength(1);
   });
 });
 
@@ -267,7 +258,7 @@ describe('repeated shortcut flags: each is a term, never dropped', () => {
       expect(result.stderr).toContain(hint);
       expect(result.stderr).not.toMatch(/\n\s+at /);
       // Only the seeding request of beforeEach reached the service.
-      expect(await mock.journal()).toHaveLength(1);
+      expect(await suite.mock.journal()).toHaveLength(1);
     },
   );
 });

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Marking } from '../../src/markings/wire.js';
 import type { JournalEntry } from '../../src/mock/wire.js';
-import { mockCliSuite } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 const { ksctl } = suite;
 
 beforeEach(async () => {
@@ -267,6 +267,21 @@ describe('deleting several, one request each', () => {
     expect(result.stderr).toContain('deleted "a"; failed: "b"; not sent: "c"');
     await suite.mock.setFaults([]);
     expect(valueNames(await classification())).toEqual(['b', 'c', 'internal']);
+  });
+});
+
+describe('adding several values, one request each', () => {
+  it('names the values added before the failure and exits with the failure', async () => {
+    const { api } = suite;
+    await api.createMarking({ name: 'region', detail: { values: [{ name: 'us' }] } });
+    const result = await ksctl(['markings', 'values', 'add', 'region', 'eu', 'us', 'apac']);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('added eu to marking region before the failure');
+    const values = [];
+    for await (const v of api.listValues((await api.resolveMarking('region')).id)) {
+      values.push(v.name);
+    }
+    expect(values).toEqual(['eu', 'us']);
   });
 });
 

@@ -1,14 +1,26 @@
 /**
- * `ksctl mock faults|reset` against a running (in-process) mock, found through the `mock` context
- * or KSCTL_BASE_URL, and the mock's admin endpoints they use.
+ * `ksctl mock faults|reset|tokens|messages` against a running (in-process) mock, found through
+ * the `mock` context or KSCTL_BASE_URL (which outrank it, as does --base-url), and the mock's
+ * admin endpoints they use. A bad fault rule gets the same answer wherever it is given.
  */
-import { describe, expect, it } from 'vitest';
-import { mockCliSuite, mockEnv, tsvRows } from '../helpers/cli.js';
-import { startMock } from '../helpers/mock.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mockEnv, tsvRows } from '../helpers/cli.js';
+import { mockContextSuite, mockSuite } from '../helpers/mock-suite.js';
+import { startMock, type TestMock } from '../helpers/mock.js';
 import { addDevice, postRaw, sealedBody } from './device-keys-fixtures.js';
 
-const suite = mockCliSuite({ seed: { markings: [{ name: 'seeded' }] } });
+const suite = mockSuite({ seed: { markings: [{ name: 'seeded' }] } });
 const { ksctl } = suite;
+
+/** Nothing listens on port 1 of the loopback interface: connection refused. */
+const DEAD_URL = 'http://127.0.0.1:1/v2/dev';
+
+async function markingNames(target: TestMock): Promise<string[]> {
+  const { body } = await target.call('GET', '/v2/dev/markings');
+  return (body as { Resources: { name: string }[] }).Resources.map((m) => m.name);
+}
 
 describe('ksctl mock faults', () => {
   it('set, list, fire, spend, clear', async () => {
@@ -93,5 +105,107 @@ describe('ksctl mock messages', () => {
     expect(tsvRows(listed.stdout)).toEqual([
       [expect.any(String), device.deviceId, 'ionic-file-open', '{"event":"open","file":"a.txt"}'],
     ]);
+  });
+});
+
+describe('admin commands: --base-url and KSCTL_BASE_URL outrank the mock context', () => {
+  const target = mockContextSuite();
+  const other = mockSuite();
+
+  beforeEach(async () => {
+    expect((await target.mock.call('POST', '/v2/dev/markings', { name: 'kept' })).status).toBe(201);
+  });
+
+  it('mock reset --base-url <nothing there> exits 7 and leaves the context mock alone', async () => {
+    const result = await target.ksctl(['mock', 'reset', '--yes', '--base-url', DEAD_URL]);
+    expect(result.code).toBe(7);
+    expect(result.stderr).toMatch(/cannot reach the service at http:\/\/127\.0\.0\.1:1/);
+    expect(await markingNames(target.mock)).toEqual(['kept']);
+  });
+
+  it('mock tokens --base-url <nothing there> exits 7 and prints no tokens', async () => {
+    const result = await target.ksctl([
+      'mock',
+      'tokens',
+      '--user',
+      'alice',
+      '--base-url',
+      DEAD_URL,
+    ]);
+    expect(result).toMatchObject({ code: 7, stdout: '' });
+  });
+
+  it('KSCTL_BASE_URL outranks the context too', async () => {
+    const result = await target.ksctl(['mock', 'reset', '--yes'], {
+      env: { KSCTL_BASE_URL: DEAD_URL },
+    });
+    expect(result.code).toBe(7);
+    expect(await markingNames(target.mock)).toEqual(['kept']);
+  });
+
+  it('mock reset --base-url <another mock> resets that one', async () => {
+    await other.mock.call('POST', '/v2/dev/markings', { name: 'gone' });
+    const result = await target.ksctl(['mock', 'reset', '--yes', '--base-url', other.mock.baseUrl]);
+    expect(result.code).toBe(0);
+    expect(await markingNames(other.mock)).toEqual([]);
+    expect(await markingNames(target.mock)).toEqual(['kept']);
+  });
+
+  it('without either, the mock context is used', async () => {
+    expect((await target.ksctl(['mock', 'reset', '--yes'])).code).toBe(0);
+    expect(await markingNames(target.mock)).toEqual([]);
+  });
+});
+
+describe('fault rules: the same bad rule gets the same answer', () => {
+  const target = mockContextSuite();
+  const bad = 'status=503,path=';
+  const problem = 'path must not be empty (leave it out to match every path)';
+
+  it('mock faults set: a usage error (exit 2), nothing sent', async () => {
+    const result = await target.ksctl(['mock', 'faults', 'set', bad]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`error: fault rule "${bad}": ${problem}; nothing was sent\n`);
+    expect(await target.mock.journal()).toEqual([]);
+    expect((await target.mock.call('GET', '/_mock/faults')).body).toEqual([]);
+  });
+
+  it('mock serve --fault: a usage error (exit 2), nothing started', async () => {
+    const before = await target.mockContext();
+    const result = await target.ksctl(['mock', 'serve', '--port', '0', '--fault', bad]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`error: --fault "${bad}": ${problem}\n`);
+    expect(await target.mockContext()).toEqual(before);
+  });
+
+  it('in a seed file: invalid input (exit 3)', async () => {
+    const seed = join(target.configDir, 'seed.yaml');
+    await writeFile(seed, "faults:\n  - status: 503\n    path: ''\n");
+    const result = await target.ksctl(['mock', 'serve', '--port', '0', '--seed', seed]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`seed faults[0]: ${problem}`);
+  });
+
+  it('in a PUT /_mock/faults body: 400', async () => {
+    const answer = await target.mock.call('PUT', '/_mock/faults', [{ status: 503, path: '' }]);
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain(problem);
+  });
+
+  it.each([
+    [
+      'status=503,method=bogus',
+      'method "bogus" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+    ],
+    [
+      'code=12345',
+      'code 12345 is neither a markings error code, an enrollment cause code nor a device error code',
+    ],
+    ['status=503,times=99999999999999999999', 'times must be at most 9007199254740991'],
+  ])('mock faults set %s: exit 2, naming the bad part', async (rule, message) => {
+    const result = await target.ksctl(['mock', 'faults', 'set', rule]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(tsvRows((await target.ksctl(['mock', 'faults', 'list'])).stdout)).toEqual([]);
   });
 });

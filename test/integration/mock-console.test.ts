@@ -7,17 +7,14 @@
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { ROOT } from '../helpers/spawn.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
-import { tempDirs } from '../helpers/temp.js';
 import { sleep } from '../../src/sleep.js';
 import { DeviceClient } from '../../src/device/client.js';
 import { addDevice, deviceHttp } from './device-keys-fixtures.js';
-
-const dirs = tempDirs();
-afterAll(() => dirs.removeAll());
 
 interface Raw {
   status: number;
@@ -107,12 +104,11 @@ const CHANGES: [method: string, path: string, body: unknown][] = [
 ];
 
 describe('the console', () => {
+  const suite = mockSuite();
   let mock: TestMock;
-  beforeAll(async () => {
-    mock = await startMock();
+  beforeAll(() => {
+    mock = suite.mock;
   });
-  afterAll(() => mock.close());
-  beforeEach(() => mock.reset());
 
   it('signs a browser in once with the link in the mock info, with a strict HttpOnly cookie', async () => {
     expect(mock.info.consoleUrl).toMatch(
@@ -303,7 +299,7 @@ describe('the console', () => {
       detail: { description: 'edited in the console', values: [{ name: 'secret' }] },
     });
     expect(edited.status).toBe(200);
-    const dir = await dirs.make();
+    const dir = await suite.makeDir();
     const shown = await runCli(['markings', 'get', 'classification', '-o', 'json'], {
       env: mockEnv(mock, dir),
     });
@@ -570,11 +566,11 @@ describe('closing the mock', () => {
 });
 
 describe('the console turned off', () => {
+  const suite = mockSuite({ console: false, resetEachTest: false });
   let mock: TestMock;
-  beforeAll(async () => {
-    mock = await startMock({ console: false });
+  beforeAll(() => {
+    mock = suite.mock;
   });
-  afterAll(() => mock.close());
 
   it('has no sign-in link and answers 404 everywhere under /_mock/console', async () => {
     expect(mock.info.consoleUrl).toBeUndefined();

@@ -4,8 +4,9 @@
  * name the page's origin. Sent with node:http, which lets a test set Origin as a browser would.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 const PAGE = 'http://127.0.0.1:5173';
 
@@ -29,11 +30,11 @@ function send(mock: TestMock, method: string, path: string, headers: Record<stri
 }
 
 describe('on by default', () => {
+  const suite = mockSuite({ resetEachTest: false });
   let mock: TestMock;
-  beforeAll(async () => {
-    mock = await startMock();
+  beforeAll(() => {
+    mock = suite.mock;
   });
-  afterAll(() => mock.close());
 
   it("answers the JS SDK's registration preflight with 204, the methods and the headers asked for", async () => {
     const answer = await send(mock, 'OPTIONS', '/v2.3/register/ABcd', {

@@ -17,14 +17,9 @@ import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/prot
 import { deviceKeySource } from '../../src/enroll/device-keys.js';
 import type { MockServer } from '../../src/mock/server.js';
 import { type MockServerOptions } from '../../src/mock/server.js';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import {
-  DEV_TOKEN,
-  startCheckedServer,
-  startMock as startTestMock,
-  type TestMock,
-} from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { afterAll, beforeAll } from 'vitest';
+import { DEV_TOKEN, startCheckedServer, type TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { started } from '../helpers/suite.js';
 
 let keys: Promise<{ server: DeviceKeyPair; device: DeviceKeyPair }> | undefined;
@@ -55,39 +50,33 @@ export function enrollingSuite(): {
   /** The same, with the mock's markings API and dev token, for the commands beyond enroll. */
   markingsEnv(): Record<string, string>;
 } {
-  let mock: TestMock | undefined;
   let device: DeviceKeyPair | undefined;
-  let dir: string | undefined;
-  const dirs = tempDirs();
   const original = { ...deviceKeySource };
   beforeAll(async () => {
     const keys = await testKeys();
     device = keys.device;
     deviceKeySource.generate = async () => keys.device;
     deviceKeySource.supply = () => ({ take: async () => keys.device, stop: () => undefined });
-    mock = await startTestMock({ keyServerKey: keys.server.privateKey });
   });
-  afterAll(async () => {
+  afterAll(() => {
     Object.assign(deviceKeySource, original);
-    await mock?.close();
-    await dirs.removeAll();
   });
-  beforeEach(async () => {
-    await mock?.reset();
-    dir = await dirs.make();
-  });
+  const suite = mockSuite(async () => ({
+    keyServerKey: (await testKeys()).server.privateKey,
+    dirPerTest: true,
+  }));
   return {
     get mock() {
-      return started(mock);
+      return suite.mock;
     },
     get device() {
       return started(device);
     },
     get dir() {
-      return started(dir);
+      return suite.configDir;
     },
     get profilesPath() {
-      return join(started(dir), 'profiles.pt');
+      return join(suite.configDir, 'profiles.pt');
     },
     env(envDir?: string, persistorPath?: string) {
       return {

@@ -5,24 +5,19 @@
  * portal's token headers, minted token pairs.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/enroll/wire.js';
 import type { JournalEntry, JournalEntryWithBodies, RequestJournal } from '../../src/mock/wire.js';
 import { makeCid } from '../../src/device/cid.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
+const suite = mockSuite();
 let mock: TestMock;
 
-beforeAll(async () => {
-  mock = await startMock();
+beforeAll(() => {
+  mock = suite.mock;
 });
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(async () => {
-  await mock.reset();
-});
-
 const secret = () => `s3cr3t-${randomBytes(12).toString('hex')}`;
 
 async function send(

@@ -3,15 +3,13 @@
  * (issue 24): what was sent and answered, readable on a terminal and whole in JSON and YAML,
  * secrets redacted; one request described with the lines to send it again.
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { JournalEntryWithBodies, RequestDetail } from '../../src/mock/wire.js';
-import { run } from '../../src/cli/main.js';
-import type { IOStreams } from '../../src/output/io.js';
-import { mockCliSuite, mockEnv } from '../helpers/cli.js';
+import { mockEnv, startCli } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 
 async function createMarking(name: string): Promise<void> {
   const answer = await fetch(`${suite.mock.baseUrl}/markings`, {
@@ -61,21 +59,7 @@ describe('mock requests --bodies', () => {
   });
 
   it('--follow shows each new request with its bodies as it comes', async () => {
-    let stdout = '';
-    const out = new PassThrough().setEncoding('utf8');
-    out.on('data', (t: string) => (stdout += t));
-    const io: IOStreams = {
-      stdin: new PassThrough(),
-      stdout: out,
-      stderr: new PassThrough(),
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      color: false,
-      columns: 80,
-    };
-    const stop = new AbortController();
-    const following = run(
+    const following = startCli(
       [
         'mock',
         'requests',
@@ -88,19 +72,19 @@ describe('mock requests --bodies', () => {
         '-o',
         'json',
       ],
-      { io, env: mockEnv(suite.mock, suite.configDir), signal: stop.signal },
+      { columns: 80, env: mockEnv(suite.mock, suite.configDir) },
     );
     try {
       // Until the follower has read the journal once, a request may count as already there.
-      for (let i = 0; i < 100 && !stdout.includes('followed-'); i++) {
+      for (let i = 0; i < 100 && !following.stdout().includes('followed-'); i++) {
         await createMarking(`followed-${i}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {
-      stop.abort();
+      following.stop();
     }
-    expect(await following).toBe(0);
-    const lines = stdout.trimEnd().split('\n');
+    expect(await following.exit).toBe(0);
+    const lines = following.stdout().trimEnd().split('\n');
     const entries = lines.map((line) => JSON.parse(line) as JournalEntryWithBodies);
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) {

@@ -2,13 +2,11 @@
  * The mock's tables at 80 columns: relative times like every other table, the path whole, one
  * line a request when following, and an empty list said in words, not a bare header.
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
-import type { IOStreams } from '../../src/output/io.js';
-import { mockCliSuite, mockEnv } from '../helpers/cli.js';
+import { mockEnv, startCli } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite();
+const suite = mockSuite();
 const LONG_PATH = '/v2/dev/markings?valueLimit=0&skip=0&limit=1000';
 
 async function request(path: string) {
@@ -47,31 +45,17 @@ describe('mock tables on an 80-column terminal', () => {
 
   it('mock requests --follow: one line a request, the path last and whole', async () => {
     await request(LONG_PATH);
-    let stdout = '';
-    const out = new PassThrough().setEncoding('utf8');
-    out.on('data', (t: string) => (stdout += t));
-    const io: IOStreams = {
-      stdin: new PassThrough(),
-      stdout: out,
-      stderr: new PassThrough(),
-      stdinIsTTY: false,
+    const following = startCli(['mock', 'requests', '--follow', '--interval', '100'], {
       stdoutIsTTY: true,
-      stderrIsTTY: false,
-      color: false,
       columns: 80,
-    };
-    const stop = new AbortController();
-    const following = run(['mock', 'requests', '--follow', '--interval', '100'], {
-      io,
       env: { ...mockEnv(suite.mock, suite.configDir), KSCTL_PAGER: 'cat' },
-      signal: stop.signal,
     });
-    for (let i = 0; i < 200 && stdout.split('\n').length < 3; i++) {
+    for (let i = 0; i < 200 && following.stdout().split('\n').length < 3; i++) {
       await new Promise((r) => setTimeout(r, 25));
     }
-    stop.abort();
-    expect(await following).toBe(0);
-    const lines = stdout.trimEnd().split('\n');
+    following.stop();
+    expect(await following.exit).toBe(0);
+    const lines = following.stdout().trimEnd().split('\n');
     expect(lines[0]).toMatch(/^TIME +METHOD +STATUS +MS +PATH$/);
     expect(lines[1]).toMatch(
       new RegExp(

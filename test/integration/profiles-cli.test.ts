@@ -339,6 +339,29 @@ describe('a profile file that is missing or holds no profiles', () => {
     expect(listed.code).toBe(0);
     expect(listed.stderr).toBe(`${zeroBytes} holds no profiles\n`);
   });
+
+  it('profiles list with a --persistor-path that does not exist is not found (exit 5)', async () => {
+    const result = await cli(['profiles', 'list', '--persistor-path', '/nonexistent/x.pt']);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(/^error: there is no profile file at \/nonexistent\/x\.pt$/m);
+    const fresh = await cli(['profiles', 'list'], { tty: true });
+    expect(fresh.code).toBe(0);
+    expect(fresh.stderr).toMatch(/^no profiles in /);
+  });
+
+  it('a password file that is not there is not asked a password (a new one, twice) first', async () => {
+    for (const tty of [true, false]) {
+      const named = await cli(['profiles', 'list', '--persistor-path', '/nonexistent/x.pw'], {
+        tty,
+      });
+      expect(named.code).toBe(5);
+      expect(named.stderr).toMatch(/^error: there is no profile file at \/nonexistent\/x\.pw$/m);
+      expect(named.stderr + named.stdout).not.toMatch(/password/i);
+    }
+    const shown = await cli(['profiles', 'show', 'x', '--persistor-path', '/nonexistent/x.pw']);
+    expect(shown.code).toBe(5);
+    expect(shown.stderr).toMatch(/^error: there is no profile file at \/nonexistent\/x\.pw$/m);
+  });
 });
 
 describe('where the profile file is', () => {

@@ -1,25 +1,19 @@
 /** `ksctl status`: who, where, which scopes, whether the service answers, and the exit code. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { mockEnv, runCli } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
 const READER = 'status-reader-token';
-const dirs = tempDirs();
+const suite = mockSuite({
+  seed: { tokens: [{ token: READER, name: 'reader', scopes: ['markings:read'] }] },
+});
 let mock: TestMock;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  mock = await startMock({
-    seed: { tokens: [{ token: READER, name: 'reader', scopes: ['markings:read'] }] },
-  });
-  const dir = await dirs.make();
-  env = { ...mockEnv(mock, dir), KSCTL_HOME: dir };
-});
-
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
+beforeAll(() => {
+  mock = suite.mock;
+  env = { ...mockEnv(mock, suite.configDir), KSCTL_HOME: suite.configDir };
 });
 
 describe('ksctl status', () => {
@@ -62,6 +56,15 @@ describe('ksctl status', () => {
     });
     expect(result.code).toBe(7);
     expect(result.stdout).toMatch(/^Service\tnot answering/m);
+  });
+
+  it('with the service down says who is unknown, not unreported', async () => {
+    const result = await runCli(['status'], {
+      env: { ...env, KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev' },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toMatch(/^Who\tunknown \(no answer\)$/m);
+    expect(result.stdout).not.toMatch(/not reported/);
   });
 
   it('exits 5 and names the missing /v2/TENANT when the base URL has none', async () => {

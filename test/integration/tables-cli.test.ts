@@ -1,27 +1,17 @@
 /** Tables on a terminal: they fit its width, say when they are empty, and show times relative. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliFor, mockEnv } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
-import { tempDirs } from '../helpers/temp.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const dirs = tempDirs();
-let mock: TestMock;
-let dir: string;
-const cli = cliFor(() => ({ ...mockEnv(mock, dir), KSCTL_HOME: dir }));
+const suite = mockSuite();
+const cli = cliFor(() => ({
+  ...mockEnv(suite.mock, suite.configDir),
+  KSCTL_HOME: suite.configDir,
+}));
 
 const LONG = 'A description long enough to run well past the edge of an eighty column terminal';
-
-beforeAll(async () => {
-  mock = await startMock();
-  dir = await dirs.make();
-});
-beforeEach(() => mock.reset());
-afterAll(async () => {
-  await mock.close();
-  await dirs.removeAll();
-});
 
 describe('tables on a terminal', () => {
   it('fit 80 columns, cutting cells with an ellipsis; --wide shows them in full', async () => {
@@ -82,15 +72,15 @@ describe('tables on a terminal', () => {
 describe('feedback on waits', () => {
   it('says on a terminal that it retries, and why; piped stderr stays clean', async () => {
     const rule = { method: 'GET', path: '/v2/dev/markings', status: 503, times: 1 };
-    await mock.setFaults([rule]);
+    await suite.mock.setFaults([rule]);
     const shown = await cli(['markings', 'list'], { tty: true });
     expect(shown.code).toBe(0);
     expect(shown.stderr).toMatch(/list markings: retrying in [\d.]+ s after 503/);
-    await mock.setFaults([rule]);
+    await suite.mock.setFaults([rule]);
     const piped = await cli(['markings', 'list']);
     expect(piped.code).toBe(0);
     expect(piped.stderr).toBe('');
-    await mock.setFaults([rule]);
+    await suite.mock.setFaults([rule]);
     const quiet = await cli(['markings', 'list', '-q'], { tty: true });
     expect(quiet.stderr).not.toContain('retrying');
   });
@@ -101,7 +91,7 @@ describe('long tables on a terminal go through a pager', () => {
     for (const name of ['region', 'classification']) {
       expect((await cli(['markings', 'create', name, '--value', 'a'])).code).toBe(0);
     }
-    const file = join(dir, 'paged.txt');
+    const file = join(suite.configDir, 'paged.txt');
     const env = { KSCTL_PAGER: undefined, PAGER: `cat > '${file}'` };
     const paged = await cli(['markings', 'list'], { tty: true, columns: 80, env });
     expect(paged.code).toBe(0);

@@ -8,18 +8,17 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { CommandContext } from '../../src/cli/command-context.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
 import stringWidth from 'string-width';
 import { saveProfiles } from '../../src/profiles/index.js';
-import { cliFor, mockEnv, runCli } from '../helpers/cli.js';
-import { startMock, type TestMock } from '../helpers/mock.js';
+import { cliFor, mockEnv, runCli, startCli } from '../helpers/cli.js';
+import type { TestMock } from '../helpers/mock.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 import { testProfile } from '../helpers/profiles.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -144,30 +143,17 @@ describe('help pages fit the terminal', () => {
 /** `ksctl mock serve` on a terminal of `width` columns: its banner, until it is ready. */
 async function banner(width: number): Promise<string> {
   const dir = await dirs.make();
-  let stderr = '';
-  const sink = new PassThrough().setEncoding('utf8');
-  sink.on('data', (t: string) => (stderr += t));
-  const io: IOStreams = {
-    stdin: new PassThrough(),
-    stdout: new PassThrough(),
-    stderr: sink,
-    stdinIsTTY: false,
+  const ready = join(dir, 'ready.json');
+  const serving = startCli(['mock', 'serve', '--port', '0', '--ready-file', ready], {
     stdoutIsTTY: true,
     stderrIsTTY: true,
-    color: false,
     columns: width,
-  };
-  const ready = join(dir, 'ready.json');
-  const stop = new AbortController();
-  const serving = run(['mock', 'serve', '--port', '0', '--ready-file', ready], {
-    io,
     env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir },
-    signal: stop.signal,
   });
   for (let i = 0; i < 400 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
-  stop.abort();
-  expect(await serving).toBe(0);
-  return stderr;
+  serving.stop();
+  expect(await serving.exit).toBe(0);
+  return serving.stderr();
 }
 
 describe('the mock banner fits the terminal', () => {
@@ -257,14 +243,13 @@ const wider = (text: string, width: number) =>
   shownLines(text).filter((line) => stringWidth(line) > width);
 
 describe('what commands say fits 80 columns, not only their help', () => {
+  const suite = mockSuite({ resetEachTest: false });
   let mock: TestMock;
   let dir: string;
   const cli = cliFor(() => ({ ...mockEnv(mock, dir), KSCTL_HOME: dir }));
-  beforeAll(async () => {
-    mock = await startMock();
-    dir = await dirs.make();
+  beforeAll(() => {
+    ({ mock, configDir: dir } = suite);
   });
-  afterAll(() => mock.close());
 
   it('help written to a pipe is laid out for 80 columns', async () => {
     assertBuilt();
@@ -321,25 +306,14 @@ describe('what commands say fits 80 columns, not only their help', () => {
 
   it('mock state check', { timeout: 30_000 }, async () => {
     const state = join(await dirs.make(), 'state-directory');
-    const stop = new AbortController();
     const ready = join(dir, 'state-ready.json');
-    const io: IOStreams = {
-      stdin: new PassThrough(),
-      stdout: new PassThrough().resume(),
-      stderr: new PassThrough().resume(),
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      color: false,
-      columns: 80,
-    };
-    const serving = run(
+    const serving = startCli(
       ['mock', 'serve', '--port', '0', '--state', state, '--ready-file', ready, '--no-context'],
-      { io, env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir }, signal: stop.signal },
+      { columns: 80, env: { KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir } },
     );
     for (let i = 0; i < 400 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
-    stop.abort();
-    expect(await serving).toBe(0);
+    serving.stop();
+    expect(await serving.exit).toBe(0);
     const checked = await runCli(['mock', 'state', 'check', state], {
       tty: true,
       columns: 80,

@@ -6,9 +6,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mockCliSuite } from '../helpers/cli.js';
+import { mockSuite } from '../helpers/mock-suite.js';
 
-const suite = mockCliSuite({ latency: { minMs: 400, maxMs: 400 } });
+const suite = mockSuite({ latency: { minMs: 400, maxMs: 400 } });
 
 /** What a spinner frame drew last before being cleared: `⠋ label`. */
 const spinnerLabels = (stderr: string) =>

@@ -4,7 +4,8 @@ import { errorFromAnswer } from '../../src/api/errors.js';
 import { ENROLLMENT_CAUSES, enrollmentErrorFromAnswer } from '../../src/enroll/causes.js';
 import { fileError } from '../../src/files/fs-errors.js';
 import { refuseToReplace } from '../../src/files/replace-guard.js';
-import type { KsctlError } from '../../src/errors.js';
+import { InputError, type KsctlError } from '../../src/errors.js';
+import { formatError } from '../../src/output/errors.js';
 
 /** Lower-case first letter (an upper-case word such as STOKEN may start it), no final full stop. */
 function expectStyle(text: string | undefined): void {
@@ -65,5 +66,14 @@ describe('message style of what commands say themselves', () => {
     expectStyle(refused.message);
     expect(refused.message).toBe('delete marking "region" and its 3 values: confirmation needed');
     expectStyle(refused.hint);
+  });
+});
+
+describe('message style of hints', () => {
+  it('hints start in lower case, whoever wrote them', () => {
+    const text = formatError(new InputError('bad', { hint: 'Check the file' }), false);
+    expect(text).toBe('error: bad\nhint: check the file\n');
+    const acronym = formatError(new InputError('bad', { hint: 'URL first' }), false);
+    expect(acronym).toContain('hint: URL first');
   });
 });
