@@ -3,18 +3,17 @@
  * only ever accepts; anything it does not like goes to the YAML path, which reports every problem
  * with its position.
  */
-import { descriptionProblem, nameProblem } from '../api/names.js';
-import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
-import { FILE_KEYS, type ParsedMarking, type SourceText } from './file-format.js';
-import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
+import type { ParsedMarking, SourceText } from './file-format.js';
+import { checkMarking, documentEntries, isPlainMapping, plainTree } from './file-rules.js';
+import type { SourcePosition } from './types.js';
 
 /**
  * The fast path for valid JSON files. The YAML library needs seconds for a file of 100,000
  * values (JSON included), while `JSON.parse` needs milliseconds; positions cost one scan of the
- * text. This path only ever accepts: at the first thing it does not like (a syntax error, a
- * duplicate key, a wrong type, a bad name) it returns undefined, and the caller reads the file
- * again on the path that reports every problem with its position. Messages stay identical that
- * way, and a valid file reads to exactly the same markings on both paths.
+ * text. This path only ever accepts: at the first problem the rules of file-rules.ts find (or a
+ * syntax error, or a key given twice) it returns undefined, and the caller reads the file again
+ * on the path that reports every problem with its position. Messages stay identical that way,
+ * and a valid file reads to exactly the same markings on both paths.
  */
 export function parseValidJson(
   source: SourceText,
@@ -31,106 +30,46 @@ export function parseValidJson(
       return undefined;
     }
   }
-  if (!isObject(data)) return undefined;
+  if (!isPlainMapping(data)) return undefined;
   // A marking document may be one marking itself, read as a list of one.
   const itself = single && !('markings' in data);
   // Entries that are not objects fail below anyway: no scan for their places.
-  if (!itself && Array.isArray(data.markings) && !data.markings.every(isObject)) return undefined;
-  const places = markingPlaces(source.text, itself);
-  if (places === undefined) return undefined;
-
-  if (!itself && !onlyKeys(data, FILE_KEYS.document)) return undefined;
-  const list = itself ? [data] : data.markings;
-  if (!Array.isArray(list) || list.length !== places.length) return undefined;
-
-  const position = positionFinder(source);
-  const parsed: ParsedMarking[] = [];
-  for (const [index, entry] of list.entries()) {
-    const place = places[index];
-    if (place?.nameOffset === undefined) return undefined;
-    const marking = readMarking(entry, position(place.offset));
-    if (marking === undefined) return undefined;
-    parsed.push({
-      marking,
-      nameOffset: place.nameOffset,
-      namePosition: position(place.nameOffset),
-    });
-  }
-  return parsed;
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function onlyKeys(object: JsonObject, allowed: readonly string[]): boolean {
-  return Object.keys(object).every((key) => allowed.includes(key));
-}
-
-const isName = (value: unknown): value is string =>
-  typeof value === 'string' && nameProblem(value) === undefined;
-const isDescription = (value: unknown): value is string =>
-  typeof value === 'string' && descriptionProblem(value) === undefined;
-
-/** The same checks, in effect, as the position-keeping path's `readMarking`. */
-function readMarking(entry: unknown, source: SourcePosition): DesiredMarking | undefined {
-  if (!isObject(entry) || !onlyKeys(entry, FILE_KEYS.marking) || !isName(entry.name)) {
+  if (!itself && Array.isArray(data.markings) && !data.markings.every(isPlainMapping)) {
     return undefined;
   }
-  const marking: DesiredMarking = { name: entry.name, source };
-  if ('description' in entry) {
-    if (!isDescription(entry.description)) return undefined;
-    marking.description = entry.description;
-  }
-  for (const flag of ['public', 'adminOnly'] as const) {
-    if (!(flag in entry)) continue;
-    const value = entry[flag];
-    if (typeof value !== 'boolean') return undefined;
-    marking[flag] = value;
-  }
-  if ('values' in entry) {
-    const values = readValues(entry.values);
-    if (values === undefined) return undefined;
-    marking.values = values;
-  }
-  if ('defaultValue' in entry) {
-    const value = entry.defaultValue;
-    if (value !== null) {
-      if (!isName(value)) return undefined;
-      if (marking.values !== undefined && !marking.values.some((v) => v.name === value)) {
-        return undefined;
-      }
+  const places = markingPlaces(source.text, itself);
+  if (places === undefined) return undefined;
+  try {
+    const document = documentEntries(tree, data, single, refuse);
+    if (document === undefined) return undefined;
+    const entries = 'itself' in document ? [document.itself] : document.entries;
+    if (entries.length !== places.length) return undefined;
+    const position = positionFinder(source);
+    const parsed: ParsedMarking[] = [];
+    for (const [index, entry] of entries.entries()) {
+      const place = places[index];
+      if (place?.nameOffset === undefined) return undefined;
+      const checked = checkMarking(tree, entry, () => position(place.offset), refuse);
+      if (checked === undefined) return undefined;
+      parsed.push({
+        marking: checked.marking,
+        nameOffset: place.nameOffset,
+        namePosition: position(place.nameOffset),
+      });
     }
-    marking.defaultValue = value;
+    return parsed;
+  } catch (error) {
+    if (error === NOT_ACCEPTED) return undefined;
+    throw error;
   }
-  return marking;
 }
 
-function readValues(list: unknown): DesiredValue[] | undefined {
-  if (!Array.isArray(list) || list.length > VALUES_MAX_PER_MARKING) return undefined;
-  const values: DesiredValue[] = [];
-  const seen = new Set<string>();
-  for (const item of list) {
-    let value: DesiredValue;
-    if (typeof item === 'string') {
-      value = { name: item };
-    } else if (isObject(item) && onlyKeys(item, FILE_KEYS.value)) {
-      value = { name: item.name as string };
-      if ('description' in item) {
-        if (!isDescription(item.description)) return undefined;
-        value.description = item.description;
-      }
-    } else {
-      return undefined;
-    }
-    if (!isName(value.name) || seen.has(value.name)) return undefined;
-    seen.add(value.name);
-    values.push(value);
-  }
-  return values;
-}
+const tree = plainTree();
+/** Thrown at the first problem: this path only accepts, the others tell what is wrong. */
+const NOT_ACCEPTED = new Error('not accepted by the fast path');
+const refuse = (): never => {
+  throw NOT_ACCEPTED;
+};
 
 /**
  * Line and column (1-based) of an offset, as the YAML library's LineCounter counts them. Offsets

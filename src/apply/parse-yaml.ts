@@ -1,4 +1,7 @@
-/** The path that reads any YAML or JSON file and reports every problem with its position. */
+/**
+ * The path that reads any YAML or JSON file and reports every problem with its position: the
+ * `yaml` library's document, with a position for every node, shown to the rules of file-rules.ts.
+ */
 import {
   isAlias,
   isMap,
@@ -8,44 +11,57 @@ import {
   type Node,
   type Pair,
   parseDocument,
-  type YAMLMap,
+  visit,
 } from 'yaml';
-import { descriptionProblem, nameProblem } from '../api/names.js';
-import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { closest, excerpt } from './problem-words.js';
-import type { DesiredMarking, DesiredValue, SourcePosition } from './types.js';
 import {
-  FILE_KEYS,
-  type ParsedFile,
-  type ParsedMarking,
-  type ParseOptions,
-  type Problem,
-  type SourceText,
+  checkMarking,
+  declaredJson,
+  documentEntries,
+  type FileTree,
+  looksLikeJson,
+  type NodeKind,
+  type ProblemPlace,
+  syntaxWords,
+} from './file-rules.js';
+import type { SourcePosition } from './types.js';
+import type {
+  ParsedFile,
+  ParsedMarking,
+  ParseOptions,
+  Problem,
+  SourceText,
 } from './file-format.js';
 
 type AnyNode = Node | Pair | null | undefined;
 
+/** A node as its parent holds it: a pair's value (placed at its key when it is empty), or an item. */
+interface Slot {
+  node: AnyNode;
+  pair?: Pair;
+}
+
 export function parseWithPositions(source: SourceText, options: ParseOptions): ParsedFile {
-  const reader = new MarkingsReader(source);
-  const markings = reader.syntaxErrors() ? [] : reader.readDocument(options);
-  return { markings, problems: reader.problems };
+  const file = new YamlFile(source);
+  const markings = file.syntaxErrors() ? [] : file.readDocument(options);
+  return { markings, problems: file.problems };
 }
 
 /**
  * One file's text read as a YAML document into markings: every problem is reported with its
  * line and column, and reading goes on past it, so one run lists them all.
  */
-class MarkingsReader {
+class YamlFile implements FileTree<Slot> {
   readonly problems: Problem[] = [];
   private readonly lineCounter = new LineCounter();
   private readonly doc: ReturnType<typeof parseDocument>;
 
   constructor(private readonly source: SourceText) {
+    // Keys given twice are found below, in the words every reader gives them.
     this.doc = parseDocument(source.text, {
       lineCounter: this.lineCounter,
       prettyErrors: false,
-      uniqueKeys: true,
+      uniqueKeys: false,
     });
   }
 
@@ -53,20 +69,132 @@ class MarkingsReader {
   syntaxErrors(): boolean {
     const jsonError = jsonSyntaxError(this.source, this.doc.errors.length > 0);
     if (jsonError !== undefined) {
-      this.report(jsonError.offset, `invalid JSON: ${jsonError.reason}`);
+      this.report(jsonError.offset, syntaxWords.json(jsonError.reason));
       return true;
     }
     for (const error of this.doc.errors) {
       this.report(
         error.pos[0],
         error.code === 'MULTIPLE_DOCS'
-          ? 'a file holds one YAML document; put further markings in the same `markings` list'
+          ? syntaxWords.oneDocument
           : /call stack/i.test(error.message)
-            ? 'nested too deeply to read (thousands of levels of lists or maps)'
-            : `invalid YAML: ${error.message}`,
+            ? syntaxWords.nestedTooDeeply
+            : syntaxWords.yaml(error.message),
       );
     }
-    return this.doc.errors.length > 0;
+    return this.doc.errors.length > 0 || this.keyGivenTwice();
+  }
+
+  /** The first key given twice in one mapping, in reading order, as the other readers stop at. */
+  private keyGivenTwice(): boolean {
+    let first: { offset: number; key: string } | undefined;
+    visit(this.doc, {
+      Map: (_, map) => {
+        const seen = new Set<unknown>();
+        for (const pair of map.items) {
+          if (!isScalar(pair.key)) continue;
+          const offset = pair.key.range?.[0] ?? 0;
+          if (!seen.has(pair.key.value)) seen.add(pair.key.value);
+          else if (first === undefined || offset < first.offset) {
+            first = { offset, key: String(pair.key.value) };
+          }
+        }
+      },
+    });
+    if (first !== undefined) this.report(first.offset, syntaxWords.keyGivenTwice(first.key));
+    return first !== undefined;
+  }
+
+  /** The document's markings: a `markings` list, or (options.single) one marking itself. */
+  readDocument(options: ParseOptions): ParsedMarking[] {
+    const report = (place: ProblemPlace<Slot>, reason: string) =>
+      this.report(this.placeOffset(place), reason);
+    const document = documentEntries(
+      this,
+      { node: this.doc.contents },
+      options.single === true,
+      report,
+    );
+    if (document === undefined) return [];
+    const entries = 'itself' in document ? [document.itself] : document.entries;
+    const markings: ParsedMarking[] = [];
+    for (const entry of entries) {
+      const source = () => this.positionOf(this.offsetOf(entry.node, 0));
+      const checked = checkMarking(this, entry, source, report);
+      if (checked === undefined) continue;
+      const nameOffset = this.slotOffset(checked.name);
+      markings.push({
+        marking: checked.marking,
+        nameOffset,
+        namePosition: this.positionOf(nameOffset),
+      });
+    }
+    return markings;
+  }
+
+  kind(slot: Slot): NodeKind {
+    const node = this.resolve(slot.node);
+    if (isMap(node)) return 'mapping';
+    if (isSeq(node)) return 'list';
+    if (isAlias(node)) return 'unknown alias';
+    if (node === null || node === undefined) return 'nothing';
+    if (!isScalar(node)) return 'other';
+    const { value } = node;
+    if (value === null) return 'nothing';
+    if (typeof value === 'string') return 'text';
+    if (typeof value === 'number' || typeof value === 'bigint') return 'number';
+    return typeof value === 'boolean' ? 'boolean' : 'other';
+  }
+
+  text(slot: Slot): string | undefined {
+    const node = this.resolve(slot.node);
+    return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
+  }
+
+  boolean(slot: Slot): boolean | undefined {
+    const node = this.resolve(slot.node);
+    return isScalar(node) && typeof node.value === 'boolean' ? node.value : undefined;
+  }
+
+  written(slot: Slot): string {
+    const node = this.resolve(slot.node);
+    if (isAlias(node)) return `*${node.source}`;
+    return isScalar(node) ? (node.source ?? String(node.value)) : '';
+  }
+
+  get(map: Slot, key: string): Slot | undefined {
+    const node = this.resolve(map.node);
+    if (!isMap(node)) return undefined;
+    const pair = node.items.find((item) => {
+      const k = this.resolve(item.key as AnyNode);
+      return isScalar(k) && k.value === key;
+    });
+    return pair === undefined ? undefined : { node: pair.value as AnyNode, pair };
+  }
+
+  keys(map: Slot): (string | undefined)[] {
+    const node = this.resolve(map.node);
+    if (!isMap(node)) return [];
+    return node.items.map((pair) => {
+      const key = this.resolve(pair.key as AnyNode);
+      return isScalar(key) ? String(key.value) : undefined;
+    });
+  }
+
+  keyNode(map: Slot, index: number): Slot | undefined {
+    const node = this.resolve(map.node);
+    const pair = isMap(node) ? node.items[index] : undefined;
+    return pair === undefined ? undefined : { node: this.resolve(pair.key as AnyNode) };
+  }
+
+  items(list: Slot): readonly Slot[] {
+    const node = this.resolve(list.node);
+    return isSeq(node) ? node.items.map((item) => ({ node: item as AnyNode })) : [];
+  }
+
+  firstAt(first: Slot): string {
+    const { line, col } = this.lineCounter.linePos(this.slotOffset(first));
+    return `at line ${line}, column ${col}`;
   }
 
   private positionOf(offset: number): SourcePosition {
@@ -78,10 +206,24 @@ class MarkingsReader {
     this.problems.push({ position: this.positionOf(offset), offset, reason });
   }
 
+  /** A key where the problem is the key, else the node; the file's start when there is none. */
+  private placeOffset(place: ProblemPlace<Slot>): number {
+    if (place.node === undefined) return 0;
+    const fallback = this.offsetOf(this.resolve(place.node.node), 0);
+    if (place.key !== undefined) return this.offsetOf(place.key.node, fallback);
+    return this.slotOffset(place.node);
+  }
+
+  /** Where a slot is written: an alias's own place, not its anchor's. */
+  private slotOffset(slot: Slot): number {
+    return slot.pair === undefined ? this.offsetOf(slot.node, 0) : this.valueOffset(slot.pair);
+  }
+
   /** An alias stands for its anchor's node; an alias to no anchor stays, for the message. */
   private resolve(node: AnyNode): AnyNode {
     return isAlias(node) ? (node.resolve(this.doc) ?? node) : node;
   }
+
   private offsetOf(node: AnyNode, fallback: number): number {
     const range = node && 'range' in node ? node.range : undefined;
     return range?.[0] ?? fallback;
@@ -101,244 +243,6 @@ class MarkingsReader {
     }
     return this.offsetOf(value, keyOffset);
   }
-
-  private checkKeys(map: YAMLMap, allowed: readonly string[], where: string) {
-    for (const pair of map.items) {
-      const key = this.resolve(pair.key as AnyNode);
-      const keyText = isScalar(key) ? String(key.value) : undefined;
-      if (keyText !== undefined && allowed.includes(keyText)) continue;
-      const suggestion = keyText === undefined ? undefined : closest(keyText, allowed);
-      this.report(
-        this.offsetOf(key, this.offsetOf(map, 0)),
-        `unknown key ${excerpt(keyText ?? '(not text)')} in ${where}` +
-          (suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`),
-      );
-    }
-  }
-
-  private pairOf(map: YAMLMap, key: string): Pair | undefined {
-    return map.items.find((pair) => {
-      const k = this.resolve(pair.key as AnyNode);
-      return isScalar(k) && k.value === key;
-    });
-  }
-
-  private text(pair: Pair, what: string): string | undefined {
-    const node = this.resolve(pair.value as AnyNode);
-    if (isScalar(node) && typeof node.value === 'string') return node.value;
-    this.report(this.valueOffset(pair), `${what} must be text, ${found(node, true)}`);
-    return undefined;
-  }
-
-  private name(pair: Pair, what: string): string | undefined {
-    const value = this.text(pair, what);
-    if (value === undefined) return undefined;
-    const problem = nameProblem(value);
-    if (problem !== undefined) {
-      this.report(this.valueOffset(pair), `${what} ${excerpt(value)} ${problem}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  private description(pair: Pair, what: string): string | undefined {
-    const value = this.text(pair, what);
-    if (value === undefined) return undefined;
-    const problem = descriptionProblem(value);
-    if (problem !== undefined) this.report(this.valueOffset(pair), `${what} ${problem}`);
-    return value;
-  }
-
-  private boolean(pair: Pair, what: string): boolean | undefined {
-    const node = this.resolve(pair.value as AnyNode);
-    if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-    this.report(this.valueOffset(pair), `${what} must be true or false, ${found(node)}`);
-    return undefined;
-  }
-
-  /** `markingLabel` is the marking's name quoted for messages. */
-  private readValue(
-    node: AnyNode,
-    markingLabel: string,
-    index: number,
-  ): { value: DesiredValue; offset: number } | undefined {
-    const item = this.resolve(node);
-    // Where the entry is written: an alias's own place, not its anchor's.
-    const offset = this.offsetOf(node, 0);
-    if (isScalar(item)) {
-      if (typeof item.value !== 'string') {
-        this.report(
-          offset,
-          `a value of ${markingLabel} must be a name or {name, description}, ${found(item, true)}`,
-        );
-        return undefined;
-      }
-      const problem = nameProblem(item.value);
-      if (problem !== undefined) {
-        this.report(offset, `value name ${excerpt(item.value)} ${problem}`);
-        return undefined;
-      }
-      return { value: { name: item.value }, offset };
-    }
-    if (!isMap(item)) {
-      this.report(
-        offset,
-        `a value of ${markingLabel} must be a name or {name, description}, ${found(item)}`,
-      );
-      return undefined;
-    }
-    this.checkKeys(item, FILE_KEYS.value, `a value of ${markingLabel}`);
-    const namePair = this.pairOf(item, 'name');
-    if (namePair === undefined) {
-      this.report(offset, `a value of ${markingLabel} has no name`);
-      return undefined;
-    }
-    const valueName = this.name(namePair, 'value name');
-    const descriptionPair = this.pairOf(item, 'description');
-    const valueDescription =
-      descriptionPair === undefined
-        ? undefined
-        : this.description(
-            descriptionPair,
-            `values[${index}].description of marking ${markingLabel}`,
-          );
-    if (valueName === undefined) return undefined;
-    const value: DesiredValue = { name: valueName };
-    if (valueDescription !== undefined) value.description = valueDescription;
-    return { value, offset: this.valueOffset(namePair) };
-  }
-
-  private readValues(pair: Pair, markingLabel: string): DesiredValue[] | undefined {
-    const node = this.resolve(pair.value as AnyNode);
-    if (!isSeq(node)) {
-      this.report(
-        this.valueOffset(pair),
-        `values of ${markingLabel} must be a list, ${found(node)}`,
-      );
-      return undefined;
-    }
-    if (node.items.length > VALUES_MAX_PER_MARKING) {
-      this.report(
-        this.valueOffset(pair),
-        `${markingLabel} lists ${node.items.length} values; at most ${VALUES_MAX_PER_MARKING} are allowed`,
-      );
-    }
-    const values: DesiredValue[] = [];
-    const seen = new Map<string, number>();
-    let valid = true;
-    for (const [index, itemNode] of node.items.entries()) {
-      const read = this.readValue(itemNode as AnyNode, markingLabel, index);
-      if (read === undefined) {
-        valid = false;
-        continue;
-      }
-      const first = seen.get(read.value.name);
-      if (first !== undefined) {
-        const { line, col } = this.lineCounter.linePos(first);
-        this.report(
-          read.offset,
-          `value "${read.value.name}" is listed twice in ${markingLabel} (first at line ${line}, column ${col})`,
-        );
-        valid = false;
-        continue;
-      }
-      seen.set(read.value.name, read.offset);
-      values.push(read.value);
-    }
-    return valid ? values : undefined;
-  }
-
-  private readMarking(node: AnyNode): ParsedMarking | undefined {
-    const item = this.resolve(node);
-    const offset = this.offsetOf(node, 0);
-    if (!isMap(item)) {
-      this.report(offset, `a marking must be a mapping with at least a name, ${found(item)}`);
-      return undefined;
-    }
-    const namePair = this.pairOf(item, 'name');
-    const markingName = namePair === undefined ? undefined : this.name(namePair, 'marking name');
-    if (namePair === undefined) this.report(offset, 'a marking has no name');
-    // Messages about the rest of the entry name it as written, even when the name is invalid.
-    const written = namePair === undefined ? undefined : this.resolve(namePair.value as AnyNode);
-    const label = excerpt(
-      markingName ??
-        (isScalar(written) && typeof written.value === 'string' ? written.value : '(unnamed)'),
-    );
-    this.checkKeys(item, FILE_KEYS.marking, `marking ${label}`);
-
-    const marking: DesiredMarking = { name: markingName ?? '', source: this.positionOf(offset) };
-    const problemsBefore = this.problems.length;
-    const descriptionPair = this.pairOf(item, 'description');
-    if (descriptionPair) {
-      marking.description = this.description(descriptionPair, `description of marking ${label}`);
-    }
-    const publicPair = this.pairOf(item, 'public');
-    if (publicPair) marking.public = this.boolean(publicPair, 'public');
-    const adminOnlyPair = this.pairOf(item, 'adminOnly');
-    if (adminOnlyPair) marking.adminOnly = this.boolean(adminOnlyPair, 'adminOnly');
-    const valuesPair = this.pairOf(item, 'values');
-    if (valuesPair) marking.values = this.readValues(valuesPair, label);
-    const defaultPair = this.pairOf(item, 'defaultValue');
-    if (defaultPair) {
-      const node = this.resolve(defaultPair.value as AnyNode);
-      if (isScalar(node) && node.value === null) {
-        marking.defaultValue = null;
-      } else {
-        const defaultValue = this.name(defaultPair, 'defaultValue');
-        if (
-          defaultValue !== undefined &&
-          marking.values !== undefined &&
-          !marking.values.some((value) => value.name === defaultValue)
-        ) {
-          this.report(
-            this.valueOffset(defaultPair),
-            `defaultValue "${defaultValue}" is not one of the values listed for ${label}`,
-          );
-        }
-        marking.defaultValue = defaultValue;
-      }
-    }
-    if (markingName === undefined || this.problems.length > problemsBefore) return undefined;
-    const nameOffset = this.valueOffset(namePair as Pair);
-    return { marking, nameOffset, namePosition: this.positionOf(nameOffset) };
-  }
-
-  /** The document's markings: a `markings` list, or (options.single) one marking itself. */
-  readDocument(options: ParseOptions): ParsedMarking[] {
-    const root = this.resolve(this.doc.contents as AnyNode);
-    if (root === null || root === undefined || (isScalar(root) && root.value === null)) {
-      this.report(0, 'the file is empty; expected a `markings` list');
-      return [];
-    }
-    if (!isMap(root)) {
-      this.report(
-        this.offsetOf(root, 0),
-        `expected a mapping with a \`markings\` list, ${found(root)}`,
-      );
-      return [];
-    }
-    if (options.single && this.pairOf(root, 'markings') === undefined) {
-      const parsed = this.readMarking(root);
-      return parsed === undefined ? [] : [parsed];
-    }
-    this.checkKeys(root, FILE_KEYS.document, 'the top level');
-    const markingsPair = this.pairOf(root, 'markings');
-    if (markingsPair === undefined) {
-      this.report(this.offsetOf(root, 0), 'missing the `markings` list');
-      return [];
-    }
-    const list = this.resolve(markingsPair.value as AnyNode);
-    if (!isSeq(list)) {
-      this.report(this.valueOffset(markingsPair), `\`markings\` must be a list, ${found(list)}`);
-      return [];
-    }
-    const markings: ParsedMarking[] = [];
-    for (const node of list.items) {
-      const parsed = this.readMarking(node as AnyNode);
-      if (parsed !== undefined) markings.push(parsed);
-    }
-    return markings;
-  }
 }
 
 /**
@@ -346,32 +250,11 @@ class MarkingsReader {
  * checked with JSON's rules, so the user reads a JSON reason instead of a YAML one.
  */
 function jsonSyntaxError(source: SourceText, yamlFailed: boolean) {
-  const declaredJson = /\.json$/i.test(source.label);
-  const looksJson = /^\s*[[{]/.test(source.text);
-  if (!declaredJson && !(looksJson && yamlFailed)) return undefined;
+  if (!declaredJson(source.label) && !(looksLikeJson(source.text) && yamlFailed)) return undefined;
   try {
     JSON.parse(source.text);
     return undefined;
   } catch {
     return findJsonSyntaxError(source.text);
   }
-}
-
-/**
- * "found ..." for a node of the wrong type. Where text is expected, a YAML number or boolean gets
- * a hint: `- 1001` is a number to YAML, and a user who meant the name "1001" needs to quote it.
- */
-function found(node: AnyNode, textExpected = false): string {
-  if (isMap(node)) return 'found a mapping';
-  if (isSeq(node)) return 'found a list';
-  if (isAlias(node)) return `found an alias to an unknown anchor *${node.source}`;
-  if (isScalar(node)) {
-    const { value } = node;
-    if (value === null) return 'found nothing';
-    if (typeof value === 'string') return `found the text ${excerpt(value)}`;
-    const source = node.source ?? String(value);
-    const hint = textExpected ? ` (quote it, "${source}", to use it as text)` : '';
-    return `found ${typeof value === 'boolean' ? 'the boolean' : 'the number'} ${source}${hint}`;
-  }
-  return 'found something else';
 }

@@ -21,6 +21,7 @@ import {
   type SourceText,
 } from './file-format.js';
 import { type NodeBudget, nodeBudget } from '../files/node-budget.js';
+import { definedTwice } from './file-rules.js';
 import { parseMarkingsText } from './parse.js';
 import { compareNames, type DesiredMarking, formatPosition } from './types.js';
 
@@ -179,7 +180,7 @@ export async function parseMarkingSources(
       problem: {
         position: entry.namePosition,
         offset: entry.nameOffset,
-        reason: `marking "${entry.marking.name}" is defined more than once (first at ${formatPosition(first.namePosition)})`,
+        reason: definedTwice(entry.marking.name, first.namePosition),
       },
     });
   }
