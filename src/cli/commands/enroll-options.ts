@@ -3,22 +3,11 @@
  * runs them before anything starts, the actions read the same type.
  */
 import { UsageError } from '../../errors.js';
+import type { EnrollmentFlags } from '../../config/enrollment.js';
 import type { PersistorOptionValues } from '../persistor-flags.js';
 
-export interface EnrollOptions extends PersistorOptionValues {
-  keyspace?: string;
-  apiUrl?: string;
-  enrollmentUrl?: string;
-  knsUrl?: string;
-  stokenFile?: string;
-  uidauthFile?: string;
-  username?: string;
-  passwordFile?: string;
-  email?: string;
-  registrationCodeFile?: string;
-  mockUser?: string;
-  tokensFile?: string;
-  name?: string;
+/** The enrollment's own settings (config/enrollment.ts) and what the command adds. */
+export interface EnrollOptions extends PersistorOptionValues, EnrollmentFlags {
   setActive: boolean;
   count?: number;
   concurrency?: number;
