@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DurableState } from '../../dist/mock/persistence/durable.js';
+import { DurableState } from '../../dist/mock/durable-state.js';
 import { MockState } from '../../dist/mock/state.js';
 
 const LOAD = new URL('../lib/write-load.js', import.meta.url).pathname;
