@@ -123,7 +123,9 @@ function readWithStats(file) {
   const fd = fs.openSync(file, 'r');
   try {
     const stats = fs.fstatSync(fd);
-    return { source: fs.readFileSync(fd), stats };
+    // The build keeps the chunks ASCII (scripts/bundle.js checks): read as one-byte text, the
+    // quickest string V8 makes of a file.
+    return { source: fs.readFileSync(fd, 'latin1'), stats };
   } finally {
     fs.closeSync(fd);
   }
@@ -188,7 +190,7 @@ function loadBundle(bundleDir, entry, env = process.env, args = process.argv.sli
     const cacheFile = cacheable ? path.join(dir, `${path.basename(file)}.cache`) : '';
     const cached = cacheable ? readCache(cacheFile, header) : undefined;
     const script = new vm.Script(
-      `(function (exports, require, module, __filename, __dirname) { ${source.toString()}\n})`,
+      `(function (exports, require, module, __filename, __dirname) { ${source}\n})`,
       { filename: file, cachedData: cached?.data },
     );
     if (cacheable) {

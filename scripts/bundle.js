@@ -189,6 +189,11 @@ for (const name of await readdir(OUT_DIR)) {
   const code = await readFile(join(OUT_DIR, name), 'utf8');
   const found = /\bimport\(|\brequire\.(resolve|cache|main|extensions)\b/.exec(code);
   if (found) throw new Error(`${name}: ${found[0]} does not work in the bundle's chunks`);
+  // bin/code-cache.js reads the chunks as one-byte (latin1) text.
+  const wide = /[^\x00-\x7f]/.exec(code);
+  if (wide && name.endsWith('.cjs')) {
+    throw new Error(`${name}: a character outside ASCII (${JSON.stringify(wide[0])}) in a chunk`);
+  }
 }
 
 // The SHA-256 of each chunk, for bin/code-cache.js: checking a cache against the bundle then

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /**
  * The installed package's folder (where package.json, examples/ and schema/ are), found by walking
  * up from this module: it runs from src/ in tests, from dist/ and from the dist/bundle/ chunks.
  */
 function findPackageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
+  // import.meta.dirname: the bundle's CommonJS chunks make it __dirname (no URL to convert).
+  let dir = import.meta.dirname;
   for (;;) {
     const manifest = join(dir, 'package.json');
     if (

@@ -145,6 +145,24 @@ interface AttemptNames {
 }
 
 /**
+ * A query string's name or value as URLSearchParams writes it (application/x-www-form-urlencoded:
+ * every byte but `*-._` and alphanumerics percent-encoded, a space as `+`). Written out because
+ * the first URLSearchParams of a process costs a short command about a millisecond.
+ */
+function formEncode(text: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch {
+    // A lone surrogate: URLSearchParams writes it as U+FFFD.
+    return new URLSearchParams([['', text]]).toString().slice(1);
+  }
+  return encoded
+    .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+/**
  * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
  * request, per-attempt timeout, retries with backoff and jitter, typed errors.
  */
@@ -192,10 +210,21 @@ export class ApiClient {
       throw new Error(`${path}: this client has no base URL, it takes absolute URLs only`);
     }
     const url = isAbsolute(path) ? new URL(path) : new URL(`${this.baseUrl}${path}`);
+    const pairs: string[] = [];
     for (const [k, v] of Object.entries(query ?? {})) {
-      if (Array.isArray(v)) for (const item of v) url.searchParams.append(k, item);
-      else if (v !== undefined) url.searchParams.set(k, String(v));
+      if (Array.isArray(v))
+        for (const item of v) pairs.push(`${formEncode(k)}=${formEncode(item)}`);
+      else if (v !== undefined) pairs.push(`${formEncode(k)}=${formEncode(String(v))}`);
     }
+    if (pairs.length === 0) return url.toString();
+    if (url.search !== '') {
+      // A query in the path as well: URLSearchParams merges them as it always did.
+      const merged = new URLSearchParams(url.search);
+      for (const pair of new URLSearchParams(pairs.join('&'))) merged.append(...pair);
+      url.search = merged.toString();
+      return url.toString();
+    }
+    url.search = pairs.join('&');
     return url.toString();
   }
 
