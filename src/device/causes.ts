@@ -79,6 +79,11 @@ export interface DeviceCause {
   /** The mock's message (item errors add their particulars). */
   message: string;
   hint: string;
+  /**
+   * The hint for someone reading another client's request in the mock's journal (the console,
+   * `ksctl mock requests show`), where `hint` would speak of ksctl's own client.
+   */
+  journalHint?: string;
   /** The hint in the library's words, when it names CLI flags or commands. */
   codeHint?: string;
   errorClass: ErrorClass;
@@ -93,6 +98,9 @@ const WRONG_KEYS = {
 };
 const LIKELY_BUG =
   'ksctl or a proxy altered the request; rerun with --debug and report it with the conversation id';
+/** LIKELY_BUG, for a request of any client read in the journal. */
+const CLIENT_SENT_IT =
+  'the client (or a proxy) sent this: check its dialect, cid and envelope against the request it meant to send';
 
 export const DEVICE_CAUSES: readonly DeviceCause[] = [
   {
@@ -101,6 +109,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 400,
     message: 'the body must be a JSON object with string members cid and envelope',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: InputError,
   },
   {
@@ -110,6 +119,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     message:
       'the cid must read CID|<deviceId>|<epoch ms>|<Base64 of 4 random bytes>, and in v2.4 |<version> (2.3 or 2.4) after it',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: InputError,
   },
   {
@@ -118,6 +128,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 400,
     message: 'the envelope is not Base64',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: InputError,
   },
   {
@@ -126,6 +137,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 400,
     message: 'the envelope must hold {"meta": {"hfphash": …}, "data": …} of this operation',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: InputError,
   },
   {
@@ -167,6 +179,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 409,
     message: 'this cid was used before; every request needs a new one',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: ConflictError,
   },
   {
@@ -183,6 +196,8 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 200,
     message: 'unknown hfphash: send the full hfp',
     hint: 'the service asked for the device fingerprint twice; retry, and report it if it persists',
+    journalHint:
+      'the usual first answer to a device whose fingerprint the service does not know: the client sends the request again with its whole fingerprint (hfp)',
     errorClass: ServiceError,
   },
   {
@@ -230,6 +245,7 @@ export const DEVICE_CAUSES: readonly DeviceCause[] = [
     status: 200,
     message: 'the item is malformed',
     hint: LIKELY_BUG,
+    journalHint: CLIENT_SENT_IT,
     errorClass: InputError,
   },
   {

@@ -163,7 +163,7 @@ function openDeviceRequest(
           code: error.code,
           meaning: cause?.message ?? 'not a code this service uses',
           ...(typeof error.message === 'string' ? { message: error.message } : {}),
-          ...(cause ? { hint: cause.hint } : {}),
+          ...(cause ? { hint: cause.journalHint ?? cause.hint } : {}),
         };
       }
     }

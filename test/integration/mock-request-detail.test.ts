@@ -137,6 +137,16 @@ describe('a described request', () => {
     });
   });
 
+  it("explains a sealed error for whichever client sent it, not as ksctl's own client's fault", async () => {
+    await enroll();
+    await ok(['keys', 'create']);
+    const first = (await requests('side=device&path=/keys/create')).at(-1)!;
+    const { hint } = (await describeOne(first.id)).opened!.sealedError!;
+    // Every SDK's first request is answered so: the hint says what happens next, not "report it".
+    expect(hint).toContain('the client sends the request again with its whole fingerprint');
+    expect(hint).not.toMatch(/retry|report/);
+  });
+
   it('shows a refusal sealed in the answer with its code and meaning', async () => {
     await enroll();
     await ok(['markings', 'create', 'classification', '--value', 'public']);

@@ -39,3 +39,37 @@ describe('references to docs/design.md', () => {
     expect(missing).toEqual([]);
   });
 });
+
+/**
+ * docs/architecture.md names files and folders of src/ (and a few beside it) in backticks: each
+ * must exist, so the map stays true to the code as files move. A name without a folder is looked
+ * for where the page's table row or paragraph puts it: anywhere under src/.
+ */
+describe('docs/architecture.md', () => {
+  const page = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const all = ['src', 'scripts', 'bin', 'test', 'console']
+    .flatMap((dir) => files(join(ROOT, dir)))
+    .map((file) =>
+      file
+        .slice(ROOT.length + 1)
+        .split('\\')
+        .join('/'),
+    );
+  const named = [...page.matchAll(/`([\w./*-]+\/|[\w./*-]+\.(?:ts|js|md))`/g)].map((m) => m[1]!);
+
+  it('names only files and folders that exist', () => {
+    expect(named.length).toBeGreaterThan(60);
+    const missing = named.filter((name) => {
+      if (name.includes('*')) {
+        const pattern = new RegExp(`(^|/)${name.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+        return !all.some((file) => pattern.test(file));
+      }
+      if (name.endsWith('/'))
+        return !all.some((file) => file.includes(`${name}`) || `${file}/`.startsWith(name));
+      if (name.endsWith('.md'))
+        return !readdirSync(join(ROOT, 'docs')).includes(name.split('/').pop()!);
+      return !all.some((file) => file === name || file.endsWith(`/${name}`));
+    });
+    expect(missing).toEqual([]);
+  });
+});
