@@ -68,6 +68,16 @@ async function cacheFiles(cacheDir: string): Promise<Map<string, CacheFile>> {
 const netChunk = (files: Map<string, CacheFile>) =>
   [...files.keys()].find((name) => name.startsWith('net-'));
 
+/** A copy of ksctl whose bundle can change under the cache: its folder and its bin/ksctl.js. */
+async function copyOfKsctl(): Promise<{ copy: string; bin: string }> {
+  const copy = await temp.make();
+  await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
+  await cp(join(ROOT, 'dist', 'bundle'), join(copy, 'dist', 'bundle'), { recursive: true });
+  await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
+  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
+  return { copy, bin: join(copy, 'bin', 'ksctl.js') };
+}
+
 describe('the code cache of the bundle', () => {
   it('is written by the first run and used, as it is, by the next', async () => {
     const cacheDir = await temp.make();
@@ -152,13 +162,7 @@ describe('the code cache of the bundle', () => {
   });
 
   it('is made again for a bundle file that changed, and only for it', async () => {
-    // A copy of ksctl whose bundle can change under the cache.
-    const copy = await temp.make();
-    await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    await cp(join(ROOT, 'dist', 'bundle'), join(copy, 'dist', 'bundle'), { recursive: true });
-    await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
-    const bin = join(copy, 'bin', 'ksctl.js');
+    const { copy, bin } = await copyOfKsctl();
     const cacheDir = await temp.make();
     const first = await run(LIST, cacheDir, bin);
     expect(first.code).toBe(0);
@@ -177,12 +181,7 @@ describe('the code cache of the bundle', () => {
 
   it('never runs old code for a bundle file edited in place to the same length', async () => {
     // V8 checks cached data against the length of the source only: the cache must tell the edit.
-    const copy = await temp.make();
-    await cp(join(ROOT, 'bin'), join(copy, 'bin'), { recursive: true });
-    await cp(join(ROOT, 'dist', 'bundle'), join(copy, 'dist', 'bundle'), { recursive: true });
-    await cp(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'junction');
-    const bin = join(copy, 'bin', 'ksctl.js');
+    const { copy, bin } = await copyOfKsctl();
     const cacheDir = await temp.make();
     const help = ['markings', 'list', '--help'];
     const first = await run(help, cacheDir, bin);
