@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorDetailWire } from '../api/errors.js';
+import { MarkingsErrorCode } from '../markings/wire.js';
 import type { ParsedJson } from './json-worker.js';
 
 /** An expected error answer: becomes a JSON error body with the request's conversation id. */
@@ -15,6 +16,17 @@ export class MockHttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** 405 for a method the path does not take, with the methods it does in `Allow`. */
+export function methodNotAllowed(method: string, allowed: readonly string[]): MockHttpError {
+  return new MockHttpError(
+    405,
+    MarkingsErrorCode.methodNotAllowed,
+    `${method} is not allowed here`,
+    undefined,
+    { allow: allowed.join(', ') },
+  );
 }
 
 export interface MockResponse {

@@ -14,7 +14,13 @@ import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
 import { loadKeyServerKey } from './enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { type Latency, latencyDelay } from './admin/faults.js';
-import { MockHttpError, type MockRequest, type MockResponse, Router } from './http.js';
+import {
+  methodNotAllowed,
+  MockHttpError,
+  type MockRequest,
+  type MockResponse,
+  Router,
+} from './http.js';
 import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
 import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
 import { redactQuery } from './request-journal.js';
@@ -378,15 +384,7 @@ export class MockServer {
       if (sealed) return sealed;
       throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
     }
-    if ('allowed' in match) {
-      throw new MockHttpError(
-        405,
-        MarkingsErrorCode.methodNotAllowed,
-        `${req.method} is not allowed here`,
-        undefined,
-        { allow: match.allowed.join(', ') },
-      );
-    }
+    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
     Object.assign(req.params, match.params);
     return match.handler(req);
   }

@@ -29,7 +29,14 @@ import { describeRequestAt } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
-import { json, MockHttpError, type MockRequest, type MockResponse, Router } from '../http.js';
+import {
+  json,
+  methodNotAllowed,
+  MockHttpError,
+  type MockRequest,
+  type MockResponse,
+  Router,
+} from '../http.js';
 import type { EntryFeed } from './events.js';
 import { CONSOLE_PATH, type ConsoleSession, type ConsoleSignIn } from './sign-in.js';
 import type { RequestStats } from './stats.js';
@@ -326,7 +333,7 @@ export function consoleApi(
 
   return async (req, session) => {
     if (req.path === `${API}/session`) {
-      if (req.method !== 'GET') throw notAllowed(req, 'GET');
+      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
       return json(200, { csrf: session.csrf });
     }
     if (req.path === `${API}/markings` || req.path.startsWith(`${API}/markings/`)) {
@@ -337,18 +344,8 @@ export function consoleApi(
     if (!match) {
       throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
     }
-    if ('allowed' in match) throw notAllowed(req, match.allowed.join(', '));
+    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
     Object.assign(req.params, match.params);
     return match.handler(req);
   };
-}
-
-function notAllowed(req: MockRequest, allow: string): MockHttpError {
-  return new MockHttpError(
-    405,
-    MarkingsErrorCode.methodNotAllowed,
-    `${req.method} is not allowed here`,
-    undefined,
-    { allow },
-  );
 }

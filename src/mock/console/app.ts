@@ -19,7 +19,13 @@
  */
 import { MarkingsErrorCode } from '../../markings/wire.js';
 import { requireAdmin } from '../auth.js';
-import { json, MockHttpError, type MockRequest, type MockResponse } from '../http.js';
+import {
+  json,
+  methodNotAllowed,
+  MockHttpError,
+  type MockRequest,
+  type MockResponse,
+} from '../http.js';
 import { errorAnswer } from '../request.js';
 import { consoleApi, type ConsoleDeps } from './api.js';
 import { asset, indexPage } from './assets.js';
@@ -96,26 +102,26 @@ export class ConsoleApp {
     const rest = req.path.slice(CONSOLE_PATH.length);
     if (rest === '' && req.method === 'GET') return redirect(`${CONSOLE_PATH}/`);
     if (rest === '/') {
-      if (req.method !== 'GET') throw notAllowed(req, 'GET');
+      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
       return this.file(req, await indexPage());
     }
     if (rest.startsWith('/assets/')) {
-      if (req.method !== 'GET') throw notAllowed(req, 'GET');
+      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
       return this.file(req, await asset(rest.slice('/assets/'.length)));
     }
     if (rest === '/login') {
       if (req.method === 'GET') return this.redeem(req);
       if (req.method === 'POST') return this.login(req);
-      throw notAllowed(req, 'GET, POST');
+      throw methodNotAllowed(req.method, ['GET', 'POST']);
     }
     if (rest === '/logout') {
-      if (req.method !== 'POST') throw notAllowed(req, 'POST');
+      if (req.method !== 'POST') throw methodNotAllowed(req.method, ['POST']);
       if (!ownOrigin(req)) throw forbidden('the request comes from another origin');
       this.deps.signIn.close(req.headers.cookie);
       return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.clearedCookie());
     }
     if (rest === '/links') {
-      if (req.method !== 'POST') throw notAllowed(req, 'POST');
+      if (req.method !== 'POST') throw methodNotAllowed(req.method, ['POST']);
       requireAdmin(this.deps.state, req);
       const consoleUrl = signInLink(this.deps.info().url, this.deps.signIn.newCode());
       return json(201, { consoleUrl });
@@ -160,14 +166,4 @@ export class ConsoleApp {
     if (!sameSecret(token.trim(), this.deps.state.devToken)) return signedOut('failed');
     return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(this.deps.signIn.open()));
   }
-}
-
-function notAllowed(req: MockRequest, allow: string): MockHttpError {
-  return new MockHttpError(
-    405,
-    MarkingsErrorCode.methodNotAllowed,
-    `${req.method} is not allowed here`,
-    undefined,
-    { allow },
-  );
 }
