@@ -291,6 +291,32 @@ describe('the pages', () => {
     await page.setViewportSize(WIDE);
   });
 
+  it('keeps the time, method, path and status of each request in view at 390 pixels', async () => {
+    await page.setViewportSize(NARROW);
+    await go(page, '#/requests', 'Requests');
+    const row = page.getByRole('row').filter({ hasText: 'keys/create' }).first();
+    await row.waitFor();
+    const layout = await row.evaluate((tr) => {
+      const cells = [...tr.children].map((cell) => {
+        const box = cell.getBoundingClientRect();
+        return { text: (cell as HTMLElement).innerText, left: box.left, right: box.right };
+      });
+      const wrap = tr.closest('.table-wrap')!;
+      return { cells, scrolls: wrap.scrollWidth > wrap.clientWidth, width: innerWidth };
+    });
+    const shown = layout.cells.filter((c) => c.right > c.left);
+    // Time, method, path, status: side, took and device are in the request's detail.
+    expect(shown).toHaveLength(4);
+    const [time, method, path, status] = shown;
+    expect(time!.text).toMatch(/^\d\d:\d\d:\d\d/);
+    expect(method!.text).toBe('POST');
+    expect(path!.text).toContain('keys/create');
+    expect(status!.text).toMatch(/^\d{3}/);
+    expect(status!.right).toBeLessThanOrEqual(layout.width);
+    expect(layout.scrolls).toBe(false);
+    await page.setViewportSize(WIDE);
+  });
+
   it('adds a fault rule from the keyboard that makes the next API call fail as it says', async () => {
     await go(page, '#/faults', 'Faults');
     // The mock's own check, shown beside the form.
