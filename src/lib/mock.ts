@@ -1,6 +1,6 @@
 /**
  * `ksctl/mock`: the embedded mock of the service, started from code. It is the server of
- * `ksctl mock serve` (one factory, `MockServer.start`), on a free loopback port by default, with
+ * `ksctl mock serve` (one factory, `startMockServer`), on a free loopback port by default, with
  * the admin endpoints of DESIGN.md 3 as methods. Every call makes a mock with its own state.
  */
 import type { KeyObject } from 'node:crypto';
@@ -24,7 +24,7 @@ import { mintFor } from '../mock/enrollment/admin-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
 import type { JournalFilter } from '../mock/request-journal-filter.js';
-import { MockServer } from '../mock/server.js';
+import { startMockServer } from '../usecases/mock-start.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
@@ -157,31 +157,18 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
         ? await readSeedFile(options.seed)
         : seedFrom(options.seed, 'the seed');
   const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
-  let server: MockServer;
-  try {
-    server = await MockServer.start({
-      host: options.host,
-      port: options.port ?? 0,
-      devToken: options.devToken,
-      stateDir: options.state,
-      seed,
-      latency: latencyOf(options.latency),
-      faults,
-      keyServerKey: options.keyServerKey,
-      keyServerKeyOnFirstUse: true,
-      closeGraceMs: options.closeGraceMs,
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
-    if (code === 'EADDRINUSE') {
-      throw new UsageError(`cannot listen on ${where}: the port is in use`, { cause: error });
-    }
-    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') {
-      throw new UsageError(`cannot listen on ${where} (${code})`, { cause: error });
-    }
-    throw error;
-  }
+  const server = await startMockServer({
+    host: options.host,
+    port: options.port ?? 0,
+    devToken: options.devToken,
+    stateDir: options.state,
+    seed,
+    latency: latencyOf(options.latency),
+    faults,
+    keyServerKey: options.keyServerKey,
+    keyServerKeyOnFirstUse: true,
+    closeGraceMs: options.closeGraceMs,
+  });
   const { state } = server;
   let closing: Promise<void> | undefined;
   return {

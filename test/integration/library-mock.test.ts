@@ -104,7 +104,7 @@ describe('startMock', () => {
     const taken = Number(new URL((await mock()).url).port);
     await expect(startMock({ port: taken })).rejects.toMatchObject({
       code: 'E_USAGE',
-      message: `cannot listen on 127.0.0.1:${taken}: the port is in use`,
+      message: `port ${taken} on 127.0.0.1 is already in use`,
     });
     await expect(startMock({ faults: [{ status: 'x' } as never] })).rejects.toMatchObject({
       code: 'E_INPUT',

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { MockInfo, MockUserInfo } from '../../mock/wire.js';
-import { InputError, KsctlError, UsageError } from '../../errors.js';
+import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
@@ -226,9 +226,9 @@ async function prepareReadyFile(path: string): Promise<void> {
 }
 
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
-  const [{ MockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
+  const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
     await Promise.all([
-      import('../../mock/server.js'),
+      import('../../usecases/mock-start.js'),
       import('../../mock/admin/faults.js'),
       import('../../mock/seed.js'),
     ]);
@@ -246,45 +246,26 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       ? undefined
       : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
-  let server: Awaited<ReturnType<typeof MockServer.start>>;
-  try {
-    server = await MockServer.start({
-      host: options.host,
-      port: options.port,
-      devToken: options.devToken,
-      stateDir: options.state,
-      // Not silenced by --quiet: it tells of something skipped in the user's data.
-      onWarning: (message) => ctx.io.stderr.write(`warning: ${message}\n`),
-      seed,
-      latency,
-      faults: faults.length > 0 ? faults : undefined,
-      cors: options.cors,
-      console: options.console,
-      onRequest: options.log
-        ? (r) => {
-            // The console's own requests (it polls) would drown the client's.
-            if (!r.path.startsWith('/_mock/console/'))
-              ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`);
-          }
-        : undefined,
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new UsageError(`port ${options.port} on ${options.host} is already in use`, {
-        hint: 'pick another with --port, or --port 0 for any free port',
-      });
-    }
-    // Only listen's own EACCES is about the address: a state file's is named as a file below.
-    const listening = (error as NodeJS.ErrnoException).syscall === 'listen';
-    if (listening && (code === 'EADDRNOTAVAIL' || code === 'EACCES')) {
-      throw new UsageError(`cannot listen on ${options.host}:${options.port} (${code})`);
-    }
-    if (options.state !== undefined && code !== undefined && !(error instanceof KsctlError)) {
-      throw fileError('use the state directory', options.state, error);
-    }
-    throw error;
-  }
+  const server = await startMockServer({
+    host: options.host,
+    port: options.port,
+    devToken: options.devToken,
+    stateDir: options.state,
+    // Not silenced by --quiet: it tells of something skipped in the user's data.
+    onWarning: (message) => ctx.io.stderr.write(`warning: ${message}\n`),
+    seed,
+    latency,
+    faults: faults.length > 0 ? faults : undefined,
+    cors: options.cors,
+    console: options.console,
+    onRequest: options.log
+      ? (r) => {
+          // The console's own requests (it polls) would drown the client's.
+          if (!r.path.startsWith('/_mock/console/'))
+            ctx.say(`${r.method} ${r.path} ${r.status} ${r.durationMs} ms`);
+        }
+      : undefined,
+  });
   try {
     const info = server.info;
     const { note, elsewhere } = options.context
