@@ -362,7 +362,7 @@ function reportKeys<N>(
  * "found ..." for a node of the wrong type. Where text is expected, a number or boolean gets a
  * hint: `- 1001` is a number to YAML, and a user who meant the name "1001" needs to quote it.
  */
-function found<N>(tree: FileTree<N>, node: N, textExpected = false): string {
+export function found<N>(tree: FileTree<N>, node: N, textExpected = false): string {
   const kind = tree.kind(node);
   switch (kind) {
     case 'mapping':

@@ -8,6 +8,7 @@ import { InputError, isKsctlError } from '../errors.js';
 import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
 import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
 import { faultRuleProblem } from './admin/faults.js';
+import { checkSeed } from './seed-rules.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, type MockState } from './state.js';
 import { fileReason } from '../files/fs-errors.js';
 
@@ -40,16 +41,6 @@ export interface Seed {
   justInTimeUsers?: boolean;
 }
 
-const SEED_KEYS = new Set([
-  'markings',
-  'tenants',
-  'keyspaces',
-  'users',
-  'tokens',
-  'faults',
-  'justInTimeUsers',
-]);
-
 /** A seed file: a regular file within `limit` (64 MiB unless the command says more). */
 export async function readSeedFile(
   path: string,
@@ -80,19 +71,14 @@ export async function readSeedFile(
 }
 
 /**
- * A seed given as data (a file's contents, or the `seed` of `startMock()`): an object of the
- * known keys. Its entries are checked as they are applied (`applySeed`).
+ * A seed given as data (a file's contents, or the `seed` of `startMock()`), checked whole before
+ * anything is made (seed-rules.ts); what only the state can tell is checked as it is applied.
  */
 export function seedFrom(raw: unknown, where = 'the seed'): Seed {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InputError(`${where} must hold an object`);
   }
-  const unknown = Object.keys(raw).find((k) => !SEED_KEYS.has(k));
-  if (unknown) {
-    throw new InputError(`${where}: unknown key "${unknown}"`, {
-      hint: `known keys: ${[...SEED_KEYS].join(', ')}`,
-    });
-  }
+  checkSeed(raw as Record<string, unknown>, where);
   return raw as Seed;
 }
 

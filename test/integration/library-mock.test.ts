@@ -91,7 +91,7 @@ describe('startMock', () => {
   it('refuses bad options with typed errors before it listens', async () => {
     await expect(startMock({ seed: { marking: [] } as never })).rejects.toMatchObject({
       code: 'E_INPUT',
-      message: 'the seed: unknown key "marking"',
+      message: 'the seed: unknown key "marking" (did you mean "markings"?)',
     });
     await expect(startMock({ seed: '/nonexistent/seed.yaml' })).rejects.toMatchObject({
       code: 'E_INPUT',

@@ -186,6 +186,18 @@ describe('fault rules: the same bad rule gets the same answer', () => {
     expect(result.stderr).toContain(`seed faults[0]: ${problem}`);
   });
 
+  it('a seed file key the mock does not know: exit 3 naming it, nothing started', async () => {
+    const seed = join(target.configDir, 'seed.yaml');
+    await writeFile(seed, 'markings:\n  - name: colour\n    vales: [red, green]\n');
+    const before = await target.mockContext();
+    const result = await target.ksctl(['mock', 'serve', '--port', '0', '--seed', seed]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `error: seed file ${seed}: markings[0]: unknown key "vales" in marking "colour" (did you mean "values"?)\n`,
+    );
+    expect(await target.mockContext()).toEqual(before);
+  });
+
   it('in a PUT /_mock/faults body: 400', async () => {
     const answer = await target.mock.call('PUT', '/_mock/faults', [{ status: 503, path: '' }]);
     expect(answer.status).toBe(400);

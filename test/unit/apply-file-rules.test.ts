@@ -14,6 +14,7 @@ import { parsePlain } from '../../src/apply/parse-plain.js';
 import { parseMarkingSources } from '../../src/apply/sources.js';
 import { InputError } from '../../src/errors.js';
 import { INPUT_MAX_BYTES } from '../../src/files/bounded-read.js';
+import { seedFrom } from '../../src/mock/seed.js';
 import { nodeBudget } from '../../src/files/node-budget.js';
 
 const doc = (...markings: unknown[]) => ({ markings });
@@ -266,6 +267,24 @@ describe('every reader gives a problem the same words, at every size', () => {
     expect(parseValidJson({ label: 'f.json', text: json })).toBeUndefined();
   });
 
+  // A seed's markings (`mock serve --seed`, `startMock({ seed })`) keep the same rules.
+  it.each(
+    cases.filter(
+      ([, document, says]) =>
+        says.length === 1 &&
+        Array.isArray((document as { markings?: unknown } | null)?.markings) &&
+        Object.keys(document as object).join() === 'markings',
+    ),
+  )("a seed's markings: %s", (_what, document, says) => {
+    let message = '';
+    try {
+      seedFrom(document, 'the seed');
+    } catch (error) {
+      message = (error as InputError).message.replace(/\(first [^)]*\)$/, '(first …)');
+    }
+    expect(message).toMatch(new RegExp(`^the seed: markings\\[\\d+\\][^:]*: ${escape(says[0]!)}$`));
+  });
+
   it('a value listed twice names the first by line and column, or by index in a large file', async () => {
     const json = asJson(doc({ name: 'a', values: ['x', 'x'] }));
     const [small] = (await parseMarkingSources([{ label: 'f.json', text: json }]).catch(
@@ -315,3 +334,5 @@ describe('every reader gives a problem the same words, at every size', () => {
     }
   });
 });
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -69,6 +69,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/enrollment/errors.ts',
     'mock/enrollment/key-server-key.ts',
     'mock/admin/faults.ts',
+    'mock/seed-rules.ts',
   ],
   // The whole mock's model: the sides' models composed.
   ['mock/state.ts'],
@@ -82,6 +83,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['mock/console/'],
   // The mock server: the factory that wires routes, state and persistence to a port.
   ['mock/server.ts', 'mock/server-*.ts'],
+  // Starting the mock, as both faces do: the one use case above the mock server.
+  ['usecases/mock-start.ts'],
   // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
   ['lib/'],
   // The CLI's shared pieces: command context, option parsers, help, prompts.
