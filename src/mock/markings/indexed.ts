@@ -29,14 +29,33 @@ export class IndexedMarkings {
   protected sortedCache: StoredMarking[] | undefined;
 
   protected readonly wire: WireForm;
+  /** Where each change is reported: the store's hook, counting the change first. */
+  protected readonly changes: MarkingChanges;
+  /**
+   * Goes up with every change, reported or replayed, before anything can read the markings
+   * again: what a cache of them (MarkingsStore.defaults) compares.
+   */
+  protected revision = 0;
 
   constructor(
     protected readonly ids: IdGenerator,
     private readonly tenantId = '',
     protected readonly now: () => number = Date.now,
-    protected readonly changes: MarkingChanges = NO_CHANGES,
+    changes: MarkingChanges = NO_CHANGES,
   ) {
     this.wire = new WireForm(tenantId);
+    const counted =
+      <A extends unknown[]>(report: (...args: A) => void) =>
+      (...args: A) => {
+        this.revision++;
+        report(...args);
+      };
+    this.changes = {
+      marking: counted((record) => changes.marking(record)),
+      markingDeleted: counted((id) => changes.markingDeleted(id)),
+      value: counted((markingId, record) => changes.value(markingId, record)),
+      valueDeleted: counted((markingId, id) => changes.valueDeleted(markingId, id)),
+    };
   }
 
   get size(): number {
@@ -54,11 +73,13 @@ export class IndexedMarkings {
     this.byId.clear();
     this.byName.clear();
     this.sortedCache = undefined;
+    this.revision++;
   }
 
   // ---- durable state: replaying the records reported to `changes`, and listing them ----
 
   restoreMarking(record: MarkingRecord): void {
+    this.revision++;
     restoreNamed(this.byId, this.byName, record, () => ({
       ...record,
       valuesByName: new Map(),
@@ -69,18 +90,21 @@ export class IndexedMarkings {
   }
 
   forgetMarking(id: string): void {
+    this.revision++;
     forgetNamed(this.byId, this.byName, id);
     this.sortedCache = undefined;
   }
 
   /** Takes `record` over as the stored value (records are parsed afresh from the files). */
   restoreValue(markingId: string, record: StoredValue): void {
+    this.revision++;
     const m = this.mustGet(markingId);
     restoreNamed(m.valuesById, m.valuesByName, record, () => record);
     m.sorted = undefined;
   }
 
   forgetValue(markingId: string, id: string): void {
+    this.revision++;
     const m = this.mustGet(markingId);
     forgetNamed(m.valuesById, m.valuesByName, id);
     m.sorted = undefined;

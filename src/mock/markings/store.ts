@@ -46,7 +46,15 @@ export interface MarkingAttributeRule {
  * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
  * on one marking are serialised and readers never see half an update.
  */
+/** A marking's default value, as keys created without the marking's attribute receive it. */
+export interface MarkingDefault {
+  readonly name: string;
+  readonly defaultValue: string;
+}
+
 export class MarkingsStore extends IndexedMarkings {
+  private defaultsCache: { revision: number; list: readonly MarkingDefault[] } | undefined;
+
   // ---- reads ----
 
   list(
@@ -126,11 +134,19 @@ export class MarkingsStore extends IndexedMarkings {
     };
   }
 
-  /** Markings with a default value, which keys created without their attribute receive. */
-  defaults(): { name: string; defaultValue: string }[] {
-    return this.sortedMarkings().flatMap((m) =>
-      m.defaultValue === null ? [] : [{ name: m.name, defaultValue: m.defaultValue }],
-    );
+  /**
+   * Markings with a default value, which keys created without their attribute receive: read for
+   * every key created, so kept until the markings change (a scan of 10,000 markings took ~2 ms).
+   */
+  defaults(): readonly MarkingDefault[] {
+    if (this.defaultsCache?.revision !== this.revision) {
+      const list: MarkingDefault[] = [];
+      for (const m of this.sortedMarkings()) {
+        if (m.defaultValue !== null) list.push({ name: m.name, defaultValue: m.defaultValue });
+      }
+      this.defaultsCache = { revision: this.revision, list };
+    }
+    return this.defaultsCache.list;
   }
 
   // ---- writes ----
