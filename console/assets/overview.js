@@ -46,6 +46,22 @@ export function perSecond(seconds, nowS = Math.floor(Date.now() / 1000) - 1) {
   return points;
 }
 
+/** A keyspace as the overview lists it: `WXyz (tenant other, enrollment off, offline)`. */
+export function keyspaceText(k) {
+  if (typeof k !== 'object' || k === null) return String(k);
+  const notes = [`tenant ${k.tenant}`];
+  if (k.enrollment === false) notes.push('enrollment off');
+  if (k.online === false) notes.push('offline');
+  return `${k.id} (${notes.join(', ')})`;
+}
+
+/** A tenant with what it holds: `other (1 marking, 2 values)`. */
+export function tenantText(t) {
+  if (typeof t !== 'object' || t === null) return String(t);
+  const plural = (n, word) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
+  return `${t.id} (${plural(t.markings, 'marking')}, ${plural(t.values, 'value')})`;
+}
+
 export function mount(main) {
   const errors = errorBox();
   const about = h('div', { class: 'grid two' });
@@ -82,8 +98,9 @@ export function mount(main) {
     fill(
       counts,
       [
-        ['Markings', c.markings],
-        ['Values', c.values],
+        // With several tenants, the cards say whose markings they count (the console's tenant).
+        [(o.tenants ?? []).length > 1 ? `Markings in ${o.tenant}` : 'Markings', c.markings],
+        [(o.tenants ?? []).length > 1 ? `Values in ${o.tenant}` : 'Values', c.values],
         ['Devices', c.devices],
         ['Keys', c.keys],
         ['Requests', c.requests],
@@ -129,13 +146,8 @@ export function mount(main) {
         h('h2', { id: 'ov-tenant' }, 'Tenants and keyspaces'),
         facts([
           ['Keyspace', o.keyspace],
-          ['Keyspaces', (o.keyspaces ?? []).join(', ')],
-          [
-            'Tenants',
-            (o.tenants ?? [])
-              .map((t) => (typeof t === 'string' ? t : (t.id ?? JSON.stringify(t))))
-              .join(', '),
-          ],
+          ['Keyspaces', (o.keyspaces ?? []).map(keyspaceText).join(', ')],
+          ['Tenants', (o.tenants ?? []).map(tenantText).join(', ')],
         ]),
         o.baseUrl ? codeLine('Copy', `export KSCTL_BASE_URL=${o.baseUrl}`) : null,
       ),

@@ -360,6 +360,26 @@ describe('the pages', () => {
     await page.getByRole('region', { name: 'Outbox messages' }).waitFor();
   });
 
+  it('names each keyspace and tenant on the overview, with what each tenant holds', async () => {
+    const admin = { Authorization: `Bearer ${info().token}`, 'content-type': 'application/json' };
+    const put = await fetch(`${info().url}/_mock/keyspaces/WXyz`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({ tenant: 'other', enrollment: false }),
+    });
+    expect(put.status).toBe(201);
+    await go(page, '#/overview', 'Overview');
+    const about = page.getByRole('region', { name: 'Tenants and keyspaces' });
+    await about.getByText('WXyz (tenant other, enrollment off)').waitFor();
+    const text = await about.innerText();
+    expect(text).not.toContain('[object Object]');
+    expect(text).toContain(`${info().keyspace} (tenant ${info().tenantId})`);
+    expect(text).toMatch(new RegExp(`${info().tenantId} \\(\\d+ markings?, \\d+ values?\\)`));
+    expect(text).toContain('other (0 markings, 0 values)');
+    // The cards count the console's tenant, and say so once there are several.
+    await page.getByText(`Markings in ${info().tenantId}`).waitFor();
+  });
+
   it('has no serious accessibility violation on any page, 1440 and 390 pixels wide', async () => {
     for (const viewport of [WIDE, NARROW]) {
       await page.setViewportSize(viewport);

@@ -154,7 +154,12 @@ export function consoleApi(
           tenant: tenant(),
           keyspace: state.defaultKeyspace,
           keyspaces: [...state.keyspaces.values()],
-          tenants: [...state.tenants.keys()],
+          // Each tenant with what it holds: the markings pages show the default tenant's only.
+          tenants: [...state.tenants].map(([id, t]) => ({
+            id,
+            markings: t.markings.size,
+            values: t.markings.valueCount,
+          })),
           users: [...state.users.values()].map(({ name, tenant, enabled, email }) => ({
             name,
             tenant,
