@@ -8,6 +8,7 @@ import { type Marking, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { LOOK, type Steps } from '../pacing.js';
+import { type PackedValues, unpackValues } from './packed.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -58,14 +59,17 @@ export class IndexedMarkings {
 
   // ---- durable state: replaying the records reported to `changes`, and listing them ----
 
-  restoreMarking(record: MarkingRecord): void {
-    restoreNamed(this.byId, this.byName, record, () => ({
-      ...record,
-      valuesByName: new Map(),
-      valuesById: new Map(),
-      sorted: undefined,
-    }));
+  /** Takes `record` over as the stored marking (records are parsed afresh from the files). */
+  restoreMarking(record: MarkingRecord): StoredMarking {
+    const m = restoreNamed(this.byId, this.byName, record, () => {
+      const fresh = record as StoredMarking;
+      fresh.valuesByName = new Map();
+      fresh.valuesById = new Map();
+      fresh.sorted = undefined;
+      return fresh;
+    });
     this.sortedCache = undefined;
+    return m;
   }
 
   forgetMarking(id: string): void {
@@ -77,6 +81,21 @@ export class IndexedMarkings {
   restoreValue(markingId: string, record: StoredValue): void {
     const m = this.mustGet(markingId);
     restoreNamed(m.valuesById, m.valuesByName, record, () => record);
+    m.sorted = undefined;
+  }
+
+  /** A marking with its values, as a snapshot packs them (packed.ts), put into the indexes. */
+  restorePacked(packed: PackedValues): void {
+    const values = unpackValues(packed);
+    const m = this.restoreMarking(packed.marking);
+    for (const value of values) {
+      if (m.valuesById.has(value.id)) {
+        restoreNamed(m.valuesById, m.valuesByName, value, () => value);
+      } else {
+        m.valuesById.set(value.id, value);
+        m.valuesByName.set(value.name, value);
+      }
+    }
     m.sorted = undefined;
   }
 
