@@ -88,15 +88,19 @@ export class IndexedMarkings {
   restorePacked(packed: PackedValues): void {
     const values = unpackValues(packed);
     const m = this.restoreMarking(packed.marking);
-    for (const value of values) {
-      if (m.valuesById.has(value.id)) {
-        restoreNamed(m.valuesById, m.valuesByName, value, () => value);
-      } else {
+    m.sorted = undefined;
+    if (m.valuesById.size === 0) {
+      // A new marking (as in every snapshot): straight into the indexes, unless two values share
+      // an id, which only a record made by hand can hold; then one by one, as a journal's.
+      for (const value of values) {
         m.valuesById.set(value.id, value);
         m.valuesByName.set(value.name, value);
       }
+      if (m.valuesById.size === values.length) return;
+      m.valuesById.clear();
+      m.valuesByName.clear();
     }
-    m.sorted = undefined;
+    for (const value of values) restoreNamed(m.valuesById, m.valuesByName, value, () => value);
   }
 
   forgetValue(markingId: string, id: string): void {
