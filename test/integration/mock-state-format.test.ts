@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { DurableState } from '../../src/mock/durable-state.js';
+import { journalHeaderLine } from '../../src/mock/persistence/integrity.js';
 import { MockState } from '../../src/mock/state.js';
 import { runCli } from '../helpers/cli.js';
 import { MOCK_STATE_FORMAT2 } from '../helpers/fixtures.js';
@@ -17,6 +18,8 @@ import { tempDirs } from '../helpers/temp.js';
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
 const actor = { name: 'tester' };
+/** A lock file of a process that is gone: the last mock died. */
+const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
 
 async function openState(dir: string) {
   const durable = await DurableState.open({ dir });
@@ -80,6 +83,31 @@ describe('a format-2 directory', () => {
     const rechecked = await runCli(['mock', 'state', 'check', dir]);
     expect(rechecked.code).toBe(0);
     expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 3, generation 3/);
+  });
+});
+
+describe('a move to format 3 cut short by a crash', () => {
+  it('after its new journal, before its snapshot: the format-2 state opens and is moved again', async () => {
+    const dir = await dirs.make();
+    for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
+      await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
+    }
+    // What the dead start left: the journal of format 3 that was to follow its snapshot, and its lock.
+    await writeFile(
+      join(dir, 'journal-3.jsonl'),
+      journalHeaderLine({ generation: 3, snapshot: 'a-snapshot-never-written' }),
+    );
+    await writeFile(join(dir, 'lock'), DEAD_HOLDER);
+    const expected = await readFile(join(MOCK_STATE_FORMAT2, 'expected-markings.json'), 'utf8');
+
+    const s = await openState(dir);
+    expect(JSON.stringify(markingsOf(s.state))).toBe(JSON.stringify(JSON.parse(expected)));
+    await s.durable.close();
+    expect((await readdir(dir)).sort()).toEqual(['journal-3.jsonl', 'snapshot.jsonl']);
+    expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({ version: 3 });
+    const again = await openState(dir);
+    expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(JSON.parse(expected)));
+    await again.durable.close();
   });
 });
 

@@ -235,14 +235,11 @@ async function inspectWithoutSnapshot(
 /** Headers, checksums and one unbroken sequence across the journals; a torn tail only at the end. */
 function checkJournals(inspection: Inspection, options: InspectOptions): void {
   const { problems, journals, snapshot } = inspection;
-  // Moving an older format to this one starts a journal of this format, then writes the
-  // snapshot: one that died in between left that journal with nothing in it, to be replaced.
+  // Moving an older format to a later one starts a journal of the later format, then writes the
+  // snapshot: one that died in between (this ksctl, or an older one moving format 1 to 2) left
+  // that journal with nothing in it, to be replaced.
   const upgrade = journals.at(-1);
-  if (
-    inspection.version < STATE_FORMAT_VERSION &&
-    journals.length > 1 &&
-    upgrade?.version === STATE_FORMAT_VERSION
-  ) {
+  if (journals.length > 1 && upgrade !== undefined && upgrade.version > inspection.version) {
     if (upgrade.records.length === 0 && upgrade.problems.length === 0) journals.pop();
   }
   let expected = inspection.lastSeq + 1;
