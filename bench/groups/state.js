@@ -9,6 +9,15 @@ const WRITES = 2000;
 const MARKINGS = 10_000;
 const VALUES = 20;
 const DEVICES = 1_000;
+/** Issue 26: the big state restarts in under half a second inside the process. */
+const RESTART_TARGET_MS = 500;
+
+/** The median of the numbers. */
+function medianOf(values) {
+  const sorted = values.toSorted((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
 
 /**
  * A durable state of `markings` markings of VALUES values and `devices` devices, written through
@@ -40,7 +49,11 @@ async function buildState(dir, markings, devices) {
   await durable.close();
 }
 
-/** (g) Durable state (`mock serve --state`): write throughput and restart time. */
+/**
+ * (g) Durable state (`mock serve --state`): write throughput and restart time. The restart's
+ * target (issue 26) is the median of the in-process starts of the measured runs of the big state:
+ * the process's own start-up is the same on both sides, the state is what is measured.
+ */
 export default {
   name: 'state',
   title: `mock serve --state: ${WRITES} acknowledged writes (16 in flight) against in memory; restart of ${MARKINGS.toLocaleString('en')} markings × ${VALUES} values and ${DEVICES.toLocaleString('en')} devices against an empty state`,
@@ -78,7 +91,9 @@ export default {
     notes.push(
       `states built through the engine in ${((performance.now() - built) / 1000).toFixed(1)} s`,
     );
-    const restart = (label, dir, markings) => ({
+    /** The in-process start of every measured restart of the big state. */
+    const bigStarts = [];
+    const restart = (label, dir, markings, starts) => ({
       label,
       argv: [process.execPath, RESTART, '--state', join(work, dir)],
       env: { PATH: process.env.PATH ?? '' },
@@ -88,8 +103,21 @@ export default {
         notes.push(`${label}: the warm-up run started in ${result.startMs} ms inside the process`);
         return undefined;
       },
+      ...(starts && {
+        observe: (out) => {
+          starts.push(JSON.parse(out.toString('utf8')).startMs);
+          const median = medianOf(starts);
+          const met = median < RESTART_TARGET_MS ? '✓' : '✗';
+          notes[targetNote] =
+            `big state: median start inside the process ${median} ms over ${starts.length} measured runs (issue 26: under ${RESTART_TARGET_MS} ms ${met})`;
+        },
+      }),
     });
-    notes.push('targets: writes A/B ≤ 3 (durable at least ⅓ of in memory); restart A under 2 s');
+    notes.push(
+      `targets: writes A/B ≤ 3 (durable at least ⅓ of in memory); restart: the big state's median start inside the process under ${RESTART_TARGET_MS} ms (issue 26), every line verified`,
+    );
+    // Filled in as the measured restarts report.
+    const targetNote = notes.push('big state: no measured restart yet') - 1;
     return {
       notes,
       benchmarks: [
@@ -101,7 +129,7 @@ export default {
         },
         {
           name: 'restart',
-          a: restart('big state', 'big', MARKINGS),
+          a: restart('big state', 'big', MARKINGS, bigStarts),
           b: restart('empty state', 'empty', 0),
         },
       ],

@@ -11,6 +11,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { FaultRule } from './wire.js';
 import type { StoredKey } from './device/store.js';
 import type { DeviceEntry, OutboxMessage } from './enrollment/store.js';
+import { type PackedValues, packValues } from './markings/packed.js';
 import type { MarkingRecord, StoredValue } from './markings/stored.js';
 import { type DurableOptions, StateDirectory } from './persistence/durable.js';
 import { changeRecords, type Inspection } from './persistence/inspection.js';
@@ -45,12 +46,15 @@ export const RECORD_KINDS: Record<RecordKind, Apply> = {
     markings(state, d.tenant).restoreMarking(d.marking),
   'marking.delete': (state, d: { tenant: string; id: string }) =>
     markings(state, d.tenant).forgetMarking(d.id),
-  /** A marking with all its values: how snapshots hold them. */
+  /** A marking with all its values: how snapshots of formats 1 and 2 hold them. */
   'marking.full': (state, d: { tenant: string; marking: MarkingRecord; values: StoredValue[] }) => {
     const store = markings(state, d.tenant);
     store.restoreMarking(d.marking);
     for (const value of d.values) store.restoreValue(d.marking.id, value);
   },
+  /** A marking with its values packed: how snapshots hold them (markings/packed.ts). */
+  'marking.packed': (state, d: { tenant: string } & PackedValues) =>
+    markings(state, d.tenant).restorePacked(d),
   'value.set': (state, d: { tenant: string; markingId: string; value: StoredValue }) =>
     markings(state, d.tenant).restoreValue(d.markingId, d.value),
   'value.delete': (state, d: { tenant: string; markingId: string; id: string }) =>
@@ -100,7 +104,12 @@ export function* stateRecords(state: MockState): Generator<StateRecord> {
   if (keyServerPem !== undefined) yield ['keyServerKey', keyServerPem];
   for (const [id, tenant] of state.tenants) {
     yield ['tenant.set', id];
-    for (const r of tenant.markings.records()) yield ['marking.full', { tenant: id, ...r }];
+    for (const r of tenant.markings.records()) {
+      const packed = packValues(r.marking, r.values);
+      yield packed === undefined
+        ? ['marking.full', { tenant: id, ...r }]
+        : ['marking.packed', { tenant: id, ...packed }];
+    }
   }
   for (const user of state.users.values()) yield ['user.set', { ...user }];
   for (const keyspace of state.keyspaces.values()) yield ['keyspace.set', { ...keyspace }];

@@ -9,3 +9,6 @@ const fixture = (path: string): string =>
 /** The Ionic SDK sample profile files (see test/fixtures/ionic-persistors/README.md). */
 export const IONIC_SAMPLE_PT = fixture('ionic-persistors/sample-persistor.pt');
 export const IONIC_SAMPLE_PW = fixture('ionic-persistors/sample-persistor.pw');
+
+/** A state directory of format 2 and what it holds (see test/fixtures/mock-state-format2/README.md). */
+export const MOCK_STATE_FORMAT2 = fixture('mock-state-format2');

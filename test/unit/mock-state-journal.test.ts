@@ -122,12 +122,12 @@ describe('journal', () => {
     const dir = await dirs.make();
     await (await open(dir)).durable.close();
     const snapshot = join(dir, 'snapshot.jsonl');
-    const newer = (await readFile(snapshot, 'utf8')).replace('"version":2', '"version":3');
+    const newer = (await readFile(snapshot, 'utf8')).replace('"version":3', '"version":4');
     await writeFile(snapshot, newer);
     const before = await readdir(dir);
 
     await expect(DurableState.open({ dir })).rejects.toThrow(
-      /written by a newer ksctl \(state format 3; this ksctl reads formats 1 and 2\)/,
+      /written by a newer ksctl \(state format 4; this ksctl reads formats 1 to 3\)/,
     );
     expect(await readFile(snapshot, 'utf8')).toBe(newer);
     expect(await readdir(dir)).toEqual(before);

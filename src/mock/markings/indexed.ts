@@ -8,6 +8,7 @@ import { type Marking, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { LOOK, type Steps } from '../pacing.js';
+import { type PackedValues, unpackValues } from './packed.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -78,15 +79,18 @@ export class IndexedMarkings {
 
   // ---- durable state: replaying the records reported to `changes`, and listing them ----
 
-  restoreMarking(record: MarkingRecord): void {
+  /** Takes `record` over as the stored marking (records are parsed afresh from the files). */
+  restoreMarking(record: MarkingRecord): StoredMarking {
     this.revision++;
-    restoreNamed(this.byId, this.byName, record, () => ({
-      ...record,
-      valuesByName: new Map(),
-      valuesById: new Map(),
-      sorted: undefined,
-    }));
+    const m = restoreNamed(this.byId, this.byName, record, () => {
+      const fresh = record as StoredMarking;
+      fresh.valuesByName = new Map();
+      fresh.valuesById = new Map();
+      fresh.sorted = undefined;
+      return fresh;
+    });
     this.sortedCache = undefined;
+    return m;
   }
 
   forgetMarking(id: string): void {
@@ -101,6 +105,25 @@ export class IndexedMarkings {
     const m = this.mustGet(markingId);
     restoreNamed(m.valuesById, m.valuesByName, record, () => record);
     m.sorted = undefined;
+  }
+
+  /** A marking with its values, as a snapshot packs them (packed.ts), put into the indexes. */
+  restorePacked(packed: PackedValues): void {
+    const values = unpackValues(packed);
+    const m = this.restoreMarking(packed.marking);
+    m.sorted = undefined;
+    if (m.valuesById.size === 0) {
+      // A new marking (as in every snapshot): straight into the indexes, unless two values share
+      // an id, which only a record made by hand can hold; then one by one, as a journal's.
+      for (const value of values) {
+        m.valuesById.set(value.id, value);
+        m.valuesByName.set(value.name, value);
+      }
+      if (m.valuesById.size === values.length) return;
+      m.valuesById.clear();
+      m.valuesByName.clear();
+    }
+    for (const value of values) restoreNamed(m.valuesById, m.valuesByName, value, () => value);
   }
 
   forgetValue(markingId: string, id: string): void {

@@ -70,25 +70,27 @@ export function isDefined<T>(item: T | undefined): item is T {
 }
 
 /**
- * Puts a replayed record into an id index and a name index, updating an existing entry in place.
- * A rename replayed after a swap may find its old name taken by the other entry already.
+ * Puts a replayed record into an id index and a name index, updating an existing entry in place,
+ * and gives the entry. A rename replayed after a swap may find its old name taken by the other
+ * entry already.
  */
 export function restoreNamed<T extends { id: string; name: string }>(
   byId: Map<string, T>,
   byName: Map<string, T>,
   record: { id: string; name: string },
   fresh: () => T,
-): void {
+): T {
   const existing = byId.get(record.id);
   if (!existing) {
     const entry = fresh();
     byId.set(entry.id, entry);
     byName.set(entry.name, entry);
-    return;
+    return entry;
   }
   if (byName.get(existing.name) === existing) byName.delete(existing.name);
   Object.assign(existing, record);
   byName.set(existing.name, existing);
+  return existing;
 }
 
 export function forgetNamed<T extends { name: string }>(

@@ -25,6 +25,7 @@ import {
   problemText,
   recordLine,
   SNAPSHOT_FILE,
+  STATE_FORMAT_VERSION,
   type StateProblem,
 } from './integrity.js';
 import { type Inspection, inspectStateDir } from './inspection.js';
@@ -162,8 +163,8 @@ export class StateDirectory {
       }
       for (const record of file.records) this.replay(model, record);
     }
-    if (inspection.version < 2) {
-      // Format 1 files are read, never appended to: the state starts over in format 2.
+    if (inspection.version < STATE_FORMAT_VERSION) {
+      // Files of an older format are read, never appended to: the state starts over in this one.
       await this.startGeneration(inspection.generation + 1, { replace: true });
       this.listen(model);
     } else {

@@ -11,7 +11,7 @@ import {
   journalGeneration,
   journalName,
   type ReadFile,
-  readStateText,
+  readStateFile,
   type SeqRecord,
   SNAPSHOT_FILE,
   type SnapshotHeader,
@@ -31,7 +31,7 @@ export interface Inspection {
   /** The journals the snapshot's generation and later, oldest first. */
   journals: ReadFile[];
   generation: number;
-  /** The last journal sequence number read (format 2). */
+  /** The last journal sequence number read (formats 2 and 3). */
   lastSeq: number;
   /** Every problem; the directory is usable only when there is none. */
   problems: StateProblem[];
@@ -45,14 +45,14 @@ export interface InspectOptions {
 }
 
 async function readOne(dir: string, name: string): Promise<ReadFile | StateProblem | undefined> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(join(dir, name), 'utf8');
+    bytes = await readFile(join(dir, name));
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     return { file: name, reason: `cannot be read: ${fileReason(error)}` };
   }
-  return readStateText(text, name);
+  return readStateFile(bytes, name);
 }
 
 const isProblem = (value: ReadFile | StateProblem): value is StateProblem => 'reason' in value;
@@ -235,10 +235,11 @@ async function inspectWithoutSnapshot(
 /** Headers, checksums and one unbroken sequence across the journals; a torn tail only at the end. */
 function checkJournals(inspection: Inspection, options: InspectOptions): void {
   const { problems, journals, snapshot } = inspection;
-  // Moving format 1 to format 2 starts a format-2 journal, then writes the snapshot: one that
-  // died in between left that journal with nothing in it, to be replaced.
+  // Moving an older format to a later one starts a journal of the later format, then writes the
+  // snapshot: one that died in between (this ksctl, or an older one moving format 1 to 2) left
+  // that journal with nothing in it, to be replaced.
   const upgrade = journals.at(-1);
-  if (inspection.version < 2 && journals.length > 1 && upgrade?.version === 2) {
+  if (journals.length > 1 && upgrade !== undefined && upgrade.version > inspection.version) {
     if (upgrade.records.length === 0 && upgrade.problems.length === 0) journals.pop();
   }
   let expected = inspection.lastSeq + 1;

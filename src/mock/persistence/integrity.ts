@@ -1,18 +1,21 @@
 /**
- * The state directory's files, format 2 (docs/design.md 3.2): what they hold and how they are checked,
+ * The state directory's files, format 3 (docs/design.md 3.2): what they hold and how they are checked,
  * so that damage is never taken for an empty or a shorter state.
  *
  * Every line (headers included) carries a checksum as its last member: the first 16 hex digits of
- * the SHA-256 of the line's JSON without it (`{…,"c":"0123456789abcdef"}`). Records carry a
- * sequence number `s`: in a snapshot 1..N; in the journals one count across them all, going on
- * from the last record the snapshot covers. The snapshot's header names its generation, a random
- * id, the journal sequence number it covers and its record count; a journal's header names its
- * generation and the id of the snapshot of that generation (written after the journal is created,
- * so a journal may name a snapshot that a crash kept from being written). A clean stop appends a
- * `close` record; only a mock that died (its lock file left behind) may leave a torn last line.
+ * the SHA-256 of the line's JSON without it (`{…,"c":"0123456789abcdef"}`). It is checked on the
+ * bytes as they are on disk, the member found at its fixed place at the end of the line. Records
+ * carry a sequence number `s`: in a snapshot 1..N; in the journals one count across them all,
+ * going on from the last record the snapshot covers. The snapshot's header names its generation,
+ * a random id, the journal sequence number it covers and its record count; a journal's header
+ * names its generation and the id of the snapshot of that generation (written after the journal
+ * is created, so a journal may name a snapshot that a crash kept from being written). A clean stop
+ * appends a `close` record; only a mock that died (its lock file left behind) may leave a torn
+ * last line.
  *
- * Format 1 (no checksums, no sequence numbers) is still read; the first start on it writes
- * format 2.
+ * Format 3 is format 2 with one more record kind, a marking with its values packed in columns
+ * (`marking.packed`, mock/markings/packed.ts), which snapshots hold. Formats 1 (no checksums, no
+ * sequence numbers) and 2 are still read; the first start on either writes format 3.
  *
  * This file holds the lines and one file read alone; inspection.ts checks a directory as a whole.
  */
@@ -21,7 +24,7 @@ import { isRecordKind } from './records.js';
 
 export const STATE_FILE_FORMAT = 'ksctl-mock-state';
 /** Raise when a record changes meaning; an older ksctl then refuses the files instead of misreading them. */
-export const STATE_FORMAT_VERSION = 2;
+export const STATE_FORMAT_VERSION = 3;
 /** The record a clean stop appends: the journal ends here, nothing was cut off. */
 export const CLOSE_KIND = 'close';
 
@@ -31,7 +34,12 @@ export const journalName = (generation: number) => `journal-${generation}.jsonl`
 /** The generation a journal's file name says, or NaN for any other name. */
 export const journalGeneration = (name: string) => Number(JOURNAL_FILE.exec(name)?.[1]);
 
-const CHECK_SUFFIX = /,"c":"([0-9a-f]{16})"\}$/;
+/** A line ends with its checksum member: `,"c":"` (6 bytes), 16 hex digits, `"}` (2 bytes). */
+const CHECK_HEAD = Buffer.from(',"c":"');
+const CHECK_BYTES = CHECK_HEAD.length + 16 + 2;
+const CLOSE_BRACE = Buffer.from('}');
+const QUOTE = 0x22;
+const BRACE = 0x7d;
 
 function checksum(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
@@ -45,17 +53,50 @@ function sealedLine(members: Record<string, unknown>): string {
 
 type Opened = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
 
-/** A line's members once its checksum is verified, or what is wrong with it. */
-function openLine(line: string): Opened {
-  const match = CHECK_SUFFIX.exec(line);
-  if (!match)
+/** The checksum of bytes[start, at) with the closing brace after them: the line without it. */
+function bodyChecksum(bytes: Buffer, start: number, at: number): string {
+  return createHash('sha256')
+    .update(bytes.subarray(start, at))
+    .update(CLOSE_BRACE)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+const isLowerHex = (byte: number) =>
+  (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66);
+
+/**
+ * Whether bytes[start, end) ends with a checksum member, checked at its fixed place: no copy of
+ * the line is made to find it.
+ */
+function hasChecksum(bytes: Buffer, start: number, end: number): boolean {
+  const at = end - CHECK_BYTES;
+  if (at <= start) return false;
+  if (bytes[end - 1] !== BRACE || bytes[end - 2] !== QUOTE) return false;
+  // Byte by byte: Buffer#compare costs more than the six bytes it would compare.
+  for (let i = 0; i < CHECK_HEAD.length; i++) if (bytes[at + i] !== CHECK_HEAD[i]) return false;
+  for (let i = at + CHECK_HEAD.length; i < end - 2; i++) if (!isLowerHex(bytes[i]!)) return false;
+  return true;
+}
+
+/**
+ * The members of the line bytes[start, end) once its checksum is verified, or what is wrong with
+ * it. The checksum is taken over the bytes as they are (the line's JSON up to its checksum
+ * member, then the closing brace), never over a string made again from them.
+ */
+function openLine(bytes: Buffer, start: number, end: number): Opened {
+  if (!hasChecksum(bytes, start, end)) {
     return { ok: false, reason: 'the line has no checksum (damaged or not a state line)' };
-  const body = `${line.slice(0, match.index)}}`;
-  if (checksum(body) !== match[1]) {
+  }
+  const at = end - CHECK_BYTES;
+  if (
+    bytes.toString('latin1', at + CHECK_HEAD.length, end - 2) !== bodyChecksum(bytes, start, at)
+  ) {
     return { ok: false, reason: 'the checksum does not match: the line was changed or damaged' };
   }
   try {
-    const value: unknown = JSON.parse(body);
+    // The whole line: its checksum member is one more string member, dropped by the callers.
+    const value: unknown = JSON.parse(bytes.toString('utf8', start, end));
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       return { ok: true, value: value as Record<string, unknown> };
     }
@@ -155,77 +196,89 @@ export interface ReadFile {
 }
 
 /**
- * Reads one state file of either format. Every line is checked; what is wrong goes into
- * `problems` (the records that verify are kept, for `recover`).
+ * Reads one state file of any format, as the bytes on disk. Every line is checked; what is wrong
+ * goes into `problems` (the records that verify are kept, for `recover`).
  */
-export function readStateText(text: string, name: string): ReadFile {
-  const lines = text.split('\n');
-  const tail = lines.pop()!;
+export function readStateFile(bytes: Buffer, name: string): ReadFile {
+  const lastNewline = bytes.lastIndexOf(0x0a);
   const file: ReadFile = {
     name,
     version: 0,
     header: {},
     records: [],
     problems: [],
-    goodBytes: Buffer.byteLength(text) - Buffer.byteLength(tail),
+    goodBytes: lastNewline + 1,
   };
   const problem = (line: number | undefined, reason: string) =>
     file.problems.push({ file: name, ...(line === undefined ? {} : { line }), reason });
-  if (text === '') {
+  if (bytes.length === 0) {
     problem(undefined, 'the file is empty');
     return file;
   }
-  if (tail !== '') {
+  const wholeLines = countNewlines(bytes);
+  if (lastNewline + 1 < bytes.length) {
     // A whole record whose newline is missing is damage, not a write cut short.
-    if (openLine(tail).ok) {
-      problem(
-        lines.length + 1,
-        'the last record is whole but its end of line is missing or damaged',
-      );
+    if (openLine(bytes, lastNewline + 1, bytes.length).ok) {
+      problem(wholeLines + 1, 'the last record is whole but its end of line is missing or damaged');
     } else {
       file.tornTail = 'an incomplete last line';
     }
   }
-  if (lines.length === 0) {
+  if (wholeLines === 0) {
     problem(1, 'the header line is incomplete');
     return file;
   }
+  const headerEnd = bytes.indexOf(0x0a);
   // The version first: a newer format may check its lines another way.
-  const version = headerVersion(lines[0]!);
-  if (version === 1) return readVersion1(file, lines, problem);
+  const version = headerVersion(bytes.toString('utf8', 0, headerEnd));
+  if (version === 1) {
+    const text = bytes.toString('utf8', 0, lastNewline + 1);
+    return readVersion1(file, text.split('\n').slice(0, -1), problem);
+  }
   if (version !== undefined && version > STATE_FORMAT_VERSION) {
     file.version = version;
     problem(
       1,
-      `written by a newer ksctl (state format ${version}; this ksctl reads formats 1 and ${STATE_FORMAT_VERSION})`,
+      `written by a newer ksctl (state format ${version}; this ksctl reads formats 1 to ${STATE_FORMAT_VERSION})`,
     );
     return file;
   }
-  const header = openLine(lines[0]!);
+  const header = openLine(bytes, 0, headerEnd);
   if (!header.ok || header.value.format !== STATE_FILE_FORMAT) {
     problem(1, header.ok ? 'not a ksctl mock state file' : `header: ${header.reason}`);
     return file;
   }
+  const { c: _checksum, ...headerMembers } = header.value;
   file.version = Number(header.value.version);
-  file.header = header.value;
-  for (let i = 1; i < lines.length; i++) {
-    const opened = openLine(lines[i]!);
+  file.header = headerMembers;
+  let line = 1;
+  for (let start = headerEnd + 1; start <= lastNewline;) {
+    const end = bytes.indexOf(0x0a, start);
+    line++;
+    const opened = openLine(bytes, start, end);
+    start = end + 1;
     if (!opened.ok) {
-      problem(i + 1, opened.reason);
+      problem(line, opened.reason);
       continue;
     }
     const { s, k, d } = opened.value;
     if (typeof k !== 'string' || !(k === CLOSE_KIND || isRecordKind(k))) {
-      problem(i + 1, `unknown state record ${JSON.stringify(k)}`);
+      problem(line, `unknown state record ${JSON.stringify(k)}`);
       continue;
     }
     if (!Number.isSafeInteger(s)) {
-      problem(i + 1, 'the record has no sequence number');
+      problem(line, 'the record has no sequence number');
       continue;
     }
-    file.records.push({ seq: s as number, kind: k, data: d, file: name, line: i + 1 });
+    file.records.push({ seq: s as number, kind: k, data: d, file: name, line });
   }
   return file;
+}
+
+function countNewlines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count++;
+  return count;
 }
 
 function headerVersion(line: string): number | undefined {

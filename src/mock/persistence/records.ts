@@ -15,6 +15,7 @@ export const RECORD_KIND_NAMES = [
   'marking.set',
   'marking.delete',
   'marking.full',
+  'marking.packed',
   'value.set',
   'value.delete',
   'user.set',

@@ -28,9 +28,9 @@ export interface StateFileSummary {
   cleanStops: number;
   /** Lines after the header that do not verify (each is a problem). */
   damagedLines: number;
-  /** The sequence numbers of what verifies, first and last (format 2). */
+  /** The sequence numbers of what verifies, first and last (formats 2 and 3). */
   sequence?: { first: number; last: number };
-  /** A snapshot: the last journal record it holds (format 2). */
+  /** A snapshot: the last journal record it holds (formats 2 and 3). */
   covers?: number;
   /** A journal: its last line is a clean stop. */
   endsWithCleanStop?: boolean;

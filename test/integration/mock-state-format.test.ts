@@ -1,0 +1,155 @@
+/**
+ * Issue 26: snapshots of state format 3 hold a marking's values packed (`marking.packed`). A
+ * directory of format 2 (checked in, written by the ksctl before) restarts into the same state
+ * and is rewritten as format 3; a damaged packed line is told with its file and line, and
+ * `recover` keeps every other record.
+ */
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { DurableState } from '../../src/mock/durable-state.js';
+import { journalHeaderLine } from '../../src/mock/persistence/integrity.js';
+import { MockState } from '../../src/mock/state.js';
+import { runCli } from '../helpers/cli.js';
+import { MOCK_STATE_FORMAT2 } from '../helpers/fixtures.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const dirs = tempDirs();
+afterAll(() => dirs.removeAll());
+const actor = { name: 'tester' };
+/** A lock file of a process that is gone: the last mock died. */
+const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
+
+async function openState(dir: string) {
+  const durable = await DurableState.open({ dir });
+  const state = new MockState('ksdev.format');
+  if (durable.fresh) state.addTenant('dev');
+  await durable.attach(state);
+  return { durable, state, markings: state.addTenant('dev').markings };
+}
+
+/** Per tenant, every marking with its values, as the store lists them. */
+function markingsOf(state: MockState): Record<string, unknown> {
+  const held: Record<string, unknown> = {};
+  for (const [id, tenant] of state.tenants) held[id] = [...tenant.markings.records()];
+  return held;
+}
+
+/** The record kinds of a state file, line by line (its header first). */
+async function kindsOf(path: string): Promise<string[]> {
+  const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
+  return lines.map((line) => String((JSON.parse(line) as { k?: unknown; file?: unknown }).k));
+}
+
+const headerOf = async (path: string) =>
+  JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as Record<string, unknown>;
+
+describe('a format-2 directory', () => {
+  it('restarts into the same state, every member of every value, and is rewritten as format 3', async () => {
+    const dir = await dirs.make();
+    for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
+      await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
+    }
+    const expected = JSON.parse(
+      await readFile(join(MOCK_STATE_FORMAT2, 'expected-markings.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const checked = await runCli(['mock', 'state', 'check', dir]);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toMatch(/snapshot\.jsonl: format 2, generation 2/);
+
+    const s = await openState(dir);
+    expect(markingsOf(s.state)).toEqual(expected);
+    // Member order too: what the mock answers lists the members as they are held.
+    expect(JSON.stringify(markingsOf(s.state))).toBe(JSON.stringify(expected));
+    expect(s.state.users.get('zoe')?.enabled).toBe(true);
+    expect(s.state.devToken).toBe('ksdev.format2');
+    await s.durable.close();
+
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual(['journal-3.jsonl', 'snapshot.jsonl']);
+    expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({
+      version: 3,
+      generation: 3,
+    });
+    expect(await headerOf(join(dir, 'journal-3.jsonl'))).toMatchObject({ version: 3 });
+    const kinds = await kindsOf(join(dir, 'snapshot.jsonl'));
+    expect(kinds.filter((k) => k === 'marking.packed')).toHaveLength(4);
+    expect(kinds).not.toContain('marking.full');
+
+    const again = await openState(dir);
+    expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(expected));
+    await again.durable.close();
+    const rechecked = await runCli(['mock', 'state', 'check', dir]);
+    expect(rechecked.code).toBe(0);
+    expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 3, generation 3/);
+  });
+});
+
+describe('a move to format 3 cut short by a crash', () => {
+  it('after its new journal, before its snapshot: the format-2 state opens and is moved again', async () => {
+    const dir = await dirs.make();
+    for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
+      await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
+    }
+    // What the dead start left: the journal of format 3 that was to follow its snapshot, and its lock.
+    await writeFile(
+      join(dir, 'journal-3.jsonl'),
+      journalHeaderLine({ generation: 3, snapshot: 'a-snapshot-never-written' }),
+    );
+    await writeFile(join(dir, 'lock'), DEAD_HOLDER);
+    const expected = await readFile(join(MOCK_STATE_FORMAT2, 'expected-markings.json'), 'utf8');
+
+    const s = await openState(dir);
+    expect(JSON.stringify(markingsOf(s.state))).toBe(JSON.stringify(JSON.parse(expected)));
+    await s.durable.close();
+    expect((await readdir(dir)).sort()).toEqual(['journal-3.jsonl', 'snapshot.jsonl']);
+    expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({ version: 3 });
+    const again = await openState(dir);
+    expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(JSON.parse(expected)));
+    await again.durable.close();
+  });
+});
+
+describe('a damaged packed line', () => {
+  it('is refused with its file and line; recover keeps every other record', async () => {
+    const dir = await dirs.make();
+    const s = await openState(dir);
+    for (const name of ['first', 'second', 'third']) {
+      s.markings.create(
+        { name, detail: { values: [{ name: `${name}-a` }, { name: `${name}-b` }] } },
+        actor,
+      );
+    }
+    await s.durable.compact();
+    const before = markingsOf(s.state);
+    await s.durable.close();
+
+    const snapshot = join(dir, 'snapshot.jsonl');
+    const lines = (await readFile(snapshot, 'utf8')).split('\n');
+    const at = lines.findIndex((l) => l.includes('"marking.packed"') && l.includes('second-b'));
+    expect(at).toBeGreaterThan(0);
+    lines[at] = lines[at]!.replace('second-b', 'second-B');
+    await writeFile(snapshot, lines.join('\n'));
+
+    const refused = await DurableState.open({ dir }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InputError);
+    expect((refused as Error).message).toContain(
+      `snapshot.jsonl:${at + 1}: the checksum does not match`,
+    );
+    const checked = await runCli(['mock', 'state', 'check', dir]);
+    expect(checked.code).toBe(3);
+    expect(checked.stderr).toContain(`snapshot.jsonl:${at + 1}: the checksum does not match`);
+
+    const to = join(await dirs.make(), 'recovered');
+    const recovered = await runCli(['mock', 'state', 'recover', dir, '--to', to]);
+    expect(recovered.code).toBe(0);
+    expect(recovered.stdout).toContain(`snapshot.jsonl:${at + 1}: the checksum does not match`);
+    const r = await openState(to);
+    const kept = markingsOf(r.state) as Record<string, { marking: { name: string } }[]>;
+    const wanted = (before as typeof kept).dev!.filter((m) => m.marking.name !== 'second');
+    expect(kept.dev!.map((m) => m.marking.name)).toEqual(['first', 'third']);
+    expect(kept.dev).toEqual(wanted);
+    await r.durable.close();
+  });
+});
