@@ -62,6 +62,15 @@ describe('one device', () => {
     expect((await stat(suite.dir)).mode & 0o077).toBe(0);
   });
 
+  it('never sends a registration twice, even on an answer other requests are retried after', async () => {
+    await suite.mock.setFaults([{ path: '/v2.3/register/ABcd', status: 503, times: 1 }]);
+    const result = await cli(['enroll', '--name', 'once'], { env: tokenEnv(await mint()) });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).not.toMatch(/retrying/);
+    const registrations = (await suite.mock.journal()).filter((r) => r.path.includes('/register/'));
+    expect(registrations).toHaveLength(1);
+  });
+
   it('reads STOKEN and UIDAUTH from files, a UIDAUTH without its comma included', async () => {
     const pair = await mint();
     await writeFile(join(suite.dir, 'stoken'), `${pair.stoken}\n`);
