@@ -24,7 +24,6 @@ import { isJsonObject } from '../encoding/json.js';
 import { assertKeyspace } from './keyspace.js';
 
 export { makeAuth } from './auth.js';
-export { DEVICE_KEY_SHAPE, generateDeviceKeyPair } from './device-keys.js';
 export { assertKeyspace, isKeyspace, keyspaceOfDeviceId } from './keyspace.js';
 
 export interface DeviceKeyPair {
