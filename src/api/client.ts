@@ -108,6 +108,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** The most the answer's body may hold (default ANSWER_MAX_BYTES; listing pages take more). */
   maxAnswerBytes?: number;
+  /**
+   * Attempts after the first for this request instead of the client's own (0 for a request that
+   * must never be sent twice, such as a device's registration).
+   */
+  retries?: number;
 }
 
 export interface Answer<T> {
@@ -263,6 +268,7 @@ export class ApiClient {
     // Traces and errors show the URL without credentials in its user info or query.
     const shownUrl = redactUrl(url);
     const idempotent = IDEMPOTENT.has(method);
+    const retries = options.retries ?? this.options.retries;
 
     const began = nowMs();
     for (let attempt = 0; ; attempt++) {
@@ -301,7 +307,7 @@ export class ApiClient {
         }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
-        if (idempotent && attempt < this.options.retries) {
+        if (idempotent && attempt < retries) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
           activity?.retrying(retryMessage(wait, reason));
           await sleep(wait, options.signal);
@@ -339,15 +345,13 @@ export class ApiClient {
       if (text.length > 0) this.traceBody('<', text);
 
       const retryable = (idempotent ? RETRY_STATUS_IDEMPOTENT : RETRY_STATUS_ANY).has(status);
-      if (retryable && attempt < this.options.retries) {
+      if (retryable && attempt < retries) {
         const after = parseRetryAfter(responseHeaders['retry-after']);
         const wait =
           after !== undefined
             ? Math.min(after, this.options.maxRetryAfterMs)
             : backoffDelay(attempt, this.options.backoffMs);
-        this.trace(
-          `  retrying in ${wait} ms (attempt ${attempt + 2} of ${this.options.retries + 1})`,
-        );
+        this.trace(`  retrying in ${wait} ms (attempt ${attempt + 2} of ${retries + 1})`);
         activity?.retrying(retryMessage(wait, String(status)));
         await sleep(wait, options.signal);
         continue;

@@ -1,11 +1,27 @@
 /**
- * Where device key pairs come from. A module of its own, light to load, so `ksctl enroll` can
- * start the RSA-3072 generation before it loads anything else. Tests swap in a pre-generated
- * pair; there is deliberately no flag for that.
+ * Where device key pairs come from. A module of its own that imports nothing but the prime search
+ * (in a chunk of its own, scripts/bundle.js), so `ksctl enroll` starts the RSA-3072 generation
+ * before it loads the network chunk and everything else. Tests swap in a pre-generated pair;
+ * there is deliberately no flag for that.
  */
 import { availableParallelism } from 'node:os';
-import { DEVICE_KEY_SHAPE, type DeviceKeyPair, generateDeviceKeyPair } from './protocol.js';
-import { RsaKeySupply } from './rsa-keygen.js';
+import type { DeviceKeyPair } from './protocol.js';
+import { generateRsaKeyPair, RsaKeySupply, type RsaShape } from './rsa-keygen.js';
+
+/**
+ * A device key: RSA-3072 of two primes, the usual form, which any SDK's persistor can store. The
+ * size is the contract's RSA_MODULUS_BITS (crypto.ts), written out so that this module loads no
+ * more; buildRegistration checks every device key against it.
+ */
+export const DEVICE_KEY_SHAPE: RsaShape = { modulusBits: 3072, primes: 2 };
+
+/**
+ * An RSA-3072 key pair, its primes searched on the thread pool (so bulk enrollment and spinners
+ * keep running meanwhile), `searchesAtOnce` of them at once (src/enroll/rsa-keygen.ts).
+ */
+export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair> {
+  return generateRsaKeyPair(DEVICE_KEY_SHAPE, searchesAtOnce);
+}
 
 export interface GenerateOptions {
   /**
@@ -44,4 +60,17 @@ export function searchSlots(env: NodeJS.ProcessEnv = process.env): number {
   const size = Number(env.UV_THREADPOOL_SIZE);
   const pool = Number.isInteger(size) && size >= 1 && size <= 1024 ? size : 4;
   return Math.max(1, Math.min(availableParallelism(), pool - 1));
+}
+
+/** Enrollments at once in a bulk run unless told: one per core, at most 4. */
+export function defaultConcurrency(): number {
+  return Math.min(4, availableParallelism());
+}
+
+/**
+ * The key pairs of a bulk run of `count` devices, `concurrency` (default defaultConcurrency) at
+ * once: as many prime searches at once as the devices in flight can use cores, shared by all.
+ */
+export function bulkKeySupply(count: number, concurrency = defaultConcurrency()): KeyPairSupply {
+  return deviceKeySource.supply(count, Math.min(concurrency, searchSlots()));
 }

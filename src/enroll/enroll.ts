@@ -94,6 +94,7 @@ export async function registerDevice(
         expect: (body) => (isJsonObject(body) ? undefined : 'not a JSON object'),
         what: `register a device in keyspace ${input.keyspace}`,
         signal: input.signal,
+        retries: 0,
       },
     ),
   );
@@ -114,10 +115,11 @@ export async function registerDevice(
 /** What every enrollment of one run shares. */
 export interface RegistrationRun {
   endpoints: EnrollmentEndpoints;
-  /** Lookups, key server key, portal: the usual retries. */
+  /**
+   * Lookups, key server key, portal (the usual retries) and the registration (none): one client,
+   * so the registration goes out on the connection the sign-in opened.
+   */
   http: ApiClient;
-  /** The register endpoint: no retries. */
-  registerHttp: ApiClient;
   tokens: TokenSource;
   /** Where the profiles go; without one (the library's enroll()) they are only returned. */
   persistor?: PersistorSpec;
@@ -190,7 +192,7 @@ export async function enrollDevice(
   const serverKey = issuing.then((issued) => issued.serverPublicKey ?? shared.serverPublicKey());
   const [keys, issued, serverPublicKey] = await Promise.all([deviceKeys, issuing, serverKey]);
   const api = await run.endpoints.api(issued.apiUrl);
-  return registerDevice(run.registerHttp, {
+  return registerDevice(run.http, {
     api,
     keyspace: run.endpoints.keyspace,
     stoken: issued.tokens.stoken,

@@ -22,7 +22,6 @@ import {
 } from './crypto.js';
 import { isJsonObject } from '../encoding/json.js';
 import { assertKeyspace } from './keyspace.js';
-import { generateRsaKeyPair, type RsaShape } from './rsa-keygen.js';
 
 export { makeAuth } from './auth.js';
 export { assertKeyspace, isKeyspace, keyspaceOfDeviceId } from './keyspace.js';
@@ -55,17 +54,6 @@ export interface RecoveredKeys {
   /** SEP.CD:IDC, from SEPAESK-IDC. */
   aesCdIdcKey: Buffer;
 }
-
-/**
- * An RSA-3072 key pair, its primes searched on the thread pool (so bulk enrollment and spinners
- * keep running meanwhile), `searchesAtOnce` of them at once (src/enroll/rsa-keygen.ts).
- */
-export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair> {
-  return generateRsaKeyPair(DEVICE_KEY_SHAPE, searchesAtOnce);
-}
-
-/** A device key: RSA-3072 of two primes, the usual form, which any SDK's persistor can store. */
-export const DEVICE_KEY_SHAPE: RsaShape = { modulusBits: RSA_MODULUS_BITS, primes: 2 };
 
 /** Builds the register request body and the session needed to read its answer. */
 export function buildRegistration(

@@ -4,12 +4,11 @@
  * each new profile checked with a key request unless told not to. Failures are counted, not
  * thrown: the caller reports them and takes its exit code from them.
  */
-import { availableParallelism } from 'node:os';
 import { checkProfileName } from '../config/enrollment.js';
 import { checkDevice, storedButFailed } from '../device/check.js';
 import { enrollAndStore, prepareRun, type StoredDevice } from '../enroll/enroll.js';
-import { deviceKeySource, searchSlots } from '../enroll/device-keys.js';
-import { isKsctlError, UsageError } from '../errors.js';
+import { bulkKeySupply, defaultConcurrency, type KeyPairSupply } from '../enroll/device-keys.js';
+import { InternalError, isKsctlError, UsageError } from '../errors.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { ProfileSet } from '../profiles/types.js';
 import { type EnrollRun, withEnrollmentRun } from './enroll.js';
@@ -22,6 +21,12 @@ export interface ManyDevices {
   count?: number;
   /** Enrollments at once (default: the number of cores, at most 4). */
   concurrency?: number;
+  /**
+   * With `count`: the key pairs of the `count` devices, already being generated at `concurrency`
+   * (device-keys.ts bulkKeySupply; the CLI starts them before it loads the rest). Stopped when
+   * the run ends, whatever happens. Without it the run starts its own once its checks pass.
+   */
+  keys?: KeyPairSupply;
   /** Profiles are named NAME-1, NAME-2, … (default test-device). */
   name?: string;
   /** Create and fetch a key with each new profile. */
@@ -53,7 +58,19 @@ export interface ManyEnrolled {
   exitCode: number;
 }
 
-export function enrollMany(options: EnrollRun, devices: ManyDevices): Promise<ManyEnrolled> {
+export async function enrollMany(options: EnrollRun, devices: ManyDevices): Promise<ManyEnrolled> {
+  if (devices.keys !== undefined && devices.count === undefined) {
+    devices.keys.stop();
+    throw new InternalError('a key supply started ahead needs the count it was made for');
+  }
+  try {
+    return await enrollDevices(options, devices);
+  } finally {
+    devices.keys?.stop();
+  }
+}
+
+function enrollDevices(options: EnrollRun, devices: ManyDevices): Promise<ManyEnrolled> {
   return withEnrollmentRun(options, async ({ stored: run, existing }) => {
     if (run === undefined) throw new UsageError('enrolling many devices needs a profile file');
     const available = run.tokens.size;
@@ -64,7 +81,7 @@ export function enrollMany(options: EnrollRun, devices: ManyDevices): Promise<Ma
       );
     }
     const count = requested ?? available ?? 1;
-    const concurrency = devices.concurrency ?? Math.min(4, availableParallelism());
+    const concurrency = devices.concurrency ?? defaultConcurrency();
     const base = devices.name ?? DEFAULT_BULK_NAME;
     // A second run with the same name continues the numbering: names stay unique in the file.
     const first = lastNumberOf(base, existing) + 1;
@@ -84,7 +101,7 @@ export function enrollMany(options: EnrollRun, devices: ManyDevices): Promise<Ma
     const started = performance.now();
     // Key generation is the CPU-bound part: as many prime searches at once as the devices in
     // flight can use cores, shared by all devices.
-    const keys = deviceKeySource.supply(count, Math.min(concurrency, searchSlots()));
+    const keys = devices.keys ?? bulkKeySupply(count, concurrency);
     const outcomes = await runPool(
       count,
       concurrency,

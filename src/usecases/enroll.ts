@@ -40,7 +40,7 @@ export interface EnrollRun {
   keyspace: string;
   endpoints: EndpointSettings;
   tokens: TokenChoice;
-  /** For the lookups, the key server key and the portal; the register endpoint's is the same without retries. */
+  /** For the lookups, the key server key, the portal and the registration (never retried). */
   client: Omit<ClientOptions, 'auth' | 'baseUrl'>;
   /** Where the profiles go; without one the profile is only returned. */
   persistor?: PersistorSpec;
@@ -67,7 +67,6 @@ export async function withEnrollmentRun<T>(
   work: (held: HeldRun) => Promise<T>,
 ): Promise<T> {
   const http = new ApiClient({ ...options.client, auth: { kind: 'none' } });
-  const registerHttp = new ApiClient({ ...options.client, auth: { kind: 'none' }, retries: 0 });
   let tokens: TokenSource | undefined;
   try {
     const endpoints = new EnrollmentEndpoints(
@@ -77,7 +76,7 @@ export async function withEnrollmentRun<T>(
       options.signal,
     );
     tokens = await tokenSource(options, http, endpoints);
-    const run: RegistrationRun = { endpoints, http, registerHttp, tokens, signal: options.signal };
+    const run: RegistrationRun = { endpoints, http, tokens, signal: options.signal };
     const persistor = options.persistor;
     if (persistor === undefined) return await work({ run, existing: emptyProfileSet() });
     const stored: EnrollmentRun = { ...run, persistor, setActive: options.setActive };
@@ -86,7 +85,7 @@ export async function withEnrollmentRun<T>(
       onWait: options.onWait,
     });
   } finally {
-    await Promise.all([http.close(), registerHttp.close(), tokens?.close?.()]);
+    await Promise.all([http.close(), tokens?.close?.()]);
   }
 }
 

@@ -5,8 +5,8 @@
  * `ksctl profiles`. Needs a build (`npm test` builds first).
  */
 import { createDecipheriv, pbkdf2Sync } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tsvRows } from '../helpers/cli.js';
 import { mockServeSuite } from '../helpers/spawn.js';
@@ -124,4 +124,45 @@ describe('ksctl enroll against ksctl mock serve', () => {
       /^error: this STOKEN and UIDAUTH pair has already enrolled a device; each pair enrolls once \(40902\)\nhint: .+\nconversation id: [0-9a-f-]{36}\n$/,
     );
   });
+
+  // The key pairs take the longest (issue 26): their prime searches start before the network
+  // chunk and the rest of enrollment load, which then load while the searches run, from few
+  // files (each costs about a millisecond to read and compile: scripts/bundle.js).
+  it.each([
+    ['one device', ['--username', 'alice', '--password-file', '-'], 'alice-password\n', 6],
+    ['--count 2', ['--count', '2', '--mock-user', 'alice'], undefined, 8],
+  ])(
+    '%s: the prime searches start before the network code loads',
+    async (_, args, input, files) => {
+      const preload = join(suite.home, 'first-search.cjs');
+      const record = join(suite.home, `first-search-${args[0]}.json`);
+      await writeFile(
+        preload,
+        `const crypto = require('node:crypto');
+const generatePrime = crypto.generatePrime;
+let first;
+crypto.generatePrime = function (...args) {
+  first ??= Object.keys(require.cache);
+  return generatePrime.apply(this, args);
+};
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ first, all: Object.keys(require.cache) })));\n`,
+      );
+      const persistor = join(suite.home, `early-${args[0]}.pt`);
+      const result = await ksctl(
+        ['enroll', ...args, '--persistor-path', persistor],
+        { NODE_OPTIONS: `--require ${preload}` },
+        input,
+      );
+      expect(result.code).toBe(0);
+      const loaded = JSON.parse(await readFile(record, 'utf8')) as {
+        first?: string[];
+        all: string[];
+      };
+      const chunks = (list: string[] = []) =>
+        list.filter((file) => /[\\/]dist[\\/]bundle[\\/]/.test(file)).map((file) => basename(file));
+      expect(chunks(loaded.first)).toContain('main.cjs');
+      expect(chunks(loaded.first).filter((file) => /^(net|enroll)/.test(file))).toEqual([]);
+      expect(chunks(loaded.all).length).toBeLessThanOrEqual(files);
+    },
+  );
 });

@@ -62,6 +62,15 @@ describe('one device', () => {
     expect((await stat(suite.dir)).mode & 0o077).toBe(0);
   });
 
+  it('never sends a registration twice, even on an answer other requests are retried after', async () => {
+    await suite.mock.setFaults([{ path: '/v2.3/register/ABcd', status: 503, times: 1 }]);
+    const result = await cli(['enroll', '--name', 'once'], { env: tokenEnv(await mint()) });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).not.toMatch(/retrying/);
+    const registrations = (await suite.mock.journal()).filter((r) => r.path.includes('/register/'));
+    expect(registrations).toHaveLength(1);
+  });
+
   it('reads STOKEN and UIDAUTH from files, a UIDAUTH without its comma included', async () => {
     const pair = await mint();
     await writeFile(join(suite.dir, 'stoken'), `${pair.stoken}\n`);
@@ -539,6 +548,34 @@ describe('test devices in bulk', () => {
       '4',
     ]);
     expect(tooMany.code).toBe(2);
+  });
+
+  it('starts the key pairs of --count N at once, and stops them when the run fails first', async () => {
+    const stops: number[] = [];
+    const fixed = deviceKeySource.supply;
+    const supply = vi.spyOn(deviceKeySource, 'supply').mockImplementation((total, atOnce) => {
+      const keys = fixed(total, atOnce);
+      const index = stops.push(0) - 1;
+      return { take: () => keys.take(), stop: () => void stops[index]!++ };
+    });
+    try {
+      await writeFile(
+        join(suite.dir, 'tokens'),
+        `${(await mint()).stoken} ${(await mint()).uidauth}\n`,
+      );
+      // Found by the use case: the file has one pair for four devices.
+      const tooMany = ['enroll', '--tokens-file', join(suite.dir, 'tokens'), '--count', '4'];
+      expect((await cli(tooMany)).code).toBe(2);
+      // Found as the settings are read: no keyspace.
+      const late = await cli(['enroll', '--count', '2', '--mock-user', 'alice'], {
+        env: { KSCTL_KEYSPACE: undefined },
+      });
+      expect(late.code).toBe(2);
+      expect(supply.mock.calls.map(([total]) => total)).toEqual([4, 2]);
+      expect(stops.every((count) => count > 0)).toBe(true);
+    } finally {
+      supply.mockRestore();
+    }
   });
 
   it('reports a malformed tokens file by line, without its text (exit 3)', async () => {

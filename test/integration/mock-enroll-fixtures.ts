@@ -13,8 +13,8 @@ import {
   oaepEncrypt,
   signPackage,
 } from '../../src/enroll/crypto.js';
-import { type DeviceKeyPair, generateDeviceKeyPair } from '../../src/enroll/protocol.js';
-import { deviceKeySource } from '../../src/enroll/device-keys.js';
+import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
+import { deviceKeySource, generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
 import type { MockServer } from '../../src/mock/server.js';
 import { type MockServerOptions } from '../../src/mock/server.js';
 import { afterAll, beforeAll } from 'vitest';

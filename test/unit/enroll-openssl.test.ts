@@ -14,11 +14,11 @@ import { encodeSpkiBase64, parseServerPublicKey } from '../../src/enroll/crypto.
 import {
   buildRegistration,
   type DeviceKeyPair,
-  generateDeviceKeyPair,
   makeAuth,
   type RegistrationSession,
   recoverKeys,
 } from '../../src/enroll/protocol.js';
+import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
 import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
 import { loadKeyServerKey } from '../../src/mock/enrollment/key-server-key.js';
 

@@ -11,13 +11,13 @@ import {
 import {
   buildRegistration,
   type DeviceKeyPair,
-  generateDeviceKeyPair,
   isKeyspace,
   keyspaceOfDeviceId,
   makeAuth,
   type RegistrationSession,
   recoverKeys,
 } from '../../src/enroll/protocol.js';
+import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
 import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
 import { InputError, InternalError, ServiceError } from '../../src/errors.js';
 

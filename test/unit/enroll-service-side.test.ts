@@ -8,7 +8,7 @@ import {
   oaepEncrypt,
   signPackage,
 } from '../../src/enroll/crypto.js';
-import { generateDeviceKeyPair } from '../../src/enroll/protocol.js';
+import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
 import { openRegistration, validateConversationId } from '../../src/enroll/service-side.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';

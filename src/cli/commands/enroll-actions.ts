@@ -5,6 +5,7 @@
  */
 import { enrollmentSettings } from '../../config/enrollment.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
+import type { KeyPairSupply } from '../../enroll/device-keys.js';
 import { InterruptedError } from '../../errors.js';
 import { VERSION } from '../../package-root.js';
 import { profileFields } from '../../output/profiles.js';
@@ -14,13 +15,13 @@ import type { ProfileRow } from '../../profiles/operations.js';
 import { type EnrollRun, enrollOne } from '../../usecases/enroll.js';
 import type { CommandContext } from '../command-context.js';
 import { persistorFlags } from '../persistor-flags.js';
-import { type EnrollOptions, isBulk } from './enroll-options.js';
+import { type DeviceKeysAhead, type EnrollOptions, isBulk } from './enroll-options.js';
 
-/** `deviceKeys`: the key pair of a single enrollment, already being generated. */
+/** `keys`: the device key pairs already being generated. */
 export async function enroll(
   ctx: CommandContext,
   options: EnrollOptions,
-  deviceKeys?: Promise<DeviceKeyPair>,
+  keys: DeviceKeysAhead = {},
 ): Promise<void> {
   const bulk = isBulk(options);
   const settings = await enrollmentSettings(ctx, options, persistorFlags(options), bulk);
@@ -40,7 +41,9 @@ export async function enroll(
     signal: ctx.signal,
     onWait: (holder) => ctx.say(`waiting for ${holder} to finish with ${persistor.path}…`),
   };
-  await (bulk ? enrollMany(ctx, options, run) : enrollSingle(ctx, options, run, deviceKeys));
+  await (bulk
+    ? enrollMany(ctx, options, run, keys.many)
+    : enrollSingle(ctx, options, run, keys.single));
 }
 
 async function enrollSingle(
@@ -91,13 +94,19 @@ async function enrollSingle(
   }
 }
 
-async function enrollMany(ctx: CommandContext, options: EnrollOptions, run: EnrollRun) {
+async function enrollMany(
+  ctx: CommandContext,
+  options: EnrollOptions,
+  run: EnrollRun,
+  keys: KeyPairSupply | undefined,
+) {
   const { enrollMany: enrollDevices } = await import('../../usecases/enroll-many.js');
   const verify = options.verify !== false;
   let progress: ReturnType<typeof progressBar> | undefined;
   const result = await enrollDevices(run, {
     count: options.count,
     concurrency: options.concurrency,
+    keys,
     name: options.name,
     verify,
     onStart: (count) => {

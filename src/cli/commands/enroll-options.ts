@@ -4,6 +4,8 @@
  */
 import { UsageError } from '../../errors.js';
 import type { EnrollmentFlags } from '../../config/enrollment.js';
+import type { KeyPairSupply } from '../../enroll/device-keys.js';
+import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { PersistorOptionValues } from '../persistor-flags.js';
 
 /** The enrollment's own settings (config/enrollment.ts) and what the command adds. */
@@ -13,6 +15,14 @@ export interface EnrollOptions extends PersistorOptionValues, EnrollmentFlags {
   concurrency?: number;
   /** Create and fetch a key with each new profile: default for --count, --no-verify skips. */
   verify?: boolean;
+}
+
+/** The device key pairs the command started before it loaded the actions. */
+export interface DeviceKeysAhead {
+  /** One enrollment's key pair. */
+  single?: Promise<DeviceKeyPair>;
+  /** A bulk run's, for its --count devices. */
+  many?: KeyPairSupply;
 }
 
 /** --count or --tokens-file: test devices in bulk. */

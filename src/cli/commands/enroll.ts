@@ -1,9 +1,13 @@
 import { Command } from 'commander';
-import type { DeviceKeyPair } from '../../enroll/protocol.js';
 import type { CommandContext } from '../command-context.js';
 import { positiveWholeNumber, wholeNumberFrom } from '../options.js';
 import { addPersistorOptions } from '../persistor-flags.js';
-import { checkCombinations, type EnrollOptions, isBulk } from './enroll-options.js';
+import {
+  checkCombinations,
+  type DeviceKeysAhead,
+  type EnrollOptions,
+  isBulk,
+} from './enroll-options.js';
 
 const actions = () => import('./enroll-actions.js');
 
@@ -83,14 +87,23 @@ Bulk exit code: 0 when every device enrolled, else the most common exit code of 
   return enroll.action(async (options: EnrollOptions) => {
     // A usage error answers at once, without waiting for a prime search to end.
     checkCombinations(options, isBulk(options));
-    // The RSA-3072 key pair takes the longest: start it before loading the rest, which then
-    // happens meanwhile, as do the lookups, the sign-in and the key server key.
-    let deviceKeys: Promise<DeviceKeyPair> | undefined;
+    // The RSA-3072 key pairs take the longest: start them before loading the rest, which then
+    // happens meanwhile, as do the lookups, the sign-in and the key server key. A bulk run whose
+    // number of devices comes from its tokens file starts them once the file is read.
+    const keys: DeviceKeysAhead = {};
     if (!isBulk(options)) {
       const { deviceKeySource, searchSlots } = await import('../../enroll/device-keys.js');
-      deviceKeys = deviceKeySource.generate({ searchesAtOnce: Math.min(2, searchSlots()) });
-      deviceKeys.catch(() => undefined);
+      keys.single = deviceKeySource.generate({ searchesAtOnce: Math.min(2, searchSlots()) });
+      keys.single.catch(() => undefined);
+    } else if (options.count !== undefined) {
+      const { bulkKeySupply } = await import('../../enroll/device-keys.js');
+      keys.many = bulkKeySupply(options.count, options.concurrency);
     }
-    return (await actions()).enroll(ctx, options, deviceKeys);
+    try {
+      return await (await actions()).enroll(ctx, options, keys);
+    } finally {
+      // Whatever failed before the run took them: no more searches start.
+      keys.many?.stop();
+    }
   });
 }
