@@ -4,10 +4,10 @@
  * durable state, and rebuilt from those records. The service's operations on them are
  * MarkingsStore (store.ts); the values plan of an update is values-plan.ts.
  */
-import { type Marking, MarkingsErrorCode } from '../../markings/wire.js';
+import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-import { LOOK, type Steps } from '../pacing.js';
+import { type Steps, sortSteps } from '../pacing.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -204,14 +204,28 @@ export class IndexedMarkings {
 
   /**
    * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
-   * Sorting the values and writing them are steps of their own: each takes tens of milliseconds
-   * for 100,000 values, and neither changes anything.
+   * Sorting 100,000 values and writing them took tens of milliseconds each: both go in steps
+   * (a sort in runs, a step a value), and the marking is read as it is at the last step. A write
+   * that came meanwhile (any change of a value bumps the version) has the whole made again in that
+   * step, so a reader sees all of a write or none of it.
    */
   protected *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
     if (valueLimit === 0) return this.wire.marking(m, undefined);
-    yield LOOK;
-    const sorted = this.sortedValues(m);
-    yield LOOK;
-    return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
+    const version = m.version;
+    const sorted = m.sorted ?? (yield* sortSteps([...m.valuesById.values()], byName));
+    if (m.version === version) m.sorted ??= sorted;
+    const values: MarkingValue[] = [];
+    for (const v of valueLimit === undefined ? sorted : sorted.slice(0, valueLimit)) {
+      values.push(this.wire.value(m.id, v));
+      yield;
+    }
+    if (m.version === version) return this.wire.marking(m, values);
+    // Written meanwhile: made again as it is now, in this one step.
+    const now = this.sortedValues(m);
+    const shown = valueLimit === undefined ? now : now.slice(0, valueLimit);
+    return this.wire.marking(
+      m,
+      shown.map((v) => this.wire.value(m.id, v)),
+    );
   }
 }

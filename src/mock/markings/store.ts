@@ -19,8 +19,7 @@ import { matchesFilter } from './filter-match.js';
 import { IndexedMarkings } from './indexed.js';
 import {
   checkBulkNames,
-  checkDefault,
-  checkValueIds,
+  checkValuesSteps,
   duplicateMarking,
   duplicateValue,
   type MarkingSpec,
@@ -34,6 +33,12 @@ import {
 } from './specs.js';
 import { type Actor, isDefined, type StoredMarking } from './stored.js';
 import { commitValues, planValues, type ValueMaker, type ValuesPlan } from './values-plan.js';
+
+/** A bulk item checked against the store (the version it was checked at): problems, or missing. */
+type BulkItemCheck = { existing: StoredMarking | undefined; version: number | undefined } & (
+  | { problems: ErrorDetailWire[]; missing?: undefined }
+  | { problems?: undefined; missing: ErrorDetailWire }
+);
 
 export interface MarkingAttributeRule {
   name: string;
@@ -145,8 +150,7 @@ export class MarkingsStore extends IndexedMarkings {
     const spec = yield* parseMarkingSpecSteps(raw, '', 'create', problems);
     const wrongId = newIdProblem(spec.id, 'id', (id) => `/markings/${id}`);
     if (wrongId) problems.push(wrongId);
-    checkValueIds(undefined, spec, '', problems);
-    checkDefault(spec, undefined, '', problems);
+    yield* checkValuesSteps(undefined, spec, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
     const m = yield* this.build(spec, actor);
@@ -160,7 +164,12 @@ export class MarkingsStore extends IndexedMarkings {
     return runWhole(this.updateSteps(id, raw, actor, ifMatch));
   }
 
-  /** Update, in steps (pacing.ts): checked and applied in one, its answer made in slices. */
+  /**
+   * Update, in steps (pacing.ts): the body is read, checked against the marking and its values
+   * worked out in steps; the change is then one step, against the marking as it is at that moment
+   * (if another request changed it meanwhile, the checks and the values are made again there);
+   * the answer is made in steps.
+   */
   *updateSteps(
     id: string,
     raw: unknown,
@@ -171,23 +180,28 @@ export class MarkingsStore extends IndexedMarkings {
     const problems: ErrorDetailWire[] = [];
     const spec = yield* parseMarkingSpecSteps(raw, '', 'update', problems);
     const before = this.mustGet(id);
+    const version = before.version;
+    let checked: ErrorDetailWire[] = [];
+    yield* checkValuesSteps(before, spec, '', checked);
     const values =
-      problems.length === 0 && spec.values
+      problems.length === 0 && checked.length === 0 && spec.values
         ? yield* planValues(this.maker(), before, spec.values, actor)
         : undefined;
-    // From here on one step, against the marking as it is now (another request may have changed
-    // it meanwhile: then the values are worked out again, in this step).
+    // From here on one step.
     const m = this.mustGet(id);
     this.checkVersion(m, ifMatch);
     const wrongId = otherIdProblem(spec.id, m.id, 'id');
     if (wrongId) problems.push(wrongId);
-    checkValueIds(m, spec, '', problems);
-    checkDefault(spec, m, '', problems);
+    if (m !== before || m.version !== version) {
+      checked = [];
+      runWhole(checkValuesSteps(m, spec, '', checked));
+    }
+    for (const problem of checked) problems.push(problem);
     if (problems.length > 0) throw validationError(problems);
     if (spec.name !== undefined && spec.name !== m.name && this.byName.has(spec.name)) {
       throw duplicateMarking(spec.name);
     }
-    this.apply(m, spec, actor, m === before ? values : undefined);
+    this.apply(m, spec, actor, values);
     return yield* this.wireSteps(m, undefined);
   }
 
@@ -223,15 +237,28 @@ export class MarkingsStore extends IndexedMarkings {
     for (const spec of problems.length === 0 ? specs : []) {
       if (spec.id === undefined) made.set(spec, yield* this.build(spec, actor));
     }
+    // Each item checked against the marking it updates as it is now, and its values worked out
+    // while nothing is wrong; in the last step, again for any marking changed meanwhile.
+    const checks: BulkItemCheck[] = [];
+    for (const [i, spec] of specs.entries()) checks.push(yield* this.checkBulkItemSteps(spec, i));
+    const clean = problems.length === 0 && checks.every((c) => c.problems?.length === 0);
+    const plans = new Map<MarkingSpec, ValuesPlan>();
+    for (const [i, spec] of (clean ? specs : []).entries()) {
+      const existing = checks[i]!.existing;
+      if (existing && spec.values) {
+        plans.set(spec, yield* planValues(this.maker(), existing, spec.values, actor));
+      }
+    }
+    // From here on one step, as if the request had come at this moment.
     const missing: ErrorDetailWire[] = [];
     specs.forEach((spec, i) => {
+      let check = checks[i]!;
       const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
-      if (spec.id !== undefined && !existing) {
-        missing.push({ path: `[${i}].id`, message: `no marking with id ${shownId(spec.id)}` });
-        return;
+      if (existing !== check.existing || existing?.version !== check.version) {
+        check = runWhole(this.checkBulkItemSteps(spec, i));
       }
-      checkValueIds(existing, spec, `[${i}]`, problems);
-      checkDefault(spec, existing, `[${i}]`, problems);
+      if (check.problems) for (const problem of check.problems) problems.push(problem);
+      else missing.push(check.missing);
     });
     if (problems.length > 0) throw validationError(problems);
     if (missing.length > 0) {
@@ -241,12 +268,24 @@ export class MarkingsStore extends IndexedMarkings {
     const touched = specs.map((spec) => {
       const m = spec.id === undefined ? made.get(spec)! : this.byId.get(spec.id)!;
       if (spec.id === undefined) this.publish(m);
-      else this.apply(m, spec, actor);
+      else this.apply(m, spec, actor, plans.get(spec));
       return m;
     });
     const answer: Marking[] = [];
     for (const m of touched) answer.push(yield* this.wireSteps(m, valueLimit));
     return answer;
+  }
+
+  /** One item of a bulk request against the store as it is now: what it updates, its problems. */
+  private *checkBulkItemSteps(spec: MarkingSpec, i: number): Steps<BulkItemCheck> {
+    const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
+    if (spec.id !== undefined && !existing) {
+      const missing = { path: `[${i}].id`, message: `no marking with id ${shownId(spec.id)}` };
+      return { existing, version: undefined, missing };
+    }
+    const problems: ErrorDetailWire[] = [];
+    yield* checkValuesSteps(existing, spec, `[${i}]`, problems);
+    return { existing, version: existing?.version, problems };
   }
 
   delete(id: string, ifMatch: number | undefined): void {

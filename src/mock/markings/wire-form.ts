@@ -12,8 +12,10 @@ export class WireForm {
 
   constructor(private readonly tenantId: string) {}
 
-  /** A marking with `values` (already ordered and cut to the value limit), or without any. */
-  marking(m: StoredMarking, values: StoredValue[] | undefined): Marking {
+  /**
+   * A marking with `values` (in wire form, ordered and cut to the value limit), or without any.
+   */
+  marking(m: StoredMarking, values: MarkingValue[] | undefined): Marking {
     const detail: Marking['detail'] = {
       description: m.description,
       valueCount: m.valuesById.size,
@@ -22,7 +24,7 @@ export class WireForm {
       defaultVersion: m.defaultVersion,
       policies: { referenced: 0 },
     };
-    if (values !== undefined) detail.values = values.map((v) => this.value(m.id, v));
+    if (values !== undefined) detail.values = values;
     return {
       id: m.id,
       name: m.name,
