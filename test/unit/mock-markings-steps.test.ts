@@ -249,6 +249,29 @@ describe('a large marking read and written in steps (issue 26)', () => {
     });
     expect(seen).toEqual(new Set([1, 2]));
   });
+  it('a listing of the values is made a step a value, and of one moment', () => {
+    const store = new MarkingsStore(new IdGenerator());
+    const created = store.create({ name: 'listed', detail: { values: values(LARGE) } }, actor);
+    stored(store, created.id).sorted = undefined;
+    const all = { terms: [] } as never;
+    const whole = store.listValues(created.id, all, 100, 50);
+    const { result, steps } = drive(store.listValuesSteps(created.id, all, 100, 50));
+    expect(steps).toBeGreaterThanOrEqual(LARGE);
+    expect(result).toEqual(whole);
+    expect(result.items.map((v) => v.name)).toEqual(
+      values(LARGE)
+        .slice(100, 150)
+        .map((v) => v.name),
+    );
+    // A value of the page renamed half-way: the page is listed again as it is then.
+    const renamed = result.items[0]!;
+    const { result: after } = drive(store.listValuesSteps(created.id, all, 100, 50), (step) => {
+      if (step === LARGE / 2) store.updateValue(created.id, renamed.id, { name: 'zzz' }, actor);
+    });
+    expect(after.items.some((v) => v.id === renamed.id)).toBe(false);
+    expect(after).toEqual(store.listValues(created.id, all, 100, 50));
+  });
+
   it('an update whose value named by id is deleted meanwhile fails, and nothing changes', () => {
     const store = new MarkingsStore(new IdGenerator());
     const created = store.create({ name: 'gone', detail: { values: values(LARGE) } }, actor);

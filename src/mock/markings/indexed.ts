@@ -7,7 +7,7 @@
 import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-import { type Steps, sortSteps } from '../pacing.js';
+import { runWhole, type Steps, sortSteps } from '../pacing.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -203,29 +203,42 @@ export class IndexedMarkings {
   }
 
   /**
+   * sortedValues in steps: a sort of 100,000 values took tens of milliseconds. Kept for the next
+   * reader only if no write came meanwhile (any change of a value bumps the version).
+   */
+  protected *sortedValuesSteps(m: StoredMarking): Steps<StoredValue[]> {
+    if (m.sorted) return m.sorted;
+    const version = m.version;
+    const sorted = yield* sortSteps([...m.valuesById.values()], byName);
+    if (m.version === version) m.sorted ??= sorted;
+    return sorted;
+  }
+
+  /**
    * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
-   * Sorting 100,000 values and writing them took tens of milliseconds each: both go in steps
-   * (a sort in runs, a step a value), and the marking is read as it is at the last step. A write
-   * that came meanwhile (any change of a value bumps the version) has the whole made again in that
-   * step, so a reader sees all of a write or none of it.
+   * The values are sorted and written in steps, and the marking read as it is at the last step: a
+   * write that came meanwhile has the values made again in that step, so a reader sees all of a
+   * write or none of it.
    */
   protected *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
     if (valueLimit === 0) return this.wire.marking(m, undefined);
     const version = m.version;
-    const sorted = m.sorted ?? (yield* sortSteps([...m.valuesById.values()], byName));
-    if (m.version === version) m.sorted ??= sorted;
+    const values = yield* this.wireValuesSteps(m, valueLimit);
+    if (m.version === version) return this.wire.marking(m, values);
+    return this.wire.marking(m, runWhole(this.wireValuesSteps(m, valueLimit)));
+  }
+
+  /** The values of a wire form, a step a value (writing 100,000 took tens of milliseconds). */
+  private *wireValuesSteps(
+    m: StoredMarking,
+    valueLimit: number | undefined,
+  ): Steps<MarkingValue[]> {
+    const sorted = yield* this.sortedValuesSteps(m);
     const values: MarkingValue[] = [];
     for (const v of valueLimit === undefined ? sorted : sorted.slice(0, valueLimit)) {
       values.push(this.wire.value(m.id, v));
       yield;
     }
-    if (m.version === version) return this.wire.marking(m, values);
-    // Written meanwhile: made again as it is now, in this one step.
-    const now = this.sortedValues(m);
-    const shown = valueLimit === undefined ? now : now.slice(0, valueLimit);
-    return this.wire.marking(
-      m,
-      shown.map((v) => this.wire.value(m.id, v)),
-    );
+    return values;
   }
 }

@@ -31,7 +31,7 @@ import {
   validationError,
   type ValueSpec,
 } from './specs.js';
-import { type Actor, isDefined, type StoredMarking } from './stored.js';
+import { type Actor, isDefined, type StoredMarking, type StoredValue } from './stored.js';
 import { commitValues, planValues, type ValueMaker, type ValuesPlan } from './values-plan.js';
 
 /** A bulk item checked against the store (the version it was checked at): problems, or missing. */
@@ -101,11 +101,41 @@ export class MarkingsStore extends IndexedMarkings {
     skip: number,
     limit: number,
   ): { total: number; items: MarkingValue[] } {
+    return runWhole(this.listValuesSteps(markingId, filter, skip, limit));
+  }
+
+  /**
+   * List of a marking's values, in steps (pacing.ts): sorted and matched a step a value, and
+   * listed again in the last step if a write came meanwhile, so the page is of one moment.
+   */
+  *listValuesSteps(
+    markingId: string,
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+  ): Steps<{ total: number; items: MarkingValue[] }> {
     const m = this.mustGet(markingId);
+    const version = m.version;
+    const page = yield* this.valuesPageSteps(m, filter, skip, limit);
+    return m.version === version ? page : runWhole(this.valuesPageSteps(m, filter, skip, limit));
+  }
+
+  private *valuesPageSteps(
+    m: StoredMarking,
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+  ): Steps<{ total: number; items: MarkingValue[] }> {
     const exact = filter.or ? undefined : exactName(filter);
     const candidates =
-      exact === undefined ? this.sortedValues(m) : [m.valuesByName.get(exact)].filter(isDefined);
-    const values = candidates.filter((v) => matchesFilter(filter, v, readValueField));
+      exact === undefined
+        ? yield* this.sortedValuesSteps(m)
+        : [m.valuesByName.get(exact)].filter(isDefined);
+    const values: StoredValue[] = [];
+    for (const v of candidates) {
+      if (matchesFilter(filter, v, readValueField)) values.push(v);
+      yield;
+    }
     return {
       total: values.length,
       items: values.slice(skip, skip + limit).map((v) => this.wire.value(m.id, v)),
