@@ -48,8 +48,10 @@ export interface MarkingAttributeRule {
 }
 
 /**
- * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
- * on one marking are serialised and readers never see half an update.
+ * One tenant's markings. Every write changes the store in one step: the long ones (pacing.ts) read,
+ * check and work out their changes in steps before it, and in that step check again whatever
+ * changed meanwhile; a long read is made again in its last step if a write came meanwhile. So
+ * operations on one marking are serialised, and readers never see half of a write.
  */
 export class MarkingsStore extends IndexedMarkings {
   // ---- reads ----
