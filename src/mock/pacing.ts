@@ -59,6 +59,12 @@ export type Steps<T> = Generator<typeof LOOK | undefined, T, void>;
  */
 export const LOOK = 'look';
 
+/**
+ * Cheap units (a value written in wire form, matched or checked) done between two yields: a yield
+ * through the steps of a request costs about as much as such a unit.
+ */
+export const CHEAP_UNITS = 64;
+
 /** Runs the steps to their end at once. */
 export function runWhole<T>(steps: Steps<T>): T {
   for (;;) {

@@ -135,11 +135,11 @@ function wholeAt(marking: Marking, described: Record<number, string>): boolean {
 describe('a large marking read and written in steps (issue 26)', () => {
   const LARGE = 10_000;
 
-  it('a read makes its answer a step a value', () => {
+  it('a read makes its answer in steps', () => {
     const store = new MarkingsStore(new IdGenerator());
     const { id } = store.create({ name: 'read', detail: { values: values(LARGE) } }, actor);
     const { result, steps } = drive(store.getSteps(id));
-    expect(steps).toBeGreaterThanOrEqual(LARGE);
+    expect(steps).toBeGreaterThanOrEqual(LARGE / 100);
     expect(result).toEqual(store.get(id));
     expect(result.detail.values!.map((v) => v.name)).toEqual(values(LARGE).map((v) => v.name));
   });
@@ -197,7 +197,7 @@ describe('a large marking read and written in steps (issue 26)', () => {
   it.each([
     ['before the read starts', 0],
     ['while the read sorts the values', 3],
-    ['while the read writes the values', LARGE / 2],
+    ['while the read writes the values', 150],
     ['after the read', Infinity],
   ])(
     'a read in steps while an update commits %s sees all of the update or none of it',
@@ -228,7 +228,7 @@ describe('a large marking read and written in steps (issue 26)', () => {
     const created = store.create({ name: 'one', detail: { values: values(LARGE) } }, actor);
     const last = created.detail.values!.at(-1)!;
     const read = store.getSteps(created.id);
-    for (let step = 0; step < LARGE / 2; step++) read.next();
+    for (let step = 0; step < 150; step++) read.next();
     store.updateValue(created.id, last.id, { description: 'changed' }, actor);
     const answer = drive(read).result;
     expect(answer._version).toBe(2);
@@ -249,14 +249,14 @@ describe('a large marking read and written in steps (issue 26)', () => {
     });
     expect(seen).toEqual(new Set([1, 2]));
   });
-  it('a listing of the values is made a step a value, and of one moment', () => {
+  it('a listing of the values is made in steps, and of one moment', () => {
     const store = new MarkingsStore(new IdGenerator());
     const created = store.create({ name: 'listed', detail: { values: values(LARGE) } }, actor);
     stored(store, created.id).sorted = undefined;
     const all = { terms: [] } as never;
     const whole = store.listValues(created.id, all, 100, 50);
     const { result, steps } = drive(store.listValuesSteps(created.id, all, 100, 50));
-    expect(steps).toBeGreaterThanOrEqual(LARGE);
+    expect(steps).toBeGreaterThanOrEqual(LARGE / 100);
     expect(result).toEqual(whole);
     expect(result.items.map((v) => v.name)).toEqual(
       values(LARGE)
@@ -266,7 +266,7 @@ describe('a large marking read and written in steps (issue 26)', () => {
     // A value of the page renamed half-way: the page is listed again as it is then.
     const renamed = result.items[0]!;
     const { result: after } = drive(store.listValuesSteps(created.id, all, 100, 50), (step) => {
-      if (step === LARGE / 2) store.updateValue(created.id, renamed.id, { name: 'zzz' }, actor);
+      if (step === 150) store.updateValue(created.id, renamed.id, { name: 'zzz' }, actor);
     });
     expect(after.items.some((v) => v.id === renamed.id)).toBe(false);
     expect(after).toEqual(store.listValues(created.id, all, 100, 50));
@@ -416,7 +416,7 @@ describe('a bulk write checked in steps, against the store as it is when it chan
     let added = false;
     const { result } = drive(store.bulkSteps(items, actor, undefined), (step) => {
       // While its values are worked out, after it was checked.
-      if (step === 2100 && !added) {
+      if (step === 1500 && !added) {
         store.createValue(made[2]!.id, { name: 'interloper' }, actor);
         added = true;
       }

@@ -7,7 +7,7 @@
 import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-import { runWhole, type Steps, sortSteps } from '../pacing.js';
+import { CHEAP_UNITS, LOOK, runWhole, type Steps, sortSteps } from '../pacing.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -228,16 +228,17 @@ export class IndexedMarkings {
     return this.wire.marking(m, runWhole(this.wireValuesSteps(m, valueLimit)));
   }
 
-  /** The values of a wire form, a step a value (writing 100,000 took tens of milliseconds). */
+  /** The values of a wire form, in steps (writing 100,000 took tens of milliseconds). */
   private *wireValuesSteps(
     m: StoredMarking,
     valueLimit: number | undefined,
   ): Steps<MarkingValue[]> {
+    // A step of its own for each marking of a listing, whatever its values.
+    yield LOOK;
     const sorted = yield* this.sortedValuesSteps(m);
     const values: MarkingValue[] = [];
     for (const v of valueLimit === undefined ? sorted : sorted.slice(0, valueLimit)) {
-      values.push(this.wire.value(m.id, v));
-      yield;
+      if (values.push(this.wire.value(m.id, v)) % CHEAP_UNITS === 0) yield;
     }
     return values;
   }
