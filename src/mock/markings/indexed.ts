@@ -4,10 +4,10 @@
  * durable state, and rebuilt from those records. The service's operations on them are
  * MarkingsStore (store.ts); the values plan of an update is values-plan.ts.
  */
-import { type Marking, MarkingsErrorCode } from '../../markings/wire.js';
+import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
-import { LOOK, type Steps } from '../pacing.js';
+import { CHEAP_UNITS, LOOK, runWhole, type Steps, sortSteps } from '../pacing.js';
 import { type PackedValues, unpackValues } from './packed.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
@@ -250,15 +250,43 @@ export class IndexedMarkings {
   }
 
   /**
+   * sortedValues in steps: a sort of 100,000 values took tens of milliseconds. Kept for the next
+   * reader only if no write came meanwhile (any change of a value bumps the version).
+   */
+  protected *sortedValuesSteps(m: StoredMarking): Steps<StoredValue[]> {
+    if (m.sorted) return m.sorted;
+    const version = m.version;
+    const sorted = yield* sortSteps([...m.valuesById.values()], byName);
+    if (m.version === version) m.sorted ??= sorted;
+    return sorted;
+  }
+
+  /**
    * A marking's wire form; valueLimit 0 leaves values out and does no per-value work at all.
-   * Sorting the values and writing them are steps of their own: each takes tens of milliseconds
-   * for 100,000 values, and neither changes anything.
+   * The values are sorted and written in steps, and the marking read as it is at the last step: a
+   * write that came meanwhile has the values made again in that step, so a reader sees all of a
+   * write or none of it.
    */
   protected *wireSteps(m: StoredMarking, valueLimit: number | undefined): Steps<Marking> {
     if (valueLimit === 0) return this.wire.marking(m, undefined);
+    const version = m.version;
+    const values = yield* this.wireValuesSteps(m, valueLimit);
+    if (m.version === version) return this.wire.marking(m, values);
+    return this.wire.marking(m, runWhole(this.wireValuesSteps(m, valueLimit)));
+  }
+
+  /** The values of a wire form, in steps (writing 100,000 took tens of milliseconds). */
+  private *wireValuesSteps(
+    m: StoredMarking,
+    valueLimit: number | undefined,
+  ): Steps<MarkingValue[]> {
+    // A step of its own for each marking of a listing, whatever its values.
     yield LOOK;
-    const sorted = this.sortedValues(m);
-    yield LOOK;
-    return this.wire.marking(m, valueLimit === undefined ? sorted : sorted.slice(0, valueLimit));
+    const sorted = yield* this.sortedValuesSteps(m);
+    const values: MarkingValue[] = [];
+    for (const v of valueLimit === undefined ? sorted : sorted.slice(0, valueLimit)) {
+      if (values.push(this.wire.value(m.id, v)) % CHEAP_UNITS === 0) yield;
+    }
+    return values;
   }
 }

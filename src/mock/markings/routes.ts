@@ -104,14 +104,11 @@ export function markingsRoutes(state: MockState): Route[] {
       tenant.markings.delete(req.params.id!, ifMatchVersion(req));
       return { status: 204 };
     }),
-    route('GET', `${base}/:id/values`, (req) => {
+    route('GET', `${base}/:id/values`, async (req) => {
       const { tenant } = authorize(state, req, 'markings:read');
       const query = parseListQuery(req.query, VALUE_FILTER_FIELDS, { valueLimit: false });
-      const result = tenant.markings.listValues(
-        req.params.id!,
-        query.filter,
-        query.skip,
-        query.limit,
+      const result = await runPaced(
+        tenant.markings.listValuesSteps(req.params.id!, query.filter, query.skip, query.limit),
       );
       return json(200, listEnvelope(query, result.total, result.items));
     }),

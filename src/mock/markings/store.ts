@@ -13,14 +13,13 @@ import {
   VALUES_MAX_PER_MARKING,
 } from '../../markings/wire.js';
 import { MockHttpError } from '../http.js';
-import { runWhole, type Steps } from '../pacing.js';
+import { CHEAP_UNITS, runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';
 import { matchesFilter } from './filter-match.js';
 import { IndexedMarkings } from './indexed.js';
 import {
   checkBulkNames,
-  checkDefault,
-  checkValueIds,
+  checkValuesSteps,
   duplicateMarking,
   duplicateValue,
   type MarkingSpec,
@@ -32,8 +31,14 @@ import {
   validationError,
   type ValueSpec,
 } from './specs.js';
-import { type Actor, isDefined, type StoredMarking } from './stored.js';
+import { type Actor, isDefined, type StoredMarking, type StoredValue } from './stored.js';
 import { commitValues, planValues, type ValueMaker, type ValuesPlan } from './values-plan.js';
+
+/** A bulk item checked against the store (the version it was checked at): problems, or missing. */
+type BulkItemCheck = { existing: StoredMarking | undefined; version: number | undefined } & (
+  | { problems: ErrorDetailWire[]; missing?: undefined }
+  | { problems?: undefined; missing: ErrorDetailWire }
+);
 
 export interface MarkingAttributeRule {
   name: string;
@@ -43,8 +48,10 @@ export interface MarkingAttributeRule {
 }
 
 /**
- * One tenant's markings. Every operation runs synchronously once its body is parsed, so operations
- * on one marking are serialised and readers never see half an update.
+ * One tenant's markings. Every write changes the store in one step: the long ones (pacing.ts) read,
+ * check and work out their changes in steps before it, and in that step check again whatever
+ * changed meanwhile; a long read is made again in its last step if a write came meanwhile. So
+ * operations on one marking are serialised, and readers never see half of a write.
  */
 /** A marking's default value, as keys created without the marking's attribute receive it. */
 export interface MarkingDefault {
@@ -104,11 +111,41 @@ export class MarkingsStore extends IndexedMarkings {
     skip: number,
     limit: number,
   ): { total: number; items: MarkingValue[] } {
+    return runWhole(this.listValuesSteps(markingId, filter, skip, limit));
+  }
+
+  /**
+   * List of a marking's values, in steps (pacing.ts): sorted and matched in steps, and
+   * listed again in the last step if a write came meanwhile, so the page is of one moment.
+   */
+  *listValuesSteps(
+    markingId: string,
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+  ): Steps<{ total: number; items: MarkingValue[] }> {
     const m = this.mustGet(markingId);
+    const version = m.version;
+    const page = yield* this.valuesPageSteps(m, filter, skip, limit);
+    return m.version === version ? page : runWhole(this.valuesPageSteps(m, filter, skip, limit));
+  }
+
+  private *valuesPageSteps(
+    m: StoredMarking,
+    filter: ListFilter,
+    skip: number,
+    limit: number,
+  ): Steps<{ total: number; items: MarkingValue[] }> {
     const exact = filter.or ? undefined : exactName(filter);
     const candidates =
-      exact === undefined ? this.sortedValues(m) : [m.valuesByName.get(exact)].filter(isDefined);
-    const values = candidates.filter((v) => matchesFilter(filter, v, readValueField));
+      exact === undefined
+        ? yield* this.sortedValuesSteps(m)
+        : [m.valuesByName.get(exact)].filter(isDefined);
+    const values: StoredValue[] = [];
+    for (const [i, v] of candidates.entries()) {
+      if (matchesFilter(filter, v, readValueField)) values.push(v);
+      if (i % CHEAP_UNITS === CHEAP_UNITS - 1) yield;
+    }
     return {
       total: values.length,
       items: values.slice(skip, skip + limit).map((v) => this.wire.value(m.id, v)),
@@ -161,8 +198,7 @@ export class MarkingsStore extends IndexedMarkings {
     const spec = yield* parseMarkingSpecSteps(raw, '', 'create', problems);
     const wrongId = newIdProblem(spec.id, 'id', (id) => `/markings/${id}`);
     if (wrongId) problems.push(wrongId);
-    checkValueIds(undefined, spec, '', problems);
-    checkDefault(spec, undefined, '', problems);
+    yield* checkValuesSteps(undefined, spec, '', problems);
     if (problems.length > 0) throw validationError(problems);
     if (this.byName.has(spec.name!)) throw duplicateMarking(spec.name!);
     const m = yield* this.build(spec, actor);
@@ -176,7 +212,12 @@ export class MarkingsStore extends IndexedMarkings {
     return runWhole(this.updateSteps(id, raw, actor, ifMatch));
   }
 
-  /** Update, in steps (pacing.ts): checked and applied in one, its answer made in slices. */
+  /**
+   * Update, in steps (pacing.ts): the body is read, checked against the marking and its values
+   * worked out in steps; the change is then one step, against the marking as it is at that moment
+   * (if another request changed it meanwhile, the checks and the values are made again there);
+   * the answer is made in steps.
+   */
   *updateSteps(
     id: string,
     raw: unknown,
@@ -187,23 +228,28 @@ export class MarkingsStore extends IndexedMarkings {
     const problems: ErrorDetailWire[] = [];
     const spec = yield* parseMarkingSpecSteps(raw, '', 'update', problems);
     const before = this.mustGet(id);
+    const version = before.version;
+    let checked: ErrorDetailWire[] = [];
+    yield* checkValuesSteps(before, spec, '', checked);
     const values =
-      problems.length === 0 && spec.values
+      problems.length === 0 && checked.length === 0 && spec.values
         ? yield* planValues(this.maker(), before, spec.values, actor)
         : undefined;
-    // From here on one step, against the marking as it is now (another request may have changed
-    // it meanwhile: then the values are worked out again, in this step).
+    // From here on one step.
     const m = this.mustGet(id);
     this.checkVersion(m, ifMatch);
     const wrongId = otherIdProblem(spec.id, m.id, 'id');
     if (wrongId) problems.push(wrongId);
-    checkValueIds(m, spec, '', problems);
-    checkDefault(spec, m, '', problems);
+    if (m !== before || m.version !== version) {
+      checked = [];
+      runWhole(checkValuesSteps(m, spec, '', checked));
+    }
+    for (const problem of checked) problems.push(problem);
     if (problems.length > 0) throw validationError(problems);
     if (spec.name !== undefined && spec.name !== m.name && this.byName.has(spec.name)) {
       throw duplicateMarking(spec.name);
     }
-    this.apply(m, spec, actor, m === before ? values : undefined);
+    this.apply(m, spec, actor, values);
     return yield* this.wireSteps(m, undefined);
   }
 
@@ -239,15 +285,28 @@ export class MarkingsStore extends IndexedMarkings {
     for (const spec of problems.length === 0 ? specs : []) {
       if (spec.id === undefined) made.set(spec, yield* this.build(spec, actor));
     }
+    // Each item checked against the marking it updates as it is now, and its values worked out
+    // while nothing is wrong; in the last step, again for any marking changed meanwhile.
+    const checks: BulkItemCheck[] = [];
+    for (const [i, spec] of specs.entries()) checks.push(yield* this.checkBulkItemSteps(spec, i));
+    const clean = problems.length === 0 && checks.every((c) => c.problems?.length === 0);
+    const plans = new Map<MarkingSpec, ValuesPlan>();
+    for (const [i, spec] of (clean ? specs : []).entries()) {
+      const existing = checks[i]!.existing;
+      if (existing && spec.values) {
+        plans.set(spec, yield* planValues(this.maker(), existing, spec.values, actor));
+      }
+    }
+    // From here on one step, as if the request had come at this moment.
     const missing: ErrorDetailWire[] = [];
     specs.forEach((spec, i) => {
+      let check = checks[i]!;
       const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
-      if (spec.id !== undefined && !existing) {
-        missing.push({ path: `[${i}].id`, message: `no marking with id ${shownId(spec.id)}` });
-        return;
+      if (existing !== check.existing || existing?.version !== check.version) {
+        check = runWhole(this.checkBulkItemSteps(spec, i));
       }
-      checkValueIds(existing, spec, `[${i}]`, problems);
-      checkDefault(spec, existing, `[${i}]`, problems);
+      if (check.problems) for (const problem of check.problems) problems.push(problem);
+      else missing.push(check.missing);
     });
     if (problems.length > 0) throw validationError(problems);
     if (missing.length > 0) {
@@ -257,12 +316,24 @@ export class MarkingsStore extends IndexedMarkings {
     const touched = specs.map((spec) => {
       const m = spec.id === undefined ? made.get(spec)! : this.byId.get(spec.id)!;
       if (spec.id === undefined) this.publish(m);
-      else this.apply(m, spec, actor);
+      else this.apply(m, spec, actor, plans.get(spec));
       return m;
     });
     const answer: Marking[] = [];
     for (const m of touched) answer.push(yield* this.wireSteps(m, valueLimit));
     return answer;
+  }
+
+  /** One item of a bulk request against the store as it is now: what it updates, its problems. */
+  private *checkBulkItemSteps(spec: MarkingSpec, i: number): Steps<BulkItemCheck> {
+    const existing = spec.id !== undefined ? this.byId.get(spec.id) : undefined;
+    if (spec.id !== undefined && !existing) {
+      const missing = { path: `[${i}].id`, message: `no marking with id ${shownId(spec.id)}` };
+      return { existing, version: undefined, missing };
+    }
+    const problems: ErrorDetailWire[] = [];
+    yield* checkValuesSteps(existing, spec, `[${i}]`, problems);
+    return { existing, version: existing?.version, problems };
   }
 
   delete(id: string, ifMatch: number | undefined): void {
