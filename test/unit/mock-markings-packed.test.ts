@@ -135,28 +135,17 @@ describe('packed values', () => {
   });
 
   it('that do not hold their values whole are refused, not read as fewer values', () => {
-    const record = packValues(marking(), [
-      {
-        id: 'v',
-        name: 'a',
-        description: '',
-        createdTs: 1,
-        createdBy: 'x',
-        updatedTs: 1,
-        updatedBy: 'x',
-        version: 1,
-      },
-      {
-        id: 'w',
-        name: 'b',
-        description: '',
-        createdTs: 1,
-        createdBy: 'x',
-        updatedTs: 1,
-        updatedBy: 'x',
-        version: 1,
-      },
-    ])!;
+    const value = (id: string, name: string): StoredValue => ({
+      id,
+      name,
+      description: '',
+      createdTs: 1,
+      createdBy: 'x',
+      updatedTs: 1,
+      updatedBy: 'x',
+      version: 1,
+    });
+    const record = packValues(marking(), [value('v', 'a'), value('w', 'b')])!;
     expect(() => unpackValues({ ...record, n: 3 })).toThrow(/does not hold 3 entries/);
     const { createdTs: _dropped, ...owner } = marking();
     const missing = { marking: owner as MarkingRecord, n: 1, columns: { id: ['v'], name: ['a'] } };
