@@ -47,18 +47,18 @@ export interface MarkingAttributeRule {
   valueNames(): string[];
 }
 
-/**
- * One tenant's markings. Every write changes the store in one step: the long ones (pacing.ts) read,
- * check and work out their changes in steps before it, and in that step check again whatever
- * changed meanwhile; a long read is made again in its last step if a write came meanwhile. So
- * operations on one marking are serialised, and readers never see half of a write.
- */
 /** A marking's default value, as keys created without the marking's attribute receive it. */
 export interface MarkingDefault {
   readonly name: string;
   readonly defaultValue: string;
 }
 
+/**
+ * One tenant's markings. Every write changes the store in one step: the long ones (pacing.ts) read,
+ * check and work out their changes in steps before it, and in that step check again whatever
+ * changed meanwhile; a long read is made again in its last step if a write came meanwhile. So
+ * operations on one marking are serialised, and readers never see half of a write.
+ */
 export class MarkingsStore extends IndexedMarkings {
   private defaultsCache: { revision: number; list: readonly MarkingDefault[] } | undefined;
 
