@@ -95,12 +95,13 @@ export function mount(main) {
   async function refreshOverview() {
     const o = await get('overview');
     const c = o.counts ?? {};
+    // With several tenants, the cards say whose markings they count (the console's tenant).
+    const whose = (o.tenants ?? []).length > 1 ? ` in ${o.tenant}` : '';
     fill(
       counts,
       [
-        // With several tenants, the cards say whose markings they count (the console's tenant).
-        [(o.tenants ?? []).length > 1 ? `Markings in ${o.tenant}` : 'Markings', c.markings],
-        [(o.tenants ?? []).length > 1 ? `Values in ${o.tenant}` : 'Values', c.values],
+        [`Markings${whose}`, c.markings],
+        [`Values${whose}`, c.values],
         ['Devices', c.devices],
         ['Keys', c.keys],
         ['Requests', c.requests],

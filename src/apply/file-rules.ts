@@ -349,13 +349,27 @@ function reportKeys<N>(
   report: ReportProblem<N>,
 ): void {
   for (const { index, key } of unknown) {
-    const suggestion = key === undefined ? undefined : closest(key, allowed);
     report(
       { path, node: map, key: tree.keyNode(map, index) },
-      `unknown key ${quoted(key ?? '(not text)')} in ${where}` +
-        (suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`),
+      unknownKeyWords(key, allowed, where),
     );
   }
+}
+
+/**
+ * `unknown key "colr" in WHERE (did you mean "colour"?)`: a near miss gets what was meant, any
+ * other key the keys allowed. Without `where` the caller names the place itself.
+ */
+export function unknownKeyWords(
+  key: string | undefined,
+  allowed: readonly string[],
+  where?: string,
+): string {
+  const suggestion = key === undefined ? undefined : closest(key, allowed);
+  return (
+    `unknown key ${quoted(key ?? '(not text)')}${where === undefined ? '' : ` in ${where}`}` +
+    (suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`)
+  );
 }
 
 /**

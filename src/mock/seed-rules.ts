@@ -5,8 +5,7 @@
  * error, never skipped: a marking's `vales:` or `detail:` would otherwise start a mock without
  * the values the user meant, and `enabled: "no"` would enable a user.
  */
-import { quoted } from '../api/names.js';
-import { checkMarking, closest, found, plainTree } from '../apply/file-rules.js';
+import { checkMarking, found, plainTree, unknownKeyWords } from '../apply/file-rules.js';
 import { InputError } from '../errors.js';
 
 type Member = 'text' | 'boolean' | 'list';
@@ -54,6 +53,10 @@ function memberProblem(value: unknown, member: Member): string | undefined {
   return undefined;
 }
 
+/** `where` and what is wrong there; the seed itself is `''` and goes unnamed. */
+const at = (where: string, problem: string) => (where === '' ? problem : `${where}: ${problem}`);
+const member = (where: string, key: string) => (where === '' ? key : `${where}.${key}`);
+
 /** The first problem of a mapping's keys and members, `where` naming it ("users[0]"). */
 function mappingProblem(
   value: unknown,
@@ -64,15 +67,10 @@ function mappingProblem(
   if (!isMapping(value)) return `${where} must be a mapping, ${found(tree, value)}`;
   const allowed = Object.keys(members);
   for (const key of Object.keys(value)) {
-    const member = members[key];
-    if (member === undefined) {
-      const suggestion = closest(key, allowed);
-      return `${where}: unknown key ${quoted(key)}${
-        suggestion ? ` (did you mean "${suggestion}"?)` : ` (allowed: ${allowed.join(', ')})`
-      }`;
-    }
-    const problem = memberProblem(value[key], member);
-    if (problem) return `${where}.${key} ${problem}`;
+    const kind = members[key];
+    if (kind === undefined) return at(where, unknownKeyWords(key, allowed));
+    const problem = memberProblem(value[key], kind);
+    if (problem) return `${member(where, key)} ${problem}`;
   }
   if (required !== undefined && value[required] === undefined) {
     return `${where} has no ${required}`;
@@ -104,8 +102,8 @@ export function checkSeed(raw: Record<string, unknown>, where: string): void {
 }
 
 function seedProblem(raw: Record<string, unknown>): string | undefined {
-  const top = mappingProblem(raw, TOP, 'the seed');
-  if (top !== undefined) return top.replace(/^the seed: /, '').replace(/^the seed\./, '');
+  const top = mappingProblem(raw, TOP, '');
+  if (top !== undefined) return top;
   const lists = raw as Record<string, unknown[] | undefined>;
   const markings = markingsProblem(lists.markings ?? [], 'markings');
   if (markings !== undefined) return markings;
