@@ -156,11 +156,14 @@ export class HttpMarkingsApi implements MarkingsApi {
     return (await this.markingsPage(query)).page;
   }
 
-  /** One page, with the conversation id of its request (for errors about what it lacks). */
-  private async markingsPage(query: MarkingListQuery) {
+  /**
+   * One page, with the conversation id of its request (for errors about what it lacks); `what`
+   * names the request in errors and waits when the page serves another step (a name looked up).
+   */
+  private async markingsPage(query: MarkingListQuery, what = 'list markings') {
     const answer = await this.client.request<ListEnvelope<Marking>>('GET', '/markings', {
       query: listQuery(query),
-      what: 'list markings',
+      what,
       expect: listProblem(markingProblem),
       maxAnswerBytes: LISTING_ANSWER_MAX_BYTES,
     });
@@ -208,11 +211,10 @@ export class HttpMarkingsApi implements MarkingsApi {
       });
       if (answer.status !== 404) return answer.body;
     }
-    const { page, conversationId } = await this.markingsPage({
-      name: idOrName,
-      valueLimit,
-      limit: 1,
-    });
+    const { page, conversationId } = await this.markingsPage(
+      { name: idOrName, valueLimit, limit: 1 },
+      `find marking ${idOrName}`,
+    );
     const found = page.items[0];
     if (!found) {
       throw new NotFoundError(`marking ${quoted(idOrName)} not found`, {

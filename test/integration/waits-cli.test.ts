@@ -77,4 +77,14 @@ describe('an unreachable service', () => {
       /^error: list markings: cannot reach the service at http:\/\/127\.0\.0\.1:9/,
     );
   });
+
+  it('a marking looked up by its name is named in the error, not a listing the user never asked for', async () => {
+    const shown = await suite.ksctl(['markings', 'get', 'classification'], {
+      env: { KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev' },
+    });
+    expect(shown.code).toBe(7);
+    expect(shown.stderr).toMatch(
+      /^error: find marking classification: cannot reach the service at http:\/\/127\.0\.0\.1:9/,
+    );
+  });
 });
