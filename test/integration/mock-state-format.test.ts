@@ -1,8 +1,8 @@
 /**
- * Issue 26: snapshots of state format 3 hold a marking's values packed (`marking.packed`). A
- * directory of format 2 (checked in, written by the ksctl before) restarts into the same state
- * and is rewritten as format 3; a damaged packed line is told with its file and line, and
- * `recover` keeps every other record.
+ * Issue 26: snapshots hold a marking's values packed (`marking.packed`, state format 3), their
+ * columns kept apart and read when first used (format 4). A directory of format 2 or 3 (checked
+ * in, written by the ksctl before) restarts into the same state and is rewritten as format 4; a
+ * damaged packed line is told with its file and line, and `recover` keeps every other record.
  */
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,7 +46,7 @@ const headerOf = async (path: string) =>
   JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as Record<string, unknown>;
 
 describe('a format-2 directory', () => {
-  it('restarts into the same state, every member of every value, and is rewritten as format 3', async () => {
+  it('restarts into the same state, every member of every value, and is rewritten as format 4', async () => {
     const dir = await dirs.make();
     for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
       await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
@@ -69,10 +69,10 @@ describe('a format-2 directory', () => {
     const files = (await readdir(dir)).sort();
     expect(files).toEqual(['journal-3.jsonl', 'snapshot.jsonl']);
     expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({
-      version: 3,
+      version: 4,
       generation: 3,
     });
-    expect(await headerOf(join(dir, 'journal-3.jsonl'))).toMatchObject({ version: 3 });
+    expect(await headerOf(join(dir, 'journal-3.jsonl'))).toMatchObject({ version: 4 });
     const kinds = await kindsOf(join(dir, 'snapshot.jsonl'));
     expect(kinds.filter((k) => k === 'marking.packed')).toHaveLength(4);
     expect(kinds).not.toContain('marking.full');
@@ -82,17 +82,17 @@ describe('a format-2 directory', () => {
     await again.durable.close();
     const rechecked = await runCli(['mock', 'state', 'check', dir]);
     expect(rechecked.code).toBe(0);
-    expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 3, generation 3/);
+    expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 4, generation 3/);
   });
 });
 
-describe('a move to format 3 cut short by a crash', () => {
+describe('a move to format 4 cut short by a crash', () => {
   it('after its new journal, before its snapshot: the format-2 state opens and is moved again', async () => {
     const dir = await dirs.make();
     for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
       await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
     }
-    // What the dead start left: the journal of format 3 that was to follow its snapshot, and its lock.
+    // What the dead start left: the journal of format 4 that was to follow its snapshot, and its lock.
     await writeFile(
       join(dir, 'journal-3.jsonl'),
       journalHeaderLine({ generation: 3, snapshot: 'a-snapshot-never-written' }),
@@ -104,7 +104,7 @@ describe('a move to format 3 cut short by a crash', () => {
     expect(JSON.stringify(markingsOf(s.state))).toBe(JSON.stringify(JSON.parse(expected)));
     await s.durable.close();
     expect((await readdir(dir)).sort()).toEqual(['journal-3.jsonl', 'snapshot.jsonl']);
-    expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({ version: 3 });
+    expect(await headerOf(join(dir, 'snapshot.jsonl'))).toMatchObject({ version: 4 });
     const again = await openState(dir);
     expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(JSON.parse(expected)));
     await again.durable.close();
