@@ -6,7 +6,8 @@
  * and names, a third of the bytes of one JSON object per value, and reads back in a third of the
  * time (bench/README.md). Every member round-trips exactly, whatever it holds: values whose
  * members are not the same list, in the same order, are not packed (the caller keeps them as
- * objects).
+ * objects). Since format 4 the columns stand apart from the rest of the record (its head), read
+ * when the marking is first used (deferred.ts).
  */
 import type { MarkingRecord, StoredValue } from './stored.js';
 

@@ -1,5 +1,5 @@
 /**
- * The state directory's files, format 3 (docs/design.md 3.2): what they hold and how they are checked,
+ * The state directory's files, format 4 (docs/design.md 3.2): what they hold and how they are checked,
  * so that damage is never taken for an empty or a shorter state.
  *
  * Every line (headers included) carries a checksum as its last member: the first 16 hex digits of
