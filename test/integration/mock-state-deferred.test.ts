@@ -244,3 +244,21 @@ describe('a restart from state format 4', () => {
     await restarted.durable.close();
   });
 });
+
+describe('a marking of many values', () => {
+  it('is read at start: its first use would hold the mock for as long as reading it takes', async () => {
+    const dir = await dirs.make();
+    const s = await openState(dir);
+    const values = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `v${i}` }));
+    s.markings.create({ name: 'many', detail: { values: values(2001) } }, actors[0]!);
+    s.markings.create({ name: 'few', detail: { values: values(2000) } }, actors[0]!);
+    await s.durable.compact();
+    await s.durable.close();
+
+    const again = await openState(dir);
+    const unread = stored(again.markings).filter((m) => deferredOf(m) !== undefined);
+    expect(unread.map((m) => m.name)).toEqual(['few']);
+    expect(again.markings.valueCount).toBe(4001);
+    await again.durable.close();
+  });
+});

@@ -31,6 +31,13 @@ import {
 } from './stored.js';
 import { WireForm } from './wire-form.js';
 
+/**
+ * A restored marking of more values than this is read at start, as before format 4: its first use
+ * reads them in one step, which held the mock 100-200 ms for 100,000 values and takes a few
+ * milliseconds for this many (about a slice of paced work, pacing.ts).
+ */
+const READ_AT_START_ABOVE = 2_000;
+
 export class IndexedMarkings {
   protected readonly byId = new Map<string, StoredMarking>();
   protected readonly byName = new Map<string, StoredMarking>();
@@ -137,7 +144,8 @@ export class IndexedMarkings {
 
   /**
    * A marking a snapshot of format 4 packed, its columns still the bytes read: its values are made
-   * when first asked for (deferred.ts), or now with `readNow`. Its head is checked now.
+   * when first asked for (deferred.ts), or now with `readNow` or when there are many of them (see
+   * READ_AT_START_ABOVE). Its head is checked now.
    */
   restoreDeferred(head: PackedHead, columns: ColumnsBytes, readNow = false): void {
     if (this.byId.has(head.marking?.id)) {
@@ -146,7 +154,7 @@ export class IndexedMarkings {
       return;
     }
     const m = deferValues(head, columns);
-    if (readNow) readValues(m);
+    if (readNow || head.n > READ_AT_START_ABOVE) readValues(m);
     this.revision++;
     this.byId.set(m.id, m);
     this.byName.set(m.name, m);
