@@ -182,8 +182,13 @@ export class IndexedMarkings {
   > {
     for (const m of this.byId.values()) {
       const d = deferredOf(m);
-      if (d === undefined) yield this.recordOf(m);
-      else yield { head: { ...d.head, marking: markingRecord(m) }, columns: d.columns.bytes };
+      if (d === undefined) {
+        yield this.recordOf(m);
+        continue;
+      }
+      const { n, keys, same } = d.head;
+      const head = { marking: markingRecord(m), n, ...(keys && { keys }), ...(same && { same }) };
+      yield { head, columns: d.columns.bytes };
     }
   }
 
