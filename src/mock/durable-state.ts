@@ -15,7 +15,7 @@ import { type PackedValues, packValues } from './markings/packed.js';
 import type { MarkingRecord, StoredValue } from './markings/stored.js';
 import { type DurableOptions, StateDirectory } from './persistence/durable.js';
 import { changeRecords, type Inspection } from './persistence/inspection.js';
-import type { DurableModel, RecordKind, StateRecord } from './persistence/records.js';
+import type { DurableModel, KeptBytes, RecordKind, StateRecord } from './persistence/records.js';
 import {
   type MockKeyspace,
   MockState,
@@ -24,7 +24,10 @@ import {
   type PrincipalRecord,
 } from './state.js';
 
-type Apply = (state: MockState, data: never) => void;
+/** What a record keeps apart from its data (persistence/integrity.ts); `readNow`: parse it now. */
+type Kept = KeptBytes & { readNow?: boolean };
+
+type Apply = (state: MockState, data: never, kept: Kept | undefined) => void;
 
 const principal = (p: PrincipalRecord) => ({
   name: p.name,
@@ -52,9 +55,16 @@ export const RECORD_KINDS: Record<RecordKind, Apply> = {
     store.restoreMarking(d.marking);
     for (const value of d.values) store.restoreValue(d.marking.id, value);
   },
-  /** A marking with its values packed: how snapshots hold them (markings/packed.ts). */
-  'marking.packed': (state, d: { tenant: string } & PackedValues) =>
-    markings(state, d.tenant).restorePacked(d),
+  /**
+   * A marking with its values packed: how snapshots hold them (markings/packed.ts). Format 4 keeps
+   * the columns apart, read when the marking is first used (markings/deferred.ts); format 3 holds
+   * them in the record.
+   */
+  'marking.packed': (state, d: { tenant: string } & PackedValues, kept) => {
+    const store = markings(state, d.tenant);
+    if (kept === undefined) store.restorePacked(d);
+    else store.restoreDeferred(d, kept, kept.readNow);
+  },
   'value.set': (state, d: { tenant: string; markingId: string; value: StoredValue }) =>
     markings(state, d.tenant).restoreValue(d.markingId, d.value),
   'value.delete': (state, d: { tenant: string; markingId: string; id: string }) =>
@@ -88,8 +98,8 @@ export const RECORD_KINDS: Record<RecordKind, Apply> = {
 };
 
 /** Applies one record read back to the state; throws when it does not apply. */
-function applyRecord(state: MockState, kind: string, data: unknown): void {
-  RECORD_KINDS[kind as RecordKind](state, data as never);
+function applyRecord(state: MockState, kind: string, data: unknown, kept?: Kept): void {
+  RECORD_KINDS[kind as RecordKind](state, data as never, kept);
 }
 
 /**
@@ -104,11 +114,19 @@ export function* stateRecords(state: MockState): Generator<StateRecord> {
   if (keyServerPem !== undefined) yield ['keyServerKey', keyServerPem];
   for (const [id, tenant] of state.tenants) {
     yield ['tenant.set', id];
-    for (const r of tenant.markings.records()) {
+    for (const r of tenant.markings.snapshotRecords()) {
+      if ('columns' in r) {
+        // Never read since the last restart: written back as it was read.
+        yield ['marking.packed', { tenant: id, ...r.head }, r.columns];
+        continue;
+      }
       const packed = packValues(r.marking, r.values);
-      yield packed === undefined
-        ? ['marking.full', { tenant: id, ...r }]
-        : ['marking.packed', { tenant: id, ...packed }];
+      if (packed === undefined) {
+        yield ['marking.full', { tenant: id, ...r }];
+        continue;
+      }
+      const { columns, ...head } = packed;
+      yield ['marking.packed', { tenant: id, ...head }, columns];
     }
   }
   for (const user of state.users.values()) yield ['user.set', { ...user }];
@@ -142,8 +160,15 @@ export function rebuildState(inspection: Inspection): {
   const unusable: UnusableRecord[] = [];
   let kept = 0;
   for (const record of changeRecords(inspection)) {
+    // What a record keeps apart is read now: what does not read back is left out here too.
+    const apart = record.kept && {
+      bytes: record.kept,
+      file: record.file,
+      line: record.line,
+      readNow: true,
+    };
     try {
-      applyRecord(state, record.kind, record.data);
+      applyRecord(state, record.kind, record.data, apart);
       kept++;
     } catch (error) {
       unusable.push({
@@ -160,7 +185,7 @@ export function rebuildState(inspection: Inspection): {
 /** The state as the state directory sees it: records in, records out, changes as records. */
 function durableModel(state: MockState): DurableModel {
   return {
-    apply: (kind, data) => applyRecord(state, kind, data),
+    apply: (kind, data, kept) => applyRecord(state, kind, data, kept),
     records: () => stateRecords(state),
     listen: (listener) => state.changes.listen(listener),
   };

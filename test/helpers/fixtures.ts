@@ -12,3 +12,6 @@ export const IONIC_SAMPLE_PW = fixture('ionic-persistors/sample-persistor.pw');
 
 /** A state directory of format 2 and what it holds (see test/fixtures/mock-state-format2/README.md). */
 export const MOCK_STATE_FORMAT2 = fixture('mock-state-format2');
+
+/** A state directory of format 3 and what it holds (see test/fixtures/mock-state-format3/README.md). */
+export const MOCK_STATE_FORMAT3 = fixture('mock-state-format3');

@@ -270,7 +270,7 @@ describe('the damage of issue 17 is refused, every file left as it was', () => {
 });
 
 describe('format 1 is still read', () => {
-  it('a format-1 directory opens with its records, and is moved to format 3', async () => {
+  it('a format-1 directory opens with its records, and is moved to format 4', async () => {
     const dir = await dirs.make();
     const header = (generation: number) =>
       `${JSON.stringify({ format: 'ksctl-mock-state', version: 1, generation })}\n`;
@@ -294,7 +294,7 @@ describe('format 1 is still read', () => {
     expect(s.state.users.get('zoe')?.email).toBe('z@example.com');
     expect(s.state.devToken).toBe('ksdev.old');
     await s.durable.close();
-    expect(await readFile(join(dir, 'snapshot.jsonl'), 'utf8')).toMatch(/"version":3/);
+    expect(await readFile(join(dir, 'snapshot.jsonl'), 'utf8')).toMatch(/"version":4/);
     expect(await readdir(dir)).not.toContain('journal-1.jsonl');
     const again = await openState(dir);
     expect(again.state.users.get('zoe')?.email).toBe('z@example.com');
@@ -308,10 +308,10 @@ describe('ksctl mock state check and recover', () => {
     const whole = await runCli(['mock', 'state', 'check', dir]);
     expect(whole.code).toBe(0);
     expect(whole.stdout).toMatch(
-      /snapshot\.jsonl: format 3, generation \d+, \d+ records, up to journal record \d+/,
+      /snapshot\.jsonl: format 4, generation \d+, \d+ records, up to journal record \d+/,
     );
     expect(whole.stdout).toMatch(
-      /journal-\d+\.jsonl: format 3, generation \d+, \d+ records, \d+ clean stops? \(sequence \d+-\d+\), ends with a clean stop/,
+      /journal-\d+\.jsonl: format 4, generation \d+, \d+ records, \d+ clean stops? \(sequence \d+-\d+\), ends with a clean stop/,
     );
     expect(whole.stdout).toMatch(/the state is whole/);
 

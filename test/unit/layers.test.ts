@@ -59,6 +59,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/markings/values-plan.ts',
     'mock/markings/stored.ts',
     'mock/markings/packed.ts',
+    'mock/markings/deferred.ts',
     'mock/markings/specs.ts',
     'mock/markings/fields.ts',
     'mock/markings/filter-match.ts',

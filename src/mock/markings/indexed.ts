@@ -8,7 +8,14 @@ import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markin
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { CHEAP_UNITS, LOOK, runWhole, type Steps, sortSteps } from '../pacing.js';
-import { type PackedValues, unpackValues } from './packed.js';
+import {
+  type ColumnsBytes,
+  deferredOf,
+  deferValues,
+  readValues,
+  valueCountOf,
+} from './deferred.js';
+import { type PackedHead, type PackedValues, parseColumns, unpackValues } from './packed.js';
 import type { MarkingSpec, ValueSpec } from './specs.js';
 import {
   type Actor,
@@ -23,6 +30,13 @@ import {
   type StoredValue,
 } from './stored.js';
 import { WireForm } from './wire-form.js';
+
+/**
+ * A restored marking of more values than this is read at start, as before format 4: its first use
+ * reads them in one step, which held the mock 100-200 ms for 100,000 values and takes a few
+ * milliseconds for this many (about a slice of paced work, pacing.ts).
+ */
+const READ_AT_START_ABOVE = 2_000;
 
 export class IndexedMarkings {
   protected readonly byId = new Map<string, StoredMarking>();
@@ -66,7 +80,7 @@ export class IndexedMarkings {
   /** How many values all the markings hold. */
   get valueCount(): number {
     let count = 0;
-    for (const m of this.byId.values()) count += m.valuesById.size;
+    for (const m of this.byId.values()) count += valueCountOf(m);
     return count;
   }
 
@@ -82,6 +96,8 @@ export class IndexedMarkings {
   /** Takes `record` over as the stored marking (records are parsed afresh from the files). */
   restoreMarking(record: MarkingRecord): StoredMarking {
     this.revision++;
+    const existing = this.byId.get(record.id);
+    if (existing !== undefined) readValues(existing);
     const m = restoreNamed(this.byId, this.byName, record, () => {
       const fresh = record as StoredMarking;
       fresh.valuesByName = new Map();
@@ -126,6 +142,25 @@ export class IndexedMarkings {
     for (const value of values) restoreNamed(m.valuesById, m.valuesByName, value, () => value);
   }
 
+  /**
+   * A marking a snapshot of format 4 packed, its columns still the bytes read: its values are made
+   * when first asked for (deferred.ts), or now with `readNow` or when there are many of them (see
+   * READ_AT_START_ABOVE). Its head is checked now.
+   */
+  restoreDeferred(head: PackedHead, columns: ColumnsBytes, readNow = false): void {
+    if (this.byId.has(head.marking?.id)) {
+      // Only a snapshot made by hand holds a marking twice: its values join the others now.
+      this.restorePacked({ ...head, columns: parseColumns(columns.bytes) });
+      return;
+    }
+    const m = deferValues(head, columns);
+    if (readNow || head.n > READ_AT_START_ABOVE) readValues(m);
+    this.revision++;
+    this.byId.set(m.id, m);
+    this.byName.set(m.name, m);
+    this.sortedCache = undefined;
+  }
+
   forgetValue(markingId: string, id: string): void {
     this.revision++;
     const m = this.mustGet(markingId);
@@ -133,12 +168,33 @@ export class IndexedMarkings {
     m.sorted = undefined;
   }
 
-  /** Every marking with its values, copies of the records `changes` receives (a snapshot). */
+  /** Every marking with its values, copies of the records `changes` receives. */
   *records(): Generator<{ marking: MarkingRecord; values: StoredValue[] }> {
+    for (const m of this.byId.values()) yield this.recordOf(m);
+  }
+
+  /**
+   * Every marking as a snapshot holds it: as records() gives it, or, when its values are not read
+   * yet, its packed head and its columns as they were read (a deferred marking does not change).
+   */
+  *snapshotRecords(): Generator<
+    { marking: MarkingRecord; values: StoredValue[] } | { head: PackedHead; columns: Buffer }
+  > {
     for (const m of this.byId.values()) {
-      const values = [...m.valuesById.values()].map((v) => ({ ...v }));
-      yield { marking: markingRecord(m), values };
+      const d = deferredOf(m);
+      if (d === undefined) {
+        yield this.recordOf(m);
+        continue;
+      }
+      const { n, keys, same } = d.head;
+      const head = { marking: markingRecord(m), n, ...(keys && { keys }), ...(same && { same }) };
+      yield { head, columns: d.columns.bytes };
     }
+  }
+
+  private recordOf(m: StoredMarking): { marking: MarkingRecord; values: StoredValue[] } {
+    const values = [...m.valuesById.values()].map((v) => ({ ...v }));
+    return { marking: markingRecord(m), values };
   }
 
   // ---- for the operations ----
@@ -232,6 +288,7 @@ export class IndexedMarkings {
 
   /** Bumps the version; `defaultSet`: the default value was set or renamed by this change. */
   protected touch(m: StoredMarking, actor: Actor, defaultSet = false): void {
+    readValues(m);
     m.version++;
     m.updatedTs = this.now();
     m.updatedBy = actor.name;

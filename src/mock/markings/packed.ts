@@ -6,11 +6,13 @@
  * and names, a third of the bytes of one JSON object per value, and reads back in a third of the
  * time (bench/README.md). Every member round-trips exactly, whatever it holds: values whose
  * members are not the same list, in the same order, are not packed (the caller keeps them as
- * objects).
+ * objects). Since format 4 the columns stand apart from the rest of the record (its head), read
+ * when the marking is first used (deferred.ts).
  */
 import type { MarkingRecord, StoredValue } from './stored.js';
 
-export interface PackedValues {
+/** A packed marking without its columns: what state format 4 parses at start (its head). */
+export interface PackedHead {
   marking: MarkingRecord;
   /** How many values. */
   n: number;
@@ -18,6 +20,9 @@ export interface PackedValues {
   keys?: string[];
   /** Members every value holds alike, where the marking's member is not the same. */
   same?: Record<string, unknown>;
+}
+
+export interface PackedValues extends PackedHead {
   /** Members that differ between the values: one entry per value, in order. */
   columns: Record<string, unknown[]>;
 }
@@ -102,6 +107,23 @@ function sourceOf(packed: PackedValues, key: string): Source {
 
 const entry = (source: Source, i: number) =>
   source.column === undefined ? source.value : source.column[i];
+
+/**
+ * The columns of a packed marking from the bytes of their JSON (state format 4 keeps them apart
+ * from the rest of the record, unparsed). Throws when they are not an object of columns.
+ */
+export function parseColumns(bytes: Buffer): Record<string, unknown[]> {
+  let columns: unknown;
+  try {
+    columns = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new Error(`its columns are not JSON (${(error as Error).message})`);
+  }
+  if (columns === null || typeof columns !== 'object' || Array.isArray(columns)) {
+    throw new Error('its columns are not an object of columns');
+  }
+  return columns as Record<string, unknown[]>;
+}
 
 /**
  * The values a packed record holds, as the store held them (new objects, the members in their

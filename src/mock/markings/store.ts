@@ -15,6 +15,7 @@ import {
 import { MockHttpError } from '../http.js';
 import { CHEAP_UNITS, runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';
+import { readValues } from './deferred.js';
 import { matchesFilter } from './filter-match.js';
 import { IndexedMarkings } from './indexed.js';
 import {
@@ -424,6 +425,8 @@ export class MarkingsStore extends IndexedMarkings {
    * values worked out beforehand (planValues), used when the marking has not changed since.
    */
   private apply(m: StoredMarking, spec: MarkingSpec, actor: Actor, values?: ValuesPlan): void {
+    // Values not read yet take members from the marking as it is (deferred.ts).
+    readValues(m);
     let changed = false;
     if (spec.name !== undefined && spec.name !== m.name) {
       // In a bulk request another item may already have taken the old name (a swap).

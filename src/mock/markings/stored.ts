@@ -55,9 +55,15 @@ export const NO_CHANGES: MarkingChanges = {
   valueDeleted: () => undefined,
 };
 
+const NOT_RECORDED: ReadonlySet<string> = new Set(['valuesByName', 'valuesById', 'sorted']);
+
+/** The marking without its values, never reading them (deferred.ts: they may not be read yet). */
 export function markingRecord(m: StoredMarking): MarkingRecord {
-  const { valuesByName: _byName, valuesById: _byId, sorted: _sorted, ...record } = m;
-  return record;
+  const record: Record<string, unknown> = {};
+  for (const key of Object.keys(m)) {
+    if (!NOT_RECORDED.has(key)) record[key] = (m as unknown as Record<string, unknown>)[key];
+  }
+  return record as MarkingRecord;
 }
 
 /** Orders by name (UTF-16 code units, as `<` compares). */

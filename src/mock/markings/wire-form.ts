@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChangedBy, Marking, MarkingValue } from '../../markings/wire.js';
+import { valueCountOf } from './deferred.js';
 import type { StoredMarking, StoredValue } from './stored.js';
 
 /**
@@ -25,7 +26,7 @@ export class WireForm {
   marking(m: StoredMarking, values: MarkingValue[] | undefined): Marking {
     const detail: Marking['detail'] = {
       description: m.description,
-      valueCount: m.valuesById.size,
+      valueCount: valueCountOf(m),
       dataType: 'string',
       default: false,
       defaultVersion: m.defaultVersion,

@@ -24,6 +24,7 @@ import {
   newSnapshotId,
   problemText,
   recordLine,
+  type SeqRecord,
   SNAPSHOT_FILE,
   STATE_FORMAT_VERSION,
   type StateProblem,
@@ -161,7 +162,8 @@ export class StateDirectory {
       for (const warning of inspection.warnings) {
         if (warning.startsWith(`${file.name}:`)) this.options.warn?.(warning);
       }
-      for (const record of file.records) this.replay(model, record);
+      const path = join(this.dir, file.name);
+      for (const record of file.records) this.replay(model, record, path);
     }
     if (inspection.version < STATE_FORMAT_VERSION) {
       // Files of an older format are read, never appended to: the state starts over in this one.
@@ -209,17 +211,15 @@ export class StateDirectory {
     }
   }
 
-  private replay(
-    model: DurableModel,
-    record: { kind: string; data: unknown; file: string; line: number },
-  ): void {
-    const { kind, data } = record;
+  /** Applies one record; `path`: its file's. */
+  private replay(model: DurableModel, record: SeqRecord, path: string): void {
+    const { kind, data, kept, line } = record;
     if (kind === CLOSE_KIND) return;
     try {
-      model.apply(kind, data);
+      model.apply(kind, data, kept && { bytes: kept, file: path, line });
     } catch (error) {
       throw new InputError(
-        `${join(this.dir, record.file)}:${record.line}: the record (${kind}) cannot be applied: ${(error as Error).message}`,
+        `${path}:${line}: the record (${kind}) cannot be applied: ${(error as Error).message}`,
         { hint: REPAIR_HINT },
       );
     }

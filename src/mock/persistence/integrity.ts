@@ -1,5 +1,5 @@
 /**
- * The state directory's files, format 3 (docs/design.md 3.2): what they hold and how they are checked,
+ * The state directory's files, format 4 (docs/design.md 3.2): what they hold and how they are checked,
  * so that damage is never taken for an empty or a shorter state.
  *
  * Every line (headers included) carries a checksum as its last member: the first 16 hex digits of
@@ -14,8 +14,12 @@
  * last line.
  *
  * Format 3 is format 2 with one more record kind, a marking with its values packed in columns
- * (`marking.packed`, mock/markings/packed.ts), which snapshots hold. Formats 1 (no checksums, no
- * sequence numbers) and 2 are still read; the first start on either writes format 3.
+ * (`marking.packed`, mock/markings/packed.ts), which snapshots hold. In format 4 a record may keep
+ * one member apart from its data, unparsed: `{"s":S,"k":K,"vn":N,"d":D,"v":V,"c":…}`, V the N
+ * bytes before the checksum member. Its line is checked whole like any other, but only up to V is
+ * parsed; V is kept as the bytes read, for the model to parse when it needs them (a snapshot's
+ * packed columns, read when their marking is first used). Formats 1 (no checksums, no sequence
+ * numbers) to 3 are still read; the first start on any of them writes format 4.
  *
  * This file holds the lines and one file read alone; inspection.ts checks a directory as a whole.
  */
@@ -24,7 +28,7 @@ import { isRecordKind } from './records.js';
 
 export const STATE_FILE_FORMAT = 'ksctl-mock-state';
 /** Raise when a record changes meaning; an older ksctl then refuses the files instead of misreading them. */
-export const STATE_FORMAT_VERSION = 3;
+export const STATE_FORMAT_VERSION = 4;
 /** The record a clean stop appends: the journal ends here, nothing was cut off. */
 export const CLOSE_KIND = 'close';
 
@@ -45,13 +49,15 @@ function checksum(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
 }
 
-/** The JSON of `members`, its checksum added as the last member, and a newline. */
-function sealedLine(members: Record<string, unknown>): string {
-  const body = JSON.stringify(members);
+/** The JSON object `body`, its checksum added as the last member, and a newline. */
+function sealed(body: string): string {
   return `${body.slice(0, -1)},"c":"${checksum(body)}"}\n`;
 }
 
-type Opened = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
+const sealedLine = (members: Record<string, unknown>) => sealed(JSON.stringify(members));
+
+type Opened =
+  { ok: true; value: Record<string, unknown>; kept?: Buffer } | { ok: false; reason: string };
 
 /** The checksum of bytes[start, at) with the closing brace after them: the line without it. */
 function bodyChecksum(bytes: Buffer, start: number, at: number): string {
@@ -94,6 +100,8 @@ function openLine(bytes: Buffer, start: number, end: number): Opened {
   ) {
     return { ok: false, reason: 'the checksum does not match: the line was changed or damaged' };
   }
+  const keeps = keptLayout(bytes, start, at);
+  if (keeps !== undefined) return openKept(bytes, keeps, at);
   try {
     // The whole line: its checksum member is one more string member, dropped by the callers.
     const value: unknown = JSON.parse(bytes.toString('utf8', start, end));
@@ -104,6 +112,69 @@ function openLine(bytes: Buffer, start: number, end: number): Opened {
     // falls through
   }
   return { ok: false, reason: 'not a state record' };
+}
+
+const SEQ_HEAD = Buffer.from('{"s":');
+const KIND_HEAD = Buffer.from(',"k":"');
+const KEPT_COUNT = Buffer.from('","vn":');
+const DATA_HEAD = Buffer.from(',"d":');
+const KEPT_HEAD = Buffer.from(',"v":');
+
+function startsWith(bytes: Buffer, at: number, head: Buffer): boolean {
+  for (let i = 0; i < head.length; i++) if (bytes[at + i] !== head[i]) return false;
+  return true;
+}
+
+/** Where the digits from `at` end (at itself: none). */
+function digitsEnd(bytes: Buffer, at: number, end: number): number {
+  let i = at;
+  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) i++;
+  return i;
+}
+
+interface KeptLayout {
+  seq: number;
+  kind: string;
+  dataStart: number;
+  keptStart: number;
+}
+
+/**
+ * The members of a line that keeps one apart (`{"s":S,"k":K,"vn":N,"d":D,"v":V`, V the N bytes
+ * before the checksum member at `at`), read from its bytes; undefined for any other line.
+ */
+function keptLayout(bytes: Buffer, start: number, at: number): KeptLayout | undefined {
+  if (!startsWith(bytes, start, SEQ_HEAD)) return undefined;
+  const seqStart = start + SEQ_HEAD.length;
+  const seqEnd = digitsEnd(bytes, seqStart, at);
+  if (seqEnd === seqStart || !startsWith(bytes, seqEnd, KIND_HEAD)) return undefined;
+  const kindStart = seqEnd + KIND_HEAD.length;
+  const kindEnd = bytes.indexOf(QUOTE, kindStart);
+  if (kindEnd === -1 || kindEnd >= at || !startsWith(bytes, kindEnd, KEPT_COUNT)) return undefined;
+  const countStart = kindEnd + KEPT_COUNT.length;
+  const countEnd = digitsEnd(bytes, countStart, at);
+  if (countEnd === countStart || !startsWith(bytes, countEnd, DATA_HEAD)) return undefined;
+  return {
+    seq: Number(bytes.toString('latin1', seqStart, seqEnd)),
+    kind: bytes.toString('latin1', kindStart, kindEnd),
+    dataStart: countEnd + DATA_HEAD.length,
+    keptStart: at - Number(bytes.toString('latin1', countStart, countEnd)),
+  };
+}
+
+/** A line that keeps a member apart: its data parsed, the member kept as the bytes read. */
+function openKept(bytes: Buffer, layout: KeptLayout, at: number): Opened {
+  const { seq, kind, dataStart, keptStart } = layout;
+  const dataEnd = keptStart - KEPT_HEAD.length;
+  if (dataEnd <= dataStart || !startsWith(bytes, dataEnd, KEPT_HEAD)) {
+    return { ok: false, reason: 'not a state record (its kept member is not where it says)' };
+  }
+  try {
+    const data: unknown = JSON.parse(bytes.toString('utf8', dataStart, dataEnd));
+    return { ok: true, value: { s: seq, k: kind, d: data }, kept: bytes.subarray(keptStart, at) };
+  } catch {
+    return { ok: false, reason: 'not a state record' };
+  }
 }
 
 export interface SnapshotHeader {
@@ -142,8 +213,15 @@ export function journalHeaderLine(header: JournalHeader): string {
   });
 }
 
-export function recordLine(seq: number, kind: string, data: unknown): string {
-  return sealedLine({ s: seq, k: kind, d: data });
+/**
+ * A record's line; `kept`, when given, is kept apart from its data (read back unparsed): bytes of
+ * JSON are written as they are, anything else as its JSON.
+ */
+export function recordLine(seq: number, kind: string, data: unknown, kept?: unknown): string {
+  if (kept === undefined) return sealedLine({ s: seq, k: kind, d: data });
+  const text = Buffer.isBuffer(kept) ? kept.toString('utf8') : JSON.stringify(kept);
+  const head = `{"s":${seq},"k":${JSON.stringify(kind)},"vn":${Buffer.byteLength(text)}`;
+  return sealed(`${head},"d":${JSON.stringify(data)},"v":${text}}`);
 }
 
 /** Something wrong in a state directory: the file, the line (1-based) when it is one, what. */
@@ -177,6 +255,8 @@ export interface SeqRecord {
   seq: number;
   kind: string;
   data: unknown;
+  /** What the record keeps apart from its data: the bytes read, unparsed. */
+  kept?: Buffer;
   /** Where it stands, for messages. */
   file: string;
   line: number;
@@ -270,7 +350,9 @@ export function readStateFile(bytes: Buffer, name: string): ReadFile {
       problem(line, 'the record has no sequence number');
       continue;
     }
-    file.records.push({ seq: s as number, kind: k, data: d, file: name, line });
+    const record: SeqRecord = { seq: s as number, kind: k, data: d, file: name, line };
+    if (opened.kept !== undefined) record.kept = opened.kept;
+    file.records.push(record);
   }
   return file;
 }

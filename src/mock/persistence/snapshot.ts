@@ -26,8 +26,8 @@ export async function writeSnapshot(
   async function* text(): AsyncGenerator<string> {
     yield counted(snapshotHeaderLine({ ...header, records: records.length }));
     let lines: string[] = [];
-    for (const [i, [kind, data]] of records.entries()) {
-      lines.push(recordLine(i + 1, kind, data));
+    for (const [i, [kind, data, kept]] of records.entries()) {
+      lines.push(recordLine(i + 1, kind, data, kept));
       if (lines.length >= RECORDS_PER_TURN) {
         yield counted(lines.join(''));
         lines = [];
