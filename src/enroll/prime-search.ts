@@ -118,29 +118,36 @@ let sieve: SievePrimes | undefined;
 /** The odd primes below SIEVE_LIMIT (Eratosthenes over the odd numbers), made once. */
 function sievePrimes(): SievePrimes {
   if (sieve !== undefined) return sieve;
+  // Plain loops over typed arrays: this runs once per process, before V8 has compiled anything.
   const half = SIEVE_LIMIT / 2;
   const composite = new Uint8Array(half); // index i: the number 2i + 1
-  const primes: number[] = [];
+  const primes = new Int32Array(half / 2);
+  let count = 0;
   for (let i = 1; i < half; i++) {
     if (composite[i] === 1) continue;
     const p = 2 * i + 1;
-    primes.push(p);
+    primes[count++] = p;
     for (let j = (p * p - 1) / 2; j < half; j += p) composite[j] = 1;
   }
-  const groupEnds: number[] = [];
+  const groupEnds = new Int32Array(count);
   const groupProducts: bigint[] = [];
   let product = 1;
-  for (const [i, p] of primes.entries()) {
+  for (let i = 0; i < count; i++) {
+    const p = primes[i]!;
     if (product * p > Number.MAX_SAFE_INTEGER) {
-      groupEnds.push(i);
+      groupEnds[groupProducts.length] = i;
       groupProducts.push(BigInt(product));
       product = 1;
     }
     product *= p;
   }
-  groupEnds.push(primes.length);
+  groupEnds[groupProducts.length] = count;
   groupProducts.push(BigInt(product));
-  sieve = { primes: Int32Array.from(primes), groupEnds: Int32Array.from(groupEnds), groupProducts };
+  sieve = {
+    primes: primes.subarray(0, count),
+    groupEnds: groupEnds.subarray(0, groupProducts.length),
+    groupProducts,
+  };
   return sieve;
 }
 
