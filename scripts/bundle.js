@@ -7,9 +7,9 @@
 //   net-*.cjs         what a markings command adds: configuration, the HTTP client (undici), the
 //                     markings API and the markings/values actions. `markings list` is these two
 //                     files (and rolldown's small runtime of CommonJS helpers, kept apart by it).
-//   keygen-*.cjs      the device key generation alone (src/enroll/device-keys.ts, rsa-keygen.ts):
-//                     `ksctl enroll` starts its prime searches after loading main.cjs and this,
-//                     and loads the network chunk and the rest while they run.
+//   keygen-*.cjs      the device key generation alone (src/enroll/device-keys.ts, rsa-keygen.ts,
+//                     prime-search.ts): `ksctl enroll` starts its prime search after loading
+//                     main.cjs and this, and loads the network chunk and the rest while it runs.
 //   everything else   one chunk per lazily loaded command or heavy module (mock server, enrollment,
 //                     apply, profiles, prompts), split by rolldown as it sees fit.
 //   crypto-worker.js  the mock's crypto threads, built on their own as an ES module
@@ -36,7 +36,7 @@ const NETWORK_PATH =
   /[\\/]src[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]enroll[\\/]wire\.ts$|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 /** The modules of the `keygen` chunk: what `ksctl enroll` needs to start its prime searches. */
-const KEY_GENERATION = /[\\/]src[\\/]enroll[\\/](device-keys|rsa-keygen)\.ts$/;
+const KEY_GENERATION = /[\\/]src[\\/]enroll[\\/](device-keys|rsa-keygen|prime-search)\.ts$/;
 
 /**
  * The modules of the `enrollment` chunk: the protocol, the profile files and their formats, the

@@ -16,8 +16,8 @@ import { generateRsaKeyPair, RsaKeySupply, type RsaShape } from './rsa-keygen.js
 export const DEVICE_KEY_SHAPE: RsaShape = { modulusBits: 3072, primes: 2 };
 
 /**
- * An RSA-3072 key pair, its primes searched on the thread pool (so bulk enrollment and spinners
- * keep running meanwhile), `searchesAtOnce` of them at once (src/enroll/rsa-keygen.ts).
+ * An RSA-3072 key pair, its primes tested on the thread pool (so bulk enrollment and spinners
+ * keep running meanwhile), `searchesAtOnce` steps of the search at once (src/enroll/rsa-keygen.ts).
  */
 export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair> {
   return generateRsaKeyPair(DEVICE_KEY_SHAPE, searchesAtOnce);
@@ -25,9 +25,8 @@ export function generateDeviceKeyPair(searchesAtOnce = 1): Promise<DeviceKeyPair
 
 export interface GenerateOptions {
   /**
-   * Prime searches run at once for this key (default 1). One key wanted as soon as possible: 2,
-   * so both primes are searched on two cores and the key takes the longer of two searches
-   * instead of their sum (src/enroll/rsa-keygen.ts).
+   * Steps of the prime search at once for this key (default 1). One key wanted as soon as
+   * possible: 2, so two cores search until the key has both primes (src/enroll/prime-search.ts).
    */
   searchesAtOnce?: number;
 }
@@ -35,15 +34,15 @@ export interface GenerateOptions {
 /** Hands out the key pairs of many devices, generated ahead of them. */
 export interface KeyPairSupply {
   take(): Promise<DeviceKeyPair>;
-  /** Once no more keys are wanted (all taken, or interrupted): no new searches start. */
+  /** Once no more keys are wanted (all taken, or interrupted): no new step of the search starts. */
   stop(): void;
 }
 
 export const deviceKeySource: {
   generate: (options?: GenerateOptions) => Promise<DeviceKeyPair>;
   /**
-   * Key pairs for `total` devices (bulk enrollment): `searchesAtOnce` prime searches keep going,
-   * ahead of the devices, until every device has its key (src/enroll/rsa-keygen.ts).
+   * Key pairs for `total` devices (bulk enrollment): `searchesAtOnce` steps of one prime search
+   * keep going, ahead of the devices, until every device has its key (src/enroll/rsa-keygen.ts).
    */
   supply: (total: number, searchesAtOnce: number) => KeyPairSupply;
 } = {
@@ -52,9 +51,9 @@ export const deviceKeySource: {
 };
 
 /**
- * How many prime searches this process runs at once at most: one per core, but leaving a thread
- * of Node's pool (UV_THREADPOOL_SIZE, 4 unless set) free for the file reads and name lookups of
- * the enrollments going on meanwhile. A search cannot be stopped once started.
+ * How many steps of the prime search this process runs at once at most: one per core, but leaving
+ * a thread of Node's pool (UV_THREADPOOL_SIZE, 4 unless set) free for the file reads and name
+ * lookups of the enrollments going on meanwhile.
  */
 export function searchSlots(env: NodeJS.ProcessEnv = process.env): number {
   const size = Number(env.UV_THREADPOOL_SIZE);
@@ -69,7 +68,7 @@ export function defaultConcurrency(): number {
 
 /**
  * The key pairs of a bulk run of `count` devices, `concurrency` (default defaultConcurrency) at
- * once: as many prime searches at once as the devices in flight can use cores, shared by all.
+ * once: as many steps of the prime search at once as the devices in flight can use cores.
  */
 export function bulkKeySupply(count: number, concurrency = defaultConcurrency()): KeyPairSupply {
   return deviceKeySource.supply(count, Math.min(concurrency, searchSlots()));

@@ -1,6 +1,7 @@
 /**
- * RSA key pairs put together here from probable primes found by OpenSSL's prime search
- * (`crypto.generatePrime`, on Node's thread pool): device keys of two 1536-bit primes.
+ * RSA key pairs put together here from probable primes of the prime search (prime-search.ts:
+ * OpenSSL's search, stepped from here so it stops when the keys have their primes): device keys of
+ * two 1536-bit primes.
  *
  * Why not `crypto.generateKeyPair('rsa')`: OpenSSL 3.0, which Node 20 links, makes two-prime keys
  * of 2048 bits and more by the SP 800-56B method with auxiliary primes, which takes about four
@@ -8,9 +9,9 @@
  * machine this was measured on). The direct search is what OpenSSL 1.1.1 did for every RSA key
  * and what FIPS 186-4 B.3.3 describes for probable primes: random odd numbers with their top two
  * bits set (so the modulus has exactly 3072 bits), sieved and tested with 64 Miller-Rabin rounds
- * by OpenSSL; this module adds the checks of B.3.1 and 6.2 that depend on both primes. Searching
- * the two primes at once, one per core, also makes one key take about the longer of two searches
- * instead of their sum.
+ * by OpenSSL; this module adds the checks of B.3.1 and 6.2 that depend on both primes. The cores
+ * search one pool of candidates until the key has its primes, so a key takes about as long as
+ * the cores together need to find them.
  *
  * A key may also have three primes (RFC 8017 multi-prime RSA, which OpenSSL allows up to three
  * for 3072 bits): its public key is an ordinary RSA-3072 key, and its private operations take
@@ -23,13 +24,16 @@ import {
   createPrivateKey,
   createPublicKey,
   constants as cryptoConstants,
-  generatePrime,
   type KeyObject,
   sign,
   verify,
 } from 'node:crypto';
-
-export const RSA_PUBLIC_EXPONENT = 65537n;
+import {
+  OPENSSL_STEPS,
+  PrimeSearch,
+  type PrimeSteps,
+  RSA_PUBLIC_EXPONENT,
+} from './prime-search.js';
 
 /** What a key is made of: its modulus size and how many primes it has (2 or 3). */
 export interface RsaShape {
@@ -41,26 +45,6 @@ export interface RsaShape {
 export interface RsaKeyPair {
   publicKey: KeyObject;
   privateKey: KeyObject;
-}
-
-/**
- * Searches beyond the primes the keys need before the supply gives up: each candidate fails the
- * checks below with a probability under 2^-16, so this many failures mean a broken prime source.
- */
-const SPARE_SEARCHES = 30;
-
-/** One random probable prime of `bits` bits (top two bits set), from OpenSSL. */
-export function searchPrime(bits: number): Promise<bigint> {
-  return new Promise((resolve, reject) => {
-    generatePrime(bits, { bigint: true }, (error, prime) =>
-      error ? reject(error) : resolve(prime as bigint),
-    );
-  });
-}
-
-/** Each prime's own conditions: odd, exactly `bits` bits with the top two set, and e ∤ p − 1. */
-export function usablePrime(p: bigint, bits: number): boolean {
-  return (p & 1n) === 1n && p >> BigInt(bits - 2) === 3n && (p - 1n) % RSA_PUBLIC_EXPONENT !== 0n;
 }
 
 /**
@@ -124,62 +108,53 @@ function rsaPrivateKeyDer(n: bigint, e: bigint, d: bigint, primes: bigint[]): Bu
 }
 
 /**
- * An RSA key pair of `shape`, with up to `searchesAtOnce` prime searches running at once (1: one
- * after the other; 2: two primes at once, on two threads of the pool).
+ * An RSA key pair of `shape`, its primes searched by `searchesAtOnce` steps at once (1: on one
+ * thread of the pool; 2: on two, both searching until the key has its primes).
  */
 export function generateRsaKeyPair(
   shape: RsaShape,
   searchesAtOnce: number,
-  search: (bits: number) => Promise<bigint> = searchPrime,
+  steps: PrimeSteps = OPENSSL_STEPS,
 ): Promise<RsaKeyPair> {
-  return new RsaKeySupply(shape, 1, searchesAtOnce, search).take();
+  const supply = new RsaKeySupply(shape, 1, searchesAtOnce, steps);
+  return supply.take().finally(() => supply.stop());
 }
 
 /**
- * Key pairs for `total` keys from one pool of prime searches, `searchesAtOnce` of them running
- * until every key has its primes: each prime goes to whichever key is waiting, so the searches
- * (whose times vary widely) keep every core they may use busy to the end, and keys come out as
- * fast as the cores can find primes. A search cannot be stopped: after an interruption, those
- * running finish and their primes are dropped.
+ * Key pairs for `total` keys from one prime search, `searchesAtOnce` steps at once until every key
+ * has its primes: each prime goes to whichever key is waiting, so every core it may use keeps
+ * searching to the end, and keys come out as fast as the cores can find primes. After stop() no
+ * step starts: what is in flight ends within milliseconds (unless it is a prime's full rounds).
  */
 export class RsaKeySupply {
-  private readonly found: bigint[] = [];
-  private readonly waiting: { resolve: (p: bigint) => void; reject: (e: unknown) => void }[] = [];
-  private readonly bits: number;
+  private readonly search: PrimeSearch;
   private readonly modulusBits: number;
   private readonly primes: number;
-  /** Usable primes the keys need, counting replacements for refused ones. */
-  private needed: number;
-  private usable = 0;
-  private started = 0;
-  private running = 0;
-  private failure: unknown;
   /** Takers claim their primes one after another, so the first key taken is ready first. */
   private claiming: Promise<unknown> = Promise.resolve();
 
   constructor(
     shape: RsaShape,
     total: number,
-    private readonly searchesAtOnce: number,
-    private readonly search: (bits: number) => Promise<bigint> = searchPrime,
+    searchesAtOnce: number,
+    steps: PrimeSteps = OPENSSL_STEPS,
   ) {
     this.modulusBits = shape.modulusBits;
     this.primes = shape.primes;
-    this.bits = shape.modulusBits / shape.primes;
-    this.needed = shape.primes * total;
-    this.fill();
+    const bits = shape.modulusBits / shape.primes;
+    this.search = new PrimeSearch(bits, shape.primes * total, searchesAtOnce, steps);
   }
 
-  /** No more searches start (those running finish); keys not yet taken will not come. */
+  /** No more steps start; keys not yet taken will not come. */
   stop(): void {
-    this.fail(new Error('the key supply was stopped'));
+    this.search.stop(new Error('the key supply was stopped'));
   }
 
   /** The next key pair, as soon as its primes are found (keys in the order taken). */
   async take(): Promise<RsaKeyPair> {
     const claim = this.claiming.then(async () => {
       const primes: bigint[] = [];
-      while (primes.length < this.primes) primes.push(await this.nextPrime());
+      while (primes.length < this.primes) primes.push(await this.search.next());
       return primes;
     });
     this.claiming = claim.catch(() => undefined);
@@ -188,53 +163,9 @@ export class RsaKeySupply {
       const pair = keyPairFromPrimes(primes, this.modulusBits);
       if (pair !== undefined) return pair;
       // The others are kept; the last one is replaced by the next prime found.
-      this.needed++;
-      this.fill();
-      primes[primes.length - 1] = await this.nextPrime();
+      this.search.wantOneMore();
+      primes[primes.length - 1] = await this.search.next();
     }
-  }
-
-  private nextPrime(): Promise<bigint> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    const prime = this.found.shift();
-    if (prime !== undefined) return Promise.resolve(prime);
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
-  }
-
-  private fill(): void {
-    while (
-      this.failure === undefined &&
-      this.running < Math.max(1, this.searchesAtOnce) &&
-      this.usable + this.running < this.needed
-    ) {
-      if (this.started >= this.needed + SPARE_SEARCHES) {
-        this.fail(new Error(`no RSA-${this.modulusBits} key after ${this.started} prime searches`));
-        return;
-      }
-      this.started++;
-      this.running++;
-      this.search(this.bits).then(
-        (prime) => {
-          this.running--;
-          if (usablePrime(prime, this.bits)) {
-            this.usable++;
-            const waiter = this.waiting.shift();
-            if (waiter) waiter.resolve(prime);
-            else this.found.push(prime);
-          }
-          this.fill();
-        },
-        (error: unknown) => {
-          this.running--;
-          this.fail(error);
-        },
-      );
-    }
-  }
-
-  private fail(error: unknown): void {
-    this.failure ??= error;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
   }
 }
 

@@ -139,11 +139,11 @@ describe('ksctl enroll against ksctl mock serve', () => {
       await writeFile(
         preload,
         `const crypto = require('node:crypto');
-const generatePrime = crypto.generatePrime;
+const checkPrime = crypto.checkPrime;
 let first;
-crypto.generatePrime = function (...args) {
+crypto.checkPrime = function (...args) {
   first ??= Object.keys(require.cache);
-  return generatePrime.apply(this, args);
+  return checkPrime.apply(this, args);
 };
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ first, all: Object.keys(require.cache) })));\n`,
       );

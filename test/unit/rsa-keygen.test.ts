@@ -1,19 +1,24 @@
 /**
- * RSA keys put together from two primes of OpenSSL's prime search (src/enroll/rsa-keygen.ts):
- * the checks that depend on both primes, the retry when a prime is unusable, and the searches
- * running at once. openssl's own key check of a generated key is in enroll-openssl.test.ts.
+ * RSA keys put together from primes of the prime search (src/enroll/rsa-keygen.ts): the checks
+ * that depend on both primes, the retry when a prime is unusable, and the steps running at once.
+ * The search itself is in prime-search.test.ts; openssl's own key check of a generated key is in
+ * enroll-openssl.test.ts.
  */
 import { createHash, privateDecrypt, publicEncrypt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  OPENSSL_STEPS,
+  type PrimeSteps,
+  RSA_PUBLIC_EXPONENT as E,
+  searchPrime,
+  usablePrime,
+} from '../../src/enroll/prime-search.js';
+import {
   generateRsaKeyPair,
   inverse,
   keyPairFromPrimes,
-  RSA_PUBLIC_EXPONENT as E,
   RsaKeySupply,
   type RsaShape,
-  searchPrime,
-  usablePrime,
 } from '../../src/enroll/rsa-keygen.js';
 
 /** Small but real: RSA-1024 from two 512-bit primes keeps these tests quick. */
@@ -82,68 +87,99 @@ describe('keyPairFromPrimes', () => {
 describe('generateRsaKeyPair', () => {
   it('replaces an unusable prime by searching again', async () => {
     const unusable = (2n << BigInt(HALF - 2)) + 1n; // its second bit is clear
-    let searches = 0;
-    const search = (bits: number) =>
-      ++searches === 1 ? Promise.resolve(unusable) : searchPrime(bits);
-    const pair = await generateRsaKeyPair(TWO, 1, search);
+    let windows = 0;
+    const steps: PrimeSteps = {
+      ...OPENSSL_STEPS,
+      window: (bits) => (++windows === 1 ? [unusable].values() : OPENSSL_STEPS.window(bits)),
+      test: (candidate) =>
+        candidate === unusable ? Promise.resolve(true) : OPENSSL_STEPS.test(candidate),
+    };
+    const pair = await generateRsaKeyPair(TWO, 1, steps);
     expect(pair.privateKey.asymmetricKeyDetails?.modulusLength).toBe(BITS);
-    expect(searches).toBe(3);
+    expect(windows).toBe(3);
   });
 
-  it('runs the two searches at once when asked to, one after the other otherwise', async () => {
+  it('runs two steps at once when asked to, one after the other otherwise', async () => {
     for (const [atOnce, most] of [
       [2, 2],
       [1, 1],
     ]) {
       let running = 0;
       let highest = 0;
-      const search = async (bits: number) => {
-        highest = Math.max(highest, ++running);
-        const p = await searchPrime(bits);
-        running--;
-        return p;
+      const steps: PrimeSteps = {
+        ...OPENSSL_STEPS,
+        test: async (candidate) => {
+          highest = Math.max(highest, ++running);
+          const prime = await OPENSSL_STEPS.test(candidate);
+          running--;
+          return prime;
+        },
       };
-      await generateRsaKeyPair(TWO, atOnce!, search);
+      await generateRsaKeyPair(TWO, atOnce!, steps);
       expect(highest).toBe(most);
     }
   });
 
+  it('starts no step once the key is made', async () => {
+    let tests = 0;
+    const steps: PrimeSteps = {
+      ...OPENSSL_STEPS,
+      test: (candidate) => (tests++, OPENSSL_STEPS.test(candidate)),
+    };
+    await generateRsaKeyPair(TWO, 2, steps);
+    const atKey = tests;
+    // A step still in flight ends within milliseconds and starts nothing.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(tests).toBe(atKey);
+  });
+
   it('gives up with an error when the prime source only gives unusable numbers', async () => {
-    let searches = 0;
-    const broken = () => Promise.resolve(BigInt(++searches) * 2n);
-    await expect(generateRsaKeyPair(TWO, 2, broken)).rejects.toThrow(/no RSA-1024 key after 32/);
-    expect(searches).toBe(32);
+    let windows = 0;
+    const broken: PrimeSteps = {
+      ...OPENSSL_STEPS,
+      window: () => [BigInt(++windows) * 2n].values(),
+      test: () => Promise.resolve(true),
+    };
+    await expect(generateRsaKeyPair(TWO, 2, broken)).rejects.toThrow(
+      /no usable 512-bit prime after 3[12] prime searches/,
+    );
+    expect(windows).toBeLessThanOrEqual(32);
   });
 });
 
 describe('RsaKeySupply', () => {
-  /** Real primes, found ahead; the test decides when each search finishes. */
-  async function controlledSearch(count: number) {
+  /** Steps over real primes found ahead, one per window; the test decides when each test ends. */
+  async function controlledSteps(count: number) {
     const primes = await Promise.all(Array.from({ length: count }, () => searchPrime(HALF)));
-    const pending: ((p: bigint) => void)[] = [];
+    const pending: ((prime: boolean) => void)[] = [];
     let started = 0;
-    return {
-      search: () =>
-        new Promise<bigint>((resolve) => {
+    const steps: PrimeSteps = {
+      window: () => [primes.shift()!].values(),
+      test: () =>
+        new Promise<boolean>((resolve) => {
           started++;
           pending.push(resolve);
         }),
+      confirmingAfterMs: Infinity,
+    };
+    return {
+      steps,
       get running() {
         return pending.length;
       },
       get started() {
         return started;
       },
-      finishOldest: () => pending.shift()!(primes.shift()!),
+      finishOldest: () => pending.shift()!(true),
     };
   }
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('keeps `searchesAtOnce` searches going, ahead of the takers, and no more than needed', async () => {
-    const source = await controlledSearch(6);
-    const supply = new RsaKeySupply(TWO, 3, 2, source.search);
+  it('keeps `searchesAtOnce` steps going, ahead of the takers, and no more than needed', async () => {
+    const source = await controlledSteps(6);
+    const supply = new RsaKeySupply(TWO, 3, 2, source.steps);
     expect(source.running).toBe(2);
-    // Nobody has taken a key yet: the searches go on regardless, two at a time.
+    // Nobody has taken a key yet: the search goes on regardless, two steps at a time.
     for (let i = 0; i < 4; i++) {
       source.finishOldest();
       await tick();
@@ -161,8 +197,8 @@ describe('RsaKeySupply', () => {
   });
 
   it('gives the first two primes found to the first key taken', async () => {
-    const source = await controlledSearch(4);
-    const supply = new RsaKeySupply(TWO, 2, 1, source.search);
+    const source = await controlledSteps(4);
+    const supply = new RsaKeySupply(TWO, 2, 1, source.steps);
     let firstDone = false;
     const first = supply.take().then((pair) => ((firstDone = true), pair));
     const second = supply.take();
@@ -180,16 +216,19 @@ describe('RsaKeySupply', () => {
     expect((await second).privateKey.asymmetricKeyDetails?.modulusLength).toBe(BITS);
   });
 
-  it('starts nothing more once stopped, and a search that fails fails the keys waiting', async () => {
-    const source = await controlledSearch(2);
-    const supply = new RsaKeySupply(TWO, 5, 1, source.search);
+  it('starts nothing more once stopped, and a test that fails fails the keys waiting', async () => {
+    const source = await controlledSteps(2);
+    const supply = new RsaKeySupply(TWO, 5, 1, source.steps);
     supply.stop();
     source.finishOldest();
     await tick();
     expect(source.started).toBe(1);
     await expect(supply.take()).rejects.toThrow(/stopped/);
 
-    const failing = new RsaKeySupply(TWO, 1, 2, () => Promise.reject(new Error('no entropy')));
+    const failing = new RsaKeySupply(TWO, 1, 2, {
+      ...OPENSSL_STEPS,
+      test: () => Promise.reject(new Error('no entropy')),
+    });
     await expect(failing.take()).rejects.toThrow('no entropy');
   });
 });
