@@ -6,10 +6,12 @@
  * Why not `crypto.generateKeyPair('rsa')`: OpenSSL 3.0, which Node 20 links, makes two-prime keys
  * of 2048 bits and more by the SP 800-56B method with auxiliary primes, which takes about four
  * times as long as searching the two primes directly (median ~650 ms against ~2 × 140 ms on the
- * machine this was measured on). The direct search is what OpenSSL 1.1.1 did for every RSA key
- * and what FIPS 186-4 B.3.3 describes for probable primes: random odd numbers with their top two
- * bits set (so the modulus has exactly 3072 bits), sieved and tested with 64 Miller-Rabin rounds
- * by OpenSSL; this module adds the checks of B.3.1 and 6.2 that depend on both primes. The cores
+ * machine this was measured on). The direct search is what OpenSSL 1.1.1 did for every RSA key,
+ * and close to what FIPS 186-4 B.3.3 describes for probable primes: odd numbers with their top
+ * two bits set (so the modulus has exactly 3072 bits), sieved and tested with 64 Miller-Rabin
+ * rounds by OpenSSL. B.3.3 draws a fresh random number for every candidate; the search goes on
+ * from one random start instead, as incremental searches do (prime-search.ts says what that
+ * costs). This module adds the checks of B.3.1 and 6.2 that depend on both primes. The cores
  * search one pool of candidates until the key has its primes, so a key takes about as long as
  * the cores together need to find them.
  *
