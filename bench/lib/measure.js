@@ -104,7 +104,9 @@ async function warmUp(command, warmups) {
 /**
  * Compares two commands: warm-up runs of each (the first one verified), then `runs` rounds in
  * alternating order (AB, BA, AB, …) so drift and noise on this machine hit both sides alike.
- * Returns the medians, spreads, their ratio A/B and the output sizes.
+ * Returns the medians, spreads, their ratio A/B and the output sizes. A command with
+ * `timed(stdout)` is timed by what that returns (milliseconds it measured itself) instead of its
+ * whole run.
  */
 export async function compare(a, b, { runs, warmups }) {
   const bytesA = await warmUp(a, warmups);
@@ -114,8 +116,10 @@ export async function compare(a, b, { runs, warmups }) {
   for (let round = 0; round < runs; round++) {
     const order = round % 2 === 0 ? [a, b] : [b, a];
     for (const command of order) {
-      const { ms, stdout } = await runOnce(command, command.observe !== undefined);
-      (command === a ? timesA : timesB).push(ms);
+      const keep = command.observe !== undefined || command.timed !== undefined;
+      const { ms, stdout } = await runOnce(command, keep);
+      // A command that times its own part (after a preparation longer than that part) says so.
+      (command === a ? timesA : timesB).push(command.timed ? command.timed(stdout) : ms);
       command.observe?.(stdout);
     }
   }

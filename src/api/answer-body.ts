@@ -2,7 +2,7 @@
  * Reading an answer's body within its cap (docs/design.md 5, README "Limits") and parsing it: JSON
  * when it says or looks so, the text otherwise.
  */
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Dispatcher } from './transport.js';
 
 export const MIB = 1024 * 1024;
@@ -119,20 +119,33 @@ function discard(body: Readable): void {
   body.on('error', () => {}).destroy();
 }
 
-/** A stream's bytes as text, at most `limit` of them; the stream is destroyed beyond. */
-async function readWithin(stream: Readable, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of stream) {
-    const bytes = chunk as Buffer;
-    length += bytes.length;
-    if (length > limit) {
-      stream.destroy();
-      throw new AnswerTooLarge(limit);
-    }
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks, length).toString('utf8');
+/**
+ * A stream's bytes as text, at most `limit` of them; the stream is destroyed beyond. Read as it
+ * flows, with `finished` for its end and failures, as `for await` reads it but without an async
+ * iterator made and driven for every answer.
+ */
+function readWithin(stream: Readable, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let tooLarge: AnswerTooLarge | undefined;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) {
+        tooLarge = new AnswerTooLarge(limit);
+        stream.off('data', onData);
+        stream.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    stream.on('data', onData);
+    finished(stream, { writable: false }, (error) => {
+      if (tooLarge) reject(tooLarge);
+      else if (error) reject(error);
+      else resolve(Buffer.concat(chunks, length).toString('utf8'));
+    });
+  });
 }
 
 export function parseBody(text: string, contentType: string | string[] | undefined): unknown {

@@ -124,6 +124,9 @@ export interface Answer<T> {
   bytes: number;
 }
 
+/** URLs a client keeps made (ApiClient.url), a few more than one client asks for. */
+const URLS_KEPT = 64;
+
 const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
 
 /**
@@ -174,6 +177,8 @@ function formEncode(text: string): string {
 export class ApiClient {
   readonly baseUrl: string | undefined;
   private readonly dispatcher: Agent;
+  /** Paths url() made URLs of without a query: the URL, and as traces and errors show it. */
+  private readonly urls = new Map<string, { href: string; shown: string }>();
   private readonly options: Required<
     Omit<
       ClientOptions,
@@ -211,6 +216,9 @@ export class ApiClient {
 
   /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
   url(path: string, query?: RequestOptions['query']): string {
+    // A device client posts to the same two or three URLs again and again.
+    const known = query === undefined ? this.urls.get(path) : undefined;
+    if (known !== undefined) return known.href;
     if (!isAbsolute(path) && this.baseUrl === undefined) {
       throw new Error(`${path}: this client has no base URL, it takes absolute URLs only`);
     }
@@ -221,7 +229,14 @@ export class ApiClient {
         for (const item of v) pairs.push(`${formEncode(k)}=${formEncode(item)}`);
       else if (v !== undefined) pairs.push(`${formEncode(k)}=${formEncode(String(v))}`);
     }
-    if (pairs.length === 0) return url.toString();
+    if (pairs.length === 0) {
+      const href = url.toString();
+      if (query === undefined) {
+        if (this.urls.size >= URLS_KEPT) this.urls.clear();
+        this.urls.set(path, { href, shown: redactUrl(href) });
+      }
+      return href;
+    }
     if (url.search !== '') {
       // A query in the path as well: URLSearchParams merges them as it always did.
       const merged = new URLSearchParams(url.search);
@@ -266,7 +281,8 @@ export class ApiClient {
     }
     const what = options.what ?? `${method} ${redactUrl(path)}`;
     // Traces and errors show the URL without credentials in its user info or query.
-    const shownUrl = redactUrl(url);
+    const shownUrl =
+      options.query === undefined ? (this.urls.get(path)?.shown ?? redactUrl(url)) : redactUrl(url);
     const idempotent = IDEMPOTENT.has(method);
     const retries = options.retries ?? this.options.retries;
 
@@ -283,16 +299,14 @@ export class ApiClient {
       let text: string;
       // The agent's header and body timeouts have a resolution of about a second and the body
       // one restarts with every chunk; this bounds the whole attempt.
-      const timeout = attemptTimeout(this.options.timeoutMs);
+      const timeout = attemptTimeout(this.options.timeoutMs, options.signal);
       try {
         const response = await request(url, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body: payload,
           dispatcher: this.dispatcher,
-          signal: options.signal
-            ? AbortSignal.any([options.signal, timeout.signal])
-            : timeout.signal,
+          signal: timeout.signal,
         });
         status = response.statusCode;
         responseHeaders = response.headers;

@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
+import type { AttemptSignal } from './attempt-timeout.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import dispatchRequest from 'undici/lib/api/api-request.js';
 
@@ -32,16 +33,34 @@ export interface RequestOptions {
   headers: Record<string, string>;
   body?: string;
   dispatcher: Dispatcher;
-  signal?: AbortSignal;
+  /** An AbortSignal, or any EventTarget with its `aborted` and `reason` (undici reads no more). */
+  signal?: AbortSignal | AttemptSignal;
+}
+
+/** Origins and paths of the URLs requested lately: a client asks the same few URLs again. */
+const targets = new Map<string, { origin: string; path: string }>();
+const TARGETS_KEPT = 64;
+
+function target(url: string): { origin: string; path: string } {
+  let known = targets.get(url);
+  if (known === undefined) {
+    const parsed = new URL(url);
+    known = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= TARGETS_KEPT) targets.clear();
+    targets.set(url, known);
+  }
+  return known;
 }
 
 /** undici's `request(url, options)`, on the given dispatcher. */
 export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
-  const { dispatcher, ...rest } = options;
-  const target = new URL(url);
-  return dispatchRequest.call(dispatcher, {
-    ...rest,
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
+  const { origin, path } = target(url);
+  return dispatchRequest.call(options.dispatcher, {
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    signal: options.signal as AbortSignal | undefined,
+    origin,
+    path,
   });
 }

@@ -67,11 +67,19 @@ function membersUpTo(value: unknown, most: number): number {
   if (typeof value !== 'object' || value === null) return 0;
   const pending: object[] = [value];
   let members = 0;
+  const count = (member: unknown): boolean => {
+    if (typeof member === 'object' && member !== null) pending.push(member);
+    return ++members > most;
+  };
   while (pending.length > 0) {
     const next = pending.pop()!;
-    for (const member of Array.isArray(next) ? next : Object.values(next)) {
-      if (++members > most) return members;
-      if (typeof member === 'object' && member !== null) pending.push(member as object);
+    if (Array.isArray(next)) {
+      for (const member of next as unknown[]) if (count(member)) return members;
+    } else {
+      // By name, without a list of the members made for each object.
+      for (const name in next) {
+        if (count((next as Record<string, unknown>)[name])) return members;
+      }
     }
   }
   return members;

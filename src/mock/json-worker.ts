@@ -91,9 +91,10 @@ function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits):
       if (item.length > limits!.maxArrayLength) return { ok: false, problem: 'array' };
       for (const element of item) pending.push(element);
     } else if (typeof item === 'object' && item !== null) {
-      for (const [name, member] of Object.entries(item)) {
+      // Names, then each member by its name: no [name, member] pair made for every member.
+      for (const name of Object.keys(item)) {
         if (name.length > limits!.maxStringLength) return { ok: false, problem: 'string' };
-        pending.push(member);
+        pending.push((item as Record<string, unknown>)[name]);
       }
     }
   }

@@ -56,6 +56,23 @@ const ENTRY_OVERHEAD_BYTES = 160;
 /** Member names, punctuation and object headers of one entry's messages, roughly. */
 const MESSAGES_OVERHEAD_BYTES = 256;
 
+/**
+ * `new Date(ms).toISOString()`, its date and time of day made once a second: formatting a date
+ * cost more than the rest of a journal entry, and the mock answers hundreds of requests a second.
+ */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+export function isoTime(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    // `2026-11-28T14:55:34.` of `2026-11-28T14:55:34.123Z`.
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+  }
+  const milli = ms - second * 1000;
+  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
 /** `?a=1&token=…` as `?a=1&token=[redacted]`; the empty string without parameters. */
 export function redactQuery(params: URLSearchParams): string {
   const parts: string[] = [];

@@ -32,13 +32,24 @@ export function conversationId(req: IncomingMessage): string {
   return typeof header === 'string' && header !== '' ? header : randomUUID();
 }
 
+/** The path and query of a request target. */
+export type RequestTarget = Pick<URL, 'pathname' | 'searchParams'>;
+
+/**
+ * A path of unreserved characters only and without `.` or `..` segments: the URL parser neither
+ * encodes nor resolves anything in it.
+ */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9_.~-]*)+$/;
+
 /**
  * The path and query of the request target: origin form (`/path?q`, including `//` and
  * `//x:99999/`, which are paths here, not URLs) or absolute form (`http://host/path`).
  * Undefined for anything else (`*`, `http://[/`).
  */
-export function requestTarget(target: string | undefined): URL | undefined {
+export function requestTarget(target: string | undefined): RequestTarget | undefined {
   if (target === undefined) return undefined;
+  // Most targets are a plain path, which the URL parser gives back as it is: read without it.
+  if (PLAIN_PATH.test(target)) return { pathname: target, searchParams: new URLSearchParams() };
   try {
     if (target.startsWith('/')) return new URL(`http://mock${target}`);
     return /^https?:\/\//i.test(target) ? new URL(target) : undefined;
@@ -143,7 +154,7 @@ function unreadable(parsed: Exclude<ParsedJson, { ok: true }>): MockHttpError {
 export function mockRequest(
   req: IncomingMessage,
   method: string,
-  target: URL,
+  target: RequestTarget,
   cid: string,
   body: BodyReader,
 ): MockRequest {
@@ -210,8 +221,22 @@ function percentEncode(value: string): string {
   );
 }
 
+/** A header name Node writes (an HTTP token), and a value it writes as it is. */
+const HEADER_NAME = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** The headers as Node will write them: invalid values percent-encoded, invalid names left out. */
 export function writableHeaders(headers: Record<string, string>): Record<string, string> {
+  // Nearly always every one is fine as it is: the same object, without a check that throws.
+  let plain = true;
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value !== 'string' || !HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     try {

@@ -23,7 +23,7 @@ import {
 } from './http.js';
 import { answerProtocolError, answerUnmetExpectation } from './protocol-errors.js';
 import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
-import { redactQuery } from './request-journal.js';
+import { isoTime, redactQuery } from './request-journal.js';
 import { mockRoutes } from './routes.js';
 import { DurableState } from './durable-state.js';
 import type { ConsoleApp } from './console/app.js';
@@ -331,7 +331,7 @@ export class MockServer {
     // A target that does not parse is kept without its query, which could hold secrets.
     const pathname = target?.pathname ?? (req.url ?? '').split('?')[0]!;
     this.state.journal.record({
-      time: new Date().toISOString(),
+      time: isoTime(Date.now()),
       method,
       path: target ? pathname + redactQuery(target.searchParams) : pathname,
       status: written?.status ?? answer.status,

@@ -23,3 +23,28 @@ describe('an attempt timeout', () => {
     expect(timeout.signal.aborted).toBe(false);
   });
 });
+
+describe("an attempt timeout with the caller's signal", () => {
+  it("aborts with the caller's reason when the caller gives up first", async () => {
+    const caller = new AbortController();
+    const timeout = attemptTimeout(10_000, caller.signal);
+    const aborted = new Promise((resolve) => timeout.signal.addEventListener('abort', resolve));
+    caller.abort(new Error('stop'));
+    await aborted;
+    expect((timeout.signal.reason as Error).message).toBe('stop');
+    timeout.clear();
+  });
+
+  it('is aborted at once when the caller has given up already, and never after clear()', async () => {
+    const gone = new AbortController();
+    gone.abort(new Error('before'));
+    expect(attemptTimeout(10_000, gone.signal).signal.aborted).toBe(true);
+
+    const caller = new AbortController();
+    const timeout = attemptTimeout(10, caller.signal);
+    timeout.clear();
+    caller.abort(new Error('late'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(timeout.signal.aborted).toBe(false);
+  });
+});
