@@ -13,6 +13,7 @@ import {
   sievedCandidates,
 } from '../../src/enroll/prime-search.js';
 import { RsaKeySupply } from '../../src/enroll/rsa-keygen.js';
+import { controlledTests } from '../helpers/prime-steps.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -30,33 +31,6 @@ function smallPrimesProduct(): bigint {
 function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
   return a;
-}
-
-/** Steps whose tests the test ends, each with the answer it gives. */
-function controlledTests(window: PrimeSteps['window'] = OPENSSL_STEPS.window) {
-  const pending: ((prime: boolean) => void)[] = [];
-  let started = 0;
-  const steps: PrimeSteps = {
-    window,
-    test: () =>
-      new Promise<boolean>((resolve) => {
-        started++;
-        pending.push(resolve);
-      }),
-    confirmingAfterMs: Infinity,
-  };
-  return {
-    steps,
-    get started() {
-      return started;
-    },
-    get running() {
-      return pending.length;
-    },
-    finishAll: (prime: boolean) => {
-      for (const resolve of pending.splice(0)) resolve(prime);
-    },
-  };
 }
 
 describe('sievedCandidates', () => {

@@ -20,6 +20,7 @@ import {
   RsaKeySupply,
   type RsaShape,
 } from '../../src/enroll/rsa-keygen.js';
+import { controlledTests } from '../helpers/prime-steps.js';
 
 /** Small but real: RSA-1024 from two 512-bit primes keeps these tests quick. */
 const BITS = 1024;
@@ -151,27 +152,7 @@ describe('RsaKeySupply', () => {
   /** Steps over real primes found ahead, one per window; the test decides when each test ends. */
   async function controlledSteps(count: number) {
     const primes = await Promise.all(Array.from({ length: count }, () => searchPrime(HALF)));
-    const pending: ((prime: boolean) => void)[] = [];
-    let started = 0;
-    const steps: PrimeSteps = {
-      window: () => [primes.shift()!].values(),
-      test: () =>
-        new Promise<boolean>((resolve) => {
-          started++;
-          pending.push(resolve);
-        }),
-      confirmingAfterMs: Infinity,
-    };
-    return {
-      steps,
-      get running() {
-        return pending.length;
-      },
-      get started() {
-        return started;
-      },
-      finishOldest: () => pending.shift()!(true),
-    };
+    return controlledTests(() => [primes.shift()!].values());
   }
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 
