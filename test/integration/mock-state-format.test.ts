@@ -44,6 +44,19 @@ async function kindsOf(path: string): Promise<string[]> {
   return lines.map((line) => String((JSON.parse(line) as { k?: unknown; file?: unknown }).k));
 }
 
+/** A state of three markings of two values each ("first-a", …), compacted into its snapshot. */
+async function threeMarkingsCompacted(dir: string) {
+  const s = await openState(dir);
+  for (const name of ['first', 'second', 'third']) {
+    s.markings.create(
+      { name, detail: { values: [{ name: `${name}-a` }, { name: `${name}-b` }] } },
+      actor,
+    );
+  }
+  await s.durable.compact();
+  return s;
+}
+
 const headerOf = async (path: string) =>
   JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as Record<string, unknown>;
 
@@ -152,14 +165,7 @@ describe('a move to format 4 cut short by a crash', () => {
 describe('a damaged packed line', () => {
   it('is refused with its file and line; recover keeps every other record', async () => {
     const dir = await dirs.make();
-    const s = await openState(dir);
-    for (const name of ['first', 'second', 'third']) {
-      s.markings.create(
-        { name, detail: { values: [{ name: `${name}-a` }, { name: `${name}-b` }] } },
-        actor,
-      );
-    }
-    await s.durable.compact();
+    const s = await threeMarkingsCompacted(dir);
     const before = markingsOf(s.state);
     await s.durable.close();
 
@@ -197,14 +203,7 @@ describe('a damaged packed line', () => {
 describe('columns that verify but do not read back (a file changed by hand)', () => {
   it('the mock starts; the first use of that marking answers an error naming the line; recover leaves it out', async () => {
     const dir = await dirs.make();
-    const s = await openState(dir);
-    for (const name of ['first', 'second', 'third']) {
-      s.markings.create(
-        { name, detail: { values: [{ name: `${name}-a` }, { name: `${name}-b` }] } },
-        actor,
-      );
-    }
-    await s.durable.compact();
+    const s = await threeMarkingsCompacted(dir);
     const before = markingsOf(s.state) as Record<string, { marking: { name: string } }[]>;
     const second = s.markings.list({ terms: [], or: false }, 0, 10, 0).items[1]!;
     await s.durable.close();
