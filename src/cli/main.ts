@@ -48,9 +48,10 @@ const SIGNAL_ECHO_MS = 250;
  * The process entry, and the only place that exits. Ctrl-C (or SIGTERM) aborts the signal of a
  * command that stops gracefully (apply, bulk enroll, mock serve, demo): it finishes what is in
  * flight and reports; a second Ctrl-C, or any other command, ends the process at once (130, or 143
- * for SIGTERM). A reader that goes away (`ksctl markings list | head -1`) ends any command quietly
- * with exit 0, as `head` expects. Whichever way the process ends early, what the command made that
- * must not outlive it (the demo's folder) is removed first.
+ * for SIGTERM). A reader that goes away (`ksctl markings list | head -1`) ends a command quietly
+ * with exit 0, as `head` expects; one that stops gracefully stops first as on Ctrl-C (the mock's
+ * state closed cleanly). Whichever way the process ends early, what the command made that must not
+ * outlive it (the demo's folder) is removed first.
  */
 export async function main(): Promise<void> {
   const controller = new AbortController();
@@ -79,14 +80,28 @@ export async function main(): Promise<void> {
   };
   const isClosedPipe = (error: unknown) =>
     (error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+  // The reader went away. A command that stops gracefully stops as on Ctrl-C, finishing what is
+  // in flight (mock serve closes its state cleanly), quietly and with exit 0; any other command
+  // has nobody left to tell and ends now.
+  let readerLeft = false;
+  const readerGone = () => {
+    if (!interrupts.graceful) exit(0);
+    // Stopping already (Ctrl-C, SIGTERM): the writes on its way out fail, and the stop goes on.
+    if (controller.signal.aborted) return;
+    readerLeft = true;
+    // Nobody asked it to stop: it stops without a word ("interrupted" would be wrong).
+    mute(process.stdout);
+    mute(process.stderr);
+    controller.abort();
+  };
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (isClosedPipe(error)) exit(0);
+      if (isClosedPipe(error)) readerGone();
     });
   }
   // A stream that forwards to stdout (the demo's steps) fails with the same EPIPE: still quiet.
   process.on('uncaughtException', (error) => {
-    if (isClosedPipe(error)) exit(0);
+    if (isClosedPipe(error)) return readerGone();
     process.stderr.write(`${error.stack ?? String(error)}\n`);
     exit(1);
   });
@@ -98,7 +113,17 @@ export async function main(): Promise<void> {
     cleanups,
   });
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  exit(code);
+  // A reader that went away ends the command with 0 however it stopped, as `head` expects.
+  exit(readerLeft ? 0 : code);
+}
+
+/** Every later write to `stream` goes nowhere, its callback called as if it had been written. */
+function mute(stream: NodeJS.WriteStream): void {
+  stream.write = ((_chunk: unknown, encoding?: unknown, callback?: unknown) => {
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
+    return true;
+  }) as typeof stream.write;
 }
 
 /**

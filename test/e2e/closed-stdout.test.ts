@@ -4,7 +4,8 @@
  * folder). The lists are long enough (3,000 markings, 300 values) that writes outlast the reader.
  */
 import { spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
@@ -67,7 +68,6 @@ function intoHead(args: string[], whileRunning?: () => Promise<void>) {
     child.once('error', reject);
     child.once('close', async () => {
       running = false;
-      const { readFile } = await import('node:fs/promises');
       const stderr = await readFile(join(tmp, 'stderr'), 'utf8');
       const lines = out.split('\n');
       const exit = /^exit (\d+)$/.exec(lines.at(-2) ?? '');
@@ -161,4 +161,78 @@ describe('a closed stdout ends a command quietly, with exit 0', () => {
       expect((await readdir(tmp)).filter((f) => f.startsWith('ksctl-demo-'))).toEqual([]);
     },
   );
+});
+
+describe('a mock whose reader went away still closes its state cleanly', () => {
+  /** `ksctl mock serve --state DIR`, ready, with both its output pipes closed on the reading end. */
+  async function mockWithoutReader() {
+    const configDir = await dirs.make();
+    const state = join(configDir, 'state');
+    const ready = join(configDir, 'ready.json');
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'mock',
+        'serve',
+        '--port',
+        '0',
+        '--state',
+        state,
+        '--ready-file',
+        ready,
+        '--no-context',
+      ],
+      { env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    // Bounded: until the mock is ready.
+    for (let i = 0; i < 800 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
+    const info = JSON.parse(await readFile(ready, 'utf8')) as { baseUrl: string; token: string };
+    child.stdout.destroy();
+    child.stderr.destroy();
+    return { child, closed, state, info };
+  }
+
+  /** What `ksctl mock state check` says of the directory. */
+  async function checked(state: string) {
+    const out = await new Promise<string>((resolve) => {
+      const check = spawn(process.execPath, [BIN, 'mock', 'state', 'check', state], {
+        env: cleanEnv({}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      check.stdout.setEncoding('utf8').on('data', (t: string) => (text += t));
+      check.stderr.setEncoding('utf8').on('data', (t: string) => (text += t));
+      check.once('close', () => resolve(text));
+    });
+    return out;
+  }
+
+  it('SIGTERM: the lines on its way out fail, and it still stops cleanly, exit 0', async () => {
+    const mock = await mockWithoutReader();
+    mock.child.kill('SIGTERM');
+    expect(await mock.closed).toBe(0);
+    const report = await checked(mock.state);
+    expect(report).toMatch(/ends with a clean stop/);
+    expect(report).not.toMatch(/did not stop cleanly/);
+  });
+
+  it('its next line finds no reader: it stops by itself, as on Ctrl-C, exit 0', async () => {
+    const mock = await mockWithoutReader();
+    // A request's log line is the next write.
+    const answer = await fetch(`${mock.info.baseUrl}/markings?limit=1`, {
+      headers: { authorization: `Bearer ${mock.info.token}` },
+    });
+    expect(answer.status).toBe(200);
+    await answer.text();
+    const stopped = await Promise.race([
+      mock.closed,
+      new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000)),
+    ]);
+    if (stopped === 'running') mock.child.kill('SIGKILL');
+    expect(stopped).toBe(0);
+    const report = await checked(mock.state);
+    expect(report).toMatch(/ends with a clean stop/);
+  });
 });
