@@ -4,11 +4,10 @@
  * folder). The lists are long enough (3,000 markings, 300 values) that writes outlast the reader.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
+import { assertBuilt, BIN, cleanEnv, ksctl, type ServedMock, serveMock } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();
@@ -168,45 +167,23 @@ describe('a mock whose reader went away still closes its state cleanly', () => {
   async function mockWithoutReader() {
     const configDir = await dirs.make();
     const state = join(configDir, 'state');
-    const ready = join(configDir, 'ready.json');
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'mock',
-        'serve',
-        '--port',
-        '0',
-        '--state',
-        state,
-        '--ready-file',
-        ready,
-        '--no-context',
-      ],
-      { env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    // Bounded: until the mock is ready.
-    for (let i = 0; i < 800 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
-    const info = JSON.parse(await readFile(ready, 'utf8')) as { baseUrl: string; token: string };
-    child.stdout.destroy();
-    child.stderr.destroy();
-    return { child, closed, state, info };
+    const served = await serveMock(['--state', state, '--no-context'], {
+      env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
+      readyFile: join(configDir, 'ready.json'),
+      log: true,
+    });
+    const closed = new Promise<number | null>((resolve) => served.child.once('close', resolve));
+    served.child.stdout!.destroy();
+    served.child.stderr!.destroy();
+    return { ...served, closed, state };
   }
 
-  /** What `ksctl mock state check` says of the directory. */
+  /** What `ksctl mock state check` says of the directory, on either stream. */
   async function checked(state: string) {
-    const out = await new Promise<string>((resolve) => {
-      const check = spawn(process.execPath, [BIN, 'mock', 'state', 'check', state], {
-        env: cleanEnv({}),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let text = '';
-      check.stdout.setEncoding('utf8').on('data', (t: string) => (text += t));
-      check.stderr.setEncoding('utf8').on('data', (t: string) => (text += t));
-      check.once('close', () => resolve(text));
+    const { stdout, stderr } = await ksctl(['mock', 'state', 'check', state], {
+      env: cleanEnv({}),
     });
-    return out;
+    return stdout + stderr;
   }
 
   it('SIGTERM: the lines on its way out fail, and it still stops cleanly, exit 0', async () => {

@@ -82,16 +82,17 @@ export interface ServedMock {
 }
 
 /**
- * `ksctl mock serve --port 0 --ready-file F --no-log ...extra`, waiting (bounded) for the ready
- * file. The caller stops it.
+ * `ksctl mock serve --port 0 --ready-file F --no-log ...extra` (`log`: without `--no-log`, a line
+ * for each request), waiting (bounded) for the ready file. The caller stops it.
  */
 export async function serveMock(
   extra: string[],
-  options: { env: NodeJS.ProcessEnv; readyFile: string; readyTimeoutMs?: number },
+  options: { env: NodeJS.ProcessEnv; readyFile: string; readyTimeoutMs?: number; log?: boolean },
 ): Promise<ServedMock> {
+  const quiet = options.log === true ? [] : ['--no-log'];
   const child = spawn(
     process.execPath,
-    [BIN, 'mock', 'serve', '--port', '0', '--ready-file', options.readyFile, '--no-log', ...extra],
+    [BIN, 'mock', 'serve', '--port', '0', '--ready-file', options.readyFile, ...quiet, ...extra],
     { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const output = collect(child);
