@@ -60,18 +60,36 @@ async function threeMarkingsCompacted(dir: string) {
 const headerOf = async (path: string) =>
   JSON.parse((await readFile(path, 'utf8')).split('\n')[0]!) as Record<string, unknown>;
 
+/**
+ * A copy of a checked-in state directory (its snapshot and journal of generation 2), which `mock
+ * state check` finds whole in `format`, and the markings it holds (expected-markings.json).
+ */
+async function fixtureState(fixture: string, format: number) {
+  const dir = await dirs.make();
+  for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
+    await copyFile(join(fixture, name), join(dir, name));
+  }
+  const expected = await readFile(join(fixture, 'expected-markings.json'), 'utf8');
+  const checked = await runCli(['mock', 'state', 'check', dir]);
+  expect(checked.code).toBe(0);
+  expect(checked.stdout).toMatch(new RegExp(`snapshot\\.jsonl: format ${format}, generation 2`));
+  return { dir, expected };
+}
+
+/** A moved directory restarts from format 4 into `markings` (their JSON), and checks whole. */
+async function expectRestartsAs(dir: string, markings: string) {
+  const again = await openState(dir);
+  expect(JSON.stringify(markingsOf(again.state))).toBe(markings);
+  await again.durable.close();
+  const rechecked = await runCli(['mock', 'state', 'check', dir]);
+  expect(rechecked.code).toBe(0);
+  expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 4, generation 3/);
+}
+
 describe('a format-2 directory', () => {
   it('restarts into the same state, every member of every value, and is rewritten as format 4', async () => {
-    const dir = await dirs.make();
-    for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
-      await copyFile(join(MOCK_STATE_FORMAT2, name), join(dir, name));
-    }
-    const expected = JSON.parse(
-      await readFile(join(MOCK_STATE_FORMAT2, 'expected-markings.json'), 'utf8'),
-    ) as Record<string, unknown>;
-    const checked = await runCli(['mock', 'state', 'check', dir]);
-    expect(checked.code).toBe(0);
-    expect(checked.stdout).toMatch(/snapshot\.jsonl: format 2, generation 2/);
+    const { dir, expected: text } = await fixtureState(MOCK_STATE_FORMAT2, 2);
+    const expected = JSON.parse(text) as Record<string, unknown>;
 
     const s = await openState(dir);
     expect(markingsOf(s.state)).toEqual(expected);
@@ -92,25 +110,13 @@ describe('a format-2 directory', () => {
     expect(kinds.filter((k) => k === 'marking.packed')).toHaveLength(4);
     expect(kinds).not.toContain('marking.full');
 
-    const again = await openState(dir);
-    expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(expected));
-    await again.durable.close();
-    const rechecked = await runCli(['mock', 'state', 'check', dir]);
-    expect(rechecked.code).toBe(0);
-    expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 4, generation 3/);
+    await expectRestartsAs(dir, JSON.stringify(expected));
   });
 });
 
 describe('a format-3 directory', () => {
   it('restarts into the same state, every member of every value, and is rewritten as format 4', async () => {
-    const dir = await dirs.make();
-    for (const name of ['snapshot.jsonl', 'journal-2.jsonl']) {
-      await copyFile(join(MOCK_STATE_FORMAT3, name), join(dir, name));
-    }
-    const expected = await readFile(join(MOCK_STATE_FORMAT3, 'expected-markings.json'), 'utf8');
-    const checked = await runCli(['mock', 'state', 'check', dir]);
-    expect(checked.code).toBe(0);
-    expect(checked.stdout).toMatch(/snapshot\.jsonl: format 3, generation 2/);
+    const { dir, expected } = await fixtureState(MOCK_STATE_FORMAT3, 3);
 
     const s = await openState(dir);
     // Member order too: what the mock answers lists the members as they are held.
@@ -128,12 +134,7 @@ describe('a format-3 directory', () => {
       expect(line).toMatch(/^\{"s":\d+,"k":"marking\.packed","vn":\d+,"d":/);
 
     // From format 4, the markings read when first asked for: the same state again.
-    const again = await openState(dir);
-    expect(JSON.stringify(markingsOf(again.state))).toBe(JSON.stringify(JSON.parse(expected)));
-    await again.durable.close();
-    const rechecked = await runCli(['mock', 'state', 'check', dir]);
-    expect(rechecked.code).toBe(0);
-    expect(rechecked.stdout).toMatch(/snapshot\.jsonl: format 4, generation 3/);
+    await expectRestartsAs(dir, JSON.stringify(JSON.parse(expected)));
   });
 });
 
