@@ -25,6 +25,7 @@ import { MockState } from '../../src/mock/state.js';
 import { runCli } from '../helpers/cli.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
+import { openDurableState } from '../helpers/durable-state.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -32,13 +33,8 @@ const actor = { name: 'tester' };
 /** A lock file of a process that is gone: the last mock died. */
 const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
 
-async function openState(dir: string, compactAfterBytes?: number) {
-  const durable = await DurableState.open({ dir, compactAfterBytes });
-  const state = new MockState('ksdev.damage');
-  if (durable.fresh) state.addTenant('dev');
-  await durable.attach(state);
-  return { durable, state, markings: state.addTenant('dev').markings };
-}
+const openState = (dir: string, compactAfterBytes?: number) =>
+  openDurableState(dir, 'ksdev.damage', { compactAfterBytes });
 
 /** What a restart must give back: the records, without the id parts each run adds. */
 const contents = (state: MockState) =>

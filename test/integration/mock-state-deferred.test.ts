@@ -8,12 +8,11 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/markings/filters.js';
-import { DurableState } from '../../src/mock/durable-state.js';
 import { deferredOf } from '../../src/mock/markings/deferred.js';
 import type { MarkingsStore } from '../../src/mock/markings/store.js';
 import type { StoredMarking } from '../../src/mock/markings/stored.js';
-import { MockState } from '../../src/mock/state.js';
 import { tempDirs } from '../helpers/temp.js';
+import { openDurableState } from '../helpers/durable-state.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -70,13 +69,7 @@ function freshName(taken: Set<string>): string {
 
 const actors = [{ name: 'alice' }, { name: 'bob' }];
 
-async function openState(dir: string) {
-  const durable = await DurableState.open({ dir });
-  const state = new MockState('ksdev.deferred');
-  if (durable.fresh) state.addTenant('dev');
-  await durable.attach(state);
-  return { durable, state, markings: state.addTenant('dev').markings };
-}
+const openState = (dir: string) => openDurableState(dir, 'ksdev.deferred');
 
 function stored(store: MarkingsStore): StoredMarking[] {
   return [...(store as unknown as { byId: Map<string, StoredMarking> }).byId.values()];

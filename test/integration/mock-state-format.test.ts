@@ -11,11 +11,12 @@ import { InputError } from '../../src/errors.js';
 import type { Marking } from '../../src/markings/wire.js';
 import { DurableState } from '../../src/mock/durable-state.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
-import { MockState } from '../../src/mock/state.js';
+import type { MockState } from '../../src/mock/state.js';
 import { runCli } from '../helpers/cli.js';
 import { MOCK_STATE_FORMAT2, MOCK_STATE_FORMAT3 } from '../helpers/fixtures.js';
 import { tempDirs } from '../helpers/temp.js';
 import { call, startMock } from './mock-enroll-fixtures.js';
+import { openDurableState } from '../helpers/durable-state.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -23,13 +24,7 @@ const actor = { name: 'tester' };
 /** A lock file of a process that is gone: the last mock died. */
 const DEAD_HOLDER = `${2 ** 22 + 1}\n`;
 
-async function openState(dir: string) {
-  const durable = await DurableState.open({ dir });
-  const state = new MockState('ksdev.format');
-  if (durable.fresh) state.addTenant('dev');
-  await durable.attach(state);
-  return { durable, state, markings: state.addTenant('dev').markings };
-}
+const openState = (dir: string) => openDurableState(dir, 'ksdev.format');
 
 /** Per tenant, every marking with its values, as the store lists them. */
 function markingsOf(state: MockState): Record<string, unknown> {

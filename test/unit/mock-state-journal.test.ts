@@ -9,8 +9,9 @@ import { NO_FILTER } from '../../src/markings/filters.js';
 import { InputError } from '../../src/errors.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
 import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
-import { MockState } from '../../src/mock/state.js';
+import type { MockState } from '../../src/mock/state.js';
 import { tempDirs } from '../helpers/temp.js';
+import { openDurableState } from '../helpers/durable-state.js';
 
 const dirs = tempDirs();
 afterAll(() => dirs.removeAll());
@@ -28,14 +29,8 @@ async function filesOf(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-async function open(dir: string, options: { compactAfterBytes?: number } = {}) {
-  const warnings: string[] = [];
-  const durable = await DurableState.open({ dir, ...options, warn: (m) => warnings.push(m) });
-  const state = new MockState('ksdev.unit');
-  if (durable.fresh) state.addTenant('dev');
-  await durable.attach(state);
-  return { durable, state, warnings, markings: state.addTenant('dev').markings };
-}
+const open = (dir: string, options: { compactAfterBytes?: number } = {}) =>
+  openDurableState(dir, 'ksdev.unit', options);
 
 /** The state as records, without the random id parts (a restart adds one by design). */
 /** The state's records; what a record keeps apart as bytes (values not read yet) as its JSON. */
