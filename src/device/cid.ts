@@ -35,23 +35,8 @@ export interface ParsedCid {
 /** A version field names a dialect the service speaks: `2.3` or `2.4`, with or without a patch. */
 const SERVED_VERSION = /^2\.[34](?:\.\d{1,4})?$/;
 
-/**
- * The last cid parsed, and its parts: the mock reads each device request's cid twice (to check
- * the request, and to journal which device sent it), and a split of it cost more than a lookup.
- */
-let lastCid: string | undefined;
-let lastParsed: Readonly<ParsedCid> | undefined;
-
 /** The parts of a cid, or undefined when it is not of the forms above. */
-export function parseCid(cid: string): Readonly<ParsedCid> | undefined {
-  if (cid !== lastCid) {
-    lastParsed = parseParts(cid);
-    lastCid = cid;
-  }
-  return lastParsed;
-}
-
-function parseParts(cid: string): Readonly<ParsedCid> | undefined {
+export function parseCid(cid: string): ParsedCid | undefined {
   const parts = cid.split('|');
   if (parts.length !== 4 && parts.length !== 5) return undefined;
   const [tag, deviceId, time, nonce, version] = parts as [string, string, string, string, string?];
