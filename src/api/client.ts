@@ -127,6 +127,17 @@ export interface Answer<T> {
 /** URLs a client keeps made (ApiClient.url), a few more than one client asks for. */
 const URLS_KEPT = 64;
 
+/**
+ * Where a request goes: its URL; as traces and errors show it (without credentials in its user
+ * info or query); and its origin and path, as undici takes them.
+ */
+interface RequestUrl {
+  href: string;
+  shown: string;
+  origin: string;
+  path: string;
+}
+
 const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
 
 /**
@@ -177,8 +188,8 @@ function formEncode(text: string): string {
 export class ApiClient {
   readonly baseUrl: string | undefined;
   private readonly dispatcher: Agent;
-  /** Paths url() made URLs of without a query: the URL, and as traces and errors show it. */
-  private readonly urls = new Map<string, { href: string; shown: string }>();
+  /** Paths requestUrl() resolved without a query. */
+  private readonly urls = new Map<string, RequestUrl>();
   private readonly options: Required<
     Omit<
       ClientOptions,
@@ -216,9 +227,14 @@ export class ApiClient {
 
   /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
   url(path: string, query?: RequestOptions['query']): string {
+    return this.requestUrl(path, query).href;
+  }
+
+  /** url(), with how messages show it and undici's origin and path, made once per path. */
+  private requestUrl(path: string, query: RequestOptions['query']): RequestUrl {
     // A device client posts to the same two or three URLs again and again.
     const known = query === undefined ? this.urls.get(path) : undefined;
-    if (known !== undefined) return known.href;
+    if (known !== undefined) return known;
     if (!isAbsolute(path) && this.baseUrl === undefined) {
       throw new Error(`${path}: this client has no base URL, it takes absolute URLs only`);
     }
@@ -229,23 +245,26 @@ export class ApiClient {
         for (const item of v) pairs.push(`${formEncode(k)}=${formEncode(item)}`);
       else if (v !== undefined) pairs.push(`${formEncode(k)}=${formEncode(String(v))}`);
     }
-    if (pairs.length === 0) {
-      const href = url.toString();
-      if (query === undefined) {
-        if (this.urls.size >= URLS_KEPT) this.urls.clear();
-        this.urls.set(path, { href, shown: redactUrl(href) });
-      }
-      return href;
-    }
-    if (url.search !== '') {
+    if (pairs.length > 0 && url.search !== '') {
       // A query in the path as well: URLSearchParams merges them as it always did.
       const merged = new URLSearchParams(url.search);
       for (const pair of new URLSearchParams(pairs.join('&'))) merged.append(...pair);
       url.search = merged.toString();
-      return url.toString();
+    } else if (pairs.length > 0) {
+      url.search = pairs.join('&');
     }
-    url.search = pairs.join('&');
-    return url.toString();
+    const href = url.toString();
+    const resolved = {
+      href,
+      shown: redactUrl(href),
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+    };
+    if (query === undefined) {
+      if (this.urls.size >= URLS_KEPT) this.urls.clear();
+      this.urls.set(path, resolved);
+    }
+    return resolved;
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
@@ -263,7 +282,8 @@ export class ApiClient {
     options: RequestOptions,
     activity: RequestActivity | undefined,
   ): Promise<Answer<T>> {
-    const url = this.url(path, options.query);
+    const target = this.requestUrl(path, options.query);
+    const { href: url, shown: shownUrl } = target;
     const cid = options.conversationId ?? randomUuid();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -280,9 +300,6 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const what = options.what ?? `${method} ${redactUrl(path)}`;
-    // Traces and errors show the URL without credentials in its user info or query.
-    const shownUrl =
-      options.query === undefined ? (this.urls.get(path)?.shown ?? redactUrl(url)) : redactUrl(url);
     const idempotent = IDEMPOTENT.has(method);
     const retries = options.retries ?? this.options.retries;
 
@@ -301,7 +318,7 @@ export class ApiClient {
       // one restarts with every chunk; this bounds the whole attempt.
       const timeout = attemptTimeout(this.options.timeoutMs, options.signal);
       try {
-        const response = await request(url, {
+        const response = await request(target, {
           method: method as Dispatcher.HttpMethod,
           headers,
           body: payload,

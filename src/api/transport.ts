@@ -37,24 +37,11 @@ export interface RequestOptions {
   signal?: AbortSignal | AttemptSignal;
 }
 
-/** Origins and paths of the URLs requested lately: a client asks the same few URLs again. */
-const targets = new Map<string, { origin: string; path: string }>();
-const TARGETS_KEPT = 64;
-
-function target(url: string): { origin: string; path: string } {
-  let known = targets.get(url);
-  if (known === undefined) {
-    const parsed = new URL(url);
-    known = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (targets.size >= TARGETS_KEPT) targets.clear();
-    targets.set(url, known);
-  }
-  return known;
-}
-
-/** undici's `request(url, options)`, on the given dispatcher. */
-export function request(url: string, options: RequestOptions): Promise<Dispatcher.ResponseData> {
-  const { origin, path } = target(url);
+/** undici's `request`, on the given dispatcher, to `path` (with its query) at `origin`. */
+export function request(
+  { origin, path }: { origin: string; path: string },
+  options: RequestOptions,
+): Promise<Dispatcher.ResponseData> {
   return dispatchRequest.call(options.dispatcher, {
     method: options.method,
     headers: options.headers,

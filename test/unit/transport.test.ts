@@ -37,12 +37,15 @@ describe('the parts of undici ksctl loads', () => {
     seen = [];
     const dispatcher = new Agent();
     try {
-      const answer = await request(`${origin}/v2/dev/markings?skip=2&name=a%20b`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-conversation-id': 'c-1' },
-        body: '{"name":"x"}',
-        dispatcher,
-      });
+      const answer = await request(
+        { origin, path: '/v2/dev/markings?skip=2&name=a%20b' },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-conversation-id': 'c-1' },
+          body: '{"name":"x"}',
+          dispatcher,
+        },
+      );
       expect(answer.statusCode).toBe(201);
       expect(answer.headers['x-answer']).toBe('yes');
       expect(await answer.body.json()).toEqual({ ok: true });
