@@ -195,6 +195,32 @@ describe('a mock whose reader went away still closes its state cleanly', () => {
     expect(report).not.toMatch(/did not stop cleanly/);
   });
 
+  it('no reader from the start: its banner finds none, and it stops cleanly, exit 0', async () => {
+    // The banner is written once the state is open and locked, before the ready file: a reader
+    // gone then must not end it with its state left open.
+    const configDir = await dirs.make();
+    const state = join(configDir, 'state');
+    const child = spawn(
+      process.execPath,
+      [
+        ...[BIN, 'mock', 'serve', '--port', '0', '--state', state, '--no-context'],
+        ...['--ready-file', join(configDir, 'ready.json')],
+      ],
+      { env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout.destroy();
+    child.stderr.destroy();
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const stopped = await Promise.race([
+      closed,
+      new Promise<'running'>((r) => setTimeout(() => r('running'), 30_000)),
+    ]);
+    if (stopped === 'running') child.kill('SIGKILL');
+    expect(stopped).toBe(0);
+    const report = await checked(state);
+    expect(report).toMatch(/ends with a clean stop/);
+  });
+
   it('its next line finds no reader: it stops by itself, as on Ctrl-C, exit 0', async () => {
     const mock = await mockWithoutReader();
     // A request's log line is the next write.

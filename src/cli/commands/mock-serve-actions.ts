@@ -5,6 +5,7 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { MockServer } from '../../mock/server.js';
 import type { MockInfo, MockUserInfo } from '../../mock/wire.js';
 import { InputError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
@@ -225,6 +226,24 @@ async function prepareReadyFile(path: string): Promise<void> {
   }
 }
 
+/**
+ * Tells who is listening where: the banner (or the info as JSON) and, last, the ready file, on
+ * which whoever waits for it may rely on everything before it having happened.
+ */
+async function announce(ctx: CommandContext, options: ServeOptions, server: MockServer) {
+  const info = server.info;
+  const { note, elsewhere } = options.context
+    ? await refreshContext(ctx, info)
+    : { note: '', elsewhere: false };
+  if (options.json) {
+    ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
+    // Standard output holds the JSON alone; a context other than "mock" is still told.
+    if (elsewhere) ctx.warn(note.trimEnd());
+  } else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
+  if (options.readyFile)
+    await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+}
+
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
   const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
     await Promise.all([
@@ -246,6 +265,9 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       ? undefined
       : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
+  // From here on, Ctrl-C, SIGTERM or a reader gone away stop the mock cleanly, its state closed;
+  // one that comes while it starts is acted on once it has started (a second Ctrl-C ends it now).
+  ctx.stopsGracefully();
   const server = await startMockServer({
     host: options.host,
     port: options.port,
@@ -267,24 +289,12 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       : undefined,
   });
   try {
-    const info = server.info;
-    const { note, elsewhere } = options.context
-      ? await refreshContext(ctx, info)
-      : { note: '', elsewhere: false };
-    if (options.json) {
-      ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
-      // Standard output holds the JSON alone; a context other than "mock" is still told.
-      if (elsewhere) ctx.warn(note.trimEnd());
-    } else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
-    // The ready file comes last: whoever waits for it may rely on everything above having happened.
-    if (options.readyFile)
-      await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);
+    if (!ctx.signal.aborted) await announce(ctx, options, server);
   } catch (error) {
     await server.close();
     throw error;
   }
 
-  ctx.stopsGracefully();
   const stopKeepingAlive = keepServingOnStrayErrors(ctx);
   try {
     await new Promise<void>((resolve) => {
