@@ -291,6 +291,36 @@ describe('the pages', () => {
     await page.setViewportSize(WIDE);
   });
 
+  it("shows each filter's chosen option whole, at 1440, 1000 and 390 pixels", async () => {
+    await go(page, '#/requests', 'Requests');
+    const form = page.getByRole('search', { name: 'Filter requests' });
+    // Every option of every select, chosen in turn: its text must fit the select's box (the
+    // select's own arrow apart), as the text of a chosen option is cut, not wrapped.
+    const cut = () =>
+      form.evaluate((el: Element) => {
+        const found: string[] = [];
+        const measure = document.createElement('canvas').getContext('2d')!;
+        for (const select of Array.from(el.querySelectorAll('select'))) {
+          const style = getComputedStyle(select);
+          measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const room =
+            select.clientWidth -
+            parseFloat(style.paddingLeft) -
+            parseFloat(style.paddingRight) -
+            16;
+          for (const option of Array.from(select.options)) {
+            if (measure.measureText(option.text).width > room) found.push(option.text);
+          }
+        }
+        return found;
+      });
+    for (const viewport of [WIDE, { width: 1000, height: 900 }, NARROW]) {
+      await page.setViewportSize(viewport);
+      expect(await cut(), `at ${viewport.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(WIDE);
+  });
+
   it('keeps the time, method, path and status of each request in view at 390 pixels', async () => {
     await page.setViewportSize(NARROW);
     await go(page, '#/requests', 'Requests');
