@@ -293,27 +293,25 @@ describe('the pages', () => {
 
   it("shows each filter's chosen option whole, at 1440, 1000 and 390 pixels", async () => {
     await go(page, '#/requests', 'Requests');
-    const form = page.getByRole('search', { name: 'Filter requests' });
-    // Every option of every select, chosen in turn: its text must fit the select's box (the
-    // select's own arrow apart), as the text of a chosen option is cut, not wrapped.
+    await page.getByRole('search', { name: 'Filter requests' }).waitFor();
+    // Every option of every select must fit the select's box (its arrow apart): a chosen
+    // option's text is cut, not wrapped. A string: it runs in the page, not here.
     const cut = () =>
-      form.evaluate((el: Element) => {
-        const found: string[] = [];
-        const measure = document.createElement('canvas').getContext('2d')!;
-        for (const select of Array.from(el.querySelectorAll('select'))) {
+      page.evaluate<string[]>(`(() => {
+        const form = document.querySelector('form[aria-label="Filter requests"]');
+        const found = [];
+        const measure = document.createElement('canvas').getContext('2d');
+        for (const select of form.querySelectorAll('select')) {
           const style = getComputedStyle(select);
-          measure.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-          const room =
-            select.clientWidth -
-            parseFloat(style.paddingLeft) -
-            parseFloat(style.paddingRight) -
-            16;
-          for (const option of Array.from(select.options)) {
+          measure.font = style.fontWeight + ' ' + style.fontSize + ' ' + style.fontFamily;
+          const room = select.clientWidth - parseFloat(style.paddingLeft) -
+            parseFloat(style.paddingRight) - 16;
+          for (const option of select.options) {
             if (measure.measureText(option.text).width > room) found.push(option.text);
           }
         }
         return found;
-      });
+      })()`);
     for (const viewport of [WIDE, { width: 1000, height: 900 }, NARROW]) {
       await page.setViewportSize(viewport);
       expect(await cut(), `at ${viewport.width} px`).toEqual([]);

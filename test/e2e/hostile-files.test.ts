@@ -52,7 +52,7 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
-async function run(args: string[], extra: Record<string, string> = {}) {
+async function run(args: string[], extra: Record<string, string> = {}, timeoutMs = 50_000) {
   const env = cleanEnv({
     KSCTL_CONFIG_DIR: dir,
     KSCTL_HOME: dir,
@@ -62,7 +62,7 @@ async function run(args: string[], extra: Record<string, string> = {}) {
     NODE_OPTIONS: peak.nodeOptions,
     ...extra,
   });
-  const exit = await ksctl(args, { env, timeoutMs: 60_000 });
+  const exit = await ksctl(args, { env, timeoutMs });
   return { ...exit, rss: await peak.read() };
 }
 
@@ -297,10 +297,12 @@ describe('a large tenant', () => {
       // The plan needs the service's markings: against a mock holding none, all are created.
       const server = await MockServer.start({ port: 0, devToken: DEV_TOKEN });
       try {
-        const { code, stdout, stderr } = await run([...apply(path), '-o', 'json'], {
-          KSCTL_BASE_URL: server.info.url + '/v2/dev',
-          KSCTL_TOKEN: DEV_TOKEN,
-        });
+        // 10-40 s on a busy machine: what is judged is the outcome, not the time.
+        const { code, stdout, stderr } = await run(
+          [...apply(path), '-o', 'json'],
+          { KSCTL_BASE_URL: server.info.url + '/v2/dev', KSCTL_TOKEN: DEV_TOKEN },
+          150_000,
+        );
         expect(stderr).not.toMatch(/more than|nested/);
         expect(code).toBe(0);
         expect(stdout).toContain(markings[COUNT - 1]!.name);
@@ -308,6 +310,6 @@ describe('a large tenant', () => {
         await server.close();
       }
     },
-    60_000,
+    180_000,
   );
 });
