@@ -17,37 +17,42 @@ beforeAll(() => {
 });
 
 describe('a large answer gives way to other clients (issue 17)', () => {
-  it('a marking of 100,000 values (the most it may hold) is written in slices: health answers meanwhile', async () => {
-    const headers = {
-      authorization: `Bearer ${mock.info.token}`,
-      'content-type': 'application/json',
-    };
-    const values = Array.from({ length: 100_000 }, (_, i) => ({ name: `value-${i}` }));
-    const created = await fetch(`${mock.info.baseUrl}/markings`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'large', detail: { values } }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    const url = `${mock.info.baseUrl}/markings/${id}`;
-    // About 36 MB of JSON, made and sent in slices.
-    const { answered, result: read } = await healthChecksDuring(
-      mock,
-      new URL(url).pathname,
-      async () => {
-        const answer = await fetch(url, { headers });
-        return {
-          status: answer.status,
-          length: Number(answer.headers.get('content-length')),
-          body: (await answer.json()) as { detail: { values: { name: string }[] } },
-        };
-      },
-    );
-    expect(answered).toBeGreaterThanOrEqual(3);
-    expect(read.status).toBe(200);
-    expect(read.length).toBeGreaterThan(30_000_000);
-    expect(read.body.detail.values).toHaveLength(100_000);
-    expect(read.body.detail.values[0]!.name).toBe('value-0');
-  });
+  // 14 s on a quiet machine, over 60 on a busy one: what is judged is what was answered meanwhile.
+  it(
+    'a marking of 100,000 values (the most it may hold) is written in slices: health answers meanwhile',
+    { timeout: 180_000 },
+    async () => {
+      const headers = {
+        authorization: `Bearer ${mock.info.token}`,
+        'content-type': 'application/json',
+      };
+      const values = Array.from({ length: 100_000 }, (_, i) => ({ name: `value-${i}` }));
+      const created = await fetch(`${mock.info.baseUrl}/markings`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'large', detail: { values } }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const url = `${mock.info.baseUrl}/markings/${id}`;
+      // About 36 MB of JSON, made and sent in slices.
+      const { answered, result: read } = await healthChecksDuring(
+        mock,
+        new URL(url).pathname,
+        async () => {
+          const answer = await fetch(url, { headers });
+          return {
+            status: answer.status,
+            length: Number(answer.headers.get('content-length')),
+            body: (await answer.json()) as { detail: { values: { name: string }[] } },
+          };
+        },
+      );
+      expect(answered).toBeGreaterThanOrEqual(3);
+      expect(read.status).toBe(200);
+      expect(read.length).toBeGreaterThan(30_000_000);
+      expect(read.body.detail.values).toHaveLength(100_000);
+      expect(read.body.detail.values[0]!.name).toBe('value-0');
+    },
+  );
 });
