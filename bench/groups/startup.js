@@ -2,6 +2,15 @@
  * (a) Start-up: commands that need no service, and the shortest commands that do (an empty
  * listing, one small marking), against a bare Node process.
  */
+/**
+ * The same command without NODE_EXTRA_CA_CERTS. Node reads that bundle at every start, before
+ * any of the program runs: where it is set, both sides of a row pay it, and the ratio shrinks.
+ */
+function withoutExtraCaCerts(command, label) {
+  const { NODE_EXTRA_CA_CERTS: _, ...env } = command.env;
+  return { ...command, label, env };
+}
+
 export default {
   name: 'startup',
   title: 'start-up against `node -e 0`',
@@ -41,8 +50,27 @@ export default {
         { name: 'list, empty', a: list, b: node, target: { atMost: 1.5 } },
         { name: 'get', a: get, b: node, target: { atMost: 1.5 } },
         { name: 'list, no code cache', a: uncached, b: list },
+        ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+          ? []
+          : [
+              {
+                name: 'list, empty, both without NODE_EXTRA_CA_CERTS',
+                a: withoutExtraCaCerts(list, `${list.label}, no extra CA certificates`),
+                b: withoutExtraCaCerts(node, 'node -e 0, no extra CA certificates'),
+              },
+              {
+                name: 'get, both without NODE_EXTRA_CA_CERTS',
+                a: withoutExtraCaCerts(get, `${get.label}, no extra CA certificates`),
+                b: withoutExtraCaCerts(node, 'node -e 0, no extra CA certificates'),
+              },
+            ]),
       ],
       notes: [
+        ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+          ? []
+          : [
+              'NODE_EXTRA_CA_CERTS is set here: Node reads that certificate bundle at every start (tens of milliseconds, on both sides of a row), so the rows "both without NODE_EXTRA_CA_CERTS" show what ksctl itself adds to a bare Node',
+            ]),
         'ksctl runs with its code cache (bin/code-cache.js) in a directory of its own, filled by the warm-up runs; "no code cache" is every run compiling the bundle as the first does',
         'where the rest of a network command goes (node --cpu-prof, see bench/README.md): Node running its built-ins (streams, net, the socket; about a third of the process), the code cache read back into V8 (~9%), undici and its WebAssembly HTTP parser (~8%), garbage collection (~5%); node:crypto is no longer loaded (it was 3-6 ms), nor URLSearchParams or a file URL for the package root',
       ],
