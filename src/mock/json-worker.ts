@@ -79,7 +79,12 @@ function parseBounded(bytes: Uint8Array, maxDepth: number, limits?: JsonLimits):
   } catch {
     return { ok: false, problem: 'syntax' };
   }
-  const pending = limits ? [value] : [];
+  // A value takes a byte at least, an array of n items or a string of n UTF-16 units n bytes at
+  // least: a body no longer than the smallest limit cannot go over one (nor need walking).
+  const smallest = limits
+    ? Math.min(limits.maxArrayLength, limits.maxStringLength, limits.maxValues ?? Infinity)
+    : Infinity;
+  const pending = bytes.length > smallest ? [value] : [];
   let values = 0;
   const maxValues = limits?.maxValues ?? Infinity;
   while (pending.length > 0) {

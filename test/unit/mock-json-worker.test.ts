@@ -65,3 +65,25 @@ describe('a large body in pieces', () => {
     }
   });
 });
+
+describe('the limits of a small body', () => {
+  // The limits are walked only for a body longer than the smallest of them (issue 26): shorter
+  // ones cannot hold more values, items or characters than they have bytes.
+  const limits = { maxArrayLength: 3, maxStringLength: 4, maxValues: 6 };
+  it.each([
+    ['[]', true],
+    ['[1]', true],
+    ['[1,2,3]', true],
+    ['[1,2,3,4]', 'array'],
+    ['"abcd"', true],
+    ['"abcde"', 'string'],
+    ['{"abcde":1}', 'string'],
+    ['"é€😀"', true],
+    ['"é€😀x"', 'string'],
+    ['[[1],[2],3]', true],
+    ['[[1],[2],[3]]', 'values'],
+  ])('%s', async (text, expected) => {
+    const parsed = await parseJsonBody(Buffer.from(text), limits);
+    expect(parsed.ok ? true : parsed.problem).toBe(expected);
+  });
+});
