@@ -94,12 +94,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Text gathered into one chunk of bytes. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** The JSON text of `value` when it is one piece (most answers), made at once; else undefined. */
+export function jsonTextAtOnce(value: unknown): string | undefined {
+  return membersUpTo(value, PIECE_MEMBERS) <= PIECE_MEMBERS
+    ? (JSON.stringify(value) ?? 'null')
+    : undefined;
+}
+
 /** The JSON text of `value` as UTF-8 chunks of about 64 KiB, made in slices. */
 export async function jsonChunks(value: unknown, pacer: Pacer): Promise<Buffer[]> {
-  // Most answers are one piece: written at once.
-  if (membersUpTo(value, PIECE_MEMBERS) <= PIECE_MEMBERS) {
-    return [Buffer.from(JSON.stringify(value) ?? 'null', 'utf8')];
-  }
+  const atOnce = jsonTextAtOnce(value);
+  if (atOnce !== undefined) return [Buffer.from(atOnce, 'utf8')];
   const chunks: Buffer[] = [];
   let text = '';
   for (const piece of jsonPieces(value)) {

@@ -138,8 +138,8 @@ export interface RecordedRequest extends Omit<JournalEntry, 'id' | 'side' | 'dev
   responseHeaders: Record<string, string>;
   /** The whole body as read, when the mock read it. */
   requestBody?: Uint8Array;
-  /** The answer's body as written, in its chunks. */
-  responseBody: readonly Uint8Array[];
+  /** The answer's body as written, in its chunks; a string is bytes as Latin-1 text. */
+  responseBody: readonly (Uint8Array | string)[];
 }
 
 /** An entry's messages as kept, unredacted: the journal's own. Bodies as Latin-1 strings. */
@@ -174,16 +174,25 @@ export type JournalListener = (entry: JournalEntry) => void;
 /**
  * The first `max` bytes of the chunks as a Latin-1 string (one character a byte): a copy of its
  * own, made on the JavaScript heap, which costs less than a buffer of its own for each request.
+ * A chunk that is already bytes as Latin-1 text is kept as it is when whole (it holds nothing
+ * but itself), copied when cut (a slice would hold the whole).
  */
-function firstBytes(chunks: readonly Uint8Array[], max: number): string {
+function firstBytes(chunks: readonly (Uint8Array | string)[], max: number): string {
   let out = '';
   let left = max;
   for (const chunk of chunks) {
     if (left <= 0) break;
     const take = Math.min(chunk.length, left);
-    const buffer =
-      chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    out += buffer.toString('latin1', 0, take);
+    if (typeof chunk === 'string') {
+      out +=
+        take === chunk.length
+          ? chunk
+          : Buffer.from(chunk.slice(0, take), 'latin1').toString('latin1');
+    } else {
+      const buffer =
+        chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+      out += buffer.toString('latin1', 0, take);
+    }
     left -= take;
   }
   return out;

@@ -4,27 +4,40 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { MockResponse } from './http.js';
-import { jsonChunks } from './json-pieces.js';
+import { jsonChunks, jsonTextAtOnce } from './json-pieces.js';
 import { Pacer } from './pacing.js';
 import { errorAnswer, writableHeaders } from './request.js';
 
 /**
- * The answer's body as UTF-8 chunks (none without a body): a JSON body made in slices
+ * An answer's body as written, in chunks of bytes. A string chunk is bytes as Latin-1 text, one
+ * character a byte: the form of a text whose UTF-8 is ASCII (the same bytes, not encoded again),
+ * which Node writes in one go with the answer's head, and the request journal keeps as it is.
+ */
+export type BodyChunks = readonly (Buffer | string)[];
+
+/**
+ * The answer's body (no chunks without a body): a large JSON body made in slices
  * (json-pieces.ts), so a body of tens of megabytes never holds the mock.
  */
-export async function bodyBytes(answer: MockResponse): Promise<Buffer[]> {
+export async function bodyBytes(answer: MockResponse): Promise<BodyChunks> {
   if (answer.text === undefined && answer.body !== undefined) {
-    return jsonChunks(answer.body, new Pacer());
+    const atOnce = jsonTextAtOnce(answer.body);
+    return atOnce === undefined ? jsonChunks(answer.body, new Pacer()) : textBytes(atOnce);
   }
   return bytesNow(answer);
 }
 
 /** The body of a small answer (the mock's own 500), made at once. */
-function bytesNow(answer: MockResponse): Buffer[] {
+function bytesNow(answer: MockResponse): BodyChunks {
   if (answer.bytes !== undefined) return [answer.bytes];
-  if (answer.text !== undefined) return [Buffer.from(answer.text, 'utf8')];
-  if (answer.body !== undefined) return [Buffer.from(JSON.stringify(answer.body), 'utf8')];
+  if (answer.text !== undefined) return textBytes(answer.text);
+  if (answer.body !== undefined) return textBytes(JSON.stringify(answer.body));
   return [];
+}
+
+/** A text's UTF-8 bytes: the text itself when it is ASCII (one byte a character). */
+function textBytes(text: string): BodyChunks {
+  return [Buffer.byteLength(text, 'utf8') === text.length ? text : Buffer.from(text, 'utf8')];
 }
 
 /** An answer as written: its status, headers as sent and body bytes. */
@@ -33,7 +46,7 @@ export interface Written {
   headers: Record<string, string>;
   /** The body's text; undefined when there is none. */
   readonly body: string | undefined;
-  chunks: Buffer[];
+  chunks: BodyChunks;
   bytes: number;
 }
 
@@ -47,7 +60,7 @@ export function sendAnswer(
   res: ServerResponse,
   cid: string,
   answer: MockResponse,
-  bytes: Buffer[] | undefined,
+  bytes: BodyChunks | undefined,
   last: boolean,
 ): Written | undefined {
   if (res.headersSent || res.destroyed) return undefined;
@@ -72,7 +85,7 @@ function writeAnswer(
   res: ServerResponse,
   cid: string,
   answer: MockResponse,
-  bytes: Buffer[],
+  bytes: BodyChunks,
 ): Written {
   const headers: Record<string, string> = { 'x-conversation-id': cid, ...answer.headers };
   if (answer.stream) {
@@ -84,15 +97,15 @@ function writeAnswer(
   }
   if (answer.text !== undefined) headers['content-type'] ??= 'text/plain; charset=utf-8';
   else if (answer.body !== undefined) headers['content-type'] = 'application/json';
-  // Bytes, not a string: Node sends a string body in one write with the headers, all in UTF-8,
-  // which would re-encode a Latin-1 conversation id instead of echoing its bytes.
+  // Bytes, or bytes as Latin-1 text: Node writes a string body in one write with the head, in
+  // the body's encoding, and in UTF-8 a Latin-1 conversation id would not be echoed byte for byte.
   const length = bytes.reduce((sum, chunk) => sum + chunk.length, 0);
   headers['content-length'] = String(length);
   if (answer.reason) res.statusMessage = answer.reason;
   const sent = writableHeaders(headers);
   res.writeHead(answer.status, sent);
-  for (const chunk of bytes.slice(0, -1)) res.write(chunk);
-  res.end(bytes.at(-1));
+  for (const chunk of bytes.slice(0, -1)) res.write(chunk, 'latin1');
+  res.end(bytes.at(-1), 'latin1');
   const hasBody =
     answer.text !== undefined || answer.body !== undefined || answer.bytes !== undefined;
   return {
@@ -101,7 +114,11 @@ function writeAnswer(
     chunks: bytes,
     bytes: length,
     get body() {
-      return hasBody ? Buffer.concat(bytes).toString('utf8') : undefined;
+      if (!hasBody) return undefined;
+      const buffers = bytes.map((chunk) =>
+        typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk,
+      );
+      return Buffer.concat(buffers).toString('utf8');
     },
   };
 }

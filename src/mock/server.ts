@@ -31,7 +31,7 @@ import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
 import { RequestStats } from './console/stats.js';
 import { loadDefaults, type Seed } from './seed.js';
 import { MockState, newDevToken } from './state.js';
-import { bodyBytes, sendAnswer, type Written } from './server-answers.js';
+import { type BodyChunks, bodyBytes, sendAnswer, type Written } from './server-answers.js';
 import { Connections } from './server-connections.js';
 import { faultError, stateNotWritten, stopping } from './server-errors.js';
 import { fileReason } from '../files/fs-errors.js';
@@ -394,7 +394,7 @@ export class MockServer {
     res: ServerResponse,
     cid: string,
     answer: MockResponse,
-    bytes: Buffer[] | undefined,
+    bytes: BodyChunks | undefined,
     method: string,
     path: string,
   ): Written | undefined {

@@ -117,6 +117,39 @@ describe('the journal keeps both messages', () => {
     expect(entry!.request.body).not.toContain('\uFFFD');
   });
 
+  it('keeps each answer as sent, ASCII or not, whole or cut at 64 KiB (issue 26)', async () => {
+    const auth = { authorization: `Bearer ${mock.token}`, 'content-type': 'application/json' };
+    for (let i = 0; i < 20; i++) {
+      await send('POST', '/v2/dev/markings', {
+        headers: auth,
+        body: JSON.stringify({ name: `long-${i}`, detail: { description: 'd'.repeat(4000) } }),
+      });
+    }
+    // ASCII and over 64 KiB: written as its text, with the head.
+    const listing = await fetch(`${mock.baseUrl}/markings?limit=100`, { headers: auth });
+    const listed = Buffer.from(await listing.arrayBuffer());
+    expect(listed.length).toBeGreaterThan(64 * 1024);
+    expect(listed.every((byte) => byte < 0x80)).toBe(true);
+    expect(Number(listing.headers.get('content-length'))).toBe(listed.length);
+    // Not ASCII: written as UTF-8 bytes.
+    const other = await fetch(`${mock.baseUrl}/markings`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'café', detail: { description: 'é€😀' } }),
+    });
+    const otherBytes = Buffer.from(await other.arrayBuffer());
+    expect(Number(other.headers.get('content-length'))).toBe(otherBytes.length);
+    expect(JSON.parse(otherBytes.toString('utf8'))).toMatchObject({ name: 'café' });
+
+    const requests = (await journal()).requests as JournalEntryWithBodies[];
+    const [kept, created] = requests.slice(-2);
+    expect(kept!.path).toBe('/v2/dev/markings?limit=100');
+    expect(kept!.response).toMatchObject({ bytes: listed.length, truncated: true });
+    expect(kept!.response.body).toBe(listed.subarray(0, 64 * 1024).toString('utf8'));
+    expect(created!.response).toMatchObject({ bytes: otherBytes.length, truncated: false });
+    expect(created!.response.body).toBe(otherBytes.toString('utf8'));
+  });
+
   it('filters by side, status, method and path, and pages by id', async () => {
     await send('GET', '/v2/dev/markings', { headers: { authorization: 'Bearer wrong' } });
     await send('GET', '/v2/dev/markings', { headers: { authorization: `Bearer ${mock.token}` } });
