@@ -104,7 +104,14 @@ export function jsonTextAtOnce(value: unknown): string | undefined {
 /** The JSON text of `value` as UTF-8 chunks of about 64 KiB, made in slices. */
 export async function jsonChunks(value: unknown, pacer: Pacer): Promise<Buffer[]> {
   const atOnce = jsonTextAtOnce(value);
-  if (atOnce !== undefined) return [Buffer.from(atOnce, 'utf8')];
+  return atOnce === undefined ? jsonSlices(value, pacer) : [Buffer.from(atOnce, 'utf8')];
+}
+
+/**
+ * jsonChunks() of a value known to be more than one piece (jsonTextAtOnce gave nothing), without
+ * counting its members again.
+ */
+export async function jsonSlices(value: unknown, pacer: Pacer): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   let text = '';
   for (const piece of jsonPieces(value)) {

@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { MockResponse } from './http.js';
-import { jsonChunks, jsonTextAtOnce } from './json-pieces.js';
+import { jsonSlices, jsonTextAtOnce } from './json-pieces.js';
 import { Pacer } from './pacing.js';
 import { errorAnswer, writableHeaders } from './request.js';
 
@@ -22,7 +22,7 @@ export type BodyChunks = readonly (Buffer | string)[];
 export async function bodyBytes(answer: MockResponse): Promise<BodyChunks> {
   if (answer.text === undefined && answer.body !== undefined) {
     const atOnce = jsonTextAtOnce(answer.body);
-    return atOnce === undefined ? jsonChunks(answer.body, new Pacer()) : textBytes(atOnce);
+    return atOnce === undefined ? jsonSlices(answer.body, new Pacer()) : textBytes(atOnce);
   }
   return bytesNow(answer);
 }
