@@ -4,24 +4,18 @@
  * journal still shows each request with its body and device; and a client whose attempt runs out
  * of time, or whose caller gives up, still says so.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { openEnvelope } from '../../src/device/crypto.js';
 import { DeviceClient } from '../../src/device/client.js';
 import { parseCid } from '../../src/device/cid.js';
 import type { KsctlError } from '../../src/errors.js';
 import type { JournalEntryWithBodies, RequestJournal } from '../../src/mock/wire.js';
-import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import { addDevice, deviceHttp } from './device-keys-fixtures.js';
 
 const suite = mockSuite();
-let mock: TestMock;
 const http = deviceHttp();
-
-beforeAll(() => {
-  mock = suite.mock;
-});
 afterAll(() => http.close());
 
 const one = [{ ref: 'load', count: 1, attributes: { classification: ['low'] } }];
@@ -29,7 +23,7 @@ const one = [{ ref: 'load', count: 1, attributes: { classification: ['low'] } }]
 describe('one device, several round trips in flight', () => {
   it('creates and fetches back every key, in each dialect', async () => {
     for (const version of ['2.4', '2.3'] as const) {
-      const client = new DeviceClient(addDevice(mock), http, undefined, version);
+      const client = new DeviceClient(addDevice(suite.mock), http, undefined, version);
       const trips = await Promise.all(
         Array.from({ length: 24 }, async () => {
           const created = await client.create(one);
@@ -47,13 +41,16 @@ describe('one device, several round trips in flight', () => {
   });
 
   it('the journal shows each request with its body, its cid and its device', async () => {
-    const device = addDevice(mock);
+    const device = addDevice(suite.mock);
     const client = new DeviceClient(device, http);
     // The fingerprint made known first (its exchange is journaled too).
     await client.fetch([]);
-    const before = mock.server.state.journal.total;
+    const before = suite.mock.server.state.journal.total;
     await Promise.all(Array.from({ length: 6 }, () => client.create(one)));
-    const answer = await mock.call('GET', '/_mock/requests?bodies=true&path=/v2.4/keys/create');
+    const answer = await suite.mock.call(
+      'GET',
+      '/_mock/requests?bodies=true&path=/v2.4/keys/create',
+    );
     const mine = (answer.body as RequestJournal).requests.filter(
       (r) => r.device === device.deviceId && r.id > before,
     ) as JournalEntryWithBodies[];
@@ -77,8 +74,8 @@ describe('one device, several round trips in flight', () => {
 
 describe('a device request that gives up', () => {
   it('times out as "timed out", and a caller that aborts gets its own reason', async () => {
-    const device = addDevice(mock);
-    mock.server.state.faults.replace([]);
+    const device = addDevice(suite.mock);
+    suite.mock.server.state.faults.replace([]);
     const slow = await import('node:http').then(({ createServer }) =>
       createServer(() => {
         // Never answers.
