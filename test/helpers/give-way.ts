@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { TestMock } from './mock.js';
 
@@ -20,7 +19,7 @@ const stop = new Int32Array(workerData.stop);
   }
 })().then(
   () => parentPort.postMessage('done'),
-  (error) => parentPort.postMessage(String(error)),
+  (error) => parentPort.postMessage(String(error) + (error.cause ? ': ' + String(error.cause) : '')),
 );
 `;
 
@@ -43,16 +42,27 @@ export async function healthChecksDuring<T>(
     eval: true,
     workerData: { url: `${mock.info.url}/_mock/health`, stop },
   });
-  const said = async (): Promise<void> => {
-    const [message] = (await once(worker, 'message')) as [string];
-    if (message !== 'ready' && message !== 'done') throw new Error(`health checks: ${message}`);
+  // Listened to from the start: a message that came while nobody waited for it (a failed check
+  // during the request) was lost, and the wait for the end then never ended.
+  const started = settled();
+  const ended = settled();
+  const failed = (error: Error): void => {
+    started.reject(error);
+    ended.reject(error);
   };
+  worker.on('message', (message: string) => {
+    if (message === 'ready') started.resolve();
+    else if (message === 'done') ended.resolve();
+    else failed(new Error(`a health check failed: ${message}`));
+  });
+  worker.on('error', (error) => failed(error));
+  worker.on('exit', () => failed(new Error('the health checks stopped before they were told to')));
   let result: T;
   try {
-    await said();
+    await started.promise;
     result = await request();
     Atomics.store(new Int32Array(stop), 0, 1);
-    await said();
+    await ended.promise;
   } finally {
     await worker.terminate();
   }
@@ -66,4 +76,16 @@ export async function healthChecksDuring<T>(
     return entry.path === '/_mock/health' && at > start && at < end;
   }).length;
   return { answered, result };
+}
+
+/** A promise and what settles it; its rejection counts as handled until it is awaited. */
+function settled(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
