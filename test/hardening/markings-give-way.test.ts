@@ -17,10 +17,11 @@ beforeAll(() => {
 });
 
 describe('a large answer gives way to other clients (issue 17)', () => {
-  // 14 s on a quiet machine, over 60 on a busy one: what is judged is what was answered meanwhile.
+  // 7 s on a quiet machine, 9 with both cores busy beside it: what is judged is what was answered
+  // meanwhile. The answer's check against the document (10-16 s) runs when the suite closes.
   it(
     'a marking of 100,000 values (the most it may hold) is written in slices: health answers meanwhile',
-    { timeout: 180_000 },
+    { timeout: 90_000 },
     async () => {
       const headers = {
         authorization: `Bearer ${mock.info.token}`,

@@ -240,8 +240,17 @@ function load(): OpenApi {
 }
 
 /**
+ * Characters of a body above which its check waits for verify(). Parsing and validating a body of
+ * tens of megabytes takes seconds on the thread the in-process mock answers on: a client whose
+ * request waited that long on a keep-alive connection found it closed under it (ECONNRESET), the
+ * mock's keep-alive timer having fired before the mock could read the request.
+ */
+const CHECKED_LATER_CHARS = 1024 * 1024;
+
+/**
  * Collects what is wrong with the answers a mock gives: `observe` is its onAnswer, `verify()`
- * waits for the checks and throws listing the problems (the first few of them).
+ * waits for the checks and throws listing the problems (the first few of them). An answer is
+ * checked as it is seen, a large one (CHECKED_LATER_CHARS) when verify() is called.
  */
 export function answerChecker(): {
   observe: (answer: AnswerSeen) => void;
@@ -251,13 +260,19 @@ export function answerChecker(): {
 } {
   const api = openApi();
   const pending: Promise<string[]>[] = [];
+  const later: AnswerSeen[] = [];
   let checked = 0;
+  const check = (answer: AnswerSeen): void => {
+    pending.push(api.problems(answer).catch((error: unknown) => [String(error)]));
+  };
   return {
     observe(answer) {
       checked++;
-      pending.push(api.problems(answer).catch((error: unknown) => [String(error)]));
+      if ((answer.body?.length ?? 0) > CHECKED_LATER_CHARS) later.push(answer);
+      else check(answer);
     },
     async verify() {
+      for (const answer of later.splice(0)) check(answer);
       const found = (await Promise.all(pending.splice(0))).flat();
       if (found.length > 0) {
         const shown = [...new Set(found)].slice(0, 10);
