@@ -44,8 +44,8 @@ export async function healthChecksDuring<T>(
   });
   // Listened to from the start: a message that came while nobody waited for it (a failed check
   // during the request) was lost, and the wait for the end then never ended.
-  const started = settled();
-  const ended = settled();
+  const started = openPromise();
+  const ended = openPromise();
   const failed = (error: Error): void => {
     started.reject(error);
     ended.reject(error);
@@ -79,7 +79,11 @@ export async function healthChecksDuring<T>(
 }
 
 /** A promise and what settles it; its rejection counts as handled until it is awaited. */
-function settled(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
+function openPromise(): {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (e: Error) => void;
+} {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
   const promise = new Promise<void>((yes, no) => {
