@@ -3,7 +3,7 @@
  * exit 0, nothing on stderr, no stack trace, and nothing the command made left behind (the demo's
  * folder). The lists are long enough (3,000 markings, 300 values) that writes outlast the reader.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,16 @@ describe('a mock whose reader went away still closes its state cleanly', () => {
     return { ...served, closed, state };
   }
 
+  /** The exit code once `closed` settles, or "running" (and the child killed) after `ms`. */
+  async function exitWithin(child: ChildProcess, closed: Promise<number | null>, ms: number) {
+    let timer: NodeJS.Timeout | undefined;
+    const running = new Promise<'running'>((r) => (timer = setTimeout(() => r('running'), ms)));
+    const stopped = await Promise.race([closed, running]);
+    clearTimeout(timer);
+    if (stopped === 'running') child.kill('SIGKILL');
+    return stopped;
+  }
+
   /** What `ksctl mock state check` says of the directory, on either stream. */
   async function checked(state: string) {
     const { stdout, stderr } = await ksctl(['mock', 'state', 'check', state], {
@@ -211,12 +221,7 @@ describe('a mock whose reader went away still closes its state cleanly', () => {
     child.stdout.destroy();
     child.stderr.destroy();
     const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-    const stopped = await Promise.race([
-      closed,
-      new Promise<'running'>((r) => setTimeout(() => r('running'), 30_000)),
-    ]);
-    if (stopped === 'running') child.kill('SIGKILL');
-    expect(stopped).toBe(0);
+    expect(await exitWithin(child, closed, 30_000)).toBe(0);
     const report = await checked(state);
     expect(report).toMatch(/ends with a clean stop/);
   });
@@ -229,12 +234,7 @@ describe('a mock whose reader went away still closes its state cleanly', () => {
     });
     expect(answer.status).toBe(200);
     await answer.text();
-    const stopped = await Promise.race([
-      mock.closed,
-      new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000)),
-    ]);
-    if (stopped === 'running') mock.child.kill('SIGKILL');
-    expect(stopped).toBe(0);
+    expect(await exitWithin(mock.child, mock.closed, 20_000)).toBe(0);
     const report = await checked(mock.state);
     expect(report).toMatch(/ends with a clean stop/);
   });
