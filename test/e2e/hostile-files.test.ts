@@ -52,6 +52,7 @@ async function file(name: string, text: string): Promise<string> {
   return path;
 }
 
+/** ksctl on a hostile file; `timeoutMs` ends the process before the test's own 60 s would. */
 async function run(args: string[], extra: Record<string, string> = {}, timeoutMs = 50_000) {
   const env = cleanEnv({
     KSCTL_CONFIG_DIR: dir,

@@ -125,9 +125,7 @@ describe('the packed ksctl', () => {
   // tsc over the project: 28 s in a CI run, 42 under a busier one. The programs get 120 s.
   it(
     'type-checks the examples and the README code against the packed declarations',
-    {
-      timeout: 150_000,
-    },
+    { timeout: 150_000 },
     async () => {
       await inProject(join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', '.']);
     },
