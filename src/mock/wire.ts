@@ -155,3 +155,20 @@ export interface EnrollmentDetail {
   /** The enrollment cause code the mock answered with, when it refused. */
   cause?: { code: number; meaning: string };
 }
+
+/**
+ * What `ksctl mock record --out FILE` writes and `ksctl conformance --replay FILE` reads: the
+ * exchanges between an app and a real service, each kept as the mock journals its own requests
+ * (secrets redacted the same way). No token or credential is ever written to it.
+ */
+export interface Recording {
+  format: 'ksctl-recording';
+  version: 1;
+  /** The origin of the service that was recorded (`https://tenant.example`), no credentials. */
+  target: string;
+  /** When the recording started and stopped (ISO 8601). */
+  startedAt: string;
+  endedAt: string;
+  /** In the order the app sent them. A body longer than the recording keeps is `truncated`. */
+  exchanges: JournalEntryWithBodies[];
+}
