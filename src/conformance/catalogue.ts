@@ -15,9 +15,11 @@ const withValues = (m: HeldMarking) => m.values.length >= 2;
 
 /** The value operations' marking, created afresh on each side by a write scenario. */
 const COLOURS = {
-  description: 'colours of the run',
   defaultValue: 'green',
-  detail: { values: [{ name: 'green', description: 'go' }, { name: 'red' }] },
+  detail: {
+    description: 'colours of the run',
+    values: [{ name: 'green', description: 'go' }, { name: 'red' }],
+  },
 };
 
 export const CATALOGUE: readonly Scenario[] = [

@@ -337,5 +337,5 @@ async function replayOne(
       shown,
     );
   }
-  return compared(name, shown, comparison);
+  return compared(name, shown, comparison, { target: e.status, mock: answer.status });
 }

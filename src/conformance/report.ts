@@ -15,6 +15,8 @@ export interface ScenarioResult {
   differences: Difference[];
   /** One line: why it was skipped, or what differs first. */
   reason: string;
+  /** The status each side answered, when both were asked. */
+  status?: { target: number; mock: number };
 }
 
 /** A marking of the run that the service did not delete, and how to remove it. */
@@ -53,9 +55,16 @@ export function skipped(name: string, reason: string, request: string | null = n
   return { name, result: 'skipped', request, differences: [], reason };
 }
 
-export function compared(name: string, request: string, comparison: Comparison): ScenarioResult {
+export function compared(
+  name: string,
+  request: string,
+  comparison: Comparison,
+  status: { target: number; mock: number },
+): ScenarioResult {
   const { differences, more } = comparison;
-  if (differences.length === 0) return { name, result: 'same', request, differences, reason: '' };
+  if (differences.length === 0) {
+    return { name, result: 'same', request, differences, reason: '', status };
+  }
   const count = differences.length + more;
   const first = differenceLine(differences[0]!);
   return {
@@ -64,6 +73,7 @@ export function compared(name: string, request: string, comparison: Comparison):
     request,
     differences,
     reason: count === 1 ? first : `${first} (and ${count - 1} more)`,
+    status,
   };
 }
 

@@ -128,7 +128,10 @@ async function runScenario(
   }
   const mock = await runOn(scenario, { ...context, side: sides.mock });
   if ('notPrepared' in mock) return skipped(scenario.name, mock.notPrepared, target.shown);
-  return compared(scenario.name, target.shown, compareAnswers(target, mock));
+  return compared(scenario.name, target.shown, compareAnswers(target, mock), {
+    target: target.status,
+    mock: mock.status,
+  });
 }
 
 /**
