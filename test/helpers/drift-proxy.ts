@@ -16,6 +16,8 @@ export interface ProxiedAnswer {
 export interface Drift {
   /** The path with its query to send on (`/v2/dev/markings?x=1`): change it to ignore a parameter. */
   request?: (method: string, path: string) => string;
+  /** An answer given without asking the mock at all (a refusal that changes nothing). */
+  refuse?: (method: string, path: string) => ProxiedAnswer | undefined;
   /** The answer to give back in place of the mock's. */
   answer?: (method: string, path: string, answer: ProxiedAnswer) => ProxiedAnswer;
 }
@@ -47,6 +49,12 @@ export async function startDriftProxy(origin: string): Promise<DriftProxy> {
     void (async () => {
       const method = req.method ?? 'GET';
       const body = await bodyOf(req);
+      const refused = proxy.drift.refuse?.(method, req.url ?? '/');
+      if (refused !== undefined) {
+        res.writeHead(refused.status, refused.headers);
+        res.end(refused.body);
+        return;
+      }
       const path = proxy.drift.request?.(method, req.url ?? '/') ?? req.url ?? '/';
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(req.headers)) {
