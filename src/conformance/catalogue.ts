@@ -127,7 +127,11 @@ export const CATALOGUE: readonly Scenario[] = [
   {
     name: 'filter: all',
     run: async (c) => {
-      const { name } = heldMarking(c, 'marking without a comma in its name', (m) => !/,/.test(m.name));
+      const { name } = heldMarking(
+        c,
+        'marking without a comma in its name',
+        (m) => !/,/.test(m.name),
+      );
       return { method: 'GET', path: '/markings', query: { name__all: name, valueLimit: '0' } };
     },
   },
@@ -250,7 +254,12 @@ export const CATALOGUE: readonly Scenario[] = [
   // ---- Credentials ----
   {
     name: 'a wrong token (401)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { limit: '1' }, wrongToken: true }),
+    run: async () => ({
+      method: 'GET',
+      path: '/markings',
+      query: { limit: '1' },
+      wrongToken: true,
+    }),
   },
   // ---- What needs no device ----
   {
@@ -258,7 +267,9 @@ export const CATALOGUE: readonly Scenario[] = [
     run: async (c) => {
       const { keyspace, enrollmentUrl } = c.side.endpoints;
       if (keyspace === undefined || enrollmentUrl === undefined) {
-        throw new NotPrepared('no keyspace and enrollment URL are set (KSCTL_KEYSPACE, KSCTL_ENROLLMENT_URL or the context)');
+        throw new NotPrepared(
+          'no keyspace and enrollment URL are set (KSCTL_KEYSPACE, KSCTL_ENROLLMENT_URL or the context)',
+        );
       }
       return {
         method: 'GET',
@@ -271,7 +282,9 @@ export const CATALOGUE: readonly Scenario[] = [
     run: async (c) => {
       const { keyspace, knsUrl } = c.side.endpoints;
       if (keyspace === undefined || knsUrl === undefined) {
-        throw new NotPrepared('no keyspace and API or key naming URL are set (KSCTL_KEYSPACE, KSCTL_API_URL, KSCTL_KNS_URL or the context)');
+        throw new NotPrepared(
+          'no keyspace and API or key naming URL are set (KSCTL_KEYSPACE, KSCTL_API_URL, KSCTL_KNS_URL or the context)',
+        );
       }
       return {
         method: 'GET',
@@ -305,7 +318,11 @@ export const CATALOGUE: readonly Scenario[] = [
   {
     name: 'create a marking, an invalid name (400)',
     writes: true,
-    run: async (c) => ({ method: 'POST', path: '/markings', body: { name: ` ${c.name('spaced')}` } }),
+    run: async (c) => ({
+      method: 'POST',
+      path: '/markings',
+      body: { name: ` ${c.name('spaced')}` },
+    }),
   },
   {
     name: 'create a marking, a default value that is not a value (400)',
@@ -313,7 +330,11 @@ export const CATALOGUE: readonly Scenario[] = [
     run: async (c) => ({
       method: 'POST',
       path: '/markings',
-      body: { name: c.name('nodefault'), defaultValue: 'blue', detail: { values: [{ name: 'red' }] } },
+      body: {
+        name: c.name('nodefault'),
+        defaultValue: 'blue',
+        detail: { values: [{ name: 'red' }] },
+      },
     }),
   },
   {
@@ -331,7 +352,11 @@ export const CATALOGUE: readonly Scenario[] = [
     writes: true,
     run: async (c) => {
       const { id } = await c.side.create({ name: c.name('partial'), ...COLOURS });
-      return { method: 'PUT', path: `/markings/${id}`, body: { detail: { description: 'changed' } } };
+      return {
+        method: 'PUT',
+        path: `/markings/${id}`,
+        body: { detail: { description: 'changed' } },
+      };
     },
   },
   {
@@ -342,7 +367,10 @@ export const CATALOGUE: readonly Scenario[] = [
       return {
         method: 'PUT',
         path: `/markings/${id}`,
-        body: { defaultValue: null, detail: { values: [{ name: 'red', description: 'stop' }, { name: 'amber' }] } },
+        body: {
+          defaultValue: null,
+          detail: { values: [{ name: 'red', description: 'stop' }, { name: 'amber' }] },
+        },
       };
     },
   },
@@ -351,7 +379,8 @@ export const CATALOGUE: readonly Scenario[] = [
     writes: true,
     run: async (c) => {
       const { id, etag } = await c.side.create({ name: c.name('current'), ...COLOURS });
-      if (etag === undefined) throw new NotPrepared(`the ${c.side.name} created a marking without an ETag`);
+      if (etag === undefined)
+        throw new NotPrepared(`the ${c.side.name} created a marking without an ETag`);
       return {
         method: 'PUT',
         path: `/markings/${id}`,
@@ -365,8 +394,16 @@ export const CATALOGUE: readonly Scenario[] = [
     writes: true,
     run: async (c) => {
       const { id } = await c.side.create({ name: c.name('stale'), ...COLOURS });
-      await c.side.prepare({ method: 'PUT', path: `/markings/${id}`, body: { public: true } }, 'update it');
-      return { method: 'PUT', path: `/markings/${id}`, headers: { 'if-match': '"1"' }, body: { public: false } };
+      await c.side.prepare(
+        { method: 'PUT', path: `/markings/${id}`, body: { public: true } },
+        'update it',
+      );
+      return {
+        method: 'PUT',
+        path: `/markings/${id}`,
+        headers: { 'if-match': '"1"' },
+        body: { public: false },
+      };
     },
   },
   {
@@ -374,7 +411,11 @@ export const CATALOGUE: readonly Scenario[] = [
     writes: true,
     run: async (c) => {
       const { id } = await c.side.create({ name: c.name('addvalue'), ...COLOURS });
-      return { method: 'POST', path: `/markings/${id}/values`, body: { name: 'amber', description: 'wait' } };
+      return {
+        method: 'POST',
+        path: `/markings/${id}/values`,
+        body: { name: 'amber', description: 'wait' },
+      };
     },
   },
   {
@@ -392,7 +433,11 @@ export const CATALOGUE: readonly Scenario[] = [
       const name = c.name('updatevalue');
       const { id } = await c.side.create({ name, ...COLOURS });
       const valueId = await c.side.valueId(name, 'red');
-      return { method: 'PUT', path: `/markings/${id}/values/${valueId}`, body: { name: 'crimson', description: 'darker' } };
+      return {
+        method: 'PUT',
+        path: `/markings/${id}/values/${valueId}`,
+        body: { name: 'crimson', description: 'darker' },
+      };
     },
   },
   {
@@ -401,7 +446,10 @@ export const CATALOGUE: readonly Scenario[] = [
     run: async (c) => {
       const name = c.name('deletevalue');
       const { id } = await c.side.create({ name, ...COLOURS });
-      return { method: 'DELETE', path: `/markings/${id}/values/${await c.side.valueId(name, 'red')}` };
+      return {
+        method: 'DELETE',
+        path: `/markings/${id}/values/${await c.side.valueId(name, 'red')}`,
+      };
     },
   },
   {
@@ -412,7 +460,10 @@ export const CATALOGUE: readonly Scenario[] = [
       const { id } = await c.side.create({ name, ...COLOURS });
       const values = `/markings/${id}/values`;
       await c.side.prepare({ method: 'POST', path: values, body: { name: 'blue' } }, 'add a value');
-      await c.side.prepare({ method: 'DELETE', path: `${values}/${await c.side.valueId(name, 'red')}` }, 'delete a value');
+      await c.side.prepare(
+        { method: 'DELETE', path: `${values}/${await c.side.valueId(name, 'red')}` },
+        'delete a value',
+      );
       return { method: 'GET', path: `/markings/${id}` };
     },
   },
@@ -454,7 +505,10 @@ export const CATALOGUE: readonly Scenario[] = [
     writes: true,
     run: async (c) => {
       const { id } = await c.side.create({ name: c.name('stalegone'), ...COLOURS });
-      await c.side.prepare({ method: 'PUT', path: `/markings/${id}`, body: { public: true } }, 'update it');
+      await c.side.prepare(
+        { method: 'PUT', path: `/markings/${id}`, body: { public: true } },
+        'update it',
+      );
       return { method: 'DELETE', path: `/markings/${id}`, headers: { 'if-match': '"1"' } };
     },
   },

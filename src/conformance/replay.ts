@@ -13,7 +13,13 @@ import type { JournalEntryWithBodies, JournalMessage, Recording } from '../mock/
 import { compareAnswers, type ObservedAnswer } from './compare.js';
 import { startReference } from './reference.js';
 import type { Side } from './side.js';
-import { compared, type ConformanceReport, type ScenarioResult, skipped, summarize } from './report.js';
+import {
+  compared,
+  type ConformanceReport,
+  type ScenarioResult,
+  skipped,
+  summarize,
+} from './report.js';
 
 export interface ReplayOptions {
   /** The mock's starting state; by default what the recording read before its first change. */
@@ -36,7 +42,8 @@ function recordingProblem(raw: unknown): string | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'it holds no object';
   const r = raw as Record<string, unknown>;
   if (r.format !== 'ksctl-recording') return '"format" is not "ksctl-recording"';
-  if (r.version !== 1) return `its version ${JSON.stringify(r.version)} is not 1 (the one this ksctl reads)`;
+  if (r.version !== 1)
+    return `its version ${JSON.stringify(r.version)} is not 1 (the one this ksctl reads)`;
   if (!Array.isArray(r.exchanges)) return '"exchanges" is not a list';
   for (const [i, e] of r.exchanges.entries()) {
     const bad = exchangeProblem(e);
@@ -48,9 +55,11 @@ function recordingProblem(raw: unknown): string | undefined {
 function messageProblem(m: unknown): string | undefined {
   if (typeof m !== 'object' || m === null) return 'is not an object';
   const x = m as Record<string, unknown>;
-  if (typeof x.headers !== 'object' || x.headers === null || Array.isArray(x.headers)) return 'has no headers object';
+  if (typeof x.headers !== 'object' || x.headers === null || Array.isArray(x.headers))
+    return 'has no headers object';
   if (typeof x.body !== 'string') return 'has no body text';
-  if (x.encoding !== 'utf8' && x.encoding !== 'base64') return 'has an encoding other than utf8 or base64';
+  if (x.encoding !== 'utf8' && x.encoding !== 'base64')
+    return 'has an encoding other than utf8 or base64';
   if (typeof x.truncated !== 'boolean') return 'does not say whether it was truncated';
   return undefined;
 }
@@ -58,7 +67,8 @@ function messageProblem(m: unknown): string | undefined {
 function exchangeProblem(e: unknown): string | undefined {
   if (typeof e !== 'object' || e === null) return 'is not an object';
   const x = e as Record<string, unknown>;
-  if (typeof x.method !== 'string' || !/^[A-Z]+$/.test(x.method)) return '"method" is not an HTTP method';
+  if (typeof x.method !== 'string' || !/^[A-Z]+$/.test(x.method))
+    return '"method" is not an HTTP method';
   if (typeof x.path !== 'string' || !x.path.startsWith('/')) return '"path" is not a path';
   if (!Number.isInteger(x.status) || (x.status as number) < 100 || (x.status as number) > 599) {
     return '"status" is not an HTTP status';
@@ -72,7 +82,9 @@ function exchangeProblem(e: unknown): string | undefined {
 }
 
 function text(message: JournalMessage): string {
-  return message.encoding === 'base64' ? Buffer.from(message.body, 'base64').toString('utf8') : message.body;
+  return message.encoding === 'base64'
+    ? Buffer.from(message.body, 'base64').toString('utf8')
+    : message.body;
 }
 
 /** Whether the recording kept the whole of a message (a dropped one kept nothing). */
@@ -98,11 +110,16 @@ function markingsPath(path: string): string | undefined {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The markings and values an answer body holds (a marking, a listing, a bulk answer, a value). */
 function* markingsIn(body: unknown): Iterable<Json> {
-  const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.Resources) ? body.Resources : [body];
+  const items = Array.isArray(body)
+    ? body
+    : isObject(body) && Array.isArray(body.Resources)
+      ? body.Resources
+      : [body];
   for (const item of items) if (isObject(item) && typeof item.name === 'string') yield item;
 }
 
@@ -123,7 +140,8 @@ function recordedIds(exchanges: readonly JournalEntryWithBodies[]): RecordedIds 
         continue;
       }
       ids.markings.set(item.id, item.name as string);
-      const values = isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
+      const values =
+        isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
       for (const v of values) {
         if (isObject(v) && typeof v.id === 'string' && typeof v.name === 'string') {
           ids.values.set(v.id, { marking: item.id, name: v.name });
@@ -145,7 +163,9 @@ export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]):
     if (e.method !== 'GET') break;
     if (e.status !== 200 || !whole(e.response)) continue;
     const body = parsed(e.response);
-    const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(markingsPath(e.path) ?? '')?.[1];
+    const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(
+      markingsPath(e.path) ?? '',
+    )?.[1];
     if (valuesOf !== undefined) {
       const owner = markings.get(namesById.get(valuesOf) ?? '');
       for (const v of markingsIn(body)) addValue(owner, v);
@@ -173,21 +193,36 @@ export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]):
   // A default value whose value the recording never showed cannot be seeded: left out.
   for (const m of markings.values()) {
     const names = new Set(m.values.map((v) => (typeof v === 'string' ? v : v.name)));
-    if (m.defaultValue !== null && m.defaultValue !== undefined && !names.has(m.defaultValue)) m.defaultValue = null;
+    if (m.defaultValue !== null && m.defaultValue !== undefined && !names.has(m.defaultValue))
+      m.defaultValue = null;
   }
-  return { markings: [...markings.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+  return {
+    markings: [...markings.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    ),
+  };
 }
 
-function addValue(marking: { values: NonNullable<SeedMarking['values']> } | undefined, v: Json): void {
+function addValue(
+  marking: { values: NonNullable<SeedMarking['values']> } | undefined,
+  v: Json,
+): void {
   if (marking === undefined || typeof v.name !== 'string') return;
-  if (marking.values.some((known) => (typeof known === 'string' ? known : known.name) === v.name)) return;
-  marking.values.push(typeof v.description === 'string' ? { name: v.name, description: v.description } : v.name);
+  if (marking.values.some((known) => (typeof known === 'string' ? known : known.name) === v.name))
+    return;
+  marking.values.push(
+    typeof v.description === 'string' ? { name: v.name, description: v.description } : v.name,
+  );
 }
 
 /** The `_version` of each marking as the answers so far showed it, by id. */
 function noteVersions(versions: Map<string, number>, body: unknown): void {
   for (const m of markingsIn(body)) {
-    if (typeof m.id === 'string' && typeof m._version === 'number' && typeof m.markingId !== 'string') {
+    if (
+      typeof m.id === 'string' &&
+      typeof m._version === 'number' &&
+      typeof m.markingId !== 'string'
+    ) {
       versions.set(m.id, m._version);
     }
   }
@@ -221,10 +256,14 @@ class Translator {
   }
 
   private async lookUp(path: string, name: string): Promise<string | undefined> {
-    const answer = await this.mock.request<{ Resources?: { id?: unknown; _version?: unknown }[] }>('GET', path, {
-      query: { name, limit: 1, ...(path === '/markings' ? { valueLimit: 0 } : {}) },
-      okStatuses: [404],
-    });
+    const answer = await this.mock.request<{ Resources?: { id?: unknown; _version?: unknown }[] }>(
+      'GET',
+      path,
+      {
+        query: { name, limit: 1, ...(path === '/markings' ? { valueLimit: 0 } : {}) },
+        okStatuses: [404],
+      },
+    );
     const first = answer.body?.Resources?.[0];
     if (typeof first?.id !== 'string') return undefined;
     if (typeof first._version === 'number') this.mockVersions.set(first.id, first._version);
@@ -255,11 +294,22 @@ class Translator {
   }
 }
 
-export async function runReplay(recording: Recording, options: ReplayOptions): Promise<ConformanceReport> {
-  const exchanges = recording.exchanges.filter((e) => e.side === 'markings' && markingsPath(e.path) !== undefined);
+export async function runReplay(
+  recording: Recording,
+  options: ReplayOptions,
+): Promise<ConformanceReport> {
+  const exchanges = recording.exchanges.filter(
+    (e) => e.side === 'markings' && markingsPath(e.path) !== undefined,
+  );
   const seed = options.seed ?? seedFromRecording(exchanges);
-  options.progress?.(`starting the mock with ${seed.markings?.length ?? 0} markings to replay ${exchanges.length} requests`);
-  const reference = await startReference({ seed, needsKeyServerKey: false, timeoutMs: options.timeoutMs });
+  options.progress?.(
+    `starting the mock with ${seed.markings?.length ?? 0} markings to replay ${exchanges.length} requests`,
+  );
+  const reference = await startReference({
+    seed,
+    needsKeyServerKey: false,
+    timeoutMs: options.timeoutMs,
+  });
   const translator = new Translator(recordedIds(exchanges), reference.client);
   const results: ScenarioResult[] = [];
   let interrupted = false;
@@ -296,17 +346,26 @@ async function replayOne(
 ): Promise<ScenarioResult> {
   const shown = `${e.method} ${path}`;
   if (e.status === 403) {
-    return skipped(name, "the service forbade it (403): the recording does not hold the token's scopes, so the mock cannot be asked alike", shown);
+    return skipped(
+      name,
+      "the service forbade it (403): the recording does not hold the token's scopes, so the mock cannot be asked alike",
+      shown,
+    );
   }
   if (!whole(e.request)) {
-    return skipped(name, `the recording kept only ${e.request.dropped === true ? 'none' : 'part'} of the request body (${e.request.bytes} bytes), so it cannot be sent again whole`, shown);
+    return skipped(
+      name,
+      `the recording kept only ${e.request.dropped === true ? 'none' : 'part'} of the request body (${e.request.bytes} bytes), so it cannot be sent again whole`,
+      shown,
+    );
   }
   const headers = lowerKeys(e.request.headers);
   const sentPath = await translator.translate(path);
   const recordedMarking = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
   const sendHeaders: Record<string, string> = {};
   if (headers['content-type'] !== undefined) sendHeaders['content-type'] = headers['content-type'];
-  if (headers['if-match'] !== undefined) sendHeaders['if-match'] = await translator.ifMatch(headers['if-match'], recordedMarking);
+  if (headers['if-match'] !== undefined)
+    sendHeaders['if-match'] = await translator.ifMatch(headers['if-match'], recordedMarking);
   const body = text(e.request);
   let answer: ObservedAnswer;
   if (e.status === 401) {
@@ -320,7 +379,8 @@ async function replayOne(
       what: shown,
     });
     const flat: Record<string, string> = {};
-    for (const [k, v] of Object.entries(got.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v[0]! : v;
+    for (const [k, v] of Object.entries(got.headers))
+      if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v[0]! : v;
     answer = { status: got.status, headers: flat, body: got.body };
     noteVersions(translator.mockVersions, got.body);
   }

@@ -51,7 +51,11 @@ export interface ConformanceReport {
   summary: ConformanceSummary;
 }
 
-export function skipped(name: string, reason: string, request: string | null = null): ScenarioResult {
+export function skipped(
+  name: string,
+  reason: string,
+  request: string | null = null,
+): ScenarioResult {
   return { name, result: 'skipped', request, differences: [], reason };
 }
 
@@ -96,7 +100,6 @@ export function summarize(
 }
 
 // XML 1.0 allows no control characters but tab, newline and carriage return, escaped or not.
-// eslint-disable-next-line no-control-regex
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 function xml(text: string): string {
@@ -121,9 +124,15 @@ export function junitXml(report: ConformanceReport): string {
     if (scenario.result === 'same') {
       lines.push(`${open}/>`);
     } else if (scenario.result === 'skipped') {
-      lines.push(`${open}>`, `      <skipped message="${xml(scenario.reason)}"/>`, '    </testcase>');
+      lines.push(
+        `${open}>`,
+        `      <skipped message="${xml(scenario.reason)}"/>`,
+        '    </testcase>',
+      );
     } else {
-      const body = [`${scenario.request ?? ''}`, ...scenario.differences.map(differenceLine)].join('\n');
+      const body = [`${scenario.request ?? ''}`, ...scenario.differences.map(differenceLine)].join(
+        '\n',
+      );
       lines.push(
         `${open}>`,
         `      <failure message="${xml(scenario.reason)}" type="differs">${xml(body)}</failure>`,

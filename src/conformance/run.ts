@@ -148,11 +148,20 @@ async function cleanUp(client: ApiClient, prefix: string): Promise<LeftBehind[]>
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return [{ name: `${prefix}*`, reason, command: `ksctl markings list --filter name__startswith=${prefix}` }];
+    return [
+      {
+        name: `${prefix}*`,
+        reason,
+        command: `ksctl markings list --filter name__startswith=${prefix}`,
+      },
+    ];
   }
   for (const m of found) {
     const answer = await client
-      .request('DELETE', `/markings/${m.id}`, { okStatuses: [404], what: `delete marking ${m.name}` })
+      .request('DELETE', `/markings/${m.id}`, {
+        okStatuses: [404],
+        what: `delete marking ${m.name}`,
+      })
       .then(
         () => undefined,
         (error: unknown) => (error instanceof Error ? error.message : String(error)),

@@ -107,7 +107,8 @@ export class Side {
       `find marking "${name}"`,
     );
     const id = body.Resources?.[0]?.id;
-    if (typeof id !== 'string') throw new NotPrepared(`marking "${name}" is not on the ${this.name}`);
+    if (typeof id !== 'string')
+      throw new NotPrepared(`marking "${name}" is not on the ${this.name}`);
     this.markingIds.set(name, id);
     return id;
   }
@@ -133,7 +134,9 @@ export class Side {
       `create marking "${String(body.name)}"`,
     );
     if (typeof made.body.id !== 'string') {
-      throw new NotPrepared(`the ${this.name} created marking "${String(body.name)}" without an id`);
+      throw new NotPrepared(
+        `the ${this.name} created marking "${String(body.name)}" without an id`,
+      );
     }
     this.markingIds.set(String(body.name), made.body.id);
     return { id: made.body.id, etag: made.etag };

@@ -93,8 +93,11 @@ export async function startDriftProxy(origin: string): Promise<DriftProxy> {
 }
 
 /** A JSON answer changed by `change` (the body parsed, changed in place or replaced). */
-export function changeJson(answer: ProxiedAnswer, change: (body: any) => unknown): ProxiedAnswer {
-  const body = JSON.parse(answer.body) as unknown;
+export function changeJson(
+  answer: ProxiedAnswer,
+  change: (body: Record<string, unknown>) => unknown,
+): ProxiedAnswer {
+  const body = JSON.parse(answer.body) as Record<string, unknown>;
   const changed = change(body);
   return { ...answer, body: JSON.stringify(changed === undefined ? body : changed) };
 }

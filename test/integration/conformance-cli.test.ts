@@ -78,7 +78,10 @@ function scenario(r: ConformanceReport, name: string) {
 }
 
 async function prefixedMarkings(): Promise<string[]> {
-  const { body } = await mock.call('GET', '/v2/dev/markings?name__startswith=ksctl-conformance-&valueLimit=0');
+  const { body } = await mock.call(
+    'GET',
+    '/v2/dev/markings?name__startswith=ksctl-conformance-&valueLimit=0',
+  );
   return (body as { Resources: { name: string }[] }).Resources.map((m) => m.name);
 }
 
@@ -91,7 +94,12 @@ describe('conformance through a faithful proxy', () => {
     expect(reads.length).toBeGreaterThanOrEqual(20);
     expect(r.scenarios.map((s) => s.name)).toEqual(reads.map((s) => s.name));
     expect(r.scenarios.filter((s) => s.result !== 'same')).toEqual([]);
-    expect(r.summary).toMatchObject({ mode: 'read-only', differs: 0, skipped: 0, same: reads.length });
+    expect(r.summary).toMatchObject({
+      mode: 'read-only',
+      differs: 0,
+      skipped: 0,
+      same: reads.length,
+    });
     for (const s of r.scenarios) {
       const promised = /\((\d{3})\)$/.exec(s.name)?.[1];
       expect(s.status!.mock, s.name).toBe(promised === undefined ? 200 : Number(promised));
@@ -156,7 +164,7 @@ const DRIFTS: {
       answer: (_method, path, a) =>
         path.endsWith('/markings/ffffffffffffffffffffffff')
           ? changeJson({ ...a, status: 400 }, (b) => {
-              b.error.code = 40000;
+              (b.error as Record<string, unknown>).code = 40000;
             })
           : a,
     },
@@ -177,7 +185,7 @@ const DRIFTS: {
       answer: (method, path, a) =>
         method === 'GET' && /\/markings\/[0-9a-f]{24}$/.test(path) && a.status === 200
           ? changeJson(a, (b) => {
-              delete b.detail.valueCount;
+              delete (b.detail as Record<string, unknown>).valueCount;
             })
           : a,
     },
@@ -202,7 +210,9 @@ describe('conformance through a drifting proxy', () => {
       expect(table.stdout).toMatch(new RegExp(`^${escape(drift.scenario)} +DIFFERS +\\S+: `, 'm'));
       const block = table.stdout.split(`\n${drift.scenario}:\n  ${found.request}\n`)[1];
       expect(block, table.stdout).toBeDefined();
-      expect(block!.split('\n\n')[0]).toMatch(new RegExp(`^  ${escape(drift.path)}: .* on the target, .* on the mock$`, 'm'));
+      expect(block!.split('\n\n')[0]).toMatch(
+        new RegExp(`^  ${escape(drift.path)}: .* on the target, .* on the mock$`, 'm'),
+      );
     });
   }
 
@@ -218,7 +228,11 @@ describe('conformance through a drifting proxy', () => {
     proxy.drift = {
       answer: (_method, path, a) =>
         /\/values(\?|$)/.test(path)
-          ? { status: 403, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":40300,"message":"no","cid":"x"}}' }
+          ? {
+              status: 403,
+              headers: { 'content-type': 'application/json' },
+              body: '{"error":{"code":40300,"message":"no","cid":"x"}}',
+            }
           : a,
     };
     const result = await conformance(['-o', 'json']);
@@ -235,9 +249,15 @@ describe('conformance through a drifting proxy', () => {
     const result = await conformance(['--junit', file]);
     expect(result.code).toBe(10);
     const xml = await readFile(file, 'utf8');
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="ksctl conformance" tests="\d+" failures="1" skipped="0">/);
-    expect(xml).toMatch(/<testcase classname="ksctl.conformance" name="get a marking by id">\n +<failure message="detail.valueCount: 3 on the target, \(absent\) on the mock|<failure message="detail.valueCount: [^"]*" type="differs">/);
-    expect(xml.match(/<testcase /g)?.length).toBe(report((await conformance(['-o', 'json'])).stdout).summary.total);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="ksctl conformance" tests="\d+" failures="1" skipped="0">/,
+    );
+    expect(xml).toMatch(
+      /<testcase classname="ksctl.conformance" name="get a marking by id">\n +<failure message="detail.valueCount: 3 on the target, \(absent\) on the mock|<failure message="detail.valueCount: [^"]*" type="differs">/,
+    );
+    expect(xml.match(/<testcase /g)?.length).toBe(
+      report((await conformance(['-o', 'json'])).stdout).summary.total,
+    );
   });
 });
 
@@ -272,10 +292,16 @@ describe('conformance --write', () => {
     const piped = await conformance(['--write']);
     expect(piped.code).toBe(2);
     expect(piped.stderr).toMatch(/confirmation needed/);
-    const asked = await runCli(['conformance', '--write'], { env: env(), tty: true, answers: [false] });
+    const asked = await runCli(['conformance', '--write'], {
+      env: env(),
+      tty: true,
+      answers: [false],
+    });
     expect(asked.code).toBe(2);
     expect(asked.questions[0]).toMatch(/markings named ksctl-conformance-<random>-\*/);
-    expect((await mock.journal()).filter((e) => e.method !== 'GET' && e.path !== '/oauth2/introspect')).toEqual([]);
+    expect(
+      (await mock.journal()).filter((e) => e.method !== 'GET' && e.path !== '/oauth2/introspect'),
+    ).toEqual([]);
   });
 
   it('runs the writing scenarios the same through a faithful proxy and removes its markings', async () => {
@@ -309,11 +335,16 @@ describe('conformance --write', () => {
   it('reports a write that answers otherwise (200 for a create) and still cleans up', async () => {
     proxy.drift = {
       answer: (method, path, a) =>
-        method === 'POST' && /\/markings$/.test(path) && a.status === 201 ? { ...a, status: 200 } : a,
+        method === 'POST' && /\/markings$/.test(path) && a.status === 201
+          ? { ...a, status: 200 }
+          : a,
     };
     const result = await conformance(['--write', '--yes', '-o', 'json']);
     expect(result.code).toBe(10);
-    const found = scenario(report(result.stdout), 'create a marking with values and a default value');
+    const found = scenario(
+      report(result.stdout),
+      'create a marking with values and a default value',
+    );
     expect(found.differences).toContainEqual({ path: 'status', target: 200, mock: 201 });
     expect(await prefixedMarkings()).toEqual([]);
   });
@@ -323,7 +354,11 @@ describe('conformance --write', () => {
     proxy.drift = {
       refuse: (method) =>
         method === 'DELETE' && cleaning
-          ? { status: 409, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":40900,"message":"in use","cid":"x"}}' }
+          ? {
+              status: 409,
+              headers: { 'content-type': 'application/json' },
+              body: '{"error":{"code":40900,"message":"in use","cid":"x"}}',
+            }
           : undefined,
     };
     const running = startCli(['conformance', '--write', '--yes', '-o', 'json'], {
@@ -340,7 +375,9 @@ describe('conformance --write', () => {
       expect(l.name).toMatch(/^ksctl-conformance-[0-9a-f]{8}-/);
       expect(l.command).toBe(`ksctl markings delete ${l.name} --yes`);
     }
-    expect(running.stderr()).toContain(`remove it with: ksctl markings delete ${left[0]!.name} --yes`);
+    expect(running.stderr()).toContain(
+      `remove it with: ksctl markings delete ${left[0]!.name} --yes`,
+    );
     expect((await prefixedMarkings()).sort()).toEqual(left.map((l) => l.name).sort());
   });
 
@@ -353,7 +390,9 @@ describe('conformance --write', () => {
     });
     const code = await running.exit;
     expect(code, running.stderr()).toBe(130);
-    expect(running.stderr()).toMatch(/interrupted after \d+ scenarios; the markings of the run were deleted/);
+    expect(running.stderr()).toMatch(
+      /interrupted after \d+ scenarios; the markings of the run were deleted/,
+    );
     expect(await prefixedMarkings()).toEqual([]);
   });
 });

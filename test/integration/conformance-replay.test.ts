@@ -35,7 +35,17 @@ const RUN: string[][] = [
   ['markings', 'list'],
   ['markings', 'get', 'classification'],
   ['markings', 'get', 'country'],
-  ['markings', 'create', 'colour', '--value', 'red=stop', '--value', 'green', '--default-value', 'green'],
+  [
+    'markings',
+    'create',
+    'colour',
+    '--value',
+    'red=stop',
+    '--value',
+    'green',
+    '--default-value',
+    'green',
+  ],
   ['markings', 'values', 'add', 'colour', 'amber=wait'],
   ['markings', 'update', 'classification', '--description', 'Levels'],
   ['markings', 'values', 'update', 'country', 'fr', '--description', 'France'],
@@ -83,7 +93,9 @@ function edited(index: number, change: (e: JournalEntryWithBodies) => void): Rec
 }
 
 function indexOf(method: string, pathPattern: RegExp): number {
-  const index = recording.exchanges.findIndex((e) => e.method === method && pathPattern.test(e.path));
+  const index = recording.exchanges.findIndex(
+    (e) => e.method === method && pathPattern.test(e.path),
+  );
   if (index < 0) throw new Error(`no ${method} ${pathPattern} in the recording`);
   return index;
 }
@@ -110,7 +122,9 @@ describe('conformance --replay', () => {
     const r = reportOf(result.stdout);
     expect(r.scenarios.filter((s) => s.result !== 'same')).toEqual([]);
     expect(r.summary).toMatchObject({ mode: 'replay', differs: 0, skipped: 0 });
-    expect(r.summary.same).toBe(recording.exchanges.filter((e) => e.side === 'markings' && /\/markings/.test(e.path)).length);
+    expect(r.summary.same).toBe(
+      recording.exchanges.filter((e) => e.side === 'markings' && /\/markings/.test(e.path)).length,
+    );
     // The recording's If-Match was its marking's current version: so is the replay's.
     const deleted = r.scenarios.find((s) => s.request?.startsWith('DELETE /markings/'))!;
     expect(deleted.status).toEqual({ target: 204, mock: 204 });
@@ -135,13 +149,18 @@ describe('conformance --replay', () => {
     expect(r.summary.differs).toBe(1);
     const table = await replay(drifted);
     expect(table.code).toBe(10);
-    expect(table.stdout).toMatch(/^exchange \d+: GET \/markings\/[0-9a-f]{24}\?valueLimit=0 +DIFFERS +/m);
+    expect(table.stdout).toMatch(
+      /^exchange \d+: GET \/markings\/[0-9a-f]{24}\?valueLimit=0 +DIFFERS +/m,
+    );
     expect(table.stdout).toContain('  label: "classification" on the target, (absent) on the mock');
   });
 
   it('reports another recorded status', async () => {
     const create = indexOf('POST', /\/markings$/);
-    const result = await replay(edited(create, (e) => (e.status = 200)), ['-o', 'json']);
+    const result = await replay(
+      edited(create, (e) => (e.status = 200)),
+      ['-o', 'json'],
+    );
     expect(result.code).toBe(10);
     const r = reportOf(result.stdout);
     expect(r.scenarios.find((s) => s.result === 'differs')!.differences).toContainEqual({
@@ -161,7 +180,9 @@ describe('conformance --replay', () => {
     expect(result.code, result.stderr).toBe(0);
     const skipped = reportOf(result.stdout).scenarios.filter((s) => s.result === 'skipped');
     expect(skipped).toHaveLength(1);
-    expect(skipped[0]!.reason).toMatch(/kept only the first part of the answer's body \(\d+ bytes\), so only its status and headers are compared: they are the same/);
+    expect(skipped[0]!.reason).toMatch(
+      /kept only the first part of the answer's body \(\d+ bytes\), so only its status and headers are compared: they are the same/,
+    );
     // A cut answer whose status differs is still a difference.
     const worse = edited(list, (e) => {
       e.response.body = e.response.body.slice(0, 40);
@@ -179,20 +200,30 @@ describe('conformance --replay', () => {
     });
     const result = await replay(cut, ['-o', 'json']);
     const r = reportOf(result.stdout);
-    expect(r.scenarios.find((s) => s.result === 'skipped')!.reason).toMatch(/kept only part of the request body/);
+    expect(r.scenarios.find((s) => s.result === 'skipped')!.reason).toMatch(
+      /kept only part of the request body/,
+    );
   });
 
   it('replays a refused token as a token the mock does not know', async () => {
     // An export reads every value: the mock starts from what it read.
     const refused = await record([['markings', 'export']]);
     const list = refused.exchanges.filter((e) => e.method === 'GET');
-    const wrong = await runCli(['markings', 'list'], { env: { ...mockEnv(mock, dir), KSCTL_TOKEN: 'wrong' } });
+    const wrong = await runCli(['markings', 'list'], {
+      env: { ...mockEnv(mock, dir), KSCTL_TOKEN: 'wrong' },
+    });
     expect(wrong.code).toBe(4);
     const { body } = await mock.call('GET', '/_mock/requests?bodies=true');
-    const denied = (body as { requests: JournalEntryWithBodies[] }).requests.find((e) => e.status === 401)!;
+    const denied = (body as { requests: JournalEntryWithBodies[] }).requests.find(
+      (e) => e.status === 401,
+    )!;
     const result = await replay({ ...refused, exchanges: [...list, denied] }, ['-o', 'json']);
     expect(result.code, result.stdout).toBe(0);
-    expect(reportOf(result.stdout).scenarios.map((s) => s.status).at(-1)).toEqual({ target: 401, mock: 401 });
+    expect(
+      reportOf(result.stdout)
+        .scenarios.map((s) => s.status)
+        .at(-1),
+    ).toEqual({ target: 401, mock: 401 });
   });
 
   it('starts the mock from --seed when given', async () => {
@@ -213,8 +244,14 @@ describe('conformance --replay', () => {
       [[], /holds no object/],
       [{ ...recording, format: 'har' }, /"format" is not "ksctl-recording"/],
       [{ ...recording, version: 2 }, /its version 2 is not 1/],
-      [{ ...recording, exchanges: [{ ...recording.exchanges[0], status: 'ok' }] }, /exchanges\[0\]: "status" is not an HTTP status/],
-      [{ ...recording, exchanges: [{ ...recording.exchanges[0], request: null }] }, /exchanges\[0\]: "request" is not an object/],
+      [
+        { ...recording, exchanges: [{ ...recording.exchanges[0], status: 'ok' }] },
+        /exchanges\[0\]: "status" is not an HTTP status/,
+      ],
+      [
+        { ...recording, exchanges: [{ ...recording.exchanges[0], request: null }] },
+        /exchanges\[0\]: "request" is not an object/,
+      ],
     ];
     for (const [content, message] of cases) {
       const result = await replay(content);
@@ -233,5 +270,7 @@ describe('conformance --replay', () => {
 
 /** Exchanges before `index` that are not replayed (not markings requests). */
 function countBefore(index: number): number {
-  return recording.exchanges.slice(0, index).filter((e) => e.side !== 'markings' || !/\/markings/.test(e.path)).length;
+  return recording.exchanges
+    .slice(0, index)
+    .filter((e) => e.side !== 'markings' || !/\/markings/.test(e.path)).length;
 }

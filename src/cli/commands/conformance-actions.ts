@@ -36,17 +36,23 @@ export async function conformance(
   options: ConformanceCommandOptions,
 ): Promise<void> {
   if (options.seed !== undefined && options.replay === undefined) {
-    throw new UsageError('--seed goes with --replay: a live run copies the service\'s markings into the mock');
+    throw new UsageError(
+      "--seed goes with --replay: a live run copies the service's markings into the mock",
+    );
   }
   if (options.replay !== undefined && options.write === true) {
-    throw new UsageError('--write and --replay contradict each other: a replay sends what was recorded');
+    throw new UsageError(
+      '--write and --replay contradict each other: a replay sends what was recorded',
+    );
   }
   if (options.yes === true && options.write !== true) {
     throw new UsageError('--yes goes with --write: a read-only run asks nothing');
   }
   ctx.stopsGracefully();
   const report =
-    options.replay !== undefined ? await replay(ctx, options.replay, options.seed) : await live(ctx, options);
+    options.replay !== undefined
+      ? await replay(ctx, options.replay, options.seed)
+      : await live(ctx, options);
   if (options.junit !== undefined) {
     const { junitXml } = await import('../../conformance/report.js');
     try {
@@ -57,7 +63,9 @@ export async function conformance(
   }
   await ctx.render({ kind: 'text', data: report, text: reportText(report) });
   for (const left of report.summary.leftBehind ?? []) {
-    ctx.warn(`the service did not delete ${left.name} (${left.reason}); remove it with: ${left.command}`);
+    ctx.warn(
+      `the service did not delete ${left.name} (${left.reason}); remove it with: ${left.command}`,
+    );
   }
   if (report.summary.interrupted === true) {
     throw new InterruptedError(
@@ -67,7 +75,10 @@ export async function conformance(
   if (report.summary.differs > 0) ctx.exitCode = EXIT_CONFORMANCE_DIFFERS;
 }
 
-async function live(ctx: CommandContext, options: ConformanceCommandOptions): Promise<ConformanceReport> {
+async function live(
+  ctx: CommandContext,
+  options: ConformanceCommandOptions,
+): Promise<ConformanceReport> {
   const conn = await ctx.connection();
   const client = await ctx.client(conn);
   const check = await checkService(
@@ -88,7 +99,11 @@ async function live(ctx: CommandContext, options: ConformanceCommandOptions): Pr
     );
   }
   const stranger = await ctx.client(
-    { ...conn, auth: { kind: 'bearer', token: STRANGER_TOKEN }, sources: { ...conn.sources, auth: undefined } },
+    {
+      ...conn,
+      auth: { kind: 'bearer', token: STRANGER_TOKEN },
+      sources: { ...conn.sources, auth: undefined },
+    },
     { retries: 0 },
   );
   const endpoints = endpointSettings({}, ctx.env, conn.context);
@@ -109,14 +124,20 @@ async function live(ctx: CommandContext, options: ConformanceCommandOptions): Pr
   });
 }
 
-async function replay(ctx: CommandContext, file: string, seedFile: string | undefined): Promise<ConformanceReport> {
+async function replay(
+  ctx: CommandContext,
+  file: string,
+  seedFile: string | undefined,
+): Promise<ConformanceReport> {
   const [{ recordingFrom, runReplay }, { readSeedFile }] = await Promise.all([
     import('../../conformance/replay.js'),
     import('../../mock/seed.js'),
   ]);
   let raw: unknown;
   try {
-    const text = (await readBoundedFile(file, { bytes: RECORDING_MAX_BYTES, what: 'recording' })).toString('utf8');
+    const text = (
+      await readBoundedFile(file, { bytes: RECORDING_MAX_BYTES, what: 'recording' })
+    ).toString('utf8');
     raw = JSON.parse(text);
   } catch (error) {
     if (isKsctlError(error)) throw error;
@@ -142,7 +163,8 @@ const RESULT_WORDS = { same: 'same', differs: 'DIFFERS', skipped: 'skipped' } as
 export function reportText(report: ConformanceReport): string {
   const { scenarios, summary } = report;
   const width = Math.max('SCENARIO'.length, ...scenarios.map((s) => s.name.length));
-  const row = (a: string, b: string, c: string) => `${a.padEnd(width)}  ${b.padEnd(7)}  ${c}`.trimEnd();
+  const row = (a: string, b: string, c: string) =>
+    `${a.padEnd(width)}  ${b.padEnd(7)}  ${c}`.trimEnd();
   const lines = [row('SCENARIO', 'RESULT', 'REASON')];
   for (const s of scenarios) lines.push(row(s.name, RESULT_WORDS[s.result], s.reason));
   const differing = scenarios.filter((s) => s.result === 'differs');
@@ -156,11 +178,19 @@ export function reportText(report: ConformanceReport): string {
     `${summary.total} scenarios: ${summary.same} same, ${summary.differs} differ, ${summary.skipped} skipped (${other}: ${summary.target}; ${summary.mode})`,
   );
   if (summary.notReplayed !== undefined && summary.notReplayed > 0) {
-    lines.push(`${summary.notReplayed} recorded requests were not markings requests and were not replayed`);
+    lines.push(
+      `${summary.notReplayed} recorded requests were not markings requests and were not replayed`,
+    );
   }
   for (const left of summary.leftBehind ?? []) {
-    lines.push(`left on the service: ${left.name} (${left.reason}); remove it with: ${left.command}`);
+    lines.push(
+      `left on the service: ${left.name} (${left.reason}); remove it with: ${left.command}`,
+    );
   }
-  lines.push('', 'Legend (in the differences, "the target" is ' + other + '):', ...summary.legend.map((l) => `  ${l}`));
+  lines.push(
+    '',
+    'Legend (in the differences, "the target" is ' + other + '):',
+    ...summary.legend.map((l) => `  ${l}`),
+  );
   return `${lines.join('\n')}\n`;
 }
