@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { publicRandomBytes } from '../encoding/random-pool.js';
+import { isKsctlError, UnreachableError } from '../errors.js';
 
 import { HttpMarkingsApi } from '../markings/http-markings-api.js';
 import { SCOPES, type Marking } from '../markings/wire.js';
@@ -108,6 +109,13 @@ async function runOn(
     return await c.side.send(await scenario.run(c));
   } catch (error) {
     if (error instanceof NotPrepared) return { notPrepared: error.message };
+    // An answer that could not be read whole (too large, cut short) says nothing comparable; no
+    // answer at all ends the run (exit 7), as with every network command.
+    if (isKsctlError(error) && !(error instanceof UnreachableError) && !c.side.aborted) {
+      return {
+        notPrepared: `the ${c.side.name === 'target' ? 'service' : 'mock'}'s answer could not be read: ${error.message}`,
+      };
+    }
     throw error;
   }
 }

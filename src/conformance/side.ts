@@ -53,6 +53,11 @@ export class Side {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** Ctrl-C: the run stops, its requests in flight end. */
+  get aborted(): boolean {
+    return this.signal?.aborted === true;
+  }
+
   async send(request: SentRequest): Promise<SideAnswer> {
     const client = request.wrongToken === true ? this.stranger : this.client;
     const answer = await client.request<unknown>(request.method, request.path, {
