@@ -26,6 +26,13 @@ const SEED = {
     { name: 'project', adminOnly: true },
     { name: 'retention', description: 'How long', values: ['1y', '5y'] },
   ],
+  tokens: [
+    {
+      token: 'ksctl-test-no-delete',
+      name: 'no-delete',
+      scopes: ['markings:read', 'markings:create', 'markings:update'],
+    },
+  ],
 };
 
 const dirs = tempDirs();
@@ -379,6 +386,25 @@ describe('conformance --write', () => {
       `remove it with: ksctl markings delete ${left[0]!.name} --yes`,
     );
     expect((await prefixedMarkings()).sort()).toEqual(left.map((l) => l.name).sort());
+  });
+
+  it('compares the 403 of a scope the token lacks, and lists what it could not delete', async () => {
+    const result = await conformance(['--write', '--yes', '-o', 'json'], {
+      KSCTL_TOKEN: 'ksctl-test-no-delete',
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const r = report(result.stdout);
+    expect(scenario(r, "a request the token's scopes do not allow (403)")).toMatchObject({
+      result: 'same',
+      request: 'DELETE /markings/ffffffffffffffffffffffff',
+      status: { target: 403, mock: 403 },
+    });
+    // The deleting scenarios are forbidden on the service: skipped, not differences.
+    expect(scenario(r, 'delete a marking').reason).toMatch(/forbids it \(403\)/);
+    const left = r.summary.leftBehind!.map((l) => l.name).sort();
+    expect(left).toEqual((await prefixedMarkings()).sort());
+    expect(left.length).toBeGreaterThan(5);
+    expect(result.stderr).toContain(`remove it with: ksctl markings delete ${left[0]} --yes`);
   });
 
   it('removes its markings when stopped with Ctrl-C, and exits 130', async () => {
