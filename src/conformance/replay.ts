@@ -30,6 +30,18 @@ export interface ReplayOptions {
 }
 
 const ID = /\b[0-9a-f]{24}\b/g;
+/** What a markings request may be sent with (CONNECT, TRACE and the like are no API calls). */
+const REPLAYED_METHODS: readonly string[] = [
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+];
+/** One line without control characters. */
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 
 /** Checks that `raw` is a recording this version reads; names what is wrong (exit 3). */
 export function recordingFrom(raw: unknown, where: string): Recording {
@@ -44,6 +56,9 @@ function recordingProblem(raw: unknown): string | undefined {
   if (r.format !== 'ksctl-recording') return '"format" is not "ksctl-recording"';
   if (r.version !== 1)
     return `its version ${JSON.stringify(r.version)} is not 1 (the one this ksctl reads)`;
+  if (typeof r.target !== 'string' || !PRINTABLE.test(r.target)) {
+    return '"target" is not the address of a service';
+  }
   if (!Array.isArray(r.exchanges)) return '"exchanges" is not a list';
   for (const [i, e] of r.exchanges.entries()) {
     const bad = exchangeProblem(e);
@@ -67,9 +82,11 @@ function messageProblem(m: unknown): string | undefined {
 function exchangeProblem(e: unknown): string | undefined {
   if (typeof e !== 'object' || e === null) return 'is not an object';
   const x = e as Record<string, unknown>;
-  if (typeof x.method !== 'string' || !/^[A-Z]+$/.test(x.method))
-    return '"method" is not an HTTP method';
-  if (typeof x.path !== 'string' || !x.path.startsWith('/')) return '"path" is not a path';
+  if (typeof x.method !== 'string' || !REPLAYED_METHODS.includes(x.method)) {
+    return `"method" is not an HTTP method of the markings API (${REPLAYED_METHODS.join(', ')})`;
+  }
+  // Shown in the report as it is: printable ASCII only, as a request line has it.
+  if (typeof x.path !== 'string' || !/^\/[\x21-\x7e]*$/.test(x.path)) return '"path" is not a path';
   if (!Number.isInteger(x.status) || (x.status as number) < 100 || (x.status as number) > 599) {
     return '"status" is not an HTTP status';
   }
@@ -329,7 +346,7 @@ export async function runReplay(
     await reference.close();
   }
   return summarize(results, {
-    target: `the recording of ${recording.target}`,
+    target: recording.target,
     mode: 'replay',
     notReplayed: recording.exchanges.length - exchanges.length,
     ...(interrupted ? { interrupted } : {}),
@@ -363,9 +380,15 @@ async function replayOne(
   const sentPath = await translator.translate(path);
   const recordedMarking = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
   const sendHeaders: Record<string, string> = {};
-  if (headers['content-type'] !== undefined) sendHeaders['content-type'] = headers['content-type'];
-  if (headers['if-match'] !== undefined)
-    sendHeaders['if-match'] = await translator.ifMatch(headers['if-match'], recordedMarking);
+  // Recorded text goes into headers only as one line of printable ASCII, as HTTP has it.
+  const headerLine = (text: string | undefined) =>
+    text !== undefined && /^[\t\x20-\x7e]*$/.test(text) ? text : undefined;
+  const contentType = headerLine(headers['content-type']);
+  if (contentType !== undefined) sendHeaders['content-type'] = contentType;
+  const ifMatch = headerLine(headers['if-match']);
+  if (ifMatch !== undefined) {
+    sendHeaders['if-match'] = await translator.ifMatch(ifMatch, recordedMarking);
+  }
   const body = text(e.request);
   let answer: ObservedAnswer;
   if (e.status === 401) {

@@ -226,6 +226,21 @@ describe('conformance --replay', () => {
     ).toEqual({ target: 401, mock: 401 });
   });
 
+  it('sends recorded headers only as one line of printable text', async () => {
+    const create = indexOf('POST', /\/markings$/);
+    const odd = edited(create, (e) => {
+      e.request.headers['content-type'] = 'application/json\r\nx-injected: 1';
+    });
+    const result = await replay(odd, ['-o', 'json']);
+    expect(result.stderr).not.toMatch(/bug|\n\s+at /);
+    // Left out, the client's own application/json goes with the JSON body.
+    expect(result.code, result.stdout).toBe(0);
+    expect(reportOf(result.stdout).scenarios[create - countBefore(create)]!.status).toEqual({
+      target: 201,
+      mock: 201,
+    });
+  });
+
   it('starts the mock from --seed when given', async () => {
     const seed = join(dir, 'seed.json');
     await writeFile(seed, JSON.stringify({ markings: [{ name: 'classification' }] }));
@@ -253,6 +268,18 @@ describe('conformance --replay', () => {
         /exchanges\[0\]: "request" is not an object/,
       ],
     ];
+    const first = recording.exchanges[0]!;
+    cases.push(
+      [{ ...recording, target: 'x\u001b[2J' }, /"target" is not the address of a service/],
+      [
+        { ...recording, exchanges: [{ ...first, method: 'CONNECT' }] },
+        /exchanges\[0\]: "method" is not an HTTP method/,
+      ],
+      [
+        { ...recording, exchanges: [{ ...first, path: '/v2/dev/markings\u001b[31m' }] },
+        /exchanges\[0\]: "path" is not a path/,
+      ],
+    );
     for (const [content, message] of cases) {
       const result = await replay(content);
       expect(result.code, String(message)).toBe(3);

@@ -28,8 +28,8 @@ export interface ConformanceCommandOptions {
   seed?: string;
 }
 
-/** A recording holds up to 10,000 exchanges of 64 KiB bodies each way. */
-const RECORDING_MAX_BYTES = 1536 * 1024 * 1024;
+/** A recording keeps at most 64 KiB of each body: thousands of exchanges fit well within. */
+const RECORDING_MAX_BYTES = 256 * 1024 * 1024;
 
 export async function conformance(
   ctx: CommandContext,
