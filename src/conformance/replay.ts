@@ -27,6 +27,8 @@ export interface ReplayOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   progress?: (text: string) => void;
+  /** Told as each exchange is replayed: how many went before, of how many. */
+  onScenario?: (started: number, total: number, name: string) => void;
 }
 
 const ID = /\b[0-9a-f]{24}\b/g;
@@ -338,7 +340,7 @@ export async function runReplay(
       }
       const path = markingsPath(e.path)!;
       const name = `exchange ${index + 1}: ${e.method} ${path}`;
-      options.progress?.(`[${index + 1}/${exchanges.length}] ${e.method} ${path}`);
+      options.onScenario?.(index, exchanges.length, name);
       results.push(await replayOne(e, path, name, translator, reference.client, reference.side));
       if (whole(e.response)) noteVersions(translator.recordedVersions, parsed(e.response));
     }

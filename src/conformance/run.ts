@@ -45,6 +45,8 @@ export interface ConformanceOptions {
   signal?: AbortSignal;
   /** Told what the run is doing, a line at a time. */
   progress?: (text: string) => void;
+  /** Told as each scenario starts: how many went before, of how many. */
+  onScenario?: (started: number, total: number, name: string) => void;
 }
 
 /** The prefix of a run's markings: `ksctl-conformance-<8 hex>-`. */
@@ -223,7 +225,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         interrupted = true;
         break;
       }
-      progress?.(`[${index + 1}/${catalogue.length}] ${scenario.name}`);
+      options.onScenario?.(index, catalogue.length, scenario.name);
       try {
         results.push(await runScenario(scenario, { target, mock: reference.side }, context));
       } catch (error) {

@@ -133,6 +133,14 @@ describe('conformance through a faithful proxy', () => {
     expect(result.stdout + result.stderr).not.toContain(mock.token);
   });
 
+  it('shows the scenarios as a progress bar on a terminal, cleared before the report', async () => {
+    const result = await runCli(['conformance'], { env: env(), tty: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Comparing \d+ scenarios \[/);
+    expect(result.stderr).not.toMatch(/\[1\/\d+\] list markings/);
+    expect(result.stdout).toMatch(/^list markings +same$/m);
+  });
+
   it('skips what needs a keyspace when none is set, saying so', async () => {
     const result = await conformance(['-o', 'json'], { KSCTL_KEYSPACE: '' });
     expect(result.code, result.stderr).toBe(0);

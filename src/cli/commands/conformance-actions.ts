@@ -18,6 +18,7 @@ import {
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { readBoundedFile } from '../../files/bounded-read.js';
 import { fileError } from '../../files/fs-errors.js';
+import { type ProgressBar, progressBar } from '../../output/progress.js';
 import type { CommandContext } from '../command-context.js';
 
 export interface ConformanceCommandOptions {
@@ -108,20 +109,22 @@ async function live(
   );
   const endpoints = endpointSettings({}, ctx.env, conn.context);
   const { runConformance } = await import('../../conformance/run.js');
-  return runConformance({
-    client,
-    stranger,
-    endpoints: {
-      keyspace: endpoints.keyspace,
-      enrollmentUrl: endpoints.enrollmentUrl,
-      knsUrl: endpoints.knsUrl ?? endpoints.apiUrl,
-    },
-    scopes: check.scopes,
-    write: options.write === true,
-    timeoutMs: conn.timeoutMs,
-    signal: ctx.signal,
-    progress: (text) => ctx.say(text),
-  });
+  return withProgress(ctx, (shown) =>
+    runConformance({
+      client,
+      stranger,
+      endpoints: {
+        keyspace: endpoints.keyspace,
+        enrollmentUrl: endpoints.enrollmentUrl,
+        knsUrl: endpoints.knsUrl ?? endpoints.apiUrl,
+      },
+      scopes: check.scopes,
+      write: options.write === true,
+      timeoutMs: conn.timeoutMs,
+      signal: ctx.signal,
+      ...shown,
+    }),
+  );
 }
 
 async function replay(
@@ -149,12 +152,48 @@ async function replay(
   const recording = recordingFrom(raw, `recording ${file}`);
   const seed = seedFile === undefined ? undefined : await readSeedFile(seedFile);
   const conn = await ctx.connection().catch(() => undefined);
-  return runReplay(recording, {
-    seed,
-    timeoutMs: conn?.timeoutMs ?? 30_000,
-    signal: ctx.signal,
-    progress: (text) => ctx.say(text),
-  });
+  return withProgress(ctx, (shown) =>
+    runReplay(recording, {
+      seed,
+      timeoutMs: conn?.timeoutMs ?? 30_000,
+      signal: ctx.signal,
+      ...shown,
+    }),
+  );
+}
+
+/**
+ * Progress on stderr: what the run is doing, and its scenarios as a bar on a terminal or a line
+ * each elsewhere (a CI log).
+ */
+interface Progress {
+  progress: (text: string) => void;
+  onScenario: (started: number, total: number, name: string) => void;
+}
+
+/** Runs `work` with the progress shown, its bar cleared at the end (whatever the end). */
+async function withProgress<T>(ctx: CommandContext, work: (p: Progress) => Promise<T>): Promise<T> {
+  let bar: ProgressBar | undefined;
+  const shown: Progress = {
+    progress: (text) => {
+      bar?.done();
+      bar = undefined;
+      ctx.say(text);
+    },
+    onScenario: (started, total, name) => {
+      if (!ctx.io.stderrIsTTY) {
+        ctx.say(`[${started + 1}/${total}] ${name}`);
+        return;
+      }
+      bar ??= progressBar(ctx.io, total, `Comparing ${total} scenarios`, { quiet: ctx.quiet });
+      bar.set(started);
+    },
+  };
+  try {
+    return await work(shown);
+  } finally {
+    bar?.done();
+  }
 }
 
 const RESULT_WORDS = { same: 'same', differs: 'DIFFERS', skipped: 'skipped' } as const;
