@@ -7,6 +7,7 @@
  * version of that marking. A body the recording kept only in part is never compared as if whole.
  */
 import type { ApiClient } from '../api/client.js';
+import { redactUrl } from '../api/redact.js';
 import { InputError } from '../errors.js';
 import type { Seed, SeedMarking } from '../mock/seed.js';
 import type { JournalEntryWithBodies, JournalMessage, Recording } from '../mock/wire.js';
@@ -348,7 +349,7 @@ export async function runReplay(
     await reference.close();
   }
   return summarize(results, {
-    target: recording.target,
+    target: redactUrl(recording.target),
     mode: 'replay',
     notReplayed: recording.exchanges.length - exchanges.length,
     ...(interrupted ? { interrupted } : {}),

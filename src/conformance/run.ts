@@ -6,6 +6,7 @@
  * which are deleted at the end whatever happened (a failure, Ctrl-C).
  */
 import type { ApiClient } from '../api/client.js';
+import { redactUrl } from '../api/redact.js';
 import { publicRandomBytes } from '../encoding/random-pool.js';
 import { isKsctlError, UnreachableError } from '../errors.js';
 
@@ -250,7 +251,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     await reference.close();
   }
   return summarize(results, {
-    target: client.baseUrl ?? '',
+    target: redactUrl(client.baseUrl ?? ''),
     mode: options.write ? 'write' : 'read-only',
     ...(prefix === undefined ? {} : { prefix, leftBehind }),
     ...(interrupted ? { interrupted } : {}),
