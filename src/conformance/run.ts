@@ -8,7 +8,7 @@
 import type { ApiClient } from '../api/client.js';
 import { redactUrl } from '../api/redact.js';
 import { publicRandomBytes } from '../encoding/random-pool.js';
-import { isKsctlError, UnreachableError } from '../errors.js';
+import { InputError, isKsctlError, UnreachableError } from '../errors.js';
 
 import { HttpMarkingsApi } from '../markings/http-markings-api.js';
 import { SCOPES, type Marking } from '../markings/wire.js';
@@ -206,6 +206,18 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     needsKeyServerKey: keyspace !== undefined && options.endpoints.enrollmentUrl !== undefined,
     timeoutMs: options.timeoutMs,
     signal,
+  }).catch((error: unknown) => {
+    // A marking the service holds that the mock's rules refuse: say whose markings they are.
+    if (error instanceof InputError) {
+      throw new InputError(
+        `the markings of the service cannot be given to the mock: ${error.message}`,
+        {
+          hint: 'the mock refuses what the markings-file rules refuse; report the marking if the service is right to hold it',
+          cause: error,
+        },
+      );
+    }
+    throw error;
   });
   const target = new Side('target', client, options.stranger, options.endpoints, signal);
   const prefix = options.write ? runPrefix() : undefined;

@@ -294,6 +294,23 @@ describe('conformance: the service cannot be used', () => {
     expect(result.stderr).toMatch(/cannot reach/);
   });
 
+  it('says so, exit 3, when the service holds a marking the mock cannot take', async () => {
+    proxy.drift = {
+      answer: (method, path, a) =>
+        method === 'GET' && /\/markings\?/.test(path)
+          ? changeJson(a, (b) => {
+              for (const m of b.Resources as { name: string }[]) m.name = ` ${m.name}`;
+            })
+          : a,
+    };
+    const result = await conformance();
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(
+      /^error: the markings of the service cannot be given to the mock: .+white space/m,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('refuses flags that do not go together (exit 2)', async () => {
     for (const args of [['--seed', 'x.yaml'], ['--yes'], ['--write', '--replay', 'r.json']]) {
       const result = await conformance(args);
