@@ -5,8 +5,14 @@
  * GETs only, on the markings the service holds; `writes` ones run with --write, on markings named
  * with the run's prefix. To add a scenario, add an entry here (docs/architecture.md).
  */
-import { type HeldMarking, heldMarking, middleOf, type Scenario } from './scenario.js';
-import { NotPrepared } from './side.js';
+import {
+  type HeldMarking,
+  heldMarking,
+  middleOf,
+  type Scenario,
+  type ScenarioContext,
+} from './scenario.js';
+import { NotPrepared, type SentRequest } from './side.js';
 
 /** An id that no service assigns (24 hex digits, as ids are). */
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
@@ -22,65 +28,39 @@ const COLOURS = {
   },
 };
 
+/** A listing of markings with the query `query` gives: what most read scenarios are. */
+function listing(
+  name: string,
+  query: (c: ScenarioContext) => SentRequest['query'] = () => undefined,
+): Scenario {
+  return { name, run: async (c) => ({ method: 'GET', path: '/markings', query: query(c) }) };
+}
+
 export const CATALOGUE: readonly Scenario[] = [
   // ---- Listing ----
-  {
-    name: 'list markings',
-    run: async () => ({ method: 'GET', path: '/markings' }),
-  },
-  {
-    name: 'list markings, a page (skip, limit)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { skip: '1', limit: '2' } }),
-  },
-  {
-    name: 'list markings, a SCIM page (startIndex, count)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { startIndex: '2', count: '2' } }),
-  },
-  {
-    name: 'list markings, the largest page (limit 1000, valueLimit 0)',
-    run: async () => ({
-      method: 'GET',
-      path: '/markings',
-      query: { limit: '1000', valueLimit: '0' },
-    }),
-  },
-  {
-    name: 'list markings, a page too large (400)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { limit: '1001' } }),
-  },
-  {
-    name: 'list markings, valueLimit=1',
-    run: async () => ({ method: 'GET', path: '/markings', query: { valueLimit: '1' } }),
-  },
-  {
-    name: 'list markings, an invalid valueLimit (400)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { valueLimit: '-1' } }),
-  },
+  listing('list markings'),
+  listing('list markings, a page (skip, limit)', () => ({ skip: '1', limit: '2' })),
+  listing('list markings, a SCIM page (startIndex, count)', () => ({
+    startIndex: '2',
+    count: '2',
+  })),
+  listing('list markings, the largest page (limit 1000, valueLimit 0)', () => ({
+    limit: '1000',
+    valueLimit: '0',
+  })),
+  listing('list markings, a page too large (400)', () => ({ limit: '1001' })),
+  listing('list markings, valueLimit=1', () => ({ valueLimit: '1' })),
+  listing('list markings, an invalid valueLimit (400)', () => ({ valueLimit: '-1' })),
   // ---- Filters ----
-  {
-    name: 'filter: equality (name=)',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name: heldMarking(c, 'marking').name },
-    }),
-  },
-  {
-    name: 'filter: contains',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name__contains: middleOf(heldMarking(c, 'marking').name), valueLimit: '0' },
-    }),
-  },
-  {
-    name: 'filter: startswith',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name__startswith: heldMarking(c, 'marking').name.slice(0, 2), valueLimit: '0' },
-    }),
-  },
+  listing('filter: equality (name=)', (c) => ({ name: heldMarking(c, 'marking').name })),
+  listing('filter: contains', (c) => ({
+    name__contains: middleOf(heldMarking(c, 'marking').name),
+    valueLimit: '0',
+  })),
+  listing('filter: startswith', (c) => ({
+    name__startswith: heldMarking(c, 'marking').name.slice(0, 2),
+    valueLimit: '0',
+  })),
   {
     name: 'filter: gte and lte',
     run: async (c) => {
@@ -93,37 +73,16 @@ export const CATALOGUE: readonly Scenario[] = [
       };
     },
   },
-  {
-    name: 'filter: ne',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name__ne: heldMarking(c, 'marking').name, valueLimit: '0' },
-    }),
-  },
-  {
-    name: 'filter: empty',
-    run: async () => ({
-      method: 'GET',
-      path: '/markings',
-      query: { description__empty: 'true', valueLimit: '0' },
-    }),
-  },
-  {
-    name: 'filter: any',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: {
-        name__any: c.held
-          .slice(0, 3)
-          .map((m) => m.name)
-          .concat('ksctl-conformance-none')
-          .join(','),
-        valueLimit: '0',
-      },
-    }),
-  },
+  listing('filter: ne', (c) => ({ name__ne: heldMarking(c, 'marking').name, valueLimit: '0' })),
+  listing('filter: empty', () => ({ description__empty: 'true', valueLimit: '0' })),
+  listing('filter: any', (c) => ({
+    name__any: c.held
+      .slice(0, 3)
+      .map((m) => m.name)
+      .concat('ksctl-conformance-none')
+      .join(','),
+    valueLimit: '0',
+  })),
   {
     name: 'filter: all',
     run: async (c) => {
@@ -135,14 +94,10 @@ export const CATALOGUE: readonly Scenario[] = [
       return { method: 'GET', path: '/markings', query: { name__all: name, valueLimit: '0' } };
     },
   },
-  {
-    name: 'filter: a negated operator (__contains__ne)',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name__contains__ne: middleOf(heldMarking(c, 'marking').name), valueLimit: '0' },
-    }),
-  },
+  listing('filter: a negated operator (__contains__ne)', (c) => ({
+    name__contains__ne: middleOf(heldMarking(c, 'marking').name),
+    valueLimit: '0',
+  })),
   {
     name: 'filter: or=true',
     run: async (c) => {
@@ -166,26 +121,14 @@ export const CATALOGUE: readonly Scenario[] = [
       };
     },
   },
-  {
-    name: 'filter: booleans (public=false, adminOnly__ne=true)',
-    run: async () => ({
-      method: 'GET',
-      path: '/markings',
-      query: { public: 'false', adminOnly__ne: 'true', valueLimit: '0' },
-    }),
-  },
-  {
-    name: 'filter: an unknown parameter (400)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { colour: 'blue' } }),
-  },
-  {
-    name: 'filter: an unknown operator (400)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { name__near: 'x' } }),
-  },
-  {
-    name: 'filter: two equalities on one field (400)',
-    run: async () => ({ method: 'GET', path: '/markings', query: { name: ['a', 'b'] } }),
-  },
+  listing('filter: booleans (public=false, adminOnly__ne=true)', () => ({
+    public: 'false',
+    adminOnly__ne: 'true',
+    valueLimit: '0',
+  })),
+  listing('filter: an unknown parameter (400)', () => ({ colour: 'blue' })),
+  listing('filter: an unknown operator (400)', () => ({ name__near: 'x' })),
+  listing('filter: two equalities on one field (400)', () => ({ name: ['a', 'b'] })),
   // ---- One marking ----
   {
     name: 'get a marking by id',
@@ -202,14 +145,10 @@ export const CATALOGUE: readonly Scenario[] = [
       query: { valueLimit: '0' },
     }),
   },
-  {
-    name: 'get a marking by name',
-    run: async (c) => ({
-      method: 'GET',
-      path: '/markings',
-      query: { name: heldMarking(c, 'marking with values', withValues).name, limit: '1' },
-    }),
-  },
+  listing('get a marking by name', (c) => ({
+    name: heldMarking(c, 'marking with values', withValues).name,
+    limit: '1',
+  })),
   {
     name: 'get a marking, unknown id (404)',
     run: async () => ({ method: 'GET', path: `/markings/${UNKNOWN_ID}` }),
