@@ -18,7 +18,7 @@ import type { Seed, SeedMarking } from '../mock/seed.js';
 import { DEFAULT_KEYSPACE } from '../mock/state.js';
 import { CATALOGUE } from './catalogue.js';
 import { compareAnswers } from './compare.js';
-import { startReference } from './reference.js';
+import { type Reference, startReference } from './reference.js';
 import {
   compared,
   type ConformanceReport,
@@ -184,28 +184,47 @@ async function cleanUp(client: ApiClient, prefix: string): Promise<LeftBehind[]>
   return left;
 }
 
-export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
-  const { client, signal, progress } = options;
-  await probe(client, signal);
-  progress?.('reading the markings of the service, to start the mock with the same');
-  const { held, seed } = await readHeld(client, progress, signal);
-  const catalogue = (options.catalogue ?? CATALOGUE).filter((s) => options.write || !s.writes);
+/** The scenarios one after another, until the last or Ctrl-C. */
+async function runCatalogue(
+  catalogue: readonly Scenario[],
+  sides: { target: Side; mock: Side },
+  context: Omit<ScenarioContext, 'side'>,
+  options: ConformanceOptions,
+): Promise<{ results: ScenarioResult[]; interrupted: boolean }> {
+  const results: ScenarioResult[] = [];
+  for (const [index, scenario] of catalogue.entries()) {
+    if (options.signal?.aborted) return { results, interrupted: true };
+    options.onScenario?.(index, catalogue.length, scenario.name);
+    try {
+      results.push(await runScenario(scenario, sides, context));
+    } catch (error) {
+      if (options.signal?.aborted) return { results, interrupted: true };
+      throw error;
+    }
+  }
+  return { results, interrupted: false };
+}
+
+/** The reference mock, started with the service's markings, keyspace and token scopes. */
+function startLikeService(
+  seed: SeedMarking[],
+  scopes: readonly string[] | undefined,
+  options: ConformanceOptions,
+): Promise<Reference> {
   const keyspace = options.endpoints.keyspace;
-  const scopes = options.scopes?.filter((s) => (SCOPES as readonly string[]).includes(s));
   const mockSeed: Seed = {
     markings: seed,
     ...(keyspace !== undefined && isKeyspace(keyspace) && keyspace !== DEFAULT_KEYSPACE
       ? { keyspaces: [{ id: keyspace }] }
       : {}),
   };
-  progress?.(`starting the mock with the ${held.length} markings of the service`);
-  const reference = await startReference({
+  return startReference({
     seed: mockSeed,
     scopes,
     keyspace,
     needsKeyServerKey: keyspace !== undefined && options.endpoints.enrollmentUrl !== undefined,
     timeoutMs: options.timeoutMs,
-    signal,
+    signal: options.signal,
   }).catch((error: unknown) => {
     // A marking the service holds that the mock's rules refuse: say whose markings they are.
     if (error instanceof InputError) {
@@ -219,6 +238,17 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     }
     throw error;
   });
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const { client, signal, progress } = options;
+  await probe(client, signal);
+  progress?.('reading the markings of the service, to start the mock with the same');
+  const { held, seed } = await readHeld(client, progress, signal);
+  const catalogue = (options.catalogue ?? CATALOGUE).filter((s) => options.write || !s.writes);
+  const scopes = options.scopes?.filter((s) => (SCOPES as readonly string[]).includes(s));
+  progress?.(`starting the mock with the ${held.length} markings of the service`);
+  const reference = await startLikeService(seed, scopes, options);
   const target = new Side('target', client, options.stranger, options.endpoints, signal);
   const prefix = options.write ? runPrefix() : undefined;
   const context = {
@@ -229,26 +259,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       return `${prefix}${word}`;
     },
   };
-  const results: ScenarioResult[] = [];
-  let interrupted = false;
+  let outcome: { results: ScenarioResult[]; interrupted: boolean } | undefined;
   let leftBehind: LeftBehind[] | undefined;
   try {
-    for (const [index, scenario] of catalogue.entries()) {
-      if (signal?.aborted) {
-        interrupted = true;
-        break;
-      }
-      options.onScenario?.(index, catalogue.length, scenario.name);
-      try {
-        results.push(await runScenario(scenario, { target, mock: reference.side }, context));
-      } catch (error) {
-        if (signal?.aborted) {
-          interrupted = true;
-          break;
-        }
-        throw error;
-      }
-    }
+    outcome = await runCatalogue(catalogue, { target, mock: reference.side }, context, options);
   } finally {
     if (prefix !== undefined) {
       progress?.(`deleting the markings of the run (${prefix}*) on the service`);
@@ -262,10 +276,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     }
     await reference.close();
   }
-  return summarize(results, {
+  return summarize(outcome.results, {
     target: redactUrl(client.baseUrl ?? ''),
     mode: options.write ? 'write' : 'read-only',
     ...(prefix === undefined ? {} : { prefix, leftBehind }),
-    ...(interrupted ? { interrupted } : {}),
+    ...(outcome.interrupted ? { interrupted: true } : {}),
   });
 }
