@@ -1,8 +1,8 @@
 /**
  * `ksctl conformance --replay FILE`: a recording's markings requests (src/mock/wire.ts
  * `Recording`), sent again in order to a fresh embedded mock, and each answer compared with the
- * recorded one by the rules of compare.ts. The mock starts from `--seed`, or from what the
- * recording read before its first change. The recording's ids are the service's: each is sent as
+ * recorded one by the rules of compare.ts. The mock starts from `--seed`, or from each marking as
+ * the recording first read it before any change to it. The recording's ids are the service's: each is sent as
  * the id the mock gave the same marking or value (found by name), and an `If-Match` as the mock's
  * version of that marking. A body the recording kept only in part is never compared as if whole.
  */
@@ -173,38 +173,56 @@ function recordedIds(exchanges: readonly JournalEntryWithBodies[]): RecordedIds 
 }
 
 /**
- * The mock's starting state from the recording: the markings its answers showed before the first
- * request that changes state, with the values they showed (a listing of values counts too).
+ * The mock's starting state from the recording: each marking as the recording read it before any
+ * request changed it, with the values its answers showed (a listing of values counts too).
+ * Markings the recording created are left out: the replay creates them.
  */
 export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]): Seed {
   const markings = new Map<string, SeedMarking & { values: NonNullable<SeedMarking['values']> }>();
   const namesById = new Map<string, string>();
+  /** Markings a request changed (by id) or made (by name): read afterwards, they are not as they started. */
+  const changed = new Set<string>();
+  const created = new Set<string>();
   for (const e of exchanges) {
-    if (e.method !== 'GET') break;
-    if (e.status !== 200 || !whole(e.response)) continue;
-    const body = parsed(e.response);
-    const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(
-      markingsPath(e.path) ?? '',
-    )?.[1];
+    const path = markingsPath(e.path) ?? '';
+    const body = whole(e.response) ? parsed(e.response) : undefined;
+    if (e.method !== 'GET') {
+      if (e.status >= 300) continue;
+      const touched = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
+      if (touched !== undefined) changed.add(touched);
+      for (const m of e.method === 'POST' && /^\/markings(\?|$)/.test(path)
+        ? markingsIn(body)
+        : []) {
+        if (typeof m.id === 'string') changed.add(m.id);
+        if (typeof m.id === 'string' && !namesById.has(m.id)) created.add(m.name as string);
+      }
+      continue;
+    }
+    if (e.status !== 200 || body === undefined) continue;
+    const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(path)?.[1];
     if (valuesOf !== undefined) {
+      if (changed.has(valuesOf)) continue;
       const owner = markings.get(namesById.get(valuesOf) ?? '');
       for (const v of markingsIn(body)) addValue(owner, v);
       continue;
     }
     for (const m of markingsIn(body)) {
-      if (typeof m.markingId === 'string') continue;
-      if (typeof m.id === 'string') namesById.set(m.id, m.name as string);
+      const name = m.name as string;
+      if (typeof m.markingId === 'string' || created.has(name)) continue;
+      if (typeof m.id === 'string') {
+        if (changed.has(m.id)) continue;
+        namesById.set(m.id, name);
+      }
       const detail = isObject(m.detail) ? m.detail : {};
-      const known = markings.get(m.name as string);
-      const marking = known ?? {
-        name: m.name as string,
+      const marking = markings.get(name) ?? {
+        name,
         ...(typeof detail.description === 'string' ? { description: detail.description } : {}),
         public: m.public === true,
         adminOnly: m.adminOnly === true,
         defaultValue: typeof m.defaultValue === 'string' ? m.defaultValue : null,
         values: [],
       };
-      markings.set(marking.name, marking);
+      markings.set(name, marking);
       for (const v of Array.isArray(detail.values) ? detail.values : []) {
         if (isObject(v)) addValue(marking, v);
       }
