@@ -271,7 +271,9 @@ describe('conformance --replay', () => {
 
   it('refuses what is not a recording (exit 3), naming what is wrong', async () => {
     const cases: [unknown, RegExp][] = [
-      ['{"format": "ksctl-recording"', /is not JSON/],
+      ['{"format": "ksctl-recording"', /is not JSON: .* at line 1, column \d+$/m],
+      ['{"format": \u0001\u001b[2J}', /is not JSON: .* at line 1, column 12$/m],
+      ['['.repeat(100_000), /nested/],
       [[], /holds no object/],
       [{ ...recording, format: 'har' }, /"format" is not "ksctl-recording"/],
       [{ ...recording, version: 2 }, /its version 2 is not 1/],
@@ -301,6 +303,7 @@ describe('conformance --replay', () => {
       expect(result.code, String(message)).toBe(3);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.stderr).not.toMatch(/[\u0000-\u0008\u001b]/);
     }
     const missing = await runCli(['conformance', '--replay', join(dir, 'none.json')], {
       env: { KSCTL_CONFIG_DIR: dir },

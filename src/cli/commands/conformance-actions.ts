@@ -17,6 +17,8 @@ import {
 } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { readBoundedFile } from '../../files/bounded-read.js';
+import { nodeBudget, parseJsonWithin } from '../../files/node-budget.js';
+import { findJsonSyntaxError } from '../../apply/json-syntax.js';
 import { fileError } from '../../files/fs-errors.js';
 import { type ProgressBar, progressBar } from '../../output/progress.js';
 import type { CommandContext } from '../command-context.js';
@@ -127,6 +129,32 @@ async function live(
   );
 }
 
+/** A recording file's JSON, within bounds (size, values, nesting); a bad one is exit 3. */
+async function readRecording(file: string): Promise<unknown> {
+  const limit = { bytes: RECORDING_MAX_BYTES, what: 'recording' };
+  let text: string;
+  try {
+    text = (await readBoundedFile(file, limit)).toString('utf8');
+  } catch (error) {
+    throw isKsctlError(error) ? error : fileError('read the recording', file, error);
+  }
+  try {
+    return parseJsonWithin(text, `recording ${file}`, nodeBudget(limit));
+  } catch (error) {
+    if (isKsctlError(error)) throw error;
+    // JSON.parse's own message quotes the text, whatever bytes it holds: say where instead.
+    const found = findJsonSyntaxError(text);
+    const where =
+      found === undefined
+        ? ''
+        : ((before) =>
+            `: ${found.reason} at line ${before.length}, column ${before.at(-1)!.length + 1}`)(
+            text.slice(0, found.offset).split('\n'),
+          );
+    throw new InputError(`recording ${file} is not JSON${where}`);
+  }
+}
+
 async function replay(
   ctx: CommandContext,
   file: string,
@@ -136,19 +164,7 @@ async function replay(
     import('../../conformance/replay.js'),
     import('../../mock/seed.js'),
   ]);
-  let raw: unknown;
-  try {
-    const text = (
-      await readBoundedFile(file, { bytes: RECORDING_MAX_BYTES, what: 'recording' })
-    ).toString('utf8');
-    raw = JSON.parse(text);
-  } catch (error) {
-    if (isKsctlError(error)) throw error;
-    if (error instanceof SyntaxError) {
-      throw new InputError(`recording ${file} is not JSON: ${error.message}`);
-    }
-    throw fileError('read the recording', file, error);
-  }
+  const raw = await readRecording(file);
   const recording = recordingFrom(raw, `recording ${file}`);
   const seed = seedFile === undefined ? undefined : await readSeedFile(seedFile);
   const conn = await ctx.connection().catch(() => undefined);
