@@ -9,7 +9,6 @@ import type { ApiClient } from '../api/client.js';
 import { redactUrl } from '../api/redact.js';
 import { publicRandomBytes } from '../encoding/random-pool.js';
 import { InputError, isKsctlError, UnreachableError } from '../errors.js';
-
 import { HttpMarkingsApi } from '../markings/http-markings-api.js';
 import { SCOPES, type Marking } from '../markings/wire.js';
 import { streamMarkings } from '../apply/current.js';
