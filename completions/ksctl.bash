@@ -14,6 +14,7 @@ _ksctl_path() {
     '|context') echo 'context' ;;
     '|status') echo 'status' ;;
     '|mock') echo 'mock' ;;
+    '|conformance') echo 'conformance' ;;
     '|api') echo 'api' ;;
     '|completion') echo 'completion' ;;
     '|demo') echo 'demo' ;;
@@ -235,6 +236,9 @@ _ksctl_option() {
     'mock requests|--tail') echo 'text' ;;
     'mock requests|--interval') echo 'text' ;;
     'mock state recover|--to') echo 'text' ;;
+    'conformance|--junit') echo 'file' ;;
+    'conformance|--replay') echo 'file' ;;
+    'conformance|--seed') echo 'file' ;;
     'api|--query') echo 'text' ;;
     'api|-H') echo 'text' ;;
     'api|--header') echo 'text' ;;
@@ -292,7 +296,7 @@ _ksctl_argument() {
 _ksctl_words() {
   local subcommands="" flags=""
   case "$1" in
-    '') subcommands='markings enroll profiles keys context status mock api completion demo' flags='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager --help' ;;
+    '') subcommands='markings enroll profiles keys context status mock conformance api completion demo' flags='--version --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager --help' ;;
     'markings') subcommands='list get create update delete apply export values' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'markings list') subcommands='' flags='--name --contains --starts-with --public --no-public --value-limit --limit --filter --or --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'markings get') subcommands='' flags='--value-limit --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
@@ -346,6 +350,7 @@ _ksctl_words() {
     'mock state') subcommands='check recover' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock state check') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock state recover') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'conformance') subcommands='' flags='--write --yes --junit --replay --seed --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'api') subcommands='' flags='--query --header --input --include --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'completion') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'demo') subcommands='' flags='--keep --no-pause --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;

@@ -161,6 +161,8 @@ export class InternalError extends KsctlError {
 /** Exit codes that are not errors. */
 export const EXIT_OK = 0;
 export const EXIT_PLAN_HAS_CHANGES = 10;
+/** `ksctl conformance` found a scenario where the mock answers otherwise than the service. */
+export const EXIT_CONFORMANCE_DIFFERS = 10;
 
 export function isKsctlError(error: unknown): error is KsctlError {
   return error instanceof KsctlError;

@@ -1,4 +1,5 @@
 import apply from './apply.js';
+import conformance from './conformance.js';
 import consoleGroup from './console.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
@@ -30,5 +31,6 @@ export const groups = [
   keysConcurrency,
   keys,
   library,
+  conformance,
   consoleGroup,
 ];

@@ -8,6 +8,7 @@ import { proseWidth, reflow, wrapLines } from '../output/wrap.js';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { apiCommand } from './commands/api.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
+import { conformanceCommand } from './commands/conformance.js';
 import { contextCommand } from './commands/context.js';
 import { demoCommand } from './commands/demo.js';
 import { enrollCommand } from './commands/enroll.js';
@@ -131,6 +132,7 @@ export const COMMANDS: readonly {
   { names: ['context'], build: contextCommand },
   { names: ['status'], build: statusCommand },
   { names: ['mock'], build: mockCommand },
+  { names: ['conformance'], build: conformanceCommand },
   { names: ['api'], build: apiCommand },
   { names: ['completion'], build: completionCommand, readsProgram: true },
   { names: ['demo'], build: demoCommand },
@@ -203,7 +205,7 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
   );
   program.addHelpText(
     'after',
-    '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes, 130 interrupted.',
+    '\nExit codes: 0 ok, 1 bug, 2 usage, 3 invalid input, 4 not authorized, 5 not found,\n6 conflict, 7 service unavailable, 10 apply plan has changes or conformance differs,\n130 interrupted.',
   );
   program.hook('preAction', (root, action) => {
     contradictions(action, argv ?? root.args);

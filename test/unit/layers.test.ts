@@ -87,6 +87,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['mock/server.ts', 'mock/server-*.ts'],
   // Starting the mock, as both faces do: the one use case above the mock server.
   ['usecases/mock-start.ts'],
+  // The conformance check: the service against a fresh embedded mock, or a recording replayed.
+  ['conformance/'],
   // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
   ['lib/'],
   // The CLI's shared pieces: command context, option parsers, help, prompts.
@@ -98,6 +100,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'cli/commands/api.ts',
     'cli/commands/apply.ts',
     'cli/commands/completion.ts',
+    'cli/commands/conformance.ts',
     'cli/commands/context.ts',
     'cli/commands/demo.ts',
     'cli/commands/enroll.ts',

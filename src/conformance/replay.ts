@@ -1,0 +1,445 @@
+/**
+ * `ksctl conformance --replay FILE`: a recording's markings requests (src/mock/wire.ts
+ * `Recording`), sent again in order to a fresh embedded mock, and each answer compared with the
+ * recorded one by the rules of compare.ts. The mock starts from `--seed`, or from each marking as
+ * the recording first read it before any change to it. The recording's ids are the service's: each is sent as
+ * the id the mock gave the same marking or value (found by name), and an `If-Match` as the mock's
+ * version of that marking. A body the recording kept only in part is never compared as if whole.
+ */
+import type { ApiClient } from '../api/client.js';
+import { redactUrl } from '../api/redact.js';
+import { InputError } from '../errors.js';
+import type { Seed, SeedMarking } from '../mock/seed.js';
+import type { JournalEntryWithBodies, JournalMessage, Recording } from '../mock/wire.js';
+import { compareAnswers, type ObservedAnswer } from './compare.js';
+import { startReference } from './reference.js';
+import type { Side } from './side.js';
+import {
+  compared,
+  type ConformanceReport,
+  type ScenarioResult,
+  skipped,
+  summarize,
+} from './report.js';
+
+export interface ReplayOptions {
+  /** The mock's starting state; by default what the recording read before its first change. */
+  seed?: Seed;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  progress?: (text: string) => void;
+  /** Told as each exchange is replayed: how many went before, of how many. */
+  onScenario?: (started: number, total: number, name: string) => void;
+}
+
+const ID = /\b[0-9a-f]{24}\b/g;
+/** What a markings request may be sent with (CONNECT, TRACE and the like are no API calls). */
+const REPLAYED_METHODS: readonly string[] = [
+  'GET',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'HEAD',
+  'OPTIONS',
+];
+/** One line without control characters. */
+const PRINTABLE = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+
+/** Checks that `raw` is a recording this version reads; names what is wrong (exit 3). */
+export function recordingFrom(raw: unknown, where: string): Recording {
+  const problem = recordingProblem(raw);
+  if (problem !== undefined) throw new InputError(`${where} is not a ksctl recording: ${problem}`);
+  return raw as Recording;
+}
+
+function recordingProblem(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'it holds no object';
+  const r = raw as Record<string, unknown>;
+  if (r.format !== 'ksctl-recording') return '"format" is not "ksctl-recording"';
+  if (r.version !== 1)
+    return `its version ${JSON.stringify(r.version)} is not 1 (the one this ksctl reads)`;
+  if (typeof r.target !== 'string' || !PRINTABLE.test(r.target)) {
+    return '"target" is not the address of a service';
+  }
+  if (!Array.isArray(r.exchanges)) return '"exchanges" is not a list';
+  for (const [i, e] of r.exchanges.entries()) {
+    const bad = exchangeProblem(e);
+    if (bad !== undefined) return `exchanges[${i}]: ${bad}`;
+  }
+  return undefined;
+}
+
+function messageProblem(m: unknown): string | undefined {
+  if (typeof m !== 'object' || m === null) return 'is not an object';
+  const x = m as Record<string, unknown>;
+  if (typeof x.headers !== 'object' || x.headers === null || Array.isArray(x.headers))
+    return 'has no headers object';
+  if (typeof x.body !== 'string') return 'has no body text';
+  if (x.encoding !== 'utf8' && x.encoding !== 'base64')
+    return 'has an encoding other than utf8 or base64';
+  if (typeof x.truncated !== 'boolean') return 'does not say whether it was truncated';
+  return undefined;
+}
+
+function exchangeProblem(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null) return 'is not an object';
+  const x = e as Record<string, unknown>;
+  if (typeof x.method !== 'string' || !REPLAYED_METHODS.includes(x.method)) {
+    return `"method" is not an HTTP method of the markings API (${REPLAYED_METHODS.join(', ')})`;
+  }
+  // Shown in the report as it is: printable ASCII only, as a request line has it.
+  if (typeof x.path !== 'string' || !/^\/[\x21-\x7e]*$/.test(x.path)) return '"path" is not a path';
+  if (!Number.isInteger(x.status) || (x.status as number) < 100 || (x.status as number) > 599) {
+    return '"status" is not an HTTP status';
+  }
+  if (typeof x.side !== 'string') return '"side" is missing';
+  for (const part of ['request', 'response'] as const) {
+    const bad = messageProblem(x[part]);
+    if (bad !== undefined) return `"${part}" ${bad}`;
+  }
+  return undefined;
+}
+
+function text(message: JournalMessage): string {
+  return message.encoding === 'base64'
+    ? Buffer.from(message.body, 'base64').toString('utf8')
+    : message.body;
+}
+
+/** Whether the recording kept the whole of a message (a dropped one kept nothing). */
+const whole = (m: JournalMessage) => !m.truncated && m.dropped !== true;
+
+function parsed(message: JournalMessage): unknown {
+  const body = text(message);
+  if (body === '') return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+function lowerKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** The markings path under the base URL: `/v2/acme/markings/1?x=y` → `/markings/1?x=y`. */
+function markingsPath(path: string): string | undefined {
+  return /^[^?]*?(\/markings(?:[/?].*)?)$/.exec(path)?.[1];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The markings and values an answer body holds (a marking, a listing, a bulk answer, a value). */
+function* markingsIn(body: unknown): Iterable<Json> {
+  const items = Array.isArray(body)
+    ? body
+    : isObject(body) && Array.isArray(body.Resources)
+      ? body.Resources
+      : [body];
+  for (const item of items) if (isObject(item) && typeof item.name === 'string') yield item;
+}
+
+/** What the recording says each id it holds names: a marking's name, or a value's marking and name. */
+interface RecordedIds {
+  markings: Map<string, string>;
+  values: Map<string, { marking: string; name: string }>;
+}
+
+function recordedIds(exchanges: readonly JournalEntryWithBodies[]): RecordedIds {
+  const ids: RecordedIds = { markings: new Map(), values: new Map() };
+  for (const e of exchanges) {
+    if (!whole(e.response)) continue;
+    for (const item of markingsIn(parsed(e.response))) {
+      if (typeof item.id !== 'string') continue;
+      if (typeof item.markingId === 'string') {
+        ids.values.set(item.id, { marking: item.markingId, name: item.name as string });
+        continue;
+      }
+      ids.markings.set(item.id, item.name as string);
+      const values =
+        isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
+      for (const v of values) {
+        if (isObject(v) && typeof v.id === 'string' && typeof v.name === 'string') {
+          ids.values.set(v.id, { marking: item.id, name: v.name });
+        }
+      }
+    }
+  }
+  return ids;
+}
+
+/**
+ * The mock's starting state from the recording: each marking as the recording read it before any
+ * request changed it, with the values its answers showed (a listing of values counts too).
+ * Markings the recording created are left out: the replay creates them.
+ */
+export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]): Seed {
+  const markings = new Map<string, SeedMarking & { values: NonNullable<SeedMarking['values']> }>();
+  const namesById = new Map<string, string>();
+  /** Markings a request changed (by id) or made (by name): read afterwards, they are not as they started. */
+  const changed = new Set<string>();
+  const created = new Set<string>();
+  for (const e of exchanges) {
+    const path = markingsPath(e.path) ?? '';
+    const body = whole(e.response) ? parsed(e.response) : undefined;
+    if (e.method !== 'GET') {
+      if (e.status >= 300) continue;
+      const touched = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
+      if (touched !== undefined) changed.add(touched);
+      for (const m of e.method === 'POST' && /^\/markings(\?|$)/.test(path)
+        ? markingsIn(body)
+        : []) {
+        if (typeof m.id === 'string') changed.add(m.id);
+        if (typeof m.id === 'string' && !namesById.has(m.id)) created.add(m.name as string);
+      }
+      continue;
+    }
+    if (e.status !== 200 || body === undefined) continue;
+    const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(path)?.[1];
+    if (valuesOf !== undefined) {
+      if (changed.has(valuesOf)) continue;
+      const owner = markings.get(namesById.get(valuesOf) ?? '');
+      for (const v of markingsIn(body)) addValue(owner, v);
+      continue;
+    }
+    for (const m of markingsIn(body)) {
+      const name = m.name as string;
+      if (typeof m.markingId === 'string' || created.has(name)) continue;
+      if (typeof m.id === 'string') {
+        if (changed.has(m.id)) continue;
+        namesById.set(m.id, name);
+      }
+      const detail = isObject(m.detail) ? m.detail : {};
+      const marking = markings.get(name) ?? {
+        name,
+        ...(typeof detail.description === 'string' ? { description: detail.description } : {}),
+        public: m.public === true,
+        adminOnly: m.adminOnly === true,
+        defaultValue: typeof m.defaultValue === 'string' ? m.defaultValue : null,
+        values: [],
+      };
+      markings.set(name, marking);
+      for (const v of Array.isArray(detail.values) ? detail.values : []) {
+        if (isObject(v)) addValue(marking, v);
+      }
+    }
+  }
+  // A default value whose value the recording never showed cannot be seeded: left out.
+  for (const m of markings.values()) {
+    const names = new Set(m.values.map((v) => (typeof v === 'string' ? v : v.name)));
+    if (m.defaultValue !== null && m.defaultValue !== undefined && !names.has(m.defaultValue))
+      m.defaultValue = null;
+  }
+  return {
+    markings: [...markings.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    ),
+  };
+}
+
+function addValue(
+  marking: { values: NonNullable<SeedMarking['values']> } | undefined,
+  v: Json,
+): void {
+  if (marking === undefined || typeof v.name !== 'string') return;
+  if (marking.values.some((known) => (typeof known === 'string' ? known : known.name) === v.name))
+    return;
+  marking.values.push(
+    typeof v.description === 'string' ? { name: v.name, description: v.description } : v.name,
+  );
+}
+
+/** The `_version` of each marking as the answers so far showed it, by id. */
+function noteVersions(versions: Map<string, number>, body: unknown): void {
+  for (const m of markingsIn(body)) {
+    if (
+      typeof m.id === 'string' &&
+      typeof m._version === 'number' &&
+      typeof m.markingId !== 'string'
+    ) {
+      versions.set(m.id, m._version);
+    }
+  }
+}
+
+/** Sends the recording's requests to the mock with the mock's ids and versions in them. */
+class Translator {
+  private readonly ids = new Map<string, string>();
+  readonly recordedVersions = new Map<string, number>();
+  readonly mockVersions = new Map<string, number>();
+
+  constructor(
+    private readonly recorded: RecordedIds,
+    private readonly mock: ApiClient,
+  ) {}
+
+  /** The mock's id for a recorded one; the recorded id itself when the mock has no such thing. */
+  private async idFor(id: string): Promise<string> {
+    const known = this.ids.get(id);
+    if (known !== undefined) return known;
+    let found: string | undefined;
+    const marking = this.recorded.markings.get(id);
+    const value = this.recorded.values.get(id);
+    if (marking !== undefined) found = await this.lookUp('/markings', marking);
+    else if (value !== undefined) {
+      const owner = await this.idFor(value.marking);
+      found = await this.lookUp(`/markings/${owner}/values`, value.name);
+    }
+    if (found !== undefined) this.ids.set(id, found);
+    return found ?? id;
+  }
+
+  private async lookUp(path: string, name: string): Promise<string | undefined> {
+    const answer = await this.mock.request<{ Resources?: { id?: unknown; _version?: unknown }[] }>(
+      'GET',
+      path,
+      {
+        query: { name, limit: 1, ...(path === '/markings' ? { valueLimit: 0 } : {}) },
+        okStatuses: [404],
+      },
+    );
+    const first = answer.body?.Resources?.[0];
+    if (typeof first?.id !== 'string') return undefined;
+    if (typeof first._version === 'number') this.mockVersions.set(first.id, first._version);
+    return first.id;
+  }
+
+  async translate(textIn: string): Promise<string> {
+    let out = textIn;
+    for (const id of new Set(textIn.match(ID) ?? [])) {
+      const mine = await this.idFor(id);
+      if (mine !== id) out = out.split(id).join(mine);
+    }
+    return out;
+  }
+
+  /**
+   * The `If-Match` to send: the mock's current version where the recorded one was the marking's
+   * latest the recording saw, else a version the mock surely passed (stale, as it was).
+   */
+  async ifMatch(recordedTag: string, recordedId: string | undefined): Promise<string> {
+    const version = Number(/\d+/.exec(recordedTag)?.[0]);
+    if (recordedId === undefined) return recordedTag;
+    const latest = this.recordedVersions.get(recordedId);
+    const mockId = await this.idFor(recordedId);
+    const mockVersion = this.mockVersions.get(mockId);
+    if (latest === undefined || mockVersion === undefined) return recordedTag;
+    return version === latest ? `"${mockVersion}"` : '"0"';
+  }
+}
+
+export async function runReplay(
+  recording: Recording,
+  options: ReplayOptions,
+): Promise<ConformanceReport> {
+  const exchanges = recording.exchanges.filter(
+    (e) => e.side === 'markings' && markingsPath(e.path) !== undefined,
+  );
+  const seed = options.seed ?? seedFromRecording(exchanges);
+  options.progress?.(
+    `starting the mock with ${seed.markings?.length ?? 0} markings to replay ${exchanges.length} requests`,
+  );
+  const reference = await startReference({
+    seed,
+    needsKeyServerKey: false,
+    timeoutMs: options.timeoutMs,
+  });
+  const translator = new Translator(recordedIds(exchanges), reference.client);
+  const results: ScenarioResult[] = [];
+  let interrupted = false;
+  try {
+    for (const [index, e] of exchanges.entries()) {
+      if (options.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      const path = markingsPath(e.path)!;
+      const name = `exchange ${index + 1}: ${e.method} ${path}`;
+      options.onScenario?.(index, exchanges.length, name);
+      results.push(await replayOne(e, path, name, translator, reference.client, reference.side));
+      if (whole(e.response)) noteVersions(translator.recordedVersions, parsed(e.response));
+    }
+  } finally {
+    await reference.close();
+  }
+  return summarize(results, {
+    target: redactUrl(recording.target),
+    mode: 'replay',
+    notReplayed: recording.exchanges.length - exchanges.length,
+    ...(interrupted ? { interrupted } : {}),
+  });
+}
+
+async function replayOne(
+  e: JournalEntryWithBodies,
+  path: string,
+  name: string,
+  translator: Translator,
+  mock: ApiClient,
+  mockSide: Side,
+): Promise<ScenarioResult> {
+  const shown = `${e.method} ${path}`;
+  if (e.status === 403) {
+    return skipped(
+      name,
+      "the service forbade it (403): the recording does not hold the token's scopes, so the mock cannot be asked alike",
+      shown,
+    );
+  }
+  if (!whole(e.request)) {
+    return skipped(
+      name,
+      `the recording kept only ${e.request.dropped === true ? 'none' : 'part'} of the request body (${e.request.bytes} bytes), so it cannot be sent again whole`,
+      shown,
+    );
+  }
+  const headers = lowerKeys(e.request.headers);
+  const sentPath = await translator.translate(path);
+  const recordedMarking = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
+  const sendHeaders: Record<string, string> = {};
+  // Recorded text goes into headers only as one line of printable ASCII, as HTTP has it.
+  const headerLine = (text: string | undefined) =>
+    text !== undefined && /^[\t\x20-\x7e]*$/.test(text) ? text : undefined;
+  const contentType = headerLine(headers['content-type']);
+  if (contentType !== undefined) sendHeaders['content-type'] = contentType;
+  const ifMatch = headerLine(headers['if-match']);
+  if (ifMatch !== undefined) {
+    sendHeaders['if-match'] = await translator.ifMatch(ifMatch, recordedMarking);
+  }
+  const body = text(e.request);
+  let answer: ObservedAnswer;
+  if (e.status === 401) {
+    // The recorded credentials were refused; the mock is asked with a token it cannot know.
+    answer = await mockSide.send({ method: e.method, path: sentPath, wrongToken: true });
+  } else {
+    const got = await mock.request<unknown>(e.method, sentPath, {
+      headers: sendHeaders,
+      body: body === '' ? undefined : await translator.translate(body),
+      okStatuses: Array.from({ length: 500 }, (_, i) => 100 + i),
+      what: shown,
+    });
+    const flat: Record<string, string> = {};
+    for (const [k, v] of Object.entries(got.headers))
+      if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v[0]! : v;
+    answer = { status: got.status, headers: flat, body: got.body };
+    noteVersions(translator.mockVersions, got.body);
+  }
+  const recorded: ObservedAnswer = {
+    status: e.status,
+    headers: lowerKeys(e.response.headers),
+    body: whole(e.response) ? parsed(e.response) : undefined,
+  };
+  const comparison = compareAnswers(recorded, answer, { bodyCompared: whole(e.response) });
+  if (!whole(e.response) && comparison.differences.length === 0) {
+    return skipped(
+      name,
+      `the recording kept ${e.response.dropped === true ? 'none' : 'only the first part'} of the answer's body (${e.response.bytes} bytes), so only its status and headers are compared: they are the same`,
+      shown,
+    );
+  }
+  return compared(name, shown, comparison, { target: e.status, mock: answer.status });
+}
