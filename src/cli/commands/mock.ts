@@ -1,7 +1,8 @@
 /**
  * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, messages,
- * console, faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
- * mock from mock-admin-actions.ts, each loaded when its command runs.
+ * console, capture, faults and reset, one function each; serve runs from mock-serve-actions.ts,
+ * capture (which reads the service in use) from mock-capture-actions.ts, the rest talk to a
+ * running mock from mock-admin-actions.ts, each loaded when its command runs.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
@@ -14,11 +15,13 @@ import type {
   TokensOptions,
 } from './mock-admin-actions.js';
 import type { ServeOptions } from './mock-serve-actions.js';
+import type { CaptureOptions } from './mock-capture-actions.js';
 import type { RecoverOptions } from './mock-state-actions.js';
 
 const serveActions = () => import('./mock-serve-actions.js');
 const adminActions = () => import('./mock-admin-actions.js');
 const stateActions = () => import('./mock-state-actions.js');
+const captureActions = () => import('./mock-capture-actions.js');
 
 /** A whole number of at least `min` (commander reports the error, exit 2). */
 function atLeast(min: number, what: string) {
@@ -53,6 +56,7 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockDevicesCommand(ctx));
   mock.addCommand(mockMessagesCommand(ctx));
   mock.addCommand(mockConsoleCommand(ctx));
+  mock.addCommand(mockCaptureCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -173,6 +177,34 @@ function mockServeCommand(ctx: CommandContext): Command {
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
     )
     .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
+}
+
+function mockCaptureCommand(ctx: CommandContext): Command {
+  return new Command('capture')
+    .description(
+      "the service's markings, every value included, as a seed for ksctl mock serve --seed (no token or URL is written)",
+    )
+    .option(
+      '--out <file>',
+      'write the seed to this file (.json: JSON, else YAML) instead of stdout',
+    )
+    .option('--force', 'replace an --out file that has content')
+    .option(
+      '--concurrency <n>',
+      'requests in flight at once while reading values (default 4)',
+      atLeast(1, 'a count'),
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  ksctl --context prod mock capture --out prod-seed.yaml',
+        '  ksctl mock serve --seed prod-seed.yaml',
+        '  ksctl --context prod mock capture -o json > prod-seed.json',
+      ].join('\n'),
+    )
+    .action(async (options: CaptureOptions) => (await captureActions()).capture(ctx, options));
 }
 
 function mockTokensCommand(ctx: CommandContext): Command {
