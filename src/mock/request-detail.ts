@@ -73,7 +73,7 @@ export async function describeRequest(
   const raw = state.journal.unredacted(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
-  const detail: RequestDetail = { ...kept, ...replayLines(state, kept) };
+  const detail: RequestDetail = { ...kept, ...replayLines(state.defaultTenant, kept) };
   if (raw !== undefined && kept.side === 'device') {
     const opened = openDeviceRequest(state, kept, raw, problems);
     if (opened) detail.opened = opened;
@@ -318,8 +318,12 @@ const LEFT_OUT = new Set([
   'accept-language',
 ]);
 
-function replayLines(
-  state: MockState,
+/**
+ * A `curl` line and a `ksctl` line that send a journaled request again, to the host it was sent
+ * to; `defaultTenant` is the tenant whose markings paths the ksctl line writes under the base URL.
+ */
+export function replayLines(
+  defaultTenant: string,
   entry: JournalEntryWithBodies,
 ): { curl: string; ksctl: string } {
   const host = entry.request.headers.host ?? '127.0.0.1';
@@ -354,11 +358,11 @@ function replayLines(
       parts.push('--data-binary', shellQuote(body.body));
     }
   }
-  return { curl: note + parts.join(' '), ksctl: ksctlLine(state, entry, url) };
+  return { curl: note + parts.join(' '), ksctl: ksctlLine(defaultTenant, entry, url) };
 }
 
 /** `ksctl api …`: a path under the base URL for the default tenant's markings, else the URL. */
-function ksctlLine(state: MockState, entry: JournalEntryWithBodies, url: string): string {
+function ksctlLine(defaultTenant: string, entry: JournalEntryWithBodies, url: string): string {
   const { request } = entry;
   const type = request.headers['content-type'] ?? '';
   if (request.bytes > 0 && !/json/i.test(type)) {
@@ -367,7 +371,7 @@ function ksctlLine(state: MockState, entry: JournalEntryWithBodies, url: string)
   if (request.bytes > 0 && (request.truncated || request.dropped)) {
     return `ksctl api ${shellQuote(entry.method)} ${shellQuote(url)} --input body`;
   }
-  const tenantPrefix = `/v2/${state.defaultTenant}/`;
+  const tenantPrefix = `/v2/${defaultTenant}/`;
   const under = entry.path.startsWith(tenantPrefix) && entry.side === 'markings';
   const target = under ? entry.path.slice(tenantPrefix.length - 1) : url;
   const parts = ['ksctl', 'api', shellQuote(entry.method), shellQuote(target)];
