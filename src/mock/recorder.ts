@@ -176,9 +176,12 @@ export class Recorder {
     yield first ? ']\n}\n' : '\n  ]\n}\n';
   }
 
-  /** The spool's lines (`createInterface` over a read stream of it). */
-  static spoolLines(handle: FileHandle): AsyncIterable<string> {
-    return createInterface({
+  /**
+   * The spool's lines, read once iterated: a readline made earlier would read an empty spool to
+   * its end before anyone listens, and its iterator would then wait forever.
+   */
+  static async *spoolLines(handle: FileHandle): AsyncIterable<string> {
+    yield* createInterface({
       input: handle.createReadStream({ start: 0, autoClose: false }),
       crlfDelay: Infinity,
     });
