@@ -190,8 +190,20 @@ export class Recorder {
   private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/';
     const path = target.split('?', 1)[0]!;
+    // Only a path goes on, and only to the target: an absolute URL (a forward proxy's request
+    // form) or a path read as another host (`//elsewhere/`) would send the app's credentials there.
+    const upstream = target.startsWith('/') ? urlOf(`${this.options.target}${target}`) : undefined;
+    if (upstream === undefined || upstream.origin !== this.options.target) {
+      const body = errorBody(
+        header(req.headers, 'x-conversation-id') ?? '',
+        MarkingsErrorCode.badRequest,
+        'ksctl mock record takes a path on the service it records, not a URL',
+      );
+      res.writeHead(400, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
     if (path === '/_mock' || path.startsWith('/_mock/')) return this.admin(req, res, target);
-    return this.forward(req, res, target);
+    return this.forward(req, res, upstream);
   }
 
   /** `/_mock/health` (open), `/_mock/requests` and `/_mock/requests/{id}` (dev token). */
@@ -263,13 +275,13 @@ export class Recorder {
   }
 
   /** Sends the request on to the target and its answer back, journaling both. */
-  private async forward(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upstreamUrl: URL,
+  ): Promise<void> {
     const started = Date.now();
     const method = req.method ?? 'GET';
-    const upstreamUrl = new URL(
-      target.startsWith('/') ? target : `/${target}`,
-      this.options.target,
-    );
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
@@ -369,6 +381,14 @@ export class Recorder {
         });
     }
     this.options.onExchange?.(entry);
+  }
+}
+
+function urlOf(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
   }
 }
 

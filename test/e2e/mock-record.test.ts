@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import {
   serveMock,
   type ServedMock,
 } from '../helpers/spawn.js';
+import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
 
 interface RecorderInfo {
@@ -231,6 +233,51 @@ describe('ksctl mock record', () => {
     const health = await fetch(`${recorder.info.url}/_mock/health`);
     expect(health.status).toBe(200);
     await recorder.stop();
+  }, 60_000);
+
+  it('sends on only paths, only to the target, and keeps serving after hostile requests', async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
+    const { port } = new URL(recorder.info.url);
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (t: string) => (answer += t));
+        // Not ended: a client that half-closes is one gone away. Bounded all the same.
+        const timer = setTimeout(() => socket.destroy(), 10_000);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(answer);
+        });
+        socket.write(text, 'latin1');
+      });
+    const elsewhere = `http://127.0.0.1:${new URL(service.info.url).port}/_mock/health`;
+    const random = prng(3232);
+    const garbage = Array.from({ length: 20 }, () =>
+      Buffer.from(Array.from({ length: 1 + random.int(200) }, () => random.int(256))).toString(
+        'latin1',
+      ),
+    );
+    const answers = await Promise.all([
+      raw(`GET ${elsewhere} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      raw('GET //localhost:1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      ...garbage.map((text) => raw(`${text}\r\n\r\n`)),
+    ]);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answers[0]).toContain('takes a path on the service it records, not a URL');
+    // A path that reads as another host goes to the target as a path (the mock: 404), not there.
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 (401|404) /);
+    for (const answer of answers.slice(2)) expect(answer).not.toMatch(/^HTTP\/1\.1 [23]\d\d /);
+    const listed = await fetch(`${recorder.info.url}/_mock/requests`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    const { requests } = (await listed.json()) as { requests: { path: string }[] };
+    expect(requests.map((r) => r.path)).toEqual(['//localhost:1/x']);
+    const stopped = await recorder.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).not.toMatch(/\n\s+at |internal error/);
   }, 60_000);
 
   it('refuses a --target that names no context, exit 2', async () => {
