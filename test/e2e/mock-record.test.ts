@@ -280,6 +280,19 @@ describe('ksctl mock record', () => {
     expect(stopped.stderr).not.toMatch(/\n\s+at |internal error/);
   }, 60_000);
 
+  it('names a port in use, exit 2, and leaves no recording', async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
+    const { port } = new URL(recorder.info.url);
+    const out = join(await dirs.make(), 'never.json');
+    const exit = await run(['mock', 'record', '--target', 'tenant', '--port', port, '--out', out]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(
+      new RegExp(`^error: port ${port} on 127.0.0.1 is already in use$`, 'm'),
+    );
+    expect(existsSync(out)).toBe(false);
+    await recorder.stop();
+  }, 60_000);
+
   it('refuses a --target that names no context, exit 2', async () => {
     const exit = await run(['mock', 'record', '--target', 'nowhere', '--port', '0']);
     expect(exit.code).toBe(2);

@@ -15,6 +15,7 @@ import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import { Recorder } from '../../mock/recorder.js';
 import { plural } from '../../output/render.js';
+import { listenError } from '../../usecases/mock-start.js';
 import type { CommandContext } from '../command-context.js';
 import { prepareReadyFile } from './mock-serve-actions.js';
 
@@ -158,6 +159,8 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       onExchange: options.log
         ? (entry) => ctx.say(`${entry.method} ${entry.path} ${entry.status} ${entry.durationMs} ms`)
         : undefined,
+    }).catch((error: unknown) => {
+      throw listenError(error, options.host, options.port);
     });
     let info: RecorderInfo = {
       url: recorder.url,
