@@ -10,6 +10,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedMarking } from '../../src/mock/seed.js';
+import { type RunningCli, startCli } from '../helpers/cli.js';
 import { peakRssProbe } from '../helpers/peak-rss.js';
 import { prng } from '../helpers/random.js';
 import { assertBuilt, cleanEnv, ksctl, serveMock, type ServedMock } from '../helpers/spawn.js';
@@ -210,6 +211,30 @@ async function drifted(
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}${new URL(source.info.baseUrl).pathname}`, server };
 }
+
+describe('ksctl mock capture stopped midway', () => {
+  it('Ctrl-C: exit 130, the previous seed as it was, no temp file', async () => {
+    const out = await dirs.make();
+    const seed = join(out, 'seed.yaml');
+    await writeFile(seed, 'markings: []\n');
+    let running: RunningCli | undefined;
+    running = startCli(['mock', 'capture', '--out', seed, '--force'], {
+      env: {
+        KSCTL_CONFIG_DIR: dir,
+        KSCTL_BASE_URL: source.info.baseUrl,
+        KSCTL_TOKEN: source.info.token,
+      },
+      // Stopped once the first tenth is written: the temp file is open and half full.
+      onStderr: (chunk) => {
+        if (chunk.toString().includes('captured 2000 of')) running?.stop();
+      },
+    });
+    expect(await running.exit).toBe(130);
+    expect(running.stderr()).toMatch(/captured 2000 of/);
+    expect(await readFile(seed, 'utf8')).toBe('markings: []\n');
+    expect(await readdir(out)).toEqual(['seed.yaml']);
+  }, 300_000);
+});
 
 describe('ksctl mock capture of an answer that is not the markings shape', () => {
   it.each(['html', 'short', 'unlisted'] as const)(
