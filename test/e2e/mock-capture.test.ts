@@ -217,8 +217,7 @@ describe('ksctl mock capture stopped midway', () => {
     const out = await dirs.make();
     const seed = join(out, 'seed.yaml');
     await writeFile(seed, 'markings: []\n');
-    let running: RunningCli | undefined;
-    running = startCli(['mock', 'capture', '--out', seed, '--force'], {
+    const running: RunningCli = startCli(['mock', 'capture', '--out', seed, '--force'], {
       env: {
         KSCTL_CONFIG_DIR: dir,
         KSCTL_BASE_URL: source.info.baseUrl,
@@ -226,7 +225,7 @@ describe('ksctl mock capture stopped midway', () => {
       },
       // Stopped once the first tenth is written: the temp file is open and half full.
       onStderr: (chunk) => {
-        if (chunk.toString().includes('captured 2000 of')) running?.stop();
+        if (chunk.toString().includes('captured 2000 of')) running.stop();
       },
     });
     expect(await running.exit).toBe(130);
