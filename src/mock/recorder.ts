@@ -30,10 +30,11 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../markings/wire.js';
-import { replayLines } from './request-detail.js';
+import { type DeviceKeyring, openDeviceRequest, replayLines } from './request-detail.js';
 import { isoTime, Journal, JOURNAL_MAX_ENTRIES, redactQuery } from './request-journal.js';
 import { filterFromQuery } from './request-journal-filter.js';
-import type { JournalEntry, Recording } from './wire.js';
+import { scrubSecrets } from '../api/redact.js';
+import type { JournalEntry, Recording, RequestDetail } from './wire.js';
 
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
 export const RECORDING_BODY_KEPT_BYTES = 16 * 1024 * 1024;
@@ -70,6 +71,11 @@ export interface RecorderOptions {
   spool?: FileHandle;
   /** Told of each exchange once it is journaled. */
   onExchange?: (entry: JournalEntry) => void;
+  /**
+   * The keys of the app's devices (`--profiles`): `/_mock/requests/{id}` opens a device request
+   * with them as the mock opens its own. Without them device requests stay sealed.
+   */
+  keyring?: DeviceKeyring;
 }
 
 interface Kept {
@@ -207,7 +213,7 @@ export class Recorder {
   }
 
   /** `/_mock/health` (open), `/_mock/requests` and `/_mock/requests/{id}` (dev token). */
-  private admin(req: IncomingMessage, res: ServerResponse, target: string): void {
+  private async admin(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
     const url = new URL(target, 'http://recorder');
     const cid = header(req.headers, 'x-conversation-id') ?? '';
     const send = (status: number, body: unknown) => {
@@ -271,7 +277,22 @@ export class Recorder {
       );
       return;
     }
-    send(200, { ...entry, ...replayLines(this.options.tenant, entry) });
+    const detail: RequestDetail = { ...entry, ...replayLines(this.options.tenant, entry) };
+    const raw = this.journal.unredacted(entry.id);
+    const { keyring } = this.options;
+    if (keyring !== undefined && raw !== undefined && entry.side === 'device') {
+      // Devices the app enrolled since the start are in the file now.
+      await keyring.refresh?.();
+      const problems: string[] = [];
+      const opened = openDeviceRequest(keyring, entry, raw, problems);
+      if (opened) detail.opened = opened;
+      if (problems.length > 0) detail.problems = problems;
+    }
+    // Whatever was opened, neither token leaves.
+    send(
+      200,
+      scrubSecrets(JSON.stringify(detail), [this.options.devToken, ...this.options.secrets]),
+    );
   }
 
   /** Sends the request on to the target and its answer back, journaling both. */

@@ -13,7 +13,9 @@ import { UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
+import type { DeviceKeys } from '../../mock/enrollment/store.js';
 import { Recorder } from '../../mock/recorder.js';
+import type { DeviceKeyring } from '../../mock/request-detail.js';
 import { plural } from '../../output/render.js';
 import { listenError } from '../../usecases/mock-start.js';
 import type { CommandContext } from '../command-context.js';
@@ -29,6 +31,8 @@ export interface RecordOptions {
   readyFile?: string;
   context: boolean;
   log: boolean;
+  /** The profile file of the app's devices, to open their requests with. */
+  profiles?: string;
 }
 
 /** The context `mock record` writes: the target's, its URLs through the proxy. */
@@ -118,6 +122,38 @@ ${use}
 `;
 }
 
+/**
+ * The keys of the devices in the profile file (its kind by its name, its password asked for
+ * now, as every profile command asks), read again when a request names a device it lacked.
+ */
+async function profileKeyring(ctx: CommandContext, file: string): Promise<DeviceKeyring> {
+  const [{ resolvePersistor }, { loadProfiles }, { persistorFlags }] = await Promise.all([
+    import('../../config/persistor.js'),
+    import('../../profiles/store.js'),
+    import('../persistor-flags.js'),
+  ]);
+  const spec = await resolvePersistor(ctx, persistorFlags({ persistorPath: file }));
+  const keys = new Map<string, DeviceKeys>();
+  const read = async () => {
+    for (const profile of (await loadProfiles(spec)).profiles) {
+      keys.set(profile.deviceId, { cdIdc: profile.aesCdIdcKey, cdEi: profile.aesCdEiKey });
+    }
+  };
+  await read();
+  return {
+    keysOf: (deviceId) => keys.get(deviceId),
+    dataKey: () => undefined,
+    unknown: (deviceId) => `device ${deviceId} is not in the profile file ${file}`,
+    refresh: async () => {
+      try {
+        await read();
+      } catch {
+        // The file as it was read last still opens the devices it held.
+      }
+    },
+  };
+}
+
 export async function record(ctx: CommandContext, options: RecordOptions): Promise<void> {
   const store = await ctx.config();
   if (store.find(options.target) === undefined) {
@@ -136,6 +172,8 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
     await ensureDirectory(dirname(resolve(out)), 0o755);
   }
   if (options.readyFile) await prepareReadyFile(options.readyFile);
+  const keyring =
+    options.profiles === undefined ? undefined : await profileKeyring(ctx, options.profiles);
 
   // The spool holds redacted exchanges only; it is private to the user all the same.
   const spoolDir = out === undefined ? undefined : await mkdtemp(join(tmpdir(), 'ksctl-record-'));
@@ -156,6 +194,7 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       targetAuthorization,
       secrets: connection.auth.kind === 'bearer' ? [connection.auth.token] : [],
       spool,
+      keyring,
       onExchange: options.log
         ? (entry) => ctx.say(`${entry.method} ${entry.path} ${entry.status} ${entry.durationMs} ms`)
         : undefined,

@@ -231,6 +231,10 @@ function mockRecordCommand(ctx: CommandContext): Command {
     )
     .option('--no-context', 'do not add or refresh the "record" context')
     .option('--no-log', 'do not log each exchange on stderr')
+    .option(
+      '--profiles <file>',
+      "the profile file of the app's devices: ksctl mock requests show opens their requests (password from KSCTL_PERSISTOR_PASSWORD or asked)",
+    )
     .addHelpText(
       'after',
       [
