@@ -243,6 +243,7 @@ _ksctl_option() {
     'mock record|--port') echo 'text' ;;
     'mock record|--out') echo 'file' ;;
     'mock record|--ready-file') echo 'file' ;;
+    'mock record|--profiles') echo 'file' ;;
     'mock state recover|--to') echo 'text' ;;
     'api|--query') echo 'text' ;;
     'api|-H') echo 'text' ;;
@@ -348,7 +349,7 @@ _ksctl_words() {
     'mock messages') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock console') subcommands='' flags='--print --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock capture') subcommands='' flags='--out --force --concurrency --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'mock record') subcommands='' flags='--target --host --port --out --force --json --ready-file --no-context --no-log --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock record') subcommands='' flags='--target --host --port --out --force --json --ready-file --no-context --no-log --profiles --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults') subcommands='list set clear' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults list') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;

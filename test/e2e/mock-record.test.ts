@@ -39,8 +39,8 @@ const children: ChildProcess[] = [];
 
 const env = (extra: Record<string, string> = {}) =>
   cleanEnv({ KSCTL_CONFIG_DIR: config, ...extra });
-const run = (args: string[], input?: string) =>
-  ksctl(args, { env: env(), input, timeoutMs: 60_000 });
+const run = (args: string[], input?: string, extra: Record<string, string> = {}) =>
+  ksctl(args, { env: env(extra), input, timeoutMs: 120_000 });
 
 /** `ksctl mock record ARGS --port 0 --ready-file F`, waiting (bounded) until it is ready. */
 async function startRecorder(args: string[]) {
@@ -292,6 +292,81 @@ describe('ksctl mock record', () => {
     expect(existsSync(out)).toBe(false);
     await recorder.stop();
   }, 60_000);
+
+  it('--profiles: a device request through it is opened as the mock opens its own', async () => {
+    const home = await dirs.make();
+    const profiles = join(home, 'profiles.pt');
+    const added = await run([
+      '--base-url',
+      service.info.baseUrl,
+      '--token-file',
+      join(config, 'token'),
+      'context',
+      'add',
+      'enrolling',
+      '--api-url',
+      service.info.apiUrl,
+      '--enrollment-url',
+      service.info.enrollmentUrl,
+      '--keyspace',
+      service.info.keyspace,
+    ]);
+    expect(added.code).toBe(0);
+    // The file does not exist yet: the device is enrolled through the recorder meanwhile.
+    const recorder = await startRecorder(['--target', 'enrolling', '--profiles', profiles]);
+    const minted = await run(['--context', 'enrolling', 'mock', 'tokens', '--user', 'alice']);
+    const tokens = Object.fromEntries(
+      [...minted.stdout.matchAll(/^export (KSCTL_\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    const device = { KSCTL_HOME: home, ...tokens };
+    const enrolled = await run(
+      ['--context', 'record', 'enroll', '--persistor-path', profiles, '--name', 'lap'],
+      undefined,
+      device,
+    );
+    expect(enrolled.stderr).not.toMatch(/error/);
+    expect(enrolled.code).toBe(0);
+    const created = await run(
+      [
+        '--context',
+        'record',
+        'keys',
+        'create',
+        '--persistor-path',
+        profiles,
+        '--attr',
+        'region=eu',
+      ],
+      undefined,
+      device,
+    );
+    expect(created.code).toBe(0);
+
+    const listed = await run(['--context', 'record', 'mock', 'requests', '-o', 'json']);
+    const entries = JSON.parse(listed.stdout) as { id: number; path: string; side: string }[];
+    const create = entries.find((e) => e.path === '/v2.4/keys/create')!;
+    expect(create.side).toBe('device');
+    const shown = await run([
+      '--context',
+      'record',
+      'mock',
+      'requests',
+      'show',
+      String(create.id),
+      '-o',
+      'json',
+    ]);
+    expect(shown.code).toBe(0);
+    const detail = JSON.parse(shown.stdout) as {
+      opened?: { clear?: { data: { 'protection-keys': { cattrs: unknown }[] } } };
+      problems?: string[];
+    };
+    expect(detail.problems).toBeUndefined();
+    expect(detail.opened?.clear?.data['protection-keys'][0]?.cattrs).toEqual({ region: ['eu'] });
+    expect(shown.stdout).not.toContain(recorder.info.token);
+    expect(shown.stdout).not.toContain(service.info.token);
+    await recorder.stop();
+  }, 180_000);
 
   it('refuses a --target that names no context, exit 2', async () => {
     const exit = await run(['mock', 'record', '--target', 'nowhere', '--port', '0']);
