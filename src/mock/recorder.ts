@@ -107,6 +107,8 @@ export class Recorder {
   private readonly inFlight = new Set<Promise<void>>();
   private spoolWrites: Promise<unknown> = Promise.resolve();
   private spooled = 0;
+  /** Why an exchange could not be spooled (a full disk): the recording must not be written. */
+  spoolFailure: unknown = undefined;
   readonly startedAt = new Date().toISOString();
 
   private constructor(
@@ -395,11 +397,16 @@ export class Recorder {
       const kept = this.recording.record(exchange);
       const line = `${JSON.stringify(this.recording.get(kept.id))}\n`;
       this.recording.clear();
-      this.spoolWrites = this.spoolWrites
-        .then(() => spool.appendFile(line))
-        .then(() => {
+      this.spoolWrites = this.spoolWrites.then(async () => {
+        // After a failed write the recording is incomplete: nothing more is spooled.
+        if (this.spoolFailure !== undefined) return;
+        try {
+          await spool.appendFile(line);
           this.spooled += 1;
-        });
+        } catch (error) {
+          this.spoolFailure = error;
+        }
+      });
     }
     this.options.onExchange?.(entry);
   }

@@ -9,9 +9,10 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Auth } from '../../api/client.js';
-import { UsageError } from '../../errors.js';
+import { InputError, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
+import { fileReason } from '../../files/fs-errors.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import type { DeviceKeys } from '../../mock/enrollment/store.js';
 import { Recorder } from '../../mock/recorder.js';
@@ -224,6 +225,15 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       ctx.say('stopping: finishing exchanges in flight…');
     } finally {
       await recorder.close();
+    }
+    if (recorder.spoolFailure !== undefined && spoolDir !== undefined) {
+      throw new InputError(
+        `cannot keep the recording in ${spoolDir}: ${fileReason(recorder.spoolFailure)}; ${out} was not written`,
+        {
+          hint: 'free some space there, or set TMPDIR to a directory with room',
+          cause: recorder.spoolFailure,
+        },
+      );
     }
     if (out !== undefined && spool !== undefined) {
       const text = Recorder.recordingText(
