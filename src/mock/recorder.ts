@@ -39,8 +39,8 @@ import type { JournalEntry, Recording, RequestDetail } from './wire.js';
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
 export const RECORDING_BODY_KEPT_BYTES = 16 * 1024 * 1024;
 
-/** Headers of one hop only (RFC 9110 7.6.1), never sent on. */
-const HOP_BY_HOP = new Set([
+/** Headers of one hop only (RFC 9110 7.6.1), and those the proxy sets itself (Host, Accept-Encoding). */
+const NOT_SENT_ON = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -307,7 +307,7 @@ export class Recorder {
     const method = req.method ?? 'GET';
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+      if (value !== undefined && !NOT_SENT_ON.has(name)) headers[name] = value;
     }
     headers['accept-encoding'] = 'identity';
     if (
@@ -328,7 +328,7 @@ export class Recorder {
           status = answer.statusCode ?? 502;
           responseHeaders = {};
           for (const [name, value] of Object.entries(answer.headers)) {
-            if (value === undefined || HOP_BY_HOP.has(name)) continue;
+            if (value === undefined || NOT_SENT_ON.has(name)) continue;
             responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
           }
           res.writeHead(status, answer.statusMessage, responseHeaders);
