@@ -65,6 +65,8 @@ _ksctl_path() {
     'mock|devices') echo 'mock devices' ;;
     'mock|messages') echo 'mock messages' ;;
     'mock|console') echo 'mock console' ;;
+    'mock|capture') echo 'mock capture' ;;
+    'mock|record') echo 'mock record' ;;
     'mock|faults') echo 'mock faults' ;;
     'mock|reset') echo 'mock reset' ;;
     'mock|state') echo 'mock state' ;;
@@ -235,6 +237,14 @@ _ksctl_option() {
     'mock outbox|--to') echo 'text' ;;
     'mock requests|--tail') echo 'text' ;;
     'mock requests|--interval') echo 'text' ;;
+    'mock capture|--out') echo 'file' ;;
+    'mock capture|--concurrency') echo 'text' ;;
+    'mock record|--target') echo 'name context' ;;
+    'mock record|--host') echo 'text' ;;
+    'mock record|--port') echo 'text' ;;
+    'mock record|--out') echo 'file' ;;
+    'mock record|--ready-file') echo 'file' ;;
+    'mock record|--profiles') echo 'file' ;;
     'mock state recover|--to') echo 'text' ;;
     'conformance|--junit') echo 'file' ;;
     'conformance|--replay') echo 'file' ;;
@@ -333,7 +343,7 @@ _ksctl_words() {
     'context show') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'context remove') subcommands='' flags='--yes --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'status') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
-    'mock') subcommands='serve tokens outbox requests devices messages console faults reset state' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock') subcommands='serve tokens outbox requests devices messages console capture record faults reset state' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock serve') subcommands='' flags='--host --port --seed --state --dev-token --latency --fault --json --ready-file --no-context --no-log --no-cors --no-console --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock tokens') subcommands='' flags='--user --keyspace --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock outbox') subcommands='' flags='--to --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
@@ -342,6 +352,8 @@ _ksctl_words() {
     'mock devices') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock messages') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock console') subcommands='' flags='--print --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock capture') subcommands='' flags='--out --force --concurrency --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
+    'mock record') subcommands='' flags='--target --host --port --out --force --json --ready-file --no-context --no-log --profiles --help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults') subcommands='list set clear' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults list') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;
     'mock faults set') subcommands='' flags='--help --context --base-url --token-file --output --no-input --debug --timeout --quiet --wide --no-pager' ;;

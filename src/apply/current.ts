@@ -4,7 +4,12 @@
  * does not grow with the number of markings.
  */
 import type { MarkingsApi } from '../markings/markings-api.js';
-import { type Marking, type MarkingListQuery, PAGE_LIMIT_MAX } from '../markings/wire.js';
+import {
+  type Marking,
+  type MarkingListQuery,
+  type MarkingValue,
+  PAGE_LIMIT_MAX,
+} from '../markings/wire.js';
 import { InterruptedError, NotFoundError } from '../errors.js';
 
 export interface ReadMarkingsOptions {
@@ -22,6 +27,8 @@ export interface ReadMarkingsOptions {
 
 /** A marking with more values than this is fetched on its own (Get Marking). */
 const ALONE_ABOVE_VALUES = 2_000;
+/** A marking with more values than this has them read through the values listing, in pages. */
+const PAGED_ABOVE_VALUES = 20_000;
 /** Values one listing request may carry, as apply reads them. */
 const WINDOW_VALUES_MAX = 100_000;
 
@@ -116,7 +123,7 @@ async function readBatch(
   const gone = new Set<string>();
   const getAlone = async (marking: Marking) => {
     try {
-      read.set(marking.id, await api.getMarking(marking.id));
+      read.set(marking.id, await readWhole(api, marking));
     } catch (error) {
       // Deleted since the listing: the plan is made without it.
       if (error instanceof NotFoundError) gone.add(marking.id);
@@ -143,6 +150,20 @@ async function readBatch(
   return listed
     .filter((marking) => !gone.has(marking.id))
     .map((marking) => read.get(marking.id) ?? marking);
+}
+
+/**
+ * A marking with all its values: with one Get Marking, or, above `PAGED_ABOVE_VALUES`, without
+ * them and its values through the paged values listing (one answer with 100,000 values is over
+ * what ksctl reads of one answer).
+ */
+async function readWhole(api: MarkingsApi, listed: Marking): Promise<Marking> {
+  if (listed.detail.valueCount <= PAGED_ABOVE_VALUES) return api.getMarking(listed.id);
+  const marking = await api.getMarking(listed.id, 0);
+  const values: MarkingValue[] = [];
+  for await (const value of api.listValues(listed.id)) values.push(value);
+  marking.detail.values = values;
+  return marking;
 }
 
 function hasAllValues(marking: Marking | undefined): boolean {

@@ -41,6 +41,7 @@ export interface Node {
 /** Options whose values are names of things, by commander's attribute name. */
 const OPTION_NAMES: Record<string, NameKind> = {
   context: 'context',
+  target: 'context',
   defaultValue: 'value',
   removeValue: 'value',
 };

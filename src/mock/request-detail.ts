@@ -41,6 +41,7 @@ import {
   type UnredactedMessages,
 } from './request-journal.js';
 import type { MockState } from './state.js';
+import type { DeviceKeys } from './enrollment/store.js';
 
 const DEVICE_PATH = /^\/v2\.([34])\//;
 const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
@@ -73,9 +74,9 @@ export async function describeRequest(
   const raw = state.journal.unredacted(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
-  const detail: RequestDetail = { ...kept, ...replayLines(state, kept) };
+  const detail: RequestDetail = { ...kept, ...replayLines(state.defaultTenant, kept) };
   if (raw !== undefined && kept.side === 'device') {
-    const opened = openDeviceRequest(state, kept, raw, problems);
+    const opened = openDeviceRequest(mockKeyring(state), kept, raw, problems);
     if (opened) detail.opened = opened;
   } else if (raw !== undefined && REGISTER_PATH.test(kept.path)) {
     detail.enrollment = await describeRegistration(state, kept, raw, problems);
@@ -111,8 +112,39 @@ function wholeBody(
 
 // ---- device requests ----
 
-function openDeviceRequest(
-  state: MockState,
+/**
+ * The keys a device request is opened with: the mock's own (its enrolled devices and the keys it
+ * made), or those of a profile file (`ksctl mock record --profiles`).
+ */
+export interface DeviceKeyring {
+  /** The device's SEP keys, when they are known. */
+  keysOf(deviceId: string): DeviceKeys | undefined;
+  /** A data key by its id, to open the protected values of a fetched key with. */
+  dataKey(keyId: string): Buffer | undefined;
+  /** Why a device's keys are not known, in a problem's words. */
+  unknown(deviceId: string): string;
+  /** Reads the keys again where they may have changed (a profile file). */
+  refresh?(): Promise<void>;
+}
+
+function mockKeyring(state: MockState): DeviceKeyring {
+  return {
+    keysOf: (deviceId) => state.enrollment.keysOf(deviceId),
+    dataKey: (keyId) => {
+      const stored = state.keys.get(keyId);
+      return stored === undefined ? undefined : Buffer.from(stored.key, 'hex');
+    },
+    unknown: (deviceId) =>
+      `device ${deviceId} is not enrolled with this mock (never, or before a reset): its keys are unknown`,
+  };
+}
+
+/**
+ * A journaled device request opened with `keyring`, what could not be opened said in `problems`
+ * (the entry as the journal gives it, and its messages unredacted).
+ */
+export function openDeviceRequest(
+  keyring: DeviceKeyring,
   entry: JournalEntryWithBodies,
   raw: UnredactedMessages,
   problems: string[],
@@ -131,11 +163,9 @@ function openDeviceRequest(
     problems.push(`the cid ${JSON.stringify(cid.slice(0, 200))} names no device`);
     return undefined;
   }
-  const keys = state.enrollment.keysOf(deviceId);
+  const keys = keyring.keysOf(deviceId);
   if (!keys) {
-    problems.push(
-      `device ${deviceId} is not enrolled with this mock (never, or before a reset): its keys are unknown`,
-    );
+    problems.push(keyring.unknown(deviceId));
     return undefined;
   }
   const opened: OpenedDeviceRequest = {
@@ -155,7 +185,7 @@ function openDeviceRequest(
     if (!content.ok) {
       problems.push(`the answer envelope ${notOpened(content.reason)}`);
     } else {
-      opened.answer = clearAnswer(state, content.content);
+      opened.answer = clearAnswer(keyring, content.content);
       const error = isJsonObject(content.content) ? content.content.error : undefined;
       if (isJsonObject(error) && typeof error.code === 'number') {
         const cause = deviceCause(error.code);
@@ -228,7 +258,7 @@ function clearRequest(content: unknown, ksKey: Buffer): unknown {
  * The answer envelope's content: wrapped data keys left out, attribute texts of fetched keys
  * parsed and their protected values opened with the key's data key.
  */
-function clearAnswer(state: MockState, content: unknown): unknown {
+function clearAnswer(keyring: DeviceKeyring, content: unknown): unknown {
   const data = isJsonObject(content) ? content.data : undefined;
   const items = isJsonObject(data) ? data['protection-keys'] : undefined;
   if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
@@ -239,10 +269,10 @@ function clearAnswer(state: MockState, content: unknown): unknown {
       'protection-keys': items.map((item: unknown) => {
         if (!isJsonObject(item)) return item;
         const id = typeof item.id === 'string' ? item.id : '';
-        const stored = state.keys.get(id);
+        const dataKey = keyring.dataKey(id);
         const open = (_name: string, sealed: string) =>
-          stored
-            ? opened(openProtectedValues(Buffer.from(stored.key, 'hex'), aad(id), sealed), sealed)
+          dataKey
+            ? opened(openProtectedValues(dataKey, aad(id), sealed), sealed)
             : { decrypted: false, sealed };
         return {
           ...item,
@@ -318,8 +348,12 @@ const LEFT_OUT = new Set([
   'accept-language',
 ]);
 
-function replayLines(
-  state: MockState,
+/**
+ * A `curl` line and a `ksctl` line that send a journaled request again, to the host it was sent
+ * to; `defaultTenant` is the tenant whose markings paths the ksctl line writes under the base URL.
+ */
+export function replayLines(
+  defaultTenant: string,
   entry: JournalEntryWithBodies,
 ): { curl: string; ksctl: string } {
   const host = entry.request.headers.host ?? '127.0.0.1';
@@ -354,11 +388,11 @@ function replayLines(
       parts.push('--data-binary', shellQuote(body.body));
     }
   }
-  return { curl: note + parts.join(' '), ksctl: ksctlLine(state, entry, url) };
+  return { curl: note + parts.join(' '), ksctl: ksctlLine(defaultTenant, entry, url) };
 }
 
 /** `ksctl api …`: a path under the base URL for the default tenant's markings, else the URL. */
-function ksctlLine(state: MockState, entry: JournalEntryWithBodies, url: string): string {
+function ksctlLine(defaultTenant: string, entry: JournalEntryWithBodies, url: string): string {
   const { request } = entry;
   const type = request.headers['content-type'] ?? '';
   if (request.bytes > 0 && !/json/i.test(type)) {
@@ -367,7 +401,7 @@ function ksctlLine(state: MockState, entry: JournalEntryWithBodies, url: string)
   if (request.bytes > 0 && (request.truncated || request.dropped)) {
     return `ksctl api ${shellQuote(entry.method)} ${shellQuote(url)} --input body`;
   }
-  const tenantPrefix = `/v2/${state.defaultTenant}/`;
+  const tenantPrefix = `/v2/${defaultTenant}/`;
   const under = entry.path.startsWith(tenantPrefix) && entry.side === 'markings';
   const target = under ? entry.path.slice(tenantPrefix.length - 1) : url;
   const parts = ['ksctl', 'api', shellQuote(entry.method), shellQuote(target)];

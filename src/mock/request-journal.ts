@@ -172,6 +172,17 @@ export interface RequestJournalWithBodies extends RequestJournal {
 export type JournalListener = (entry: JournalEntry) => void;
 
 /**
+ * Other bounds than the mock's own, for a journal that must keep more of each body (what `ksctl
+ * mock record` writes to its recording, which a replay sends again).
+ */
+export interface JournalBounds {
+  /** How much of each body is kept (JOURNAL_BODY_KEPT_BYTES when left out). */
+  bodyKeptBytes?: number;
+  /** Bytes of the headers and bodies kept with the newest entries (JOURNAL_BODIES_MAX_BYTES). */
+  bodiesMaxBytes?: number;
+}
+
+/**
  * The first `max` bytes of the chunks as a Latin-1 string (one character a byte): a copy of its
  * own, made on the JavaScript heap, which costs less than a buffer of its own for each request.
  * A chunk that is already bytes as Latin-1 text is kept as it is when whole (it holds nothing
@@ -217,16 +228,23 @@ export class Journal {
   private nextId = 1;
   private readonly log = new BoundedLog<Stored>(JOURNAL_MAX_ENTRIES, JOURNAL_MAX_BYTES);
   /** The same entries again, for the bytes of their messages: letting go drops only those. */
-  private readonly messages = new BoundedLog<Stored>(
-    JOURNAL_MAX_ENTRIES,
-    JOURNAL_BODIES_MAX_BYTES,
-    false,
-    (stored) => (stored.kept = undefined),
-  );
+  private readonly messages: BoundedLog<Stored>;
   private readonly listeners = new Set<JournalListener>();
+  private readonly bodyKeptBytes: number;
 
   /** `secrets`: values replaced wherever they appear in what the journal gives (the dev token). */
-  constructor(private readonly secrets: () => string[] = () => []) {}
+  constructor(
+    private readonly secrets: () => string[] = () => [],
+    bounds: JournalBounds = {},
+  ) {
+    this.bodyKeptBytes = bounds.bodyKeptBytes ?? JOURNAL_BODY_KEPT_BYTES;
+    this.messages = new BoundedLog<Stored>(
+      JOURNAL_MAX_ENTRIES,
+      bounds.bodiesMaxBytes ?? JOURNAL_BODIES_MAX_BYTES,
+      false,
+      (stored) => (stored.kept = undefined),
+    );
+  }
 
   record(request: RecordedRequest): JournalEntry {
     const side = requestSide(request.path);
@@ -247,12 +265,12 @@ export class Journal {
     const requestBody =
       request.requestBody === undefined
         ? undefined
-        : firstBytes([request.requestBody], JOURNAL_BODY_KEPT_BYTES);
+        : firstBytes([request.requestBody], this.bodyKeptBytes);
     const kept: KeptMessages = {
       requestHeaders: request.requestHeaders,
       responseHeaders: request.responseHeaders,
       requestBody,
-      responseBody: firstBytes(request.responseBody, JOURNAL_BODY_KEPT_BYTES),
+      responseBody: firstBytes(request.responseBody, this.bodyKeptBytes),
     };
     const stored: Stored = { entry, kept };
     this.log.add(stored, entrySize(entry));

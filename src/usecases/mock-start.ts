@@ -17,9 +17,21 @@ export async function startMockServer(options: MockServerOptions): Promise<MockS
 }
 
 function startError(error: unknown, options: MockServerOptions): unknown {
+  const { code } = error as NodeJS.ErrnoException;
+  const listening = listenError(error, options.host ?? '127.0.0.1', options.port ?? 0);
+  if (listening !== error) return listening;
+  if (options.stateDir !== undefined && code !== undefined && !(error instanceof KsctlError)) {
+    return fileError('use the state directory', options.stateDir, error);
+  }
+  return error;
+}
+
+/**
+ * An address that cannot be listened on as a usage error that names it (the mock, and the
+ * recorder of `ksctl mock record`); any other error as it is.
+ */
+export function listenError(error: unknown, host: string, port: number): unknown {
   const { code, syscall } = error as NodeJS.ErrnoException;
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? 0;
   if (code === 'EADDRINUSE') {
     return new UsageError(`port ${port} on ${host} is already in use`, {
       hint: {
@@ -31,9 +43,6 @@ function startError(error: unknown, options: MockServerOptions): unknown {
   }
   if (syscall === 'listen' && (code === 'EADDRNOTAVAIL' || code === 'EACCES')) {
     return new UsageError(`cannot listen on ${host}:${port} (${code})`, { cause: error });
-  }
-  if (options.stateDir !== undefined && code !== undefined && !(error instanceof KsctlError)) {
-    return fileError('use the state directory', options.stateDir, error);
   }
   return error;
 }

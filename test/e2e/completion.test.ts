@@ -242,23 +242,23 @@ for (const target of SHELLS) {
     });
 
     it('completes marking, value and context names live, never a stray option', async () => {
-      const [markings, prefixed, valueNames, removeValue, contexts, contextFlag] = await complete(
-        target,
-        [
+      const [markings, prefixed, valueNames, removeValue, contexts, contextFlag, recordTarget] =
+        await complete(target, [
           ['ksctl', 'markings', 'get', ''],
           ['ksctl', 'markings', 'delete', 'region', 'cl'],
           ['ksctl', 'markings', 'values', 'get', 'classification', ''],
           ['ksctl', 'markings', 'update', 'classification', '--remove-value', 'r'],
           ['ksctl', 'context', 'use', ''],
           ['ksctl', '--context', 's'],
-        ],
-      );
+          ['ksctl', 'mock', 'record', '--target', ''],
+        ]);
       expect(markings).toEqual(['classification', 'region']);
       expect(prefixed).toEqual(['classification']);
       expect(valueNames).toEqual(['internal', 'public', 'restricted']);
       expect(removeValue).toEqual(['restricted']);
       expect(contexts).toEqual(['mock', 'staging']);
       expect(contextFlag).toEqual(['staging']);
+      expect(recordTarget).toEqual(['mock', 'staging']);
     });
 
     it('says so when there are more names than it offers', async () => {

@@ -205,7 +205,7 @@ async function refreshContext(
  * failure then would leave the `mock` context pointing at a server that is gone. Creates the
  * missing parent directories, as the write itself would.
  */
-async function prepareReadyFile(path: string): Promise<void> {
+export async function prepareReadyFile(path: string): Promise<void> {
   const dir = dirname(path);
   await ensureDirectory(dir, 0o755);
   let isDirectory = false;

@@ -1,7 +1,9 @@
 /**
  * `ksctl mock`: the commander definitions of serve, tokens, outbox, requests, devices, messages,
- * console, faults and reset, one function each; serve runs from mock-serve-actions.ts, the rest talk to a running
- * mock from mock-admin-actions.ts, each loaded when its command runs.
+ * console, capture, record, faults and reset, one function each; serve runs from
+ * mock-serve-actions.ts, capture and record (which reach the service in use) from
+ * mock-capture-actions.ts and mock-record-actions.ts, the rest talk to a running mock from
+ * mock-admin-actions.ts, each loaded when its command runs.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { examples } from '../help.js';
@@ -14,11 +16,15 @@ import type {
   TokensOptions,
 } from './mock-admin-actions.js';
 import type { ServeOptions } from './mock-serve-actions.js';
+import type { CaptureOptions } from './mock-capture-actions.js';
+import type { RecordOptions } from './mock-record-actions.js';
 import type { RecoverOptions } from './mock-state-actions.js';
 
 const serveActions = () => import('./mock-serve-actions.js');
 const adminActions = () => import('./mock-admin-actions.js');
 const stateActions = () => import('./mock-state-actions.js');
+const captureActions = () => import('./mock-capture-actions.js');
+const recordActions = () => import('./mock-record-actions.js');
 
 /** A whole number of at least `min` (commander reports the error, exit 2). */
 function atLeast(min: number, what: string) {
@@ -53,6 +59,8 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockDevicesCommand(ctx));
   mock.addCommand(mockMessagesCommand(ctx));
   mock.addCommand(mockConsoleCommand(ctx));
+  mock.addCommand(mockCaptureCommand(ctx));
+  mock.addCommand(mockRecordCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -173,6 +181,72 @@ function mockServeCommand(ctx: CommandContext): Command {
       '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
     )
     .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
+}
+
+function mockCaptureCommand(ctx: CommandContext): Command {
+  return new Command('capture')
+    .description(
+      "the service's markings, every value included, as a seed for ksctl mock serve --seed (no token or URL is written)",
+    )
+    .option(
+      '--out <file>',
+      'write the seed to this file (.json: JSON, else YAML) instead of stdout',
+    )
+    .option('--force', 'replace an --out file that has content')
+    .option(
+      '--concurrency <n>',
+      'requests in flight at once while reading values (default 4)',
+      atLeast(1, 'a count'),
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  ksctl --context prod mock capture --out prod-seed.yaml',
+        '  ksctl mock serve --seed prod-seed.yaml',
+        '  ksctl --context prod mock capture -o json > prod-seed.json',
+      ].join('\n'),
+    )
+    .action(async (options: CaptureOptions) => (await captureActions()).capture(ctx, options));
+}
+
+function mockRecordCommand(ctx: CommandContext): Command {
+  return new Command('record')
+    .description(
+      'a recording proxy in front of the service a context names, until Ctrl-C: each exchange journaled (ksctl mock requests) with secrets redacted, and written to --out when it stops',
+    )
+    .requiredOption('--target <context>', 'the context of the service to record')
+    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7879)
+    .option(
+      '--out <file>',
+      'write the recording (JSON) here when it stops; no credential is written',
+    )
+    .option('--force', 'replace an --out file that has content')
+    .option('--json', 'print the connection details as one JSON object instead of the banner')
+    .option(
+      '--ready-file <path>',
+      'write the connection details as JSON to this file once listening',
+    )
+    .option('--no-context', 'do not add or refresh the "record" context')
+    .option('--no-log', 'do not log each exchange on stderr')
+    .option(
+      '--profiles <file>',
+      "the profile file of the app's devices: ksctl mock requests show opens their requests (password from KSCTL_PERSISTOR_PASSWORD or asked)",
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  ksctl mock record --target prod --out session.json',
+        '  ksctl --context record markings list          # in another terminal, recorded',
+        '  ksctl --context record mock requests --bodies --tail 5',
+        '  ksctl conformance --replay session.json',
+      ].join('\n'),
+    )
+    .action(async (options: RecordOptions) => (await recordActions()).record(ctx, options));
 }
 
 function mockTokensCommand(ctx: CommandContext): Command {

@@ -1,0 +1,376 @@
+/**
+ * `ksctl mock record --target CONTEXT` (issue 32): a recording proxy in front of a service. A run
+ * of ksctl commands through it reaches the service, shows in `ksctl mock requests`, and is written
+ * to `--out` on SIGTERM as a `Recording` with every credential redacted and bodies a replay needs
+ * kept past the journal's 64 KiB.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntryWithBodies, Recording } from '../../src/mock/wire.js';
+import {
+  assertBuilt,
+  BIN,
+  cleanEnv,
+  type Exit,
+  ksctl,
+  serveMock,
+  type ServedMock,
+} from '../helpers/spawn.js';
+import { prng } from '../helpers/random.js';
+import { tempDirs } from '../helpers/temp.js';
+
+interface RecorderInfo {
+  url: string;
+  baseUrl: string;
+  target: string;
+  token: string;
+  context?: string;
+}
+
+const dirs = tempDirs();
+let config: string;
+let service: ServedMock;
+const children: ChildProcess[] = [];
+
+const env = (extra: Record<string, string> = {}) =>
+  cleanEnv({ KSCTL_CONFIG_DIR: config, ...extra });
+const run = (args: string[], input?: string, extra: Record<string, string> = {}) =>
+  ksctl(args, { env: env(extra), input, timeoutMs: 120_000 });
+
+/** `ksctl mock record ARGS --port 0 --ready-file F`, waiting (bounded) until it is ready. */
+async function startRecorder(args: string[]) {
+  const ready = join(await dirs.make(), 'ready.json');
+  const child = spawn(
+    process.execPath,
+    [BIN, 'mock', 'record', '--port', '0', '--ready-file', ready, ...args],
+    { env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
+  child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+  const exit = new Promise<Exit>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  for (let waited = 0; !existsSync(ready); waited += 25) {
+    if (child.exitCode !== null || waited > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`mock record did not start: ${stderr}`);
+    }
+    await sleep(25);
+  }
+  const info = JSON.parse(await readFile(ready, 'utf8')) as RecorderInfo;
+  return {
+    info,
+    output: () => ({ stdout, stderr }),
+    async stop(): Promise<Exit> {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      try {
+        return await exit;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+beforeAll(async () => {
+  assertBuilt();
+  config = await dirs.make();
+  const serviceConfig = await dirs.make();
+  service = await serveMock(['--no-context'], {
+    env: cleanEnv({ KSCTL_CONFIG_DIR: serviceConfig }),
+    readyFile: join(serviceConfig, 'ready.json'),
+  });
+  const tokenFile = join(config, 'token');
+  await writeFile(tokenFile, service.info.token);
+  const added = await run([
+    '--base-url',
+    service.info.baseUrl,
+    '--token-file',
+    tokenFile,
+    'context',
+    'add',
+    'tenant',
+    '--use',
+  ]);
+  expect(added.code).toBe(0);
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await service?.stop();
+  await dirs.removeAll();
+});
+
+describe('ksctl mock record', () => {
+  it('records a run of ksctl commands, shows it in mock requests, and writes it on SIGTERM without a credential', async () => {
+    const out = join(await dirs.make(), 'session.json');
+    const recorder = await startRecorder(['--target', 'tenant', '--out', out]);
+    expect(recorder.info.context).toBe('record');
+    expect(recorder.info.token).not.toBe(service.info.token);
+    expect(recorder.output().stderr).toContain(`Markings API:    ${recorder.info.baseUrl}`);
+
+    // A marking whose answer is well over the journal's 64 KiB.
+    const values = Array.from({ length: 2_000 }, (_, i) => `value-${String(i).padStart(4, '0')}`);
+    const markings = JSON.stringify({ markings: [{ name: 'wide', values }] });
+    const steps: [string[], string | undefined, number][] = [
+      [['markings', 'apply', '-f', '-', '--yes'], markings, 0],
+      [['markings', 'create', 'region', '--value', 'eu', '--value', 'us'], undefined, 0],
+      [['markings', 'get', 'wide', '-o', 'json'], undefined, 0],
+      [['api', 'GET', '/markings/6b0000000000000000000000'], undefined, 5],
+      [
+        ['api', 'POST', '/markings', '--input', '-'],
+        JSON.stringify({ name: 'bad name!', token: 'hunter2-secret', password: 'pw-secret' }),
+        3,
+      ],
+      [['markings', 'delete', 'region', '--yes'], undefined, 0],
+    ];
+    for (const [args, input, code] of steps) {
+      const exit = await run(['--context', 'record', ...args], input);
+      expect(exit.stderr).not.toMatch(/\n\s+at /);
+      expect([args, exit.code]).toEqual([args, code]);
+    }
+    // What reached the service: the marking exists there.
+    const direct = await run(['--context', 'tenant', 'markings', 'get', 'wide', '-o', 'json']);
+    expect(JSON.parse(direct.stdout).detail.valueCount).toBe(2_000);
+
+    const listed = await run(['--context', 'record', 'mock', 'requests', '--bodies', '-o', 'json']);
+    expect(listed.code).toBe(0);
+    const journal = JSON.parse(listed.stdout) as JournalEntryWithBodies[];
+    const wide = journal.find((e) => e.method === 'GET' && e.response.bytes > 64 * 1024)!;
+    expect(wide.response.truncated).toBe(true);
+
+    const stopped = await recorder.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toMatch(/^recorded \d+ exchanges to .*session\.json$/m);
+
+    const text = await readFile(out, 'utf8');
+    expect((await stat(out)).mode & 0o077).toBe(0);
+    for (const secret of [service.info.token, recorder.info.token, 'hunter2-secret', 'pw-secret']) {
+      expect(text).not.toContain(secret);
+    }
+    const recording = JSON.parse(text) as Recording;
+    expect(recording).toMatchObject({
+      format: 'ksctl-recording',
+      version: 1,
+      target: new URL(service.info.baseUrl).origin,
+    });
+    expect(Date.parse(recording.endedAt)).toBeGreaterThanOrEqual(Date.parse(recording.startedAt));
+    // Every exchange the journal listed, in the same order, with the statuses the service gave.
+    expect(recording.exchanges.map((e) => [e.id, e.method, e.path, e.status])).toEqual(
+      journal.map((e) => [e.id, e.method, e.path, e.status]),
+    );
+    expect(recording.exchanges.map((e) => e.status)).toEqual(
+      expect.arrayContaining([200, 201, 404, 400, 204]),
+    );
+    for (const exchange of recording.exchanges) {
+      expect(exchange.request.headers.authorization ?? 'Bearer [redacted]').toBe(
+        'Bearer [redacted]',
+      );
+      expect(exchange.request.headers.host).toBeDefined();
+    }
+    // The big answer whole, as the service sent it (the recording keeps up to 16 MiB of a body).
+    const recorded = recording.exchanges.find((e) => e.id === wide.id)!;
+    expect(recorded.response.truncated).toBe(false);
+    expect(Buffer.byteLength(recorded.response.body)).toBe(recorded.response.bytes);
+    const body = JSON.parse(recorded.response.body) as {
+      Resources?: { detail: { values: unknown[] } }[];
+      detail?: { values: unknown[] };
+    };
+    const answered = body.Resources?.[0] ?? body;
+    expect(answered.detail?.values).toHaveLength(2_000);
+    // A request body with secrets, redacted as the mock's journal redacts its own.
+    const bad = recording.exchanges.find((e) => e.status === 400)!;
+    expect(JSON.parse(bad.request.body)).toMatchObject({ name: 'bad name!' });
+  }, 180_000);
+
+  it('answers 502 with the markings error shape when the service does not answer, and journals it', async () => {
+    const tokenFile = join(config, 'token');
+    const added = await run([
+      '--base-url',
+      'http://127.0.0.1:9/v2/dev',
+      '--token-file',
+      tokenFile,
+      'context',
+      'add',
+      'gone',
+    ]);
+    expect(added.code).toBe(0);
+    const recorder = await startRecorder(['--target', 'gone', '--no-context', '--no-log']);
+    const answer = await fetch(`${recorder.info.baseUrl}/markings`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    expect(answer.status).toBe(502);
+    const error = (await answer.json()) as { error: { code: number; message: string } };
+    expect(error.error.message).toMatch(/did not answer \(ECONNREFUSED\)/);
+    const journal = await fetch(`${recorder.info.url}/_mock/requests`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    expect(((await journal.json()) as { requests: { status: number }[] }).requests).toEqual([
+      expect.objectContaining({ status: 502, path: '/v2/dev/markings' }),
+    ]);
+    const stopped = await recorder.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toMatch(/^stopped$/m);
+  }, 60_000);
+
+  it("reads its journal only with its own token, never with the service's", async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
+    for (const token of [service.info.token, 'wrong', '']) {
+      const answer = await fetch(`${recorder.info.url}/_mock/requests`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(answer.status).toBe(401);
+    }
+    const health = await fetch(`${recorder.info.url}/_mock/health`);
+    expect(health.status).toBe(200);
+    await recorder.stop();
+  }, 60_000);
+
+  it('sends on only paths, only to the target, and keeps serving after hostile requests', async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
+    const { port } = new URL(recorder.info.url);
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        socket.setEncoding('utf8').on('data', (t: string) => (answer += t));
+        // Not ended: a client that half-closes is one gone away. Bounded all the same.
+        const timer = setTimeout(() => socket.destroy(), 10_000);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(answer);
+        });
+        socket.write(text, 'latin1');
+      });
+    const elsewhere = `http://127.0.0.1:${new URL(service.info.url).port}/_mock/health`;
+    const random = prng(3232);
+    const garbage = Array.from({ length: 20 }, () =>
+      Buffer.from(Array.from({ length: 1 + random.int(200) }, () => random.int(256))).toString(
+        'latin1',
+      ),
+    );
+    const answers = await Promise.all([
+      raw(`GET ${elsewhere} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      raw('GET //localhost:1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      ...garbage.map((text) => raw(`${text}\r\n\r\n`)),
+    ]);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answers[0]).toContain('takes a path on the service it records, not a URL');
+    // A path that reads as another host goes to the target as a path (the mock: 404), not there.
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 (401|404) /);
+    for (const answer of answers.slice(2)) expect(answer).not.toMatch(/^HTTP\/1\.1 [23]\d\d /);
+    const listed = await fetch(`${recorder.info.url}/_mock/requests`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    const { requests } = (await listed.json()) as { requests: { path: string }[] };
+    expect(requests.map((r) => r.path)).toEqual(['//localhost:1/x']);
+    const stopped = await recorder.stop();
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).not.toMatch(/\n\s+at |internal error/);
+  }, 60_000);
+
+  it('names a port in use, exit 2, and leaves no recording', async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
+    const { port } = new URL(recorder.info.url);
+    const out = join(await dirs.make(), 'never.json');
+    const exit = await run(['mock', 'record', '--target', 'tenant', '--port', port, '--out', out]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(
+      new RegExp(`^error: port ${port} on 127.0.0.1 is already in use$`, 'm'),
+    );
+    expect(existsSync(out)).toBe(false);
+    await recorder.stop();
+  }, 60_000);
+
+  it('--profiles: a device request through it is opened as the mock opens its own', async () => {
+    const home = await dirs.make();
+    const profiles = join(home, 'profiles.pt');
+    const added = await run([
+      '--base-url',
+      service.info.baseUrl,
+      '--token-file',
+      join(config, 'token'),
+      'context',
+      'add',
+      'enrolling',
+      '--api-url',
+      service.info.apiUrl,
+      '--enrollment-url',
+      service.info.enrollmentUrl,
+      '--keyspace',
+      service.info.keyspace,
+    ]);
+    expect(added.code).toBe(0);
+    // The file does not exist yet: the device is enrolled through the recorder meanwhile.
+    const recorder = await startRecorder(['--target', 'enrolling', '--profiles', profiles]);
+    const minted = await run(['--context', 'enrolling', 'mock', 'tokens', '--user', 'alice']);
+    const tokens = Object.fromEntries(
+      [...minted.stdout.matchAll(/^export (KSCTL_\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    const device = { KSCTL_HOME: home, ...tokens };
+    const enrolled = await run(
+      ['--context', 'record', 'enroll', '--persistor-path', profiles, '--name', 'lap'],
+      undefined,
+      device,
+    );
+    expect(enrolled.stderr).not.toMatch(/error/);
+    expect(enrolled.code).toBe(0);
+    const created = await run(
+      [
+        '--context',
+        'record',
+        'keys',
+        'create',
+        '--persistor-path',
+        profiles,
+        '--attr',
+        'region=eu',
+      ],
+      undefined,
+      device,
+    );
+    expect(created.code).toBe(0);
+
+    const listed = await run(['--context', 'record', 'mock', 'requests', '-o', 'json']);
+    const entries = JSON.parse(listed.stdout) as { id: number; path: string; side: string }[];
+    const create = entries.find((e) => e.path === '/v2.4/keys/create')!;
+    expect(create.side).toBe('device');
+    const shown = await run([
+      '--context',
+      'record',
+      'mock',
+      'requests',
+      'show',
+      String(create.id),
+      '-o',
+      'json',
+    ]);
+    expect(shown.code).toBe(0);
+    const detail = JSON.parse(shown.stdout) as {
+      opened?: { clear?: { data: { 'protection-keys': { cattrs: unknown }[] } } };
+      problems?: string[];
+    };
+    expect(detail.problems).toBeUndefined();
+    expect(detail.opened?.clear?.data['protection-keys'][0]?.cattrs).toEqual({ region: ['eu'] });
+    expect(shown.stdout).not.toContain(recorder.info.token);
+    expect(shown.stdout).not.toContain(service.info.token);
+    await recorder.stop();
+  }, 180_000);
+
+  it('refuses a --target that names no context, exit 2', async () => {
+    const exit = await run(['mock', 'record', '--target', 'nowhere', '--port', '0']);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(/^error: --target: there is no context "nowhere"$/m);
+  });
+});
