@@ -17,6 +17,7 @@ import {
   serveMock,
   ksctl as spawnKsctl,
 } from '../helpers/spawn.js';
+import { requireProgram } from '../helpers/programs.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const DEV_TOKEN = 'e2e-dev-token';
@@ -190,9 +191,9 @@ describe('a marking from creation to deletion, with the real binary', () => {
 });
 
 describe('on a terminal', () => {
-  const hasScript = spawnSync('script', ['--version']).status === 0;
+  requireProgram('script', 'apt-get install bsdutils');
 
-  it.skipIf(!hasScript)('tables have a header; piped they do not', async () => {
+  it('tables have a header; piped they do not', async () => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     // --no-pager: the table itself, not less's (tables-cli tests the pager).
     const command = [process.execPath, BIN, 'markings', 'list', '--wide', '--no-pager']
