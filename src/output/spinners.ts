@@ -73,7 +73,8 @@ export class Spinners {
    * wins; piped stderr and --quiet get nothing.
    */
   async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
-    if (!this.io.stderrIsTTY || this.quiet()) return undefined;
+    if (this.quiet()) return undefined;
+    if (!this.io.stderrIsTTY) return this.plainActivity();
     const { SPINNER_DELAY_MS, startSpinner } = await import('./progress.js');
     return (what) => {
       if (this.spinner)
@@ -113,10 +114,41 @@ export class Spinners {
   }
 
   /**
+   * Off a terminal: each retry is a line, and a request without an answer after a second says so
+   * (again every ten seconds), unless a named wait or a progress line speaks for it.
+   */
+  private async plainActivity(): Promise<(what: string) => RequestActivity> {
+    const [{ elapsed, plainNotice }, { progressShownOn }] = await Promise.all([
+      import('./plain-waits.js'),
+      import('./progress.js'),
+    ]);
+    const stderr = this.terminal.stderr;
+    return (what) => {
+      const spokenFor = this.plainWaits > 0 || progressShownOn(stderr);
+      const notice = spokenFor
+        ? undefined
+        : plainNotice(
+            this.terminal,
+            (ms) => `${what}: no answer yet after ${elapsed(ms)}…`,
+            (ms) => `${what}: still no answer after ${elapsed(ms)}`,
+          );
+      return {
+        retrying: (message) => stderr.write(`${what}: ${message}\n`),
+        done: () => notice?.stop(),
+      };
+    };
+  }
+
+  /** Named waits under way off a terminal: they say what the requests inside wait for. */
+  private plainWaits = 0;
+
+  /**
    * `work` with a spinner on a terminal when it takes a while (not piped, not --quiet); a prompt
-   * during the work clears it and it comes back after the answer.
+   * during the work clears it and it comes back after the answer. Off a terminal, a plain line
+   * once it has taken a second, and again every ten seconds.
    */
   async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
+    if (!this.terminal.stderrIsTTY) return this.plainWaiting(label, work);
     const { startSpinner } = await import('./progress.js');
     const outer = this.spinner;
     outer?.pause();
@@ -131,6 +163,24 @@ export class Spinners {
       this.spinner = outer;
       outer?.resume();
       if (!outer) this.requestSpinner?.resume();
+    }
+  }
+
+  private async plainWaiting<T>(label: string, work: () => Promise<T>): Promise<T> {
+    if (this.quiet()) return work();
+    const { elapsed, plainNotice } = await import('./plain-waits.js');
+    const what = label.replace(/…$/, '');
+    const notice = plainNotice(
+      this.terminal,
+      () => `${what}…`,
+      (ms) => `${what}: still waiting after ${elapsed(ms)}`,
+    );
+    this.plainWaits++;
+    try {
+      return await work();
+    } finally {
+      this.plainWaits--;
+      notice.stop();
     }
   }
 
