@@ -23,7 +23,8 @@ export function elapsed(ms: number): string {
 
 /**
  * Writes `first(ms)` once `PLAIN_FIRST_MS` have passed, then `again(ms)` every `PLAIN_REPEAT_MS`,
- * until `stop`. The timers keep no process alive.
+ * until `stop`. The timers keep no process alive; Date.now, not performance (whose first use
+ * loads perf_hooks on every network command: test/e2e/startup.test.ts).
  */
 export function plainNotice(
   io: IOStreams,
@@ -31,12 +32,12 @@ export function plainNotice(
   again: (ms: number) => string,
   { firstMs = PLAIN_FIRST_MS, repeatMs = PLAIN_REPEAT_MS } = {},
 ): { stop(): void } {
-  const began = performance.now();
+  const began = Date.now();
   let repeat: NodeJS.Timeout | undefined;
   const say = (line: string) => io.stderr.write(`${line}\n`);
   const start = setTimeout(() => {
-    say(first(performance.now() - began));
-    repeat = setInterval(() => say(again(performance.now() - began)), repeatMs);
+    say(first(Date.now() - began));
+    repeat = setInterval(() => say(again(Date.now() - began)), repeatMs);
     repeat.unref();
   }, firstMs);
   start.unref();
