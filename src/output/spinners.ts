@@ -115,7 +115,7 @@ export class Spinners {
 
   /**
    * Off a terminal: each retry is a line, and a request without an answer after a second says so
-   * (again every ten seconds), unless a named wait or a progress line speaks for it.
+   * (again every ten seconds), unless a long run's progress line speaks for it.
    */
   private async plainActivity(): Promise<(what: string) => RequestActivity> {
     const [{ elapsed, plainNotice }, { progressShownOn }] = await Promise.all([
@@ -124,8 +124,7 @@ export class Spinners {
     ]);
     const stderr = this.terminal.stderr;
     return (what) => {
-      const spokenFor = this.plainWaits > 0 || progressShownOn(stderr);
-      const notice = spokenFor
+      const notice = progressShownOn(stderr)
         ? undefined
         : plainNotice(
             this.terminal,
@@ -139,16 +138,13 @@ export class Spinners {
     };
   }
 
-  /** Named waits under way off a terminal: they say what the requests inside wait for. */
-  private plainWaits = 0;
-
   /**
    * `work` with a spinner on a terminal when it takes a while (not piped, not --quiet); a prompt
-   * during the work clears it and it comes back after the answer. Off a terminal, a plain line
-   * once it has taken a second, and again every ten seconds.
+   * during the work clears it and it comes back after the answer. Off a terminal the requests
+   * inside say when they wait (`requestActivity`): the wait of a listing written to a reader that
+   * went away (`| head -1`) must stay quiet.
    */
   async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
-    if (!this.terminal.stderrIsTTY) return this.plainWaiting(label, work);
     const { startSpinner } = await import('./progress.js');
     const outer = this.spinner;
     outer?.pause();
@@ -163,24 +159,6 @@ export class Spinners {
       this.spinner = outer;
       outer?.resume();
       if (!outer) this.requestSpinner?.resume();
-    }
-  }
-
-  private async plainWaiting<T>(label: string, work: () => Promise<T>): Promise<T> {
-    if (this.quiet()) return work();
-    const { elapsed, plainNotice } = await import('./plain-waits.js');
-    const what = label.replace(/…$/, '');
-    const notice = plainNotice(
-      this.terminal,
-      () => `${what}…`,
-      (ms) => `${what}: still waiting after ${elapsed(ms)}`,
-    );
-    this.plainWaits++;
-    try {
-      return await work();
-    } finally {
-      this.plainWaits--;
-      notice.stop();
     }
   }
 

@@ -82,7 +82,7 @@ describe('a request off a terminal', () => {
     expect(written()).toBe('');
   });
 
-  it('inside a named wait, the wait speaks for it: its own lines, and the retries', async () => {
+  it('inside a named wait, the requests speak: the wait itself is no line', async () => {
     const { io, written } = piped();
     const spinners = new Spinners(io, () => false);
     const start = (await spinners.requestActivity())!;
@@ -94,10 +94,21 @@ describe('a request off a terminal', () => {
       request.done();
     });
     expect(written().trimEnd().split('\n')).toEqual([
-      'enrolling a device into keyspace ABcd…',
+      'register device: no answer yet after 1 s…',
       'register device: connection refused, retrying in 0.2 s (attempt 2 of 4)',
-      'enrolling a device into keyspace ABcd: still waiting after 11 s',
+      'register device: still no answer after 11 s',
     ]);
+  });
+
+  it('while a long run shows its progress, its requests leave the waiting to it', async () => {
+    const { io, written } = piped();
+    const start = (await new Spinners(io, () => false).requestActivity())!;
+    const bar = progressBar(io, 10, 'Applying 10 changes');
+    const request = start('update marking m-1');
+    await vi.advanceTimersByTimeAsync(1500);
+    request.done();
+    bar.done();
+    expect(written()).toBe('Applying 10 changes: 0/10 (1 s)\n');
   });
 });
 
