@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SkipSummary from './test/helpers/skip-summary.js';
 
 export default defineConfig({
   test: {
@@ -7,5 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // The run ends with how many tests were skipped and why (a program the machine lacks).
+    reporters: ['default', new SkipSummary()],
   },
 });

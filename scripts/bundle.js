@@ -33,7 +33,7 @@ const OUT_DIR = 'dist/bundle';
  * they would be one file more for `ksctl enroll`, which loads this chunk anyway.
  */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]enroll[\\/]wire\.ts$|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+  /[\\/]src[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]enroll[\\/]wire\.ts$|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within|process-identity)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 /** The modules of the `keygen` chunk: what `ksctl enroll` needs to start its prime searches. */
 const KEY_GENERATION = /[\\/]src[\\/]enroll[\\/](device-keys|rsa-keygen|prime-search)\.ts$/;

@@ -60,7 +60,7 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /**
    * Told when a request starts (with what it is for, "get marking classification"); the handle
-   * hears of each wait to retry ("retrying in 2 s after 503") and of the end. A terminal shows
+   * hears of each wait to retry ("503, retrying in 2 s (attempt 2 of 4)") and of the end. A terminal shows
    * a spinner with it, so no wait on the service is silent.
    */
   activity?: (what: string) => RequestActivity;
@@ -340,7 +340,7 @@ export class ApiClient {
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
         if (idempotent && attempt < retries) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
-          activity?.retrying(retryMessage(wait, reason));
+          activity?.retrying(retryMessage(wait, reason, attempt + 2, retries + 1));
           await sleep(wait, options.signal);
           continue;
         }
@@ -383,7 +383,7 @@ export class ApiClient {
             ? Math.min(after, this.options.maxRetryAfterMs)
             : backoffDelay(attempt, this.options.backoffMs);
         this.trace(`  retrying in ${wait} ms (attempt ${attempt + 2} of ${retries + 1})`);
-        activity?.retrying(retryMessage(wait, String(status)));
+        activity?.retrying(retryMessage(wait, String(status), attempt + 2, retries + 1));
         await sleep(wait, options.signal);
         continue;
       }

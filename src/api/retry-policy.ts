@@ -37,8 +37,16 @@ export function backoffDelay(attempt: number, baseMs: number, random = Math.rand
   return Math.round(random() * Math.min(10_000, baseMs * 2 ** attempt));
 }
 
-/** "retrying in 2 s after 503", "retrying in 0.3 s after connection refused". */
-export function retryMessage(waitMs: number, after: string): string {
-  const seconds = waitMs >= 10_000 ? Math.round(waitMs / 1000) : Math.round(waitMs / 100) / 10;
-  return `retrying in ${seconds} s after ${after}`;
+/**
+ * "503, retrying in 1.2 s (attempt 2 of 4)", "connection refused, retrying in 0.3 s (attempt 2
+ * of 4)": `attempt` is the one about to be made, of `attempts` in all.
+ */
+export function retryMessage(
+  waitMs: number,
+  after: string,
+  attempt: number,
+  attempts: number,
+): string {
+  const seconds = waitMs >= 10_000 ? Math.round(waitMs / 1000) : Math.ceil(waitMs / 100) / 10;
+  return `${after}, retrying in ${seconds} s (attempt ${attempt} of ${attempts})`;
 }

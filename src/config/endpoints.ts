@@ -62,6 +62,29 @@ export function endpointSettings(
   return settings;
 }
 
+/** No URL to enroll with: none configured, and none to look the others up from. */
+export function unknownEndpointsError(keyspace: string | undefined): UsageError {
+  return new UsageError(
+    `cannot tell where to enroll${keyspace === undefined ? '' : ` into keyspace ${keyspace}`}`,
+    {
+      hint: {
+        cli: 'pass --api-url and --enrollment-url, or --kns-url to look them up (or set them in the context)',
+        code: 'pass apiUrl and enrollmentUrl, or knsUrl to look them up',
+      },
+    },
+  );
+}
+
+/**
+ * Whether an enrollment with these settings cannot find its endpoints, known before anything is
+ * asked or sent: the enrollment URL and the API URL are configured or looked up (from --kns-url,
+ * or the API URL's own lookup), and a portal sign-in (`portal`) names the API URL itself.
+ */
+export function endpointsUnknowable(settings: EndpointSettings, portal: boolean): boolean {
+  const canLookUp = settings.knsUrl !== undefined || settings.apiUrl !== undefined;
+  return !canLookUp && (settings.enrollmentUrl === undefined || !portal);
+}
+
 export function isHttpUrl(url: string): boolean {
   try {
     const { protocol } = new URL(url);

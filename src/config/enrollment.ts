@@ -10,7 +10,13 @@ import type { RequestActivity } from '../api/client.js';
 import type { TokenPair } from '../enroll/wire.js';
 import { UsageError } from '../errors.js';
 import type { PersistorSpec } from '../profiles/types.js';
-import { type EndpointFlags, endpointSettings, type EndpointSettings } from './endpoints.js';
+import {
+  type EndpointFlags,
+  endpointSettings,
+  type EndpointSettings,
+  endpointsUnknowable,
+  unknownEndpointsError,
+} from './endpoints.js';
 import { assertKeyspace } from './keyspace.js';
 import { type PersistorFlags, resolvePersistor, type SettingsAsker } from './persistor.js';
 import { readSecret, readSecretFile } from './secrets.js';
@@ -85,6 +91,9 @@ export async function enrollmentSettings(
   const { name, context } = resolveContext(asker.globals, asker.env, store);
   const timeoutMs = resolveTimeoutMs(asker.globals, asker.env, name, context);
   const endpoints = endpointSettings(flags, asker.env, context);
+  // Before the keyspace, the profile file's secret and the tokens are asked for.
+  const portal = flags.username !== undefined || flags.email !== undefined;
+  if (endpointsUnknowable(endpoints, portal)) throw unknownEndpointsError(endpoints.keyspace);
   const keyspace = assertKeyspace(endpoints.keyspace ?? (await askKeyspace(asker)));
   const persistor = await resolvePersistor(asker, persistorFlags, { creates: true });
   const tokens = await tokenChoice(asker, flags, bulk);

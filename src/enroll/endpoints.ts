@@ -8,10 +8,11 @@ import type { KnsAnswer } from './wire.js';
 import {
   type EndpointSettings,
   isHttpUrl,
+  unknownEndpointsError,
   URL_SETTINGS,
   type UrlSetting,
 } from '../config/endpoints.js';
-import { type Hint, mapHint, ServiceError, UnreachableError, UsageError } from '../errors.js';
+import { type Hint, mapHint, ServiceError, UnreachableError } from '../errors.js';
 import { isJsonObject } from '../encoding/json.js';
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -107,12 +108,7 @@ export class EnrollmentEndpoints {
   private async lookUp(): Promise<{ lookup: Endpoint; found: Discovered }> {
     const lookup = this.configured('knsUrl') ?? this.configured('apiUrl');
     if (lookup === undefined) {
-      throw new UsageError(`cannot tell where to enroll into keyspace ${this.keyspace}`, {
-        hint: {
-          cli: 'pass --api-url and --enrollment-url, or --kns-url to look them up (or set them in the context)',
-          code: 'pass apiUrl and enrollmentUrl, or knsUrl to look them up',
-        },
-      });
+      throw unknownEndpointsError(this.keyspace);
     }
     const url = `${lookup.url}/v2.4/kns/keyspaces/${encodeURIComponent(this.keyspace)}`;
     const answer = await reach(lookup, () =>

@@ -4,7 +4,7 @@
  * was done and what was never sent.
  */
 import { descriptionProblem, nameProblem, quoted } from '../api/names.js';
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { quotedNames } from '../output/render.js';
 
 export interface NameAndDescription {
@@ -12,18 +12,58 @@ export interface NameAndDescription {
   description?: string;
 }
 
+/** NAME and =DESCRIPTION: NAME runs to the first `=` not preceded by a backslash. */
+const NAME_AND_DESCRIPTION = /^((?:[^=\\]|\\.)*)(?:=([\s\S]*))?$/;
+
 /**
  * `NAME[=DESCRIPTION]`: split on the first `=` not preceded by a backslash, so a name may contain
- * `\=`.
+ * `\=` (and `\,`, see `refuseLists`).
  */
 export function nameAndDescription(text: string): NameAndDescription {
-  const m = /^((?:[^=\\]|\\.)*)(?:=([\s\S]*))?$/.exec(text);
+  const m = NAME_AND_DESCRIPTION.exec(text);
   const name = (m?.[1] ?? text).replace(/\\(.)/g, '$1');
   return m?.[2] === undefined ? { name } : { name, description: m[2] };
 }
 
-/** Values from NAME[=DESCRIPTION] options, checked before anything is sent. */
+/** Whether NAME (before any =DESCRIPTION) holds a comma without a backslash, as a list would. */
+function namesAList(text: string): boolean {
+  const raw = NAME_AND_DESCRIPTION.exec(text)?.[1] ?? text;
+  return /^(?:[^\\,]|\\.)*,/.test(raw);
+}
+
+/**
+ * A comma in a value flag's name is refused (exit 2) before anything is sent: `--set-values a,b`
+ * would otherwise be one value "a,b" and remove "a" and "b". `\,` means a comma.
+ */
+function refuseLists(texts: readonly string[], flag: string): void {
+  const listed = texts.find(namesAList);
+  if (listed === undefined) return;
+  const names = nameAndDescription(listed)
+    .name.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const repeated = names.map((name) => `${flag} ${shellWord(name)}`).join(' ');
+  throw new UsageError(
+    `${flag} ${quoted(listed)}: one flag takes one value, not a list; nothing was sent`,
+    {
+      hint:
+        (names.length > 1 ? `repeat the flag for each value: ${repeated}; ` : '') +
+        `write \\, for a comma that is part of the name`,
+    },
+  );
+}
+
+/** A word as typed into a shell: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w.@%+:/-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Values from NAME[=DESCRIPTION] options, checked before anything is sent. A flag (`--value`, not
+ * the arguments of `values add`) takes one value each: a comma in a name is refused.
+ */
 export function parseValueOptions(texts: string[] | undefined, flag: string): NameAndDescription[] {
+  if (flag.startsWith('--')) refuseLists(texts ?? [], flag);
   const values = (texts ?? []).map(nameAndDescription);
   const problems = values.flatMap((v) => {
     const path = `${flag} ${quoted(v.name)}`;

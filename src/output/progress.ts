@@ -1,8 +1,10 @@
 /**
- * Progress on stderr, on a terminal only: the bar of long runs (bulk enroll, apply) and the
- * spinner of slow single steps, redrawn at a bounded rate and kept off each other's line.
+ * Progress on stderr: on a terminal, the bar of long runs (bulk enroll, apply) and the spinner of
+ * slow single steps, redrawn at a bounded rate and kept off each other's line; off a terminal, the
+ * bar's counts as a plain line every few seconds (plain-waits.ts).
  */
 import type { IOStreams } from './io.js';
+import { elapsed, PLAIN_PROGRESS_MS, plainNotice } from './plain-waits.js';
 
 export interface ProgressBar {
   /** One more item finished; `failed` counts it among the failures. */
@@ -33,8 +35,16 @@ function lineWidth(io: IOStreams): number {
 
 const NO_BAR: ProgressBar = { tick() {}, set() {}, done() {} };
 
-/** The stderr streams a progress bar is on: a spinner keeps off the line meanwhile. */
+/**
+ * The stderr streams a progress bar is on: a spinner keeps off the line meanwhile, and off a
+ * terminal the requests of the run leave their waits to the bar's lines.
+ */
 const barShownOn = new WeakSet<object>();
+
+/** Whether a progress bar (or its plain lines) is on this stream now. */
+export function progressShownOn(stream: object): boolean {
+  return barShownOn.has(stream);
+}
 
 /**
  * A one-line progress bar on stderr, redrawn in place:
@@ -47,7 +57,8 @@ export function progressBar(
   label: string,
   options: ProgressOptions = {},
 ): ProgressBar {
-  if (!io.stderrIsTTY || options.quiet === true) return NO_BAR;
+  if (options.quiet === true) return NO_BAR;
+  if (!io.stderrIsTTY) return plainProgress(io, total, label);
   let finished = 0;
   let failures = 0;
   let lastDraw = 0;
@@ -79,6 +90,33 @@ export function progressBar(
     done() {
       if (shown) io.stderr.write('\r\x1b[2K');
       shown = false;
+      barShownOn.delete(io.stderr);
+    },
+  };
+}
+
+/**
+ * Off a terminal: `Applying 1000 changes: 340/1000, 1 failed (12 s)` once a second has passed,
+ * then every five seconds (a stalled run says so too), never redrawn in place.
+ */
+function plainProgress(io: IOStreams, total: number, label: string): ProgressBar {
+  let finished = 0;
+  let failures = 0;
+  const line = (ms: number) =>
+    `${label}: ${finished}/${total}${failures > 0 ? `, ${failures} failed` : ''} (${elapsed(ms)})`;
+  const notice = plainNotice(io, line, line, { repeatMs: PLAIN_PROGRESS_MS });
+  barShownOn.add(io.stderr);
+  return {
+    tick(failed = false) {
+      finished += 1;
+      if (failed) failures += 1;
+    },
+    set(done, failed = 0) {
+      finished = done;
+      failures = failed;
+    },
+    done() {
+      notice.stop();
       barShownOn.delete(io.stderr);
     },
   };

@@ -73,7 +73,8 @@ export class Spinners {
    * wins; piped stderr and --quiet get nothing.
    */
   async requestActivity(): Promise<((what: string) => RequestActivity) | undefined> {
-    if (!this.io.stderrIsTTY || this.quiet()) return undefined;
+    if (this.quiet()) return undefined;
+    if (!this.io.stderrIsTTY) return this.plainActivity();
     const { SPINNER_DELAY_MS, startSpinner } = await import('./progress.js');
     return (what) => {
       if (this.spinner)
@@ -113,8 +114,35 @@ export class Spinners {
   }
 
   /**
+   * Off a terminal: each retry is a line, and a request without an answer after a second says so
+   * (again every ten seconds), unless a long run's progress line speaks for it.
+   */
+  private async plainActivity(): Promise<(what: string) => RequestActivity> {
+    const [{ elapsed, plainNotice }, { progressShownOn }] = await Promise.all([
+      import('./plain-waits.js'),
+      import('./progress.js'),
+    ]);
+    const stderr = this.terminal.stderr;
+    return (what) => {
+      const notice = progressShownOn(stderr)
+        ? undefined
+        : plainNotice(
+            this.terminal,
+            (ms) => `${what}: no answer yet after ${elapsed(ms)}…`,
+            (ms) => `${what}: still no answer after ${elapsed(ms)}`,
+          );
+      return {
+        retrying: (message) => stderr.write(`${what}: ${message}\n`),
+        done: () => notice?.stop(),
+      };
+    };
+  }
+
+  /**
    * `work` with a spinner on a terminal when it takes a while (not piped, not --quiet); a prompt
-   * during the work clears it and it comes back after the answer.
+   * during the work clears it and it comes back after the answer. Off a terminal the requests
+   * inside say when they wait (`requestActivity`): the wait of a listing written to a reader that
+   * went away (`| head -1`) must stay quiet.
    */
   async waiting<T>(label: string, work: () => Promise<T>): Promise<T> {
     const { startSpinner } = await import('./progress.js');

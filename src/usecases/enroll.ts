@@ -135,7 +135,7 @@ export interface OneDevice {
   uniqueName?: boolean;
   /** The device key pair, already being generated. */
   deviceKeys?: Promise<DeviceKeyPair>;
-  /** Told when the host name was taken and the profile got a numbered one. */
+  /** Told, once it is enrolled, when the host name was taken and the profile got a numbered one. */
   onRenamed?: (message: string) => void;
 }
 
@@ -148,14 +148,17 @@ export interface EnrolledOne extends EnrolledDevice {
 export function enrollOne(options: EnrollRun, device: OneDevice): Promise<EnrolledOne> {
   return withEnrollmentRun(options, async ({ run, stored, existing }) => {
     const path = options.persistor?.path ?? '';
-    const name =
+    const { name, renamed } =
       device.uniqueName === true
-        ? uniqueName(device.name, existing, path, device.onRenamed)
-        : (device.name ?? hostname());
-    if (stored === undefined) {
-      return enrollDevice(run, prepareRun(run), 0, name, device.deviceKeys);
-    }
-    return enrollAndStore(stored, prepareRun(stored), 0, name, device.deviceKeys);
+        ? uniqueName(device.name, existing, path)
+        : { name: device.name ?? hostname() };
+    const enrolled =
+      stored === undefined
+        ? await enrollDevice(run, prepareRun(run), 0, name, device.deviceKeys)
+        : await enrollAndStore(stored, prepareRun(stored), 0, name, device.deviceKeys);
+    // Only once the profile exists: a failed enrollment has no name to talk about.
+    if (renamed !== undefined) device.onRenamed?.(renamed);
+    return enrolled;
   });
 }
 
@@ -168,11 +171,10 @@ function uniqueName(
   chosen: string | undefined,
   existing: ProfileSet,
   path: string,
-  onRenamed: ((message: string) => void) | undefined,
-): string {
+): { name: string; renamed?: string } {
   const taken = new Set(existing.profiles.map((p) => p.name));
   if (chosen !== undefined) {
-    if (!taken.has(chosen)) return chosen;
+    if (!taken.has(chosen)) return { name: chosen };
     const holder = existing.profiles.find((p) => p.name === chosen)!;
     throw new ConflictError(
       `${path} already has a profile named "${chosen}" (device ${holder.deviceId}); nothing was enrolled`,
@@ -182,9 +184,9 @@ function uniqueName(
     );
   }
   const host = hostname();
-  if (!taken.has(host)) return host;
+  if (!taken.has(host)) return { name: host };
   let n = 2;
   while (taken.has(`${host}-${n}`)) n++;
-  onRenamed?.(`a profile named "${host}" is already in ${path}: this one is "${host}-${n}"`);
-  return `${host}-${n}`;
+  const renamed = `a profile named "${host}" is already in ${path}: this one is "${host}-${n}"`;
+  return { name: `${host}-${n}`, renamed };
 }

@@ -11,7 +11,13 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockInfo } from '../../src/mock/wire.js';
-import { launchChromium, newContext, watchedPage, WIDE } from '../helpers/browser.js';
+import {
+  launchChromium,
+  newContext,
+  requireChromium,
+  watchedPage,
+  WIDE,
+} from '../helpers/browser.js';
 import { mockServeSuite } from '../helpers/spawn.js';
 
 const suite = mockServeSuite();
@@ -66,7 +72,10 @@ async function load(rate: number, seconds: number): Promise<number> {
   return answered;
 }
 
+const hasChromium = requireChromium();
+
 beforeAll(async () => {
+  if (!hasChromium) return;
   // 20,000 markings in 20 bulk writes of 1,000 (the API's largest).
   for (let batch = 0; batch < MARKINGS / 1000; batch++) {
     const items = Array.from({ length: 1000 }, (_, i) => ({

@@ -16,6 +16,7 @@ import {
   launchChromium,
   newContext,
   NARROW,
+  requireChromium,
   seriousViolations,
   watchedPage,
   WIDE,
@@ -75,7 +76,10 @@ let docsWrittenBefore: number[];
 const writtenAt = (files: string[]) =>
   Promise.all(files.map(async (f) => (await stat(f).catch(() => undefined))?.mtimeMs ?? 0));
 
+const hasChromium = requireChromium();
+
 beforeAll(async () => {
+  if (!hasChromium) return;
   browser = await launchChromium();
   screenshots = WRITE_DOCS ? join(ROOT, 'docs') : await temp.make();
   docsWrittenBefore = await writtenAt(DOCS_SHOTS);
@@ -160,6 +164,7 @@ describe('signing in', () => {
 
 describe('the pages', () => {
   beforeAll(async () => {
+    if (!hasChromium) return;
     ({ context, page } = await signedIn());
   }, 30_000);
   afterAll(async () => {

@@ -3,10 +3,10 @@
  * (each a real shell with the script loaded) complete commands, options, option values and names
  * (live from a mock and the configuration). zsh runs its completion system in a pseudo-terminal
  * (zpty), pressing Tab on each line; fish answers `complete -C`; bash runs `_ksctl` as `complete -F`
- * would. A shell that is not installed fails the test (.ci/run installs them); set
- * KSCTL_TEST_SKIP_SHELLS=1 to skip the missing ones on a workstation.
+ * would. A test whose shell is not installed is skipped, saying so (test/helpers/programs.ts);
+ * under CI it fails (.ci/run installs them).
  */
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
+import { requireProgram } from '../helpers/programs.js';
 import { assertBuilt, BIN, ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -67,9 +68,6 @@ for line in "$@"; do
   print
 done
 `;
-
-const installed = (shell: string) => spawnSync(shell, ['--version']).status === 0;
-const skipMissing = process.env.KSCTL_TEST_SKIP_SHELLS === '1';
 
 /** A shell and how its script is loaded: zsh both sourced and autoloaded from $fpath. */
 const SHELLS: { name: string; shell: ShellName; zshFpath?: boolean }[] = [
@@ -209,11 +207,8 @@ async function complete(
 }
 
 for (const target of SHELLS) {
-  const missing = !installed(target.shell);
-  describe.skipIf(missing && skipMissing)(`${target.name} completion`, () => {
-    it(`${target.shell} is installed (.ci/run installs it)`, () => {
-      expect(missing).toBe(false);
-    });
+  describe(`${target.name} completion`, () => {
+    requireProgram(target.shell, `apt-get install ${target.shell}`);
 
     it('completes commands, subcommands through aliases, and options', async () => {
       const [top, mark, values, rmOptions, output, outputEquals, get] = await complete(target, [
@@ -293,42 +288,43 @@ for (const target of SHELLS) {
   });
 }
 
-describe.skipIf(!installed('bash') || spawnSync('script', ['--version']).status !== 0)(
-  'bash on a terminal',
-  () => {
-    it('completes a directory with its "/" and no space, so the path goes on', async () => {
-      await mkdir(join(work, 'markings-dir'), { recursive: true });
-      await writeFile(join(work, 'markings-dir', 'a.yaml'), 'markings: []\n');
-      const script = join(ROOT, 'completions', FILES.bash);
-      // readline inserts what the completion offers: typed into an interactive bash, the line
-      // echoes back as the shell completed it (`echo` completes as ksctl does here).
-      const typed = [
-        `source ${quote(script)}; complete -F _ksctl echo; PS1='$ '\n`,
-        'echo markings apply -f markings-d\tEND\n',
-        'exit\n',
-      ];
-      const child = spawn('script', ['-qfec', 'bash --norc --noprofile -i', '/dev/null'], {
-        cwd: work,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let screen = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
-      const exited = new Promise((resolve) => child.once('close', resolve));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      for (const line of typed) {
-        child.stdin.write(line);
-        await sleep(700);
-      }
-      child.stdin.end();
-      await exited;
-      clearTimeout(killer);
-      expect(screen).toContain('markings apply -f markings-dir/END');
+describe('bash on a terminal', () => {
+  requireProgram('bash', 'apt-get install bash');
+  requireProgram('script', 'apt-get install bsdutils');
+  it('completes a directory with its "/" and no space, so the path goes on', async () => {
+    await mkdir(join(work, 'markings-dir'), { recursive: true });
+    await writeFile(join(work, 'markings-dir', 'a.yaml'), 'markings: []\n');
+    const script = join(ROOT, 'completions', FILES.bash);
+    // readline inserts what the completion offers: typed into an interactive bash, the line
+    // echoes back as the shell completed it (`echo` completes as ksctl does here).
+    const typed = [
+      `source ${quote(script)}; complete -F _ksctl echo; PS1='$ '\n`,
+      'echo markings apply -f markings-d\tEND\n',
+      'exit\n',
+    ];
+    const child = spawn('script', ['-qfec', 'bash --norc --noprofile -i', '/dev/null'], {
+      cwd: work,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-  },
-);
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
+    const exited = new Promise((resolve) => child.once('close', resolve));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    for (const line of typed) {
+      child.stdin.write(line);
+      await sleep(700);
+    }
+    child.stdin.end();
+    await exited;
+    clearTimeout(killer);
+    expect(screen).toContain('markings apply -f markings-dir/END');
+  });
+});
 
-describe.skipIf(!installed('bash') || !installed('fish'))('the README install lines', () => {
+describe('the README install lines', () => {
+  requireProgram('bash', 'apt-get install bash');
+  requireProgram('fish', 'apt-get install fish');
   it('work in a fresh home and put the scripts where the shells load them', async () => {
     const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### Shell completion'));

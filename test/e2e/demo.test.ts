@@ -2,11 +2,12 @@
  * README command one: `ksctl demo` must work on a fresh machine, from any folder, and leave nothing
  * behind. Runs the real binary (the bundle), so it also catches files the bundle cannot find.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, cleanEnv, ksctl } from '../helpers/spawn.js';
+import { requireProgram } from '../helpers/programs.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();
@@ -66,7 +67,8 @@ it('walks the whole tour from an unrelated folder and leaves no file behind', as
  * On a terminal (a pseudo-terminal from `script`), the tour is a tour: it waits after each step
  * until Enter, and q or Ctrl-C end it with the mock closed and nothing left behind.
  */
-describe.skipIf(spawnSync('script', ['--version']).status !== 0)('on a terminal', () => {
+describe('on a terminal', () => {
+  requireProgram('script', 'apt-get install bsdutils');
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
   /** `ksctl demo ARGS` on a pseudo-terminal; the test types into it. */

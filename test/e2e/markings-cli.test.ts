@@ -2,7 +2,8 @@
  * The real thing: `bin/ksctl.js mock serve` spawned, and the real binary run against it, as a
  * user or a CI job would. Needs a build (`npm test` builds first).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import {
   serveMock,
   ksctl as spawnKsctl,
 } from '../helpers/spawn.js';
+import { requireProgram } from '../helpers/programs.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const DEV_TOKEN = 'e2e-dev-token';
@@ -190,9 +192,9 @@ describe('a marking from creation to deletion, with the real binary', () => {
 });
 
 describe('on a terminal', () => {
-  const hasScript = spawnSync('script', ['--version']).status === 0;
+  requireProgram('script', 'apt-get install bsdutils');
 
-  it.skipIf(!hasScript)('tables have a header; piped they do not', async () => {
+  it('tables have a header; piped they do not', async () => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     // --no-pager: the table itself, not less's (tables-cli tests the pager).
     const command = [process.execPath, BIN, 'markings', 'list', '--wide', '--no-pager']
@@ -210,6 +212,33 @@ describe('on a terminal', () => {
       /^classification\s+[0-9a-f]{24}\s+3\s+internal\s+no\s+no\s+Data classification level/,
     );
     expect(result.stdout).not.toContain('\t');
+  });
+
+  it('Ctrl-D at the confirmation is an interruption: exit 130, nothing deleted', async () => {
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const command = [process.execPath, BIN, 'markings', 'delete', 'classification']
+      .map(quote)
+      .join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    try {
+      for (let i = 0; i < 400 && !screen.includes('Delete marking'); i++) await sleep(50);
+      expect(screen).toContain('Delete marking "classification"');
+      child.stdin.write('\x04');
+      // It used to print "interrupted" and exit 0, as if nothing had gone wrong.
+      expect(await closed).toBe(130);
+    } finally {
+      clearTimeout(killer);
+      child.stdin.end();
+    }
+    expect(screen).toContain('error: interrupted; nothing was changed');
+    expect((await ksctl(['markings', 'get', 'classification'])).code).toBe(0);
   });
 });
 

@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { assertBuilt, BIN, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
+import { requireProgram } from '../helpers/programs.js';
 import { tempDirs } from '../helpers/temp.js';
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
+const hasScript = requireProgram('script', 'apt-get install bsdutils');
 const temp = tempDirs();
 let dir: string;
 let served: ServedMock;
@@ -85,7 +86,7 @@ async function redirected(args: string[], name: string): Promise<string> {
   return text;
 }
 
-describe.skipIf(!hasScript)('stdout to a file, stderr on a terminal', () => {
+describe('stdout to a file, stderr on a terminal', () => {
   it('markings list … -o json > l.json shows the wait and writes clean JSON', async () => {
     const text = await redirected(
       ['markings', 'list', '--starts-with', 'm-', '-o', 'json'],

@@ -1,14 +1,25 @@
 /**
  * The console's browser tests: Debian's Chromium (never a downloaded one) driven by
- * playwright-core, one browser per test file. A page records every console error and uncaught
+ * playwright-core, one browser per test file; without it they are skipped, saying so (or fail,
+ * under CI). A page records every console error and uncaught
  * exception, so a test can say there were none; axe-core is run by evaluating its source, which
  * the console's Content-Security-Policy (script-src 'self') would refuse as a script tag.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM } from '../../bench/lib/chromium.js';
+import { requireProgram } from './programs.js';
 
 export { launchChromium } from '../../bench/lib/chromium.js';
+
+/**
+ * Whether Debian's Chromium is there; when it is not, the tests of the enclosing block or file
+ * are skipped naming it (or fail, under CI), and a beforeAll that launches it returns early.
+ */
+export function requireChromium(): boolean {
+  return requireProgram('chromium', 'apt-get install chromium', { path: CHROMIUM });
+}
 
 export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 390, height: 844 };

@@ -70,7 +70,15 @@ describe('context add', () => {
     ],
     [['context', 'add', 'x', '--username', 'u'], 2, /--username and --password-file go together/],
     [
-      ['context', 'add', 'x', '--token-file', '/nonexistent/token'],
+      [
+        'context',
+        'add',
+        'x',
+        '--base-url',
+        'http://127.0.0.1:9/v2/dev',
+        '--token-file',
+        '/nonexistent/token',
+      ],
       2,
       /cannot read the token from \/nonexistent\/token: no such file or directory/,
     ],
@@ -78,6 +86,49 @@ describe('context add', () => {
     const result = await ksctl(argv);
     expect(result.code).toBe(code);
     expect(result.stderr).toMatch(message);
+  });
+
+  // Every mix of the settings that name no service: refused at once (exit 2, naming --base-url),
+  // nothing stored, no secret read; it used to be stored as {} and fail at its first use.
+  const others: string[][] = [
+    ['--timeout', '60'],
+    ['--keyspace', 'ABcd'],
+    ['--persistor', 'plaintext', '--persistor-path', 'p.pt'],
+    ['--use'],
+    ['--token-file', '-'],
+    ['--username', 'u', '--password-file', '-'],
+  ];
+  const mixes = Array.from({ length: 2 ** others.length }, (_, bits) =>
+    others.filter((_, i) => bits & (1 << i)),
+  ).filter((mix) => !(mix.includes(others[4]!) && mix.includes(others[5]!)));
+  it.each(mixes.map((mix) => [mix.flat().join(' ') || '(nothing)', mix.flat()]))(
+    'without a service URL, %s: exit 2 naming --base-url, nothing stored',
+    async (_, flags) => {
+      const file = join(suite.configDir, 'config.json');
+      const before = await readFile(file, 'utf8').catch(() => undefined);
+      const result = await ksctl(['context', 'add', 'prod', ...flags], { stdin: 'secret-token\n' });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^error: context "prod" needs the URL of the service: --base-url URL\nhint: the markings API: --base-url https:\/\/HOST\/v2\/TENANT; .*--kns-url/,
+      );
+      expect(result.stderr).not.toContain('secret-token');
+      expect(await readFile(file, 'utf8').catch(() => undefined)).toBe(before);
+    },
+  );
+
+  it('a context for enrollment alone needs no --base-url', async () => {
+    const added = await ksctl([
+      'context',
+      'add',
+      'lab',
+      '--kns-url',
+      suite.mock.baseUrl.replace(/\/v2\/.*/, ''),
+      '--keyspace',
+      'ABcd',
+    ]);
+    expect(added.code).toBe(0);
+    const shown = await ksctl(['context', 'show', 'lab', '-o', 'json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ keyspace: 'ABcd' });
   });
 
   it('an existing name is a conflict (exit 6) unless --force', async () => {

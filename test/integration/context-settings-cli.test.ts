@@ -130,13 +130,26 @@ describe('context add --force', () => {
   });
 
   it('says what the replaced context had that is gone, even with --quiet', async () => {
-    const result = await ksctl(['context', 'add', 'mock', '--force', '--timeout', '60', '--quiet']);
+    const result = await ksctl([
+      'context',
+      'add',
+      'mock',
+      '--force',
+      '--timeout',
+      '60',
+      '--kns-url',
+      'http://127.0.0.1:9',
+      '--quiet',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(
       `replaced context mock (current); its previous base-url ${suite.mock.baseUrl}, token, keyspace ABcd are gone (\`ksctl context set\` changes single settings).\n`,
     );
     expect(result.stderr).not.toContain(suite.mock.token);
-    expect((await stored()).contexts.mock).toEqual({ timeoutMs: 60_000 });
+    expect((await stored()).contexts.mock).toEqual({
+      timeoutMs: 60_000,
+      knsUrl: 'http://127.0.0.1:9',
+    });
   });
 });
 

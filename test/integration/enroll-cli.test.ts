@@ -5,6 +5,7 @@
  * generation of every enrollment (seconds each); the e2e tests run the real one.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -664,4 +665,81 @@ describe('replay race', () => {
 
 afterEach(() => {
   suite.mock.onRequest = undefined;
+});
+
+describe('nothing said before it is known (issue 33)', () => {
+  const nowhere = { KSCTL_API_URL: undefined, KSCTL_ENROLLMENT_URL: undefined };
+
+  it.each([
+    ['no keyspace', { KSCTL_KEYSPACE: undefined }],
+    ['a keyspace', {}],
+  ])(
+    'on a terminal with nowhere to enroll and %s: says so before asking anything',
+    async (_, env) => {
+      const result = await cli(['enroll'], {
+        tty: true,
+        env: { ...tokenlessEnv(), ...nowhere, ...env },
+        answers: [],
+      });
+      expect(result.questions).toEqual([]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^error: cannot tell where to enroll( into keyspace ABcd)?\nhint: pass --api-url and --enrollment-url, or --kns-url/,
+      );
+      expect((await suite.mock.journal()).filter((r) => r.method === 'POST')).toEqual([]);
+    },
+  );
+
+  it('a portal sign-in names the API URL itself: the enrollment URL alone will do', async () => {
+    const result = await cli(['enroll', '--name', 'portal-only', '--username', 'alice'], {
+      tty: true,
+      env: { ...tokenlessEnv(), KSCTL_API_URL: undefined },
+      answers: ['alice-password'],
+    });
+    expect(result.questions).toEqual(['Portal password of alice:']);
+    expect(result.stderr).toMatch(/^enrolled ABcd\.1\./m);
+    expect(result.code).toBe(0);
+  });
+
+  it('the numbered host name is told only once a profile is stored under it', async () => {
+    const path = join(suite.dir, 'renamed.pt');
+    const env = (extra: Record<string, string | undefined>) => ({
+      ...tokenlessEnv(),
+      KSCTL_PERSISTOR_PATH: path,
+      ...extra,
+    });
+    const first = await mint();
+    expect((await cli(['enroll'], { env: env(tokenEnv(first)) })).code).toBe(0);
+    const failures: [string, Record<string, string | undefined>, number][] = [
+      ['junk tokens', { KSCTL_STOKEN: 'I.junk', KSCTL_UIDAUTH: ',Ijunk.junk' }, 3],
+      ['a token pair used already', tokenEnv(first), 6],
+      [
+        'a service that is down',
+        {
+          ...tokenEnv(await mint()),
+          KSCTL_API_URL: 'http://127.0.0.1:9',
+          KSCTL_ENROLLMENT_URL: 'http://127.0.0.1:9/enrollment',
+          KSCTL_TIMEOUT: '2',
+        },
+        7,
+      ],
+    ];
+    for (const [what, extra, code] of failures) {
+      const failed = await cli(['enroll'], { env: env(extra) });
+      expect(failed.code, what).toBe(code);
+      expect(failed.stderr, what).not.toContain('a profile named');
+      // Before the error only the waits (retries of a service that is down) are told.
+      expect(failed.stderr, what).toMatch(/^error: /m);
+    }
+    const second = await cli(['enroll'], { env: env(tokenEnv(await mint())) });
+    expect(second.code).toBe(0);
+    const host = hostname();
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^a profile named "${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}" is already in .*: this one is ".*-2"\nenrolled `,
+      ),
+    );
+    const names = (await loadProfiles({ kind: 'plaintext', path })).profiles.map((p) => p.name);
+    expect(names).toEqual([host, `${host}-2`]);
+  });
 });

@@ -327,3 +327,65 @@ describe('markings export --file', () => {
     },
   );
 });
+
+describe('a comma in a value flag is never one value', () => {
+  // `--set-values public,internal` was the value "public,internal", removing "a", "b", "c" and
+  // "internal"; every value flag refuses a list before any request, and says how to mean it.
+  const lists = ['a,b', 'z,internal', 'a, b', ',a', 'a,', 'new,one=with, a description'];
+  it.each(
+    ['--set-values', '--add-value', '--remove-value', '--value'].flatMap((flag) =>
+      lists.map((list) => [flag, list] as const),
+    ),
+  )('%s %j: exit 2, a hint to repeat the flag, nothing sent', async (flag, list) => {
+    const argv =
+      flag === '--value'
+        ? ['markings', 'create', 'other', flag, list]
+        : ['markings', 'update', 'classification', flag, list, '--yes'];
+    const result = await ksctl(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error: ${flag} "${list}": one flag takes one value, not a list`,
+    );
+    expect(result.stderr).toContain('write \\, for a comma that is part of the name');
+    const names = list
+      .replace(/=.*/, '')
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean);
+    if (names.length > 1) {
+      expect(result.stderr).toContain(names.map((n) => `${flag} ${n}`).join(' '));
+    }
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(await writesSince()).toEqual([]);
+    expect(valueNames(await classification())).toEqual(['a', 'b', 'c', 'internal']);
+  });
+
+  it('\\, is a comma in the name: --add-value "x\\,y" adds the one value "x,y"', async () => {
+    const added = await ksctl(['markings', 'update', 'classification', '--add-value', 'x\\,y']);
+    expect(added.code).toBe(0);
+    expect(valueNames(await classification())).toEqual(['a', 'b', 'c', 'internal', 'x,y']);
+    const removed = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--remove-value',
+      'x\\,y',
+      '--yes',
+    ]);
+    expect(removed.code).toBe(0);
+    expect(valueNames(await classification())).toEqual(['a', 'b', 'c', 'internal']);
+  });
+
+  it('a comma in the description alone is fine', async () => {
+    const added = await ksctl([
+      'markings',
+      'update',
+      'classification',
+      '--add-value',
+      'secret=need to know, only',
+    ]);
+    expect(added.code).toBe(0);
+    const secret = (await classification()).detail.values!.find((v) => v.name === 'secret');
+    expect(secret?.description).toBe('need to know, only');
+  });
+});

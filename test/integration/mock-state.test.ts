@@ -239,7 +239,10 @@ describe('the state directory', () => {
 
     mock = await restart(dir);
     try {
-      expect(await readFile(join(dir, 'lock'), 'utf8')).toBe(`${process.pid}\n`);
+      // This process as the lock names it: pid, start time and boot id.
+      expect(await readFile(join(dir, 'lock'), 'utf8')).toMatch(
+        new RegExp(`^${process.pid} \\d+ [0-9a-f-]+\n$`),
+      );
       const list = await call(mock, 'GET', '/v2/dev/markings?name=kept', { admin: true });
       expect((list.body as { totalResults: number }).totalResults).toBe(1);
     } finally {

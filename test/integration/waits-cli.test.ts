@@ -5,7 +5,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const suite = mockSuite({ latency: { minMs: 400, maxMs: 400 } });
@@ -64,7 +65,7 @@ describe('an unreachable service', () => {
     });
     expect(shown.code).toBe(7);
     expect(spinnerLabels(shown.stderr).join('\n')).toMatch(
-      /retrying in [\d.]+ s after connection refused/,
+      /connection refused, retrying in [\d.]+ s \(attempt 2 of 4\)/,
     );
     const lines = shown.stderr.split('\n').map((l) =>
       l
@@ -84,7 +85,75 @@ describe('an unreachable service', () => {
     });
     expect(shown.code).toBe(7);
     expect(shown.stderr).toMatch(
-      /^error: find marking classification: cannot reach the service at http:\/\/127\.0\.0\.1:9/,
+      /^error: find marking classification: cannot reach the service at http:\/\/127\.0\.0\.1:9/m,
     );
+    expect(shown.stderr).not.toMatch(/list markings/);
+  });
+
+  it('piped, each retry is a plain line before the error', async () => {
+    const shown = await suite.ksctl(['markings', 'list'], {
+      env: { KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev' },
+    });
+    expect(shown.code).toBe(7);
+    const lines = shown.stderr.split('\n');
+    expect(lines.slice(0, 3)).toEqual(
+      [2, 3, 4].map((n) =>
+        expect.stringMatching(
+          new RegExp(
+            `^list markings: connection refused, retrying in [\\d.]+ s \\(attempt ${n} of 4\\)$`,
+          ),
+        ),
+      ),
+    );
+    expect(lines[3]).toMatch(/^error: list markings: cannot reach the service/);
+    expect(shown.stderr).not.toMatch(/[\r\x1b]/);
+  });
+});
+
+describe('a service that accepts and never answers', () => {
+  let server: Server;
+  let url: string;
+  const sockets = new Set<Socket>();
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/dev`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('piped: the wait says so after a second, then each retry, then the error', async () => {
+    const shown = await suite.ksctl(['markings', 'list'], {
+      env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '2' },
+    });
+    expect(shown.code).toBe(7);
+    const lines = shown.stderr.split('\n');
+    expect(lines[0]).toBe('list markings: no answer yet after 1 s…');
+    expect(lines.filter((l) => /^list markings: timed out, retrying in/.test(l))).toHaveLength(3);
+    expect(shown.stderr).toMatch(
+      /^error: list markings: cannot reach the service at .*: timed out$/m,
+    );
+    expect(shown.stderr).not.toMatch(/[\r\x1b]/);
+  });
+
+  it('piped, a single request (no retries) says it has no answer yet', async () => {
+    const shown = await suite.ksctl(['markings', 'create', 'never'], {
+      env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '2' },
+    });
+    expect(shown.code).toBe(7);
+    expect(shown.stderr).toMatch(/^create marking never: no answer yet after 1 s…\nerror: /);
+  });
+
+  it('--quiet: only the error', async () => {
+    const shown = await suite.ksctl(['markings', 'list', '--quiet'], {
+      env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '1' },
+    });
+    expect(shown.code).toBe(7);
+    expect(shown.stderr).toMatch(/^error: list markings: cannot reach the service/);
   });
 });

@@ -34,3 +34,30 @@ it('an answer typed at the question is returned', async () => {
   setTimeout(() => keys.write('y\r'), 50);
   expect(await answer).toBe(true);
 });
+
+it.each([
+  ['confirm', (p: ReturnType<typeof terminalPrompter>) => p.confirm('Delete marking "region"?')],
+  ['input', (p: ReturnType<typeof terminalPrompter>) => p.input('Keyspace')],
+  ['secret', (p: ReturnType<typeof terminalPrompter>) => p.secret('STOKEN')],
+])(
+  'Ctrl-D at a %s question is an interruption (exit 130), never an answer or exit 0',
+  async (_, question) => {
+    const { io, keys } = terminal();
+    const answer = question(terminalPrompter(io));
+    setTimeout(() => keys.write('\u0004'), 50);
+    const error = await answer.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect((error as InterruptedError).exitCode).toBe(130);
+  },
+);
+
+it('questions asked one after another each get their answer', async () => {
+  const { io, keys } = terminal();
+  const prompter = terminalPrompter(io);
+  const first = prompter.input('Keyspace');
+  setTimeout(() => keys.write('ABcd\r'), 50);
+  expect(await first).toBe('ABcd');
+  const second = prompter.secret('STOKEN');
+  setTimeout(() => keys.write('I.token\r'), 50);
+  expect(await second).toBe('I.token');
+});

@@ -57,7 +57,7 @@ describe('a wait with a prompt in it (enroll --email asks for the code mid-run)'
     expect(written().endsWith(CLEAR)).toBe(true);
   });
 
-  it('piped stderr gets no spinner at all', async () => {
+  it('piped stderr gets no spinner at all (its requests say when they wait)', async () => {
     const { io, written } = streams(false);
     const ctx = new CommandContext(io, {}, {} as Prompter, new AbortController().signal);
     await ctx.waiting('enrolling…', () => vi.advanceTimersByTimeAsync(2000));

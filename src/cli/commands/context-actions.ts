@@ -10,7 +10,7 @@ import {
   readTokenFile,
   secondsToMs,
 } from '../../config/settings.js';
-import { CONTEXT_KEYS, type ContextConfig } from '../../config/store.js';
+import { CONTEXT_KEYS, contextNameProblem, type ContextConfig } from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../command-context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
@@ -32,6 +32,8 @@ export async function add(
   name: string,
   options: ContextAddOptions,
 ): Promise<void> {
+  const problem = contextNameProblem(name);
+  if (problem) throw new UsageError(`invalid context name ${quoted(name)}: ${problem}`);
   const store = await ctx.config();
   if (store.find(name) && !options.force) {
     throw new ConflictError(`context ${quoted(name)} already exists`, {
@@ -54,6 +56,15 @@ export async function add(
     throw new UsageError(
       'choose a bearer token (--token-file) or basic authentication (--username), not both',
     );
+  }
+  // Checked before the secrets are read: a context that names no service is refused here, not
+  // stored to fail at its first use.
+  if (
+    [baseUrl, options.apiUrl, options.enrollmentUrl, options.knsUrl].every((u) => u === undefined)
+  ) {
+    throw new UsageError(`context ${quoted(name)} needs the URL of the service: --base-url URL`, {
+      hint: 'the markings API: --base-url https://HOST/v2/TENANT; a context for enrollment alone may give --kns-url (or --api-url and --enrollment-url) instead',
+    });
   }
   const context: ContextConfig = {
     baseUrl,

@@ -26,7 +26,9 @@ export async function enroll(
   const bulk = isBulk(options);
   const settings = await enrollmentSettings(ctx, options, persistorFlags(options), bulk);
   const { persistor, tokens } = settings;
-  if (tokens.kind === 'mock') tokens.activity = await ctx.requestActivity();
+  // Every request says when it waits: a spinner on a terminal, plain lines elsewhere.
+  const activity = await ctx.requestActivity();
+  if (tokens.kind === 'mock') tokens.activity = activity;
   const run: EnrollRun = {
     ...settings,
     // Enrollment endpoints live outside the markings base URL: no credentials of the service.
@@ -36,6 +38,7 @@ export async function enroll(
       userAgent: `ksctl/${VERSION}`,
       shortLived: true,
       trace: ctx.traceLine(),
+      activity,
     },
     setActive: options.setActive && !bulk,
     signal: ctx.signal,

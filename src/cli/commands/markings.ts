@@ -105,7 +105,7 @@ export function markingsCommand(ctx: CommandContext): Command {
     .option('-y, --yes', 'do not ask before removing values (needed off a terminal)')
     .addHelpText(
       'after',
-      '\n--add-value and --remove-value use the value operations, so values others add meanwhile are\nkept. --set-values and --file send the complete set with If-Match and retry on a conflict.\nEverything is checked before the first request; removing values asks first (or needs --yes).\n\nExamples:\n  ksctl markings update classification --description "Data classification level"\n  ksctl markings update classification --add-value secret --remove-value public --yes\n  ksctl markings update classification --set-values public --set-values internal --yes',
+      '\n--add-value and --remove-value use the value operations, so values others add meanwhile are\nkept. --set-values and --file send the complete set with If-Match and retry on a conflict.\nEverything is checked before the first request; removing values asks first (or needs --yes).\nEach value flag takes one value: repeat the flag (a comma is refused; \\, is a comma in a name).\n\nExamples:\n  ksctl markings update classification --description "Data classification level"\n  ksctl markings update classification --add-value secret --remove-value public --yes\n  ksctl markings update classification --set-values public --set-values internal --yes',
     )
     .action(async (marking: string, options: UpdateOptions) =>
       (await actions()).update(ctx, marking, options),

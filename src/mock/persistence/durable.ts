@@ -123,6 +123,12 @@ export class StateDirectory {
     // Not Node's recursive mkdir: it spins forever on some paths (/proc/newdir).
     await ensureDirectory(dir, 0o700);
     const lock = await lockStateDirectory(dir);
+    if (lock.staleHolder !== undefined) {
+      const { pid, reason } = lock.staleHolder;
+      options.warn?.(
+        `took over the lock of ${dir} from a mock that is not running${pid === undefined ? '' : ` (pid ${pid}: ${reason})`}`,
+      );
+    }
     try {
       const inspection = await inspectStateDir(dir, { crashed: lock.tookOver });
       if (inspection.problems.length > 0) throw damagedStateError(dir, inspection.problems);
