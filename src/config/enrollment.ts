@@ -16,6 +16,7 @@ import { type PersistorFlags, resolvePersistor, type SettingsAsker } from './per
 import { readSecret, readSecretFile } from './secrets.js';
 import { type Connection, resolveConnection, resolveContext } from './settings.js';
 import { resolveTimeoutMs } from './timeout.js';
+import { trustedCas } from './trust.js';
 
 export interface EnrollmentFlags extends EndpointFlags {
   stokenFile?: string;
@@ -51,6 +52,8 @@ export type TokenChoice =
 
 export interface EnrollmentSettings {
   timeoutMs: number;
+  /** CA certificates (PEM) trusted instead of the system's (src/config/trust.ts). */
+  ca?: string;
   keyspace: string;
   endpoints: EndpointSettings;
   persistor: PersistorSpec;
@@ -84,11 +87,12 @@ export async function enrollmentSettings(
   const store = await asker.config();
   const { name, context } = resolveContext(asker.globals, asker.env, store);
   const timeoutMs = resolveTimeoutMs(asker.globals, asker.env, name, context);
+  const ca = await trustedCas(asker.globals, asker.env, name, context);
   const endpoints = endpointSettings(flags, asker.env, context);
   const keyspace = assertKeyspace(endpoints.keyspace ?? (await askKeyspace(asker)));
   const persistor = await resolvePersistor(asker, persistorFlags, { creates: true });
   const tokens = await tokenChoice(asker, flags, bulk);
-  return { timeoutMs, keyspace, endpoints, persistor, tokens };
+  return { timeoutMs, ...(ca === undefined ? {} : { ca }), keyspace, endpoints, persistor, tokens };
 }
 
 async function askKeyspace(asker: EnrollmentAsker): Promise<string> {
