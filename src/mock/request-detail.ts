@@ -23,6 +23,7 @@ import type {
   EnrollmentDetail,
   JournalEntry,
   JournalEntryWithBodies,
+  MockInfo,
   OpenedDeviceRequest,
   RequestDetail,
 } from './wire.js';
@@ -42,6 +43,9 @@ import {
 } from './request-journal.js';
 import type { MockState } from './state.js';
 
+/** Where the mock serves (its info): the replay lines use its scheme and its CA file. */
+export type ServedAt = Pick<MockInfo, 'url' | 'caFile'>;
+
 const DEVICE_PATH = /^\/v2\.([34])\//;
 const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
 
@@ -49,9 +53,13 @@ const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
  * The request a route names by the id in its path, described: what `GET /_mock/requests/{id}`
  * and the console answer. An id the journal does not hold (any more) is a 404.
  */
-export async function describeRequestAt(state: MockState, id: string): Promise<RequestDetail> {
+export async function describeRequestAt(
+  state: MockState,
+  id: string,
+  served?: ServedAt,
+): Promise<RequestDetail> {
   const detail = /^\d{1,15}$/.test(id)
-    ? await describeRequest(state, { id: Number(id) })
+    ? await describeRequest(state, { id: Number(id) }, served)
     : undefined;
   if (detail) return detail;
   throw new MockHttpError(
@@ -68,12 +76,13 @@ export async function describeRequestAt(state: MockState, id: string): Promise<R
 export async function describeRequest(
   state: MockState,
   entry: Pick<JournalEntry, 'id'>,
+  served?: ServedAt,
 ): Promise<RequestDetail | undefined> {
   const kept = state.journal.get(entry.id);
   const raw = state.journal.unredacted(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
-  const detail: RequestDetail = { ...kept, ...replayLines(state, kept) };
+  const detail: RequestDetail = { ...kept, ...replayLines(state, kept, served) };
   if (raw !== undefined && kept.side === 'device') {
     const opened = openDeviceRequest(state, kept, raw, problems);
     if (opened) detail.opened = opened;
@@ -321,9 +330,11 @@ const LEFT_OUT = new Set([
 function replayLines(
   state: MockState,
   entry: JournalEntryWithBodies,
+  served: ServedAt | undefined,
 ): { curl: string; ksctl: string } {
   const host = entry.request.headers.host ?? '127.0.0.1';
-  const url = `http://${host}${entry.path}`;
+  const secure = served?.url.startsWith('https:') === true;
+  const url = `${secure ? 'https' : 'http'}://${host}${entry.path}`;
   const headers: string[] = [];
   let auth: string | undefined;
   for (const [name, value] of Object.entries(entry.request.headers)) {
@@ -338,6 +349,7 @@ function replayLines(
     headers.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   }
   const parts = ['curl'];
+  if (secure && served?.caFile !== undefined) parts.push('--cacert', shellQuote(served.caFile));
   if (entry.method !== 'GET') parts.push('-X', shellQuote(entry.method));
   parts.push(shellQuote(url));
   if (auth === 'bearer') parts.push('-H "Authorization: Bearer $KSCTL_TOKEN"');

@@ -267,6 +267,24 @@ describe('mock serve --tls (issue 37)', () => {
     expect(missing.stderr).toContain('cannot read the CA file');
   });
 
+  it("a journaled request's curl line says https and the CA file, and runs as it is", async () => {
+    const journal = await run(['mock', 'requests', '-o', 'json']);
+    expect(journal.code, journal.stderr).toBe(0);
+    const listing = (JSON.parse(journal.stdout) as { id: number; method: string; path: string }[])
+      .filter((r) => r.method === 'GET' && r.path.startsWith('/v2/dev/markings'))
+      .at(-1)!;
+    const shown = await run(['mock', 'requests', 'show', String(listing.id), '-o', 'json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { curl } = JSON.parse(shown.stdout) as { curl: string };
+    expect(curl).toContain(`--cacert ${served.info.caFile}`);
+    expect(curl).toContain(`${served.info.url}/v2/dev/markings`);
+    const replayed = execFileSync('bash', ['-c', `${curl} -sS`], {
+      encoding: 'utf8',
+      env: { ...process.env, KSCTL_TOKEN: served.info.token },
+    });
+    expect(JSON.parse(replayed)).toMatchObject({ totalResults: expect.any(Number) });
+  });
+
   it('plain HTTP to the HTTPS port is answered in plain HTTP: use https://', async () => {
     const plainUrl = served.info.url.replace('https:', 'http:');
     const answer = await fetch(`${plainUrl}/_mock/health`);
