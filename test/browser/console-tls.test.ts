@@ -33,7 +33,7 @@ const missing = [
   onPath('certutil') ? undefined : 'certutil (Debian: libnss3-tools)',
 ].filter((what) => what !== undefined);
 const skip = missing.length > 0 && !process.env.CI;
-if (skip) console.warn(`console-tls: skipped, missing ${missing.join(' and ')}`);
+if (skip) process.stderr.write(`console-tls: skipped, missing ${missing.join(' and ')}\n`);
 
 const temp = tempDirs();
 let served: ServedMock;
