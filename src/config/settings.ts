@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { readSecretFile } from './secrets.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
-import { trustedCas } from './trust.js';
+import { caFileSetting, readCaFile } from './trust.js';
 
 // The secret reader lives beside these settings; commands that read a secret file import it here.
 export { readSecretFile } from './secrets.js';
@@ -47,6 +47,8 @@ export interface Connection {
   timeoutMs: number;
   /** The CA certificates (PEM) trusted instead of the system's, when a CA file is in force. */
   ca?: string;
+  /** That CA file and where its setting came from (`--ca-file`, `KSCTL_CA_FILE`, a context). */
+  caFile?: { path: string; source: string };
   /** Where each setting in force came from, as messages name it (settingSource). */
   sources: ConnectionSources;
 }
@@ -194,14 +196,14 @@ export async function resolveConnection(
           : inContext,
     auth: authSource,
   };
-  const ca = await trustedCas(globals, env, name, context);
+  const caFile = caFileSetting(globals, env, name, context);
   return {
     contextName: name,
     context,
     baseUrl,
     auth,
     timeoutMs,
-    ...(ca === undefined ? {} : { ca }),
+    ...(caFile === undefined ? {} : { ca: await readCaFile(caFile.path, caFile.source), caFile }),
     sources,
   };
 }

@@ -182,6 +182,7 @@ describe('mock serve --tls (issue 37)', () => {
     const status = await run(['status']);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(served.info.baseUrl);
+    expect(status.stdout).toContain(`Trusted CAs\t${served.info.caFile} (from context "mock")`);
     const api = await run(['api', 'GET', '/markings']);
     expect(api.code, api.stderr).toBe(0);
     const enrolled = await run(['enroll', '--mock-user', 'alice', '--name', 'tls', '--verify']);
