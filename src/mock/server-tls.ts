@@ -26,6 +26,11 @@ export interface ListenerOptions {
   connectionsCheckingInterval: number;
   /** How long a TLS handshake may take. */
   handshakeTimeoutMs: number;
+  /**
+   * With TLS, connections the front holds at once, handshakes included (Connections counts them
+   * once the handshake is done): each is closed within the handshake timeout anyway.
+   */
+  maxPendingConnections: number;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -44,7 +49,7 @@ export function createListener(
   connections: Connections,
   handler: Handler,
 ): { server: MockListener; listening: Server | NetServer } {
-  const { handshakeTimeoutMs, ...http } = options;
+  const { handshakeTimeoutMs, maxPendingConnections, ...http } = options;
   if (tls === undefined) {
     const server = createServer(http, handler);
     server.on('connection', (socket: Socket) => connections.admit(socket));
@@ -62,6 +67,7 @@ export function createListener(
   );
   server.on('secureConnection', (socket: TLSSocket) => connections.admit(socket));
   const front = createNetServer((socket) => route(socket, server, handshakeTimeoutMs));
+  front.maxConnections = maxPendingConnections;
   return { server, listening: front };
 }
 

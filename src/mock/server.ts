@@ -189,6 +189,7 @@ export class MockServer {
         // How often Node looks for connections past those times (its default is 30 s).
         connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 4)),
         handshakeTimeoutMs: Math.max(options.firstByteTimeoutMs ?? 5_000, 10_000),
+        maxPendingConnections: 2 * (options.maxConnections ?? 512),
       },
       this.connections,
       (req, res) => {

@@ -14,9 +14,11 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../helpers/random.js';
 import { register, SdkDevice, type Transport } from '../helpers/sdk-device.js';
 import {
   curlTransport,
@@ -296,6 +298,29 @@ describe('mock serve --tls (issue 37)', () => {
     const listed = await run(['--base-url', `${plainUrl}/v2/dev`, 'markings', 'list']);
     expect(listed.code).toBe(3);
     expect(listed.stderr).toContain('this port speaks HTTPS');
+  });
+
+  it('garbage on the HTTPS port (a broken handshake, random bytes) closes that connection, and the mock serves on', async () => {
+    const { port } = new URL(served.info.url);
+    const random = prng(37);
+    const closed = (bytes: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(bytes));
+        socket.on('error', () => undefined);
+        socket.on('data', () => undefined);
+        socket.once('close', () => resolve());
+        setTimeout(() => reject(new Error('not closed')), 30_000).unref();
+      });
+    const inputs = [
+      Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5]),
+      Buffer.from([0x16]),
+      ...Array.from({ length: 20 }, () =>
+        Buffer.from(Array.from({ length: 1 + random.int(300) }, () => random.int(256))),
+      ),
+    ];
+    await Promise.all(inputs.map(closed));
+    const health = await curlTransport(served.info.caFile!)(`${served.info.url}/_mock/health`);
+    expect(health.status).toBe(200);
   });
 
   it('mock ca prints the CA file and, with --pem, the certificate; none yet is exit 5', async () => {
