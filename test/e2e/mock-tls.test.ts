@@ -254,6 +254,16 @@ describe('mock serve --tls (issue 37)', () => {
     const plain = await run(['--context', 'plain', 'markings', 'list']);
     expect(plain.code).toBe(7);
     expect(plain.stderr).toContain('not signed by a CA ksctl trusts');
+    // A context of its own may trust a CA: stored absolute, shown, used.
+    const set = await ksctl(['context', 'set', 'plain', 'ca-file', 'mock-ca/ca.pem'], {
+      env: env(),
+      cwd: configDir,
+    });
+    expect(set.code, set.stderr).toBe(0);
+    const shown = await run(['context', 'show', 'plain', '-o', 'json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ caFile: served.info.caFile });
+    expect((await run(['--context', 'plain', 'markings', 'list'])).code).toBe(0);
+    expect((await run(['context', 'unset', 'plain', 'ca-file'])).code).toBe(0);
     // A CA file that is not one is refused before any request.
     const bad = await run([
       '--context',
