@@ -488,4 +488,19 @@ describe('a mock beyond loopback (issue 37)', () => {
     expect(quiet).toContain('password alice-password');
     await local.stop();
   });
+
+  it('a restored --state beyond loopback says its users keep their stored passwords', async () => {
+    const dir = await temp.make();
+    const state = join(dir, 'state');
+    const fresh = await serve(['--host', '0.0.0.0', '--no-context', '--state', state], dir);
+    const password = fresh.info.users.find((u) => u.name === 'alice')!.password!;
+    expect(await stderrWith(fresh, 'For other shells')).toContain('got random passwords');
+    await fresh.stop();
+    const restored = await serve(['--host', '0.0.0.0', '--no-context', '--state', state], dir);
+    const said = await stderrWith(restored, 'For other shells');
+    expect(said).toContain('keep the passwords stored in the state');
+    expect(said).not.toContain('got random passwords');
+    expect(restored.info.users.find((u) => u.name === 'alice')!.password).toBe(password);
+    await restored.stop();
+  });
 });

@@ -110,10 +110,12 @@ export function isLoopbackHost(host: string): boolean {
  * What the banner starts with when the mock listens beyond this machine: who can use what, and
  * how to make it safer.
  */
-function exposureWarning(options: ServeOptions, info: MockInfo): string {
+function exposureWarning(options: ServeOptions, info: MockInfo, restored: boolean): string {
   const port = new URL(info.url).port;
-  const random =
-    " Its default users (alice, bob) got random passwords for this run, shown below once; users a seed names keep the seed's.";
+  // A restored state keeps its users as they were stored; a reset gives them random ones.
+  const random = restored
+    ? ' Its users keep the passwords stored in the state (a reset gives the default users random ones): check them below.'
+    : " Its default users (alice, bob) got random passwords for this run, shown below once; users a seed names keep the seed's.";
   const tls = info.url.startsWith('https:')
     ? ''
     : ' Add --tls so that tokens and passwords do not cross the network in clear text.';
@@ -293,7 +295,9 @@ async function prepareReadyFile(path: string): Promise<void> {
  */
 async function announce(ctx: CommandContext, options: ServeOptions, server: MockServer) {
   const info = server.info;
-  const warning = isLoopbackHost(options.host) ? undefined : exposureWarning(options, info);
+  const warning = isLoopbackHost(options.host)
+    ? undefined
+    : exposureWarning(options, info, server.durable?.fresh === false);
   const { note, elsewhere } = options.context
     ? await refreshContext(ctx, info)
     : { note: '', elsewhere: false };
