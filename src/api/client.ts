@@ -25,7 +25,7 @@ import {
   parseBody,
   readBody,
 } from './answer-body.js';
-import { networkMessage, type Tries, unreachableHint } from './network-failures.js';
+import { isTlsRefusal, networkMessage, type Tries, unreachableHint } from './network-failures.js';
 import { notDecodableError, redirectError, tooLargeError } from './answer-errors.js';
 import {
   backoffDelay,
@@ -80,6 +80,11 @@ export interface ClientOptions {
    * than for speed, which sets a V8 flag of the whole process (src/api/transport.ts).
    */
   shortLived?: boolean;
+  /**
+   * CA certificates (PEM) to trust instead of the system's (src/config/trust.ts): a server whose
+   * certificate does not chain to them is refused.
+   */
+  ca?: string;
 }
 
 export interface RequestActivity {
@@ -200,6 +205,7 @@ export class ApiClient {
       | 'markingsBase'
       | 'shortLived'
       | 'credentialsFrom'
+      | 'ca'
     >
   > &
     Pick<ClientOptions, 'trace' | 'userAgent' | 'activity' | 'markingsBase' | 'credentialsFrom'>;
@@ -221,7 +227,10 @@ export class ApiClient {
       connections: 16,
       headersTimeout: this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,
-      connect: { timeout: Math.min(this.options.timeoutMs, 10_000) },
+      connect: {
+        timeout: Math.min(this.options.timeoutMs, 10_000),
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+      },
     });
   }
 
@@ -338,7 +347,7 @@ export class ApiClient {
         }
         const reason = networkMessage(error);
         this.trace(`< ${reason} after ${Math.round(nowMs() - started)} ms`);
-        if (idempotent && attempt < retries) {
+        if (idempotent && attempt < retries && !isTlsRefusal(error)) {
           const wait = backoffDelay(attempt, this.options.backoffMs);
           activity?.retrying(retryMessage(wait, reason, attempt + 2, retries + 1));
           await sleep(wait, options.signal);

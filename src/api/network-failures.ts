@@ -23,11 +23,62 @@ const NETWORK_REASONS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: TIMED_OUT,
 };
 
+const UNTRUSTED = 'its TLS certificate is not signed by a CA ksctl trusts';
+
+/** What refused a server's certificate, or said TLS was not spoken: never worth a retry. */
+const TLS_REASONS: Record<string, string> = {
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  DEPTH_ZERO_SELF_SIGNED_CERT: UNTRUSTED,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
+  CERT_UNTRUSTED: UNTRUSTED,
+  CERT_SIGNATURE_FAILURE: UNTRUSTED,
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate does not name this host',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  CERT_NOT_YET_VALID: 'its TLS certificate is not valid yet',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'it does not speak TLS at that address (is it http://?)',
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: 'it does not speak TLS at that address (is it http://?)',
+};
+
+/** The code of a TLS refusal in `error` or its causes, or undefined when it is none. */
+function tlsCode(error: unknown, depth = 0): string | undefined {
+  const e = error as { code?: string; cause?: unknown } | undefined;
+  if (e === undefined || e === null || depth > 4) return undefined;
+  if (
+    typeof e.code === 'string' &&
+    (TLS_REASONS[e.code] !== undefined || /CERT|SSL|TLS/.test(e.code))
+  )
+    return e.code;
+  return e.cause !== undefined && e.cause !== error ? tlsCode(e.cause, depth + 1) : undefined;
+}
+
+/** Whether no answer came because TLS failed: the same would happen on every retry. */
+export function isTlsRefusal(error: unknown): boolean {
+  return tlsCode(error) !== undefined;
+}
+
+/** What to do about a TLS refusal (networkMessage's reason), or undefined for another failure. */
+export function tlsHint(reason: string): string | undefined {
+  if (reason === UNTRUSTED) {
+    return "trust its CA with --ca-file FILE, KSCTL_CA_FILE or `ksctl context set NAME ca-file FILE` (a ksctl mock's CA: `ksctl mock ca`); ksctl never skips the check";
+  }
+  if (reason === TLS_REASONS.ERR_TLS_CERT_ALTNAME_INVALID) {
+    return 'use a name the certificate gives (a ksctl mock: start it with --tls-name NAME)';
+  }
+  if (reason === TLS_REASONS.ERR_SSL_WRONG_VERSION_NUMBER) {
+    return "check the URL's scheme: the service may speak plain http:// there";
+  }
+  if (reason.startsWith('its TLS certificate')) return 'the server needs a current certificate';
+  return undefined;
+}
+
 export function networkMessage(error: unknown): string {
   const e = error as { code?: string; name?: string; cause?: unknown };
   if (e.name === 'TimeoutError') return TIMED_OUT;
   const reason = e.code === undefined ? undefined : NETWORK_REASONS[e.code];
   if (reason !== undefined) return reason;
+  if (typeof e.code === 'string' && TLS_REASONS[e.code] !== undefined) return TLS_REASONS[e.code]!;
   if (typeof e.code === 'string' && /CERT|SSL|TLS|SELF_SIGNED/i.test(e.code)) {
     return 'the TLS certificate was not accepted';
   }
@@ -55,6 +106,8 @@ export function unreachableHint(
   underBase: boolean,
   tries: Tries = { count: 1, ms: timeoutMs },
 ): string {
+  const tls = tlsHint(reason);
+  if (tls !== undefined) return tls;
   if (reason !== TIMED_OUT) {
     // A URL of its own (a profile's server, an enrollment URL) is not the base URL's to fix.
     return underBase

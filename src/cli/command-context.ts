@@ -139,6 +139,7 @@ export class CommandContext {
       auth: conn.auth,
       credentialsFrom: fromEnvironment(conn.sources.auth) ? conn.sources.auth : undefined,
       timeoutMs: conn.timeoutMs,
+      ca: conn.ca,
       userAgent: `ksctl/${VERSION}`,
       shortLived: true,
       trace: this.traceLine(),

@@ -5,6 +5,7 @@
 import { ApiClient } from '../api/client.js';
 import { resolveContext } from '../config/settings.js';
 import { resolveTimeoutMs } from '../config/timeout.js';
+import { trustedCas } from '../config/trust.js';
 import { VERSION } from '../package-root.js';
 import { loadProfiles } from '../profiles/index.js';
 import { profileOrActive } from '../profiles/profile-lookup.js';
@@ -39,6 +40,7 @@ export async function withDeviceHttp<T>(
   const http = new ApiClient({
     auth: { kind: 'none' },
     timeoutMs: resolveTimeoutMs(ctx.globals, ctx.env, name, context),
+    ca: await trustedCas(ctx.globals, ctx.env, name, context),
     userAgent: `ksctl/${VERSION}`,
     shortLived: true,
     trace: ctx.traceLine(),

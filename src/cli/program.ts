@@ -182,6 +182,10 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
         OUTPUT_FORMATS,
       ),
     )
+    .option(
+      '--ca-file <path>',
+      "trust these CA certificates (PEM) instead of the system's (env KSCTL_CA_FILE; the mock context trusts the mock's CA by itself)",
+    )
     .option('--no-input', 'never prompt; fail when input is missing')
     .option('--debug', 'trace HTTP requests and answers on stderr, secrets redacted')
     .option(

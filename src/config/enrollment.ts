@@ -22,6 +22,7 @@ import { type PersistorFlags, resolvePersistor, type SettingsAsker } from './per
 import { readSecret, readSecretFile } from './secrets.js';
 import { type Connection, resolveConnection, resolveContext } from './settings.js';
 import { resolveTimeoutMs } from './timeout.js';
+import { trustedCas } from './trust.js';
 
 export interface EnrollmentFlags extends EndpointFlags {
   stokenFile?: string;
@@ -57,6 +58,8 @@ export type TokenChoice =
 
 export interface EnrollmentSettings {
   timeoutMs: number;
+  /** CA certificates (PEM) trusted instead of the system's (src/config/trust.ts). */
+  ca?: string;
   keyspace: string;
   endpoints: EndpointSettings;
   persistor: PersistorSpec;
@@ -90,6 +93,7 @@ export async function enrollmentSettings(
   const store = await asker.config();
   const { name, context } = resolveContext(asker.globals, asker.env, store);
   const timeoutMs = resolveTimeoutMs(asker.globals, asker.env, name, context);
+  const ca = await trustedCas(asker.globals, asker.env, name, context);
   const endpoints = endpointSettings(flags, asker.env, context);
   // Before the keyspace, the profile file's secret and the tokens are asked for.
   const portal = flags.username !== undefined || flags.email !== undefined;
@@ -97,7 +101,7 @@ export async function enrollmentSettings(
   const keyspace = assertKeyspace(endpoints.keyspace ?? (await askKeyspace(asker)));
   const persistor = await resolvePersistor(asker, persistorFlags, { creates: true });
   const tokens = await tokenChoice(asker, flags, bulk);
-  return { timeoutMs, keyspace, endpoints, persistor, tokens };
+  return { timeoutMs, ...(ca === undefined ? {} : { ca }), keyspace, endpoints, persistor, tokens };
 }
 
 async function askKeyspace(asker: EnrollmentAsker): Promise<string> {

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { readSecretFile } from './secrets.js';
 import type { ConfigStore, ContextConfig } from './store.js';
 import { resolveTimeoutMs } from './timeout.js';
+import { caFileSetting, readCaFile } from './trust.js';
 
 // The secret reader lives beside these settings; commands that read a secret file import it here.
 export { readSecretFile } from './secrets.js';
@@ -34,6 +35,8 @@ export interface GlobalOptions {
   wide?: boolean;
   /** false with --no-pager: long tables on a terminal are not paged. */
   pager?: boolean;
+  /** CA certificates to trust instead of the system's (env KSCTL_CA_FILE; src/config/trust.ts). */
+  caFile?: string;
 }
 
 export interface Connection {
@@ -42,6 +45,10 @@ export interface Connection {
   baseUrl: string;
   auth: Auth;
   timeoutMs: number;
+  /** The CA certificates (PEM) trusted instead of the system's, when a CA file is in force. */
+  ca?: string;
+  /** That CA file and where its setting came from (`--ca-file`, `KSCTL_CA_FILE`, a context). */
+  caFile?: { path: string; source: string };
   /** Where each setting in force came from, as messages name it (settingSource). */
   sources: ConnectionSources;
 }
@@ -65,6 +72,7 @@ export function fromEnvironment(source: string | undefined): boolean {
 export const ENVIRONMENT_SETTINGS: Partial<Record<keyof ContextConfig, string>> = {
   baseUrl: 'KSCTL_BASE_URL',
   timeoutMs: 'KSCTL_TIMEOUT',
+  caFile: 'KSCTL_CA_FILE',
   apiUrl: 'KSCTL_API_URL',
   enrollmentUrl: 'KSCTL_ENROLLMENT_URL',
   knsUrl: 'KSCTL_KNS_URL',
@@ -188,5 +196,14 @@ export async function resolveConnection(
           : inContext,
     auth: authSource,
   };
-  return { contextName: name, context, baseUrl, auth, timeoutMs, sources };
+  const caFile = caFileSetting(globals, env, name, context);
+  return {
+    contextName: name,
+    context,
+    baseUrl,
+    auth,
+    timeoutMs,
+    ...(caFile === undefined ? {} : { ca: await readCaFile(caFile.path, caFile.source), caFile }),
+    sources,
+  };
 }

@@ -30,6 +30,11 @@ export interface ContextConfig {
   username?: string;
   password?: string;
   timeoutMs?: number;
+  /**
+   * CA certificates (a PEM file) to trust for this context instead of the system's: the mock's
+   * local CA (`mock serve --tls` writes it), or a company's internal CA.
+   */
+  caFile?: string;
   // Enrollment defaults.
   apiUrl?: string;
   enrollmentUrl?: string;
@@ -48,6 +53,7 @@ export const CONTEXT_KEYS: (keyof ContextConfig)[] = [
   'username',
   'password',
   'timeoutMs',
+  'caFile',
   'apiUrl',
   'enrollmentUrl',
   'knsUrl',

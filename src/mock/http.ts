@@ -51,6 +51,8 @@ export interface MockRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
+  /** It came over TLS (`mock serve --tls`); absent on requests made up inside the mock. */
+  secure?: boolean;
   params: Record<string, string>;
   cid: string;
   /** The body, read once, bounded by the size limit or by `maxBytes` if smaller. */

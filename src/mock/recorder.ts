@@ -279,7 +279,7 @@ export class Recorder {
       );
       return;
     }
-    const detail: RequestDetail = { ...entry, ...replayLines(this.options.tenant, entry) };
+    const detail: RequestDetail = { ...entry, ...replayLines(this.options.tenant, entry, undefined) };
     const raw = this.journal.unredacted(entry.id);
     const { keyring } = this.options;
     if (keyring !== undefined && raw !== undefined && entry.side === 'device') {

@@ -23,6 +23,7 @@ import type {
   EnrollmentDetail,
   JournalEntry,
   JournalEntryWithBodies,
+  MockInfo,
   OpenedDeviceRequest,
   RequestDetail,
 } from './wire.js';
@@ -43,6 +44,9 @@ import {
 import type { MockState } from './state.js';
 import type { DeviceKeys } from './enrollment/store.js';
 
+/** Where the mock serves (its info): the replay lines use its scheme and its CA file. */
+export type ServedAt = Pick<MockInfo, 'url' | 'caFile'>;
+
 const DEVICE_PATH = /^\/v2\.([34])\//;
 const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
 
@@ -50,9 +54,13 @@ const REGISTER_PATH = /^\/v2\.[34]\/register\/([^/?]+)/;
  * The request a route names by the id in its path, described: what `GET /_mock/requests/{id}`
  * and the console answer. An id the journal does not hold (any more) is a 404.
  */
-export async function describeRequestAt(state: MockState, id: string): Promise<RequestDetail> {
+export async function describeRequestAt(
+  state: MockState,
+  id: string,
+  served?: ServedAt,
+): Promise<RequestDetail> {
   const detail = /^\d{1,15}$/.test(id)
-    ? await describeRequest(state, { id: Number(id) })
+    ? await describeRequest(state, { id: Number(id) }, served)
     : undefined;
   if (detail) return detail;
   throw new MockHttpError(
@@ -69,12 +77,13 @@ export async function describeRequestAt(state: MockState, id: string): Promise<R
 export async function describeRequest(
   state: MockState,
   entry: Pick<JournalEntry, 'id'>,
+  served?: ServedAt,
 ): Promise<RequestDetail | undefined> {
   const kept = state.journal.get(entry.id);
   const raw = state.journal.unredacted(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
-  const detail: RequestDetail = { ...kept, ...replayLines(state.defaultTenant, kept) };
+  const detail: RequestDetail = { ...kept, ...replayLines(state.defaultTenant, kept, served) };
   if (raw !== undefined && kept.side === 'device') {
     const opened = openDeviceRequest(mockKeyring(state), kept, raw, problems);
     if (opened) detail.opened = opened;
@@ -355,9 +364,11 @@ const LEFT_OUT = new Set([
 export function replayLines(
   defaultTenant: string,
   entry: JournalEntryWithBodies,
+  served: ServedAt | undefined,
 ): { curl: string; ksctl: string } {
   const host = entry.request.headers.host ?? '127.0.0.1';
-  const url = `http://${host}${entry.path}`;
+  const secure = served?.url.startsWith('https:') === true;
+  const url = `${secure ? 'https' : 'http'}://${host}${entry.path}`;
   const headers: string[] = [];
   let auth: string | undefined;
   for (const [name, value] of Object.entries(entry.request.headers)) {
@@ -372,6 +383,7 @@ export function replayLines(
     headers.push(`-H ${shellQuote(`${name}: ${value}`)}`);
   }
   const parts = ['curl'];
+  if (secure && served?.caFile !== undefined) parts.push('--cacert', shellQuote(served.caFile));
   if (entry.method !== 'GET') parts.push('-X', shellQuote(entry.method));
   parts.push(shellQuote(url));
   if (auth === 'bearer') parts.push('-H "Authorization: Bearer $KSCTL_TOKEN"');

@@ -164,6 +164,7 @@ export function mockRequest(
     path: target.pathname,
     query: target.searchParams,
     headers: req.headers,
+    secure: (req.socket as { encrypted?: boolean }).encrypted === true,
     params: {},
     cid,
     body: (maxBytes) => body.read(maxBytes),

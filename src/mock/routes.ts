@@ -25,7 +25,7 @@ export interface ServerHooks {
 export function mockRoutes(state: MockState, { reset, info, crypto }: ServerHooks): Route[] {
   return [
     ...markingsRoutes(state),
-    ...adminRoutes(state, reset),
+    ...adminRoutes(state, reset, info),
     ...enrollmentRoutes(state, info, crypto),
     ...deviceRoutes(state),
     ...introspectionRoutes(state),

@@ -155,8 +155,17 @@ export function applySeed(state: MockState, seed: Seed): void {
   if (seed.justInTimeUsers !== undefined) state.justInTimeUsers = seed.justInTimeUsers;
 }
 
-/** Zero configuration: a tenant, keyspace ABcd, alice (enabled) and bob (disabled). */
-export function loadDefaults(state: MockState, seed: Seed | undefined): void {
+const DOCUMENTED_PASSWORDS = { alice: 'alice-password', bob: 'bob-password' };
+
+/**
+ * Zero configuration: a tenant, keyspace ABcd, alice (enabled) and bob (disabled), with their
+ * documented passwords unless `passwords` gives others (a mock that listens beyond this machine).
+ */
+export function loadDefaults(
+  state: MockState,
+  seed: Seed | undefined,
+  passwords: { alice: string; bob: string } = DOCUMENTED_PASSWORDS,
+): void {
   state.addTenant(DEFAULT_TENANT);
   state.keyspaces.set(DEFAULT_KEYSPACE, {
     id: DEFAULT_KEYSPACE,
@@ -168,14 +177,14 @@ export function loadDefaults(state: MockState, seed: Seed | undefined): void {
     name: 'alice',
     tenant: DEFAULT_TENANT,
     enabled: true,
-    password: 'alice-password',
+    password: passwords.alice,
     email: 'alice@example.com',
   });
   state.users.set('bob', {
     name: 'bob',
     tenant: DEFAULT_TENANT,
     enabled: false,
-    password: 'bob-password',
+    password: passwords.bob,
     email: 'bob@example.com',
   });
   if (seed) applySeed(state, seed);

@@ -3,9 +3,9 @@
  * routes of each side, faults, latency and the durable state to an HTTP server. The `mock serve`
  * command and the tests only choose where it listens.
  */
-import type { KeyObject } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type KeyObject, randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { MarkingsErrorCode } from '../markings/wire.js';
 import type { FaultRule, MockInfo } from './wire.js';
 import { unservedDeviceEndpoint } from './device/routes.js';
@@ -33,6 +33,7 @@ import { loadDefaults, type Seed } from './seed.js';
 import { MockState, newDevToken } from './state.js';
 import { type BodyChunks, bodyBytes, sendAnswer, type Written } from './server-answers.js';
 import { Connections } from './server-connections.js';
+import { createListener, type MockListener, type TlsIdentity, trustLines } from './server-tls.js';
 import { faultError, stateNotWritten, stopping } from './server-errors.js';
 import { fileReason } from '../files/fs-errors.js';
 import { sleep } from '../sleep.js';
@@ -88,6 +89,17 @@ export interface MockServerOptions {
    * false: no console, its paths are not found.
    */
   console?: boolean;
+  /**
+   * Speak HTTPS with this certificate and key (src/mock/local-ca.ts makes them): every URL of
+   * `info` is then https, and `info.caFile` names the CA file clients trust.
+   */
+  tls?: TlsIdentity;
+  /**
+   * Give the default users (alice, bob) random passwords instead of the documented ones, kept
+   * across resets and shown once in `info.users`: for a mock that listens beyond this machine.
+   * Users a seed names keep the seed's passwords.
+   */
+  randomUserPasswords?: boolean;
   /** Called after every answer (the serve command logs them). */
   onRequest?: (entry: { method: string; path: string; status: number; durationMs: number }) => void;
   /**
@@ -117,7 +129,9 @@ export class MockServer {
   readonly state: MockState;
   private readonly router = new Router();
   private readonly crypto = new CryptoPool();
-  private readonly http: Server;
+  private readonly http: MockListener;
+  /** What listens on the port: the server itself, or with TLS the front that routes to it. */
+  private readonly listening: Server | NetServer;
   private infoValue: MockInfo | undefined;
   private readonly connections: Connections;
   /** close() has begun: requests from now on get a 503, every answer closes its connection. */
@@ -125,6 +139,8 @@ export class MockServer {
   /** Set while the console is on. */
   private readonly signIn: ConsoleSignIn | undefined;
   private readonly stats: RequestStats | undefined;
+  /** The default users' passwords when they are random (randomUserPasswords). */
+  private readonly passwords: { alice: string; bob: string } | undefined;
   /** The console itself, loaded when a browser first asks for it. */
   private consoleApp: Promise<ConsoleApp> | undefined;
 
@@ -134,9 +150,16 @@ export class MockServer {
     readonly durable: DurableState | undefined,
   ) {
     this.state = new MockState(options.devToken ?? newDevToken());
+    this.passwords = options.randomUserPasswords
+      ? { alice: randomPassword(), bob: randomPassword() }
+      : undefined;
     if (options.console !== false) {
       // The port names the session cookie; known once listening, and kept while closing.
-      this.signIn = new ConsoleSignIn(() => Number(new URL(this.info.url).port));
+      this.signIn = new ConsoleSignIn(
+        () => Number(new URL(this.info.url).port),
+        Date.now,
+        options.tls !== undefined,
+      );
       const stats = new RequestStats();
       this.state.journal.subscribe((entry) =>
         stats.add(entry.side, entry.status, entry.durationMs),
@@ -144,7 +167,7 @@ export class MockServer {
       this.stats = stats;
     }
     if (!durable || durable.fresh) {
-      loadDefaults(this.state, options.seed);
+      loadDefaults(this.state, options.seed, this.passwords);
       if (options.faults) this.state.faults.replace(options.faults);
     }
     this.router.add(
@@ -157,21 +180,26 @@ export class MockServer {
     this.connections = new Connections(options);
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
     const requestTimeout = Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout);
-    this.http = createServer(
+    const listener = createListener(
+      options.tls,
       {
         keepAliveTimeout: 5_000,
         headersTimeout,
         requestTimeout,
         // How often Node looks for connections past those times (its default is 30 s).
         connectionsCheckingInterval: Math.min(1_000, Math.max(50, headersTimeout / 4)),
+        handshakeTimeoutMs: Math.max(options.firstByteTimeoutMs ?? 5_000, 10_000),
+        maxPendingConnections: 2 * (options.maxConnections ?? 512),
       },
+      this.connections,
       (req, res) => {
         this.connections.answering(req.socket, res);
         // handle() answers every failure itself; this catch is the boundary of last resort.
         this.handle(req, res).catch(() => res.destroy());
       },
     );
-    this.http.on('connection', (socket: Socket) => this.connections.admit(socket));
+    this.http = listener.server;
+    this.listening = listener.listening;
     this.http.on('clientError', answerProtocolError);
     this.http.on('checkExpectation', answerUnmetExpectation);
   }
@@ -221,7 +249,7 @@ export class MockServer {
   /** Back to the start-up state (defaults and seed); the dev token stays the same. */
   reset(): void {
     this.state.clear();
-    loadDefaults(this.state, this.options.seed);
+    loadDefaults(this.state, this.options.seed, this.passwords);
     if (this.options.faults) this.state.faults.replace(this.options.faults);
     // The journal holds the reset already; a snapshot lets it drop the history before it.
     this.durable?.compact().catch((error: unknown) => {
@@ -232,11 +260,12 @@ export class MockServer {
   private listen(): Promise<void> {
     const host = this.options.host ?? '127.0.0.1';
     return new Promise((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.options.port ?? 0, host, () => {
-        this.http.off('error', reject);
-        const { port } = this.http.address() as AddressInfo;
-        const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+      this.listening.once('error', reject);
+      this.listening.listen(this.options.port ?? 0, host, () => {
+        this.listening.off('error', reject);
+        const { port } = this.listening.address() as AddressInfo;
+        const scheme = this.options.tls ? 'https' : 'http';
+        const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
         this.infoValue = {
           url,
           baseUrl: `${url}/v2/${this.state.defaultTenant}`,
@@ -247,6 +276,9 @@ export class MockServer {
           keyspace: this.state.defaultKeyspace,
           token: this.state.devToken,
           ...(this.signIn ? { consoleUrl: signInLink(url, this.signIn.newCode()) } : {}),
+          ...(this.options.tls?.caFile === undefined
+            ? {}
+            : { caFile: this.options.tls.caFile, trust: trustLines(this.options.tls.caFile, url) }),
           users: [...this.state.users.values()].map(
             ({ name, tenant, enabled, email, password }) => ({
               name,
@@ -281,7 +313,9 @@ export class MockServer {
         Math.max(0, deadline - performance.now()),
       );
       // Also closes the connections between requests: none is left that waits for an answer.
-      this.http.close(() => {
+      // With TLS the front listens: it closes once every connection it took in has ended.
+      if (this.listening !== this.http) this.http.close();
+      this.listening.close(() => {
         clearTimeout(cutOff);
         resolve();
       });
@@ -413,4 +447,9 @@ export class MockServer {
     });
     return written;
   }
+}
+
+/** A password no one can guess from the documentation: 16 characters of base64url. */
+function randomPassword(): string {
+  return randomBytes(12).toString('base64url');
 }

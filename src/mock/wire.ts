@@ -20,10 +20,30 @@ export interface MockInfo {
    */
   consoleUrl?: string;
   /**
+   * With `--tls` and the mock's local CA: the CA certificate's file (PEM), which clients trust to
+   * reach the mock (`ksctl` does by itself through the "mock" context).
+   */
+  caFile?: string;
+  /** With `caFile`: how to trust it, one line each (what `mock serve` prints). */
+  trust?: TrustLines;
+  /**
    * The users the mock started with, to sign in at the portal as (their passwords are the mock's
    * documented development passwords, e.g. `alice-password`).
    */
   users: MockUserInfo[];
+}
+
+/** How to make each kind of client trust the mock's CA. */
+export interface TrustLines {
+  /** A shell line that makes Node programs trust it (NODE_EXTRA_CA_CERTS). */
+  node: string;
+  curl: string;
+  /** keytool into a trust store, and the JVM options that use it. */
+  java: string;
+  /** Where Android installs a user CA, and what the app must allow. */
+  android: string;
+  /** Where iOS installs and then fully trusts a CA. */
+  ios: string;
 }
 
 export interface MockUserInfo {

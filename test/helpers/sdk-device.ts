@@ -130,6 +130,12 @@ function fromLowerHex(text: unknown): Buffer {
   return Buffer.from(text, 'hex');
 }
 
+/**
+ * How the client sends a request: the global fetch by default; a test of HTTPS trust passes one
+ * that goes through curl or another Node process (test/helpers/tls-transports.ts).
+ */
+export type Transport = (url: string, init?: RequestInit) => Promise<Response>;
+
 // --- enrollment -----------------------------------------------------------------------------
 
 export interface Enrollment {
@@ -144,11 +150,13 @@ export interface Enrollment {
   dialect: Dialect;
   /** The JS SDK's spelling of the public key member. */
   lowercaseField?: boolean;
+  transport?: Transport;
 }
 
 /** Registers as the SDKs do, checking the answer as Java does (its cid) and JS does (status 200). */
 export async function register(e: Enrollment): Promise<Sep> {
-  const pubText = await (await fetch(`${e.enrollmentUrl}/keyspace/${e.keyspace}/pubkey`)).text();
+  const send = e.transport ?? fetch;
+  const pubText = await (await send(`${e.enrollmentUrl}/keyspace/${e.keyspace}/pubkey`)).text();
   const serverKey = createPublicKey({
     key: Buffer.from(pubText.replace(/[\r\n]/g, ''), 'base64'),
     format: 'der',
@@ -173,7 +181,7 @@ export async function register(e: Enrollment): Promise<Sep> {
     saltLength: 32,
   }).toString('base64');
   const conversation = randomUUID();
-  const response = await fetch(`${e.apiUrl}/v${e.dialect}/register/${e.keyspace}`, {
+  const response = await send(`${e.apiUrl}/v${e.dialect}/register/${e.keyspace}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-conversation-id': conversation },
     body: JSON.stringify({ g, k: e.keyspace, p, s }),
@@ -213,6 +221,7 @@ export class SdkDevice {
     readonly sep: Sep,
     private readonly apiUrl: string,
     private readonly quirks: Quirks = {},
+    private readonly transport: Transport = fetch,
   ) {}
 
   get keyspace(): string {
@@ -247,7 +256,7 @@ export class SdkDevice {
         cid,
         Buffer.from(JSON.stringify({ data: data(cid), meta })),
       );
-      const response = await fetch(this.apiUrl + path, {
+      const response = await this.transport(this.apiUrl + path, {
         method: 'POST',
         headers: this.quirks.textPlain
           ? { 'content-type': 'text/plain;charset=UTF-8' }

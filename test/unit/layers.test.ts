@@ -49,6 +49,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/pacing.ts',
     'mock/json-pieces.ts',
     'mock/cors.ts',
+    'mock/local-ca.ts',
   ],
   // The durable state's files (`--state`): it takes and gives records, and knows no model.
   ['mock/persistence/'],

@@ -40,7 +40,7 @@ export async function add(
       hint: 'pass --force to replace it',
     });
   }
-  const { baseUrl, tokenFile, timeout } = ctx.globals;
+  const { baseUrl, tokenFile, timeout, caFile } = ctx.globals;
   for (const [url, flag] of [
     [baseUrl, '--base-url'],
     [options.apiUrl, '--api-url'],
@@ -75,6 +75,7 @@ export async function add(
         ? await readSecretFile(options.passwordFile, ctx.io.stdin, 'password')
         : undefined,
     timeoutMs: timeout !== undefined ? secondsToMs(timeout) : undefined,
+    caFile: caFile !== undefined ? await checkedCaFile(caFile) : undefined,
     apiUrl: options.apiUrl,
     enrollmentUrl: options.enrollmentUrl,
     knsUrl: options.knsUrl,
@@ -180,6 +181,7 @@ export async function show(ctx: CommandContext, name: string | undefined): Promi
       ['Base URL', shown('baseUrl', c.baseUrl ?? '')],
       ['Auth', shown('auth', authKind(c))],
       ['Timeout', shown('timeoutMs', c.timeoutMs !== undefined ? `${c.timeoutMs / 1000} s` : '')],
+      ['CA file', shown('caFile', c.caFile ?? '')],
       ['API URL', shown('apiUrl', c.apiUrl ?? '')],
       ['Enrollment URL', shown('enrollmentUrl', c.enrollmentUrl ?? '')],
       ['KNS URL', shown('knsUrl', c.knsUrl ?? '')],
@@ -267,4 +269,14 @@ export async function rename(ctx: CommandContext, from: string, to: string): Pro
   const store = await ctx.config();
   await store.rename(from, to);
   ctx.say(`renamed context ${from} to ${to}${store.currentContext === to ? ' (current)' : ''}`);
+}
+
+/** `--ca-file` as `context add` stores it: checked to hold certificates, and absolute. */
+async function checkedCaFile(path: string): Promise<string> {
+  const [{ resolve }, { readCaFile }] = await Promise.all([
+    import('node:path'),
+    import('../../config/trust.js'),
+  ]);
+  await readCaFile(path, '--ca-file');
+  return resolve(path);
 }

@@ -87,6 +87,20 @@ export const CONTEXT_SETTINGS: ContextKey[] = [
       return ms;
     },
   },
+  {
+    key: 'ca-file',
+    field: 'caFile',
+    value: "CA certificates (PEM) trusted instead of the system's",
+    parse: async (path) => {
+      const [{ resolve }, { readCaFile }] = await Promise.all([
+        import('node:path'),
+        import('../../config/trust.js'),
+      ]);
+      // Checked now, and kept absolute: the context is used from any directory.
+      await readCaFile(path, 'ca-file');
+      return resolve(path);
+    },
+  },
   url('api-url', 'apiUrl', 'enrollment API URL'),
   url('enrollment-url', 'enrollmentUrl', 'enrollment server URL'),
   url('kns-url', 'knsUrl', 'key naming lookup URL'),

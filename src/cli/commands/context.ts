@@ -34,7 +34,7 @@ function contextAddCommand(ctx: CommandContext): Command {
     new Command('add')
       .description('add a context (the first one becomes current)')
       .argument('<name>', 'context name')
-      // The global --base-url, --token-file and --timeout are read here as the context's own
+      // The global --base-url, --token-file, --timeout and --ca-file are read here as the context's own
       // settings (a --timeout of its own would never see a value: the global one takes it).
       .option('--username <name>', 'basic authentication user (password from --password-file)')
       .option('--password-file <path>', 'basic authentication password file, or - for stdin')
@@ -57,7 +57,7 @@ function contextAddCommand(ctx: CommandContext): Command {
       )
       .addHelpText(
         'after',
-        '\nThe URL, the token and the request timeout come from the global options --base-url,\n--token-file and --timeout.\n\nExamples:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use\n  ksctl context add lab --base-url http://127.0.0.1:8443/v2/dev --kns-url http://127.0.0.1:8443 --keyspace ABcd',
+        '\nThe URL, the token, the request timeout and the CA file come from the global options\n--base-url, --token-file, --timeout and --ca-file.\n\nExamples:\n  ksctl context add prod --base-url https://api.example.com/v2/TENANT --token-file token.txt --timeout 60 --use\n  ksctl context add corp --base-url https://markings.corp.example/v2/TENANT --token-file token.txt --ca-file corp-ca.pem\n  ksctl context add lab --base-url http://127.0.0.1:8443/v2/dev --kns-url http://127.0.0.1:8443 --keyspace ABcd',
       )
       .action(async (name: string, options: ContextAddOptions) =>
         (await actions()).add(ctx, name, options),

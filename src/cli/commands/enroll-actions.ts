@@ -34,6 +34,7 @@ export async function enroll(
     // Enrollment endpoints live outside the markings base URL: no credentials of the service.
     client: {
       timeoutMs: settings.timeoutMs,
+      ca: settings.ca,
       retries: 3,
       userAgent: `ksctl/${VERSION}`,
       shortLived: true,

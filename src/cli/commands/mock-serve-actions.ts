@@ -3,11 +3,13 @@
  * JSON), keeps the `mock` context pointing at it, and writes the ready file last.
  */
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import type { MockServer } from '../../mock/server.js';
+import type { TlsIdentity } from '../../mock/local-ca.js';
 import type { MockInfo, MockUserInfo } from '../../mock/wire.js';
-import { InputError, UsageError } from '../../errors.js';
+import { InputError, NotFoundError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
@@ -30,6 +32,12 @@ export interface ServeOptions {
   cors: boolean;
   /** Serve the console at /_mock/console/ (--no-console turns it off). */
   console: boolean;
+  /** HTTPS with the mock's local CA (or with --tls-cert and --tls-key). */
+  tls?: boolean;
+  /** More names for the local CA's server certificate (repeatable). */
+  tlsName?: string[];
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /** Users listed in the banner; a large seed is summarised. */
@@ -92,8 +100,48 @@ function consoleSection(info: MockInfo): string {
   return `  Console:         ${info.consoleUrl}\n                   (signs one browser in; another link: ksctl mock console)\n`;
 }
 
-function banner(info: MockInfo, contextNote: string, state: string): string {
-  return `ksctl mock service is running. Press Ctrl-C to stop it; ${state}
+/** Whether a --host keeps the mock on this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * What the banner starts with when the mock listens beyond this machine: who can use what, and
+ * how to make it safer.
+ */
+function exposureWarning(options: ServeOptions, info: MockInfo, restored: boolean): string {
+  const port = new URL(info.url).port;
+  // A restored state keeps its users as they were stored; a reset gives them random ones.
+  const random = restored
+    ? ' Its users keep the passwords stored in the state (a reset gives the default users random ones): check them below.'
+    : " Its default users (alice, bob) got random passwords for this run, shown below once; users a seed names keep the seed's.";
+  const tls = info.url.startsWith('https:')
+    ? ''
+    : ' Add --tls so that tokens and passwords do not cross the network in clear text.';
+  return `WARNING: the mock listens on ${options.host}, beyond this machine: every device that can reach port ${port} can use the dev token and sign in as the mock's users.${random}${tls}`;
+}
+
+function tlsSection(info: MockInfo): string {
+  if (info.caFile === undefined || info.trust === undefined) return '';
+  const indent = `\n${' '.repeat(19)}`;
+  const { node, curl, java, android, ios } = info.trust;
+  return `  CA certificate:  ${info.caFile}${indent}(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)
+  Trust it:        Node:    ${node}${indent}curl:    ${curl}${indent}Java:    ${java}${indent}Android: ${android}${indent}iOS:     ${ios}
+`;
+}
+
+function banner(
+  info: MockInfo,
+  contextNote: string,
+  state: string,
+  warning: string | undefined,
+): string {
+  const caExports =
+    info.caFile === undefined
+      ? ''
+      : `  export KSCTL_CA_FILE='${info.caFile}'\n  export NODE_EXTRA_CA_CERTS='${info.caFile}'\n`;
+  return `${warning === undefined ? '' : `${warning}\n\n`}ksctl mock service is running. Press Ctrl-C to stop it; ${state}
 
   URL:             ${info.url}
   Markings API:    ${info.baseUrl}
@@ -103,13 +151,13 @@ function banner(info: MockInfo, contextNote: string, state: string): string {
   Tenant:          ${info.tenantId}
   Keyspace:        ${info.keyspace}
   Dev token:       ${info.token}
-${consoleSection(info)}${usersSection(info.users)}
+${tlsSection(info)}${consoleSection(info)}${usersSection(info.users)}
 ${contextNote}
 For other shells and tools:
 
   export KSCTL_BASE_URL='${info.baseUrl}'
   export KSCTL_TOKEN='${info.token}'
-`;
+${caExports}`;
 }
 
 /** How long a mock named by a context has to answer before it counts as gone. */
@@ -119,20 +167,26 @@ const PROBE_TIMEOUT_MS = 500;
  * What answers `/_mock/health` at the origin of `baseUrl` (the mock's open health endpoint): the
  * HTTP status, or undefined when nothing answers (within a short while).
  */
-async function healthStatus(baseUrl: string): Promise<number | undefined> {
+async function healthStatus(baseUrl: string, caFile?: string): Promise<number | undefined> {
   let url: URL;
   try {
     url = new URL('/_mock/health', baseUrl);
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'http:') return undefined;
-  const { get } = await import('node:http');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const ca =
+    caFile === undefined ? undefined : await readFile(caFile, 'utf8').catch(() => undefined);
+  const { get } = await import(url.protocol === 'https:' ? 'node:https' : 'node:http');
   return new Promise((resolve) => {
-    const request = get(url, { timeout: PROBE_TIMEOUT_MS, agent: false }, (response) => {
-      response.resume();
-      resolve(response.statusCode);
-    });
+    const request = get(
+      url,
+      { timeout: PROBE_TIMEOUT_MS, agent: false, ...(ca === undefined ? {} : { ca }) },
+      (response: IncomingMessage) => {
+        response.resume();
+        resolve(response.statusCode);
+      },
+    );
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(undefined));
   });
@@ -145,15 +199,22 @@ async function healthStatus(baseUrl: string): Promise<number | undefined> {
  * still running, is left alone.
  */
 async function contextFor(store: ConfigStore, info: MockInfo): Promise<string> {
-  const mock = store.find(MOCK_CONTEXT)?.baseUrl;
-  if (mock === undefined || mock === info.baseUrl || (await healthStatus(mock)) !== 200) {
+  const mock = store.find(MOCK_CONTEXT);
+  if (
+    mock?.baseUrl === undefined ||
+    mock.baseUrl === info.baseUrl ||
+    (await healthStatus(mock.baseUrl, mock.caFile)) !== 200
+  ) {
     return MOCK_CONTEXT;
   }
   for (let n = 2; ; n++) {
     const name = `${MOCK_CONTEXT}-${n}`;
     const found = store.find(name);
     if (found === undefined || found.baseUrl === info.baseUrl) return name;
-    if (found.baseUrl !== undefined && (await healthStatus(found.baseUrl)) === undefined) {
+    if (
+      found.baseUrl !== undefined &&
+      (await healthStatus(found.baseUrl, found.caFile)) === undefined
+    ) {
       return name;
     }
   }
@@ -178,6 +239,8 @@ async function refreshContext(
     enrollmentUrl: info.enrollmentUrl,
     knsUrl: info.knsUrl,
     keyspace: info.keyspace,
+    // The mock's CA, trusted for this context only; a plain HTTP mock leaves none behind.
+    caFile: info.caFile,
   });
   if (name !== MOCK_CONTEXT) {
     const other = new URL(store.find(MOCK_CONTEXT)?.baseUrl ?? '').origin;
@@ -232,14 +295,23 @@ export async function prepareReadyFile(path: string): Promise<void> {
  */
 async function announce(ctx: CommandContext, options: ServeOptions, server: MockServer) {
   const info = server.info;
+  const warning = isLoopbackHost(options.host)
+    ? undefined
+    : exposureWarning(options, info, server.durable?.fresh === false);
   const { note, elsewhere } = options.context
     ? await refreshContext(ctx, info)
     : { note: '', elsewhere: false };
   if (options.json) {
+    if (warning !== undefined) ctx.warn(warning);
     ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
     // Standard output holds the JSON alone; a context other than "mock" is still told.
     if (elsewhere) ctx.warn(note.trimEnd());
-  } else ctx.say(banner(info, note, stateNote(options, server.durable?.fresh === false)));
+  } else {
+    const text = banner(info, note, stateNote(options, server.durable?.fresh === false), warning);
+    // --quiet keeps the warning.
+    if (warning !== undefined && ctx.quiet) ctx.warn(warning);
+    ctx.say(text);
+  }
   if (options.readyFile)
     await writeFileAtomic(options.readyFile, `${JSON.stringify(info, null, 2)}\n`);
 }
@@ -265,6 +337,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       ? undefined
       : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
+  const tls = await tlsIdentity(ctx, options);
   // From here on, Ctrl-C, SIGTERM or a reader gone away stop the mock cleanly, its state closed;
   // one that comes while it starts is acted on once it has started (a second Ctrl-C ends it now).
   ctx.stopsGracefully();
@@ -280,6 +353,8 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     faults: faults.length > 0 ? faults : undefined,
     cors: options.cors,
     console: options.console,
+    tls,
+    randomUserPasswords: !isLoopbackHost(options.host),
     onRequest: options.log
       ? (r) => {
           // The console's own requests (it polls) would drown the client's.
@@ -307,6 +382,57 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   } finally {
     stopKeepingAlive();
   }
+}
+
+/** `ksctl mock ca`: the local CA certificate's path, or with --pem the certificate. */
+export async function caCertificate(
+  ctx: CommandContext,
+  options: { pem?: boolean },
+): Promise<void> {
+  const { localCaFiles } = await import('../../mock/local-ca.js');
+  const { caFile } = localCaFiles(dirname((await ctx.config()).path));
+  let pem: string;
+  try {
+    pem = await readFile(caFile, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw fileError('read', caFile, error);
+    throw new NotFoundError(`the mock has no local CA yet (${caFile})`, {
+      hint: '`ksctl mock serve --tls` makes it',
+    });
+  }
+  ctx.io.stdout.write(options.pem ? pem : `${caFile}\n`);
+}
+
+/**
+ * The certificate and key the mock speaks HTTPS with: the user's own (--tls-cert, --tls-key), or
+ * the local CA's for the loopback names, the --host when it names one address, and --tls-name.
+ */
+async function tlsIdentity(
+  ctx: CommandContext,
+  options: ServeOptions,
+): Promise<TlsIdentity | undefined> {
+  const own = options.tlsCert !== undefined || options.tlsKey !== undefined;
+  const names = options.tlsName ?? [];
+  if (own && (options.tlsCert === undefined || options.tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  if (own && names.length > 0) {
+    throw new UsageError(
+      '--tls-name names what the local CA certifies; with --tls-cert the certificate names itself',
+    );
+  }
+  if (!options.tls && !own && names.length > 0) {
+    throw new UsageError('--tls-name needs --tls');
+  }
+  if (!options.tls && !own) return undefined;
+  const { certificateNames, localTlsIdentity, userTlsIdentity } =
+    await import('../../mock/local-ca.js');
+  if (own) return userTlsIdentity(options.tlsCert!, options.tlsKey!);
+  const host = options.host.replace(/^\[(.*)\]$/, '$1');
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const asked = wildcard || isLoopbackHost(host) ? names : [host, ...names];
+  const configDir = dirname((await ctx.config()).path);
+  return localTlsIdentity(configDir, certificateNames(asked), (message) => ctx.say(message));
 }
 
 /**

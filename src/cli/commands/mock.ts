@@ -61,6 +61,7 @@ export function mockCommand(ctx: CommandContext): Command {
   mock.addCommand(mockConsoleCommand(ctx));
   mock.addCommand(mockCaptureCommand(ctx));
   mock.addCommand(mockRecordCommand(ctx));
+  mock.addCommand(mockCaCommand(ctx));
 
   const faults = mock.command('faults').description("a running mock's fault rules");
   examples(
@@ -176,9 +177,20 @@ function mockServeCommand(ctx: CommandContext): Command {
       "do not answer browsers' cross-origin requests (web pages on other origins cannot call the mock)",
     )
     .option('--no-console', 'do not serve the console (the browser pages at /_mock/console/)')
+    .option(
+      '--tls',
+      "speak HTTPS, with a certificate from the mock's local CA (made on first use in the configuration folder; ksctl mock ca)",
+    )
+    .option(
+      '--tls-name <name>',
+      'with --tls, an IP address or DNS name the certificate names besides localhost, 127.0.0.1 and ::1, for a phone or an emulator (repeatable)',
+      collect,
+    )
+    .option('--tls-cert <file>', 'speak HTTPS with this PEM certificate (its chain may follow it)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .addHelpText(
       'after',
-      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
+      '\nExamples:\n  ksctl mock serve\n  ksctl mock serve --tls --host 0.0.0.0 --tls-name 192.168.1.20   # a phone on the LAN\n  ksctl mock serve --port 0 --json --seed seed.yaml\n  ksctl mock serve --state ./mock-state --seed seed.yaml   # restarts keep everything\n  ksctl mock serve --latency 20-200 --fault status=429,probability=0.1',
     )
     .action(async (options: ServeOptions) => (await serveActions()).serve(ctx, options));
 }
@@ -362,4 +374,19 @@ function mockMessagesCommand(ctx: CommandContext): Command {
       "\nExamples:\n  ksctl mock messages\n  ksctl mock messages -o json | jq '.[].data'",
     )
     .action(async () => (await adminActions()).messages(ctx));
+}
+
+function mockCaCommand(ctx: CommandContext): Command {
+  return new Command('ca')
+    .description(
+      "the path of the mock's local CA certificate (mock serve --tls makes it), to trust on devices and in other programs",
+    )
+    .option('--pem', 'print the certificate itself (PEM) instead of its path')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  ksctl mock ca\n  export NODE_EXTRA_CA_CERTS="$(ksctl mock ca)"\n  ksctl mock ca --pem > ksctl-mock-ca.pem',
+    )
+    .action(async (options: { pem?: boolean }) =>
+      (await serveActions()).caCertificate(ctx, options),
+    );
 }

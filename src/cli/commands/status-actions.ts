@@ -72,6 +72,12 @@ export async function status(ctx: CommandContext): Promise<void> {
       conn.baseUrl + from(conn.sources.baseUrl) + (tenantless ? '  (no /v2/TENANT in it)' : ''),
     ],
     ['Credentials', authText(conn.auth) + from(conn.sources.auth)],
+    [
+      'Trusted CAs',
+      conn.caFile === undefined
+        ? "the system's"
+        : `${conn.caFile.path} (from ${conn.caFile.source})`,
+    ],
     ['Who', check.principal ?? unreported],
     ['Scopes', check.scopes === undefined ? unreported : check.scopes.join(' ') || 'none'],
     ['Read markings', check.canRead === undefined ? 'unknown' : check.canRead ? 'yes' : 'no'],
@@ -84,6 +90,7 @@ export async function status(ctx: CommandContext): Promise<void> {
       context: conn.contextName ?? null,
       baseUrl: conn.baseUrl,
       auth: conn.auth.kind,
+      caFile: conn.caFile?.path ?? null,
       sources: conn.sources,
       principal: check.principal ?? null,
       scopes: check.scopes ?? null,

@@ -257,7 +257,7 @@ export function consoleApi(
       pattern: `${API}/requests/:id`,
       handler: async (req) => {
         // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-        return json(200, await describeRequestAt(state, req.params.id!));
+        return json(200, await describeRequestAt(state, req.params.id!, deps.info()));
       },
     },
     {

@@ -70,7 +70,7 @@ export function ownOrigin(req: MockRequest): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   const host = req.headers.host;
-  return host !== undefined && origin === `http://${host}`;
+  return host !== undefined && origin === `${req.secure === true ? 'https' : 'http'}://${host}`;
 }
 
 export class ConsoleApp {

@@ -72,7 +72,13 @@ export class ConsoleSignIn {
     /** The port the mock listens on, which names the cookie. */
     private readonly port: () => number,
     private readonly now: () => number = Date.now,
+    /** The mock speaks HTTPS: the cookie is marked Secure, never sent over plain HTTP. */
+    private readonly secure = false,
   ) {}
+
+  private get attributes(): string {
+    return `HttpOnly;${this.secure ? ' Secure;' : ''} SameSite=Strict; Path=${COOKIE_PATH}`;
+  }
 
   get cookieName(): string {
     return sessionCookieName(this.port());
@@ -80,12 +86,12 @@ export class ConsoleSignIn {
 
   /** The Set-Cookie header of a new session. */
   sessionCookie(id: string): string {
-    return `${this.cookieName}=${id}; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}`;
+    return `${this.cookieName}=${id}; ${this.attributes}`;
   }
 
   /** The Set-Cookie header that ends one in the browser. */
   clearedCookie(): string {
-    return `${this.cookieName}=; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}; Max-Age=0`;
+    return `${this.cookieName}=; ${this.attributes}; Max-Age=0`;
   }
 
   /** A fresh one-time code for a sign-in link. */
