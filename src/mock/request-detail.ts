@@ -26,7 +26,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
 } from './wire.js';
-import { REDACTED_TEXT, scrubSecrets } from '../api/redact.js';
+import { REDACTED_TEXT } from '../api/redact.js';
 import { deviceCause } from '../device/causes.js';
 import { parseCid } from '../device/cid.js';
 import { aad, isProtectedAttribute, openEnvelope, openProtectedValues } from '../device/crypto.js';
@@ -38,7 +38,7 @@ import { MockHttpError } from './http.js';
 import {
   JOURNAL_BODY_KEPT_BYTES,
   JOURNAL_MAX_ENTRIES,
-  type UnredactedMessages,
+  type SealedBodies,
 } from './request-journal.js';
 import type { MockState } from './state.js';
 
@@ -70,7 +70,7 @@ export async function describeRequest(
   entry: Pick<JournalEntry, 'id'>,
 ): Promise<RequestDetail | undefined> {
   const kept = state.journal.get(entry.id);
-  const raw = state.journal.unredacted(entry.id);
+  const raw = state.journal.sealed(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
   const detail: RequestDetail = { ...kept, ...replayLines(state, kept) };
@@ -85,8 +85,11 @@ export async function describeRequest(
     );
   }
   if (problems.length > 0) detail.problems = problems;
-  // Whatever was opened, the dev token never leaves.
-  return JSON.parse(scrubSecrets(JSON.stringify(detail), [state.devToken])) as RequestDetail;
+  // Whatever was opened goes through the journal's secrets too: no secret of the mock leaves.
+  const bytes = Buffer.from(JSON.stringify(detail), 'utf8').toString('latin1');
+  return JSON.parse(
+    Buffer.from(state.journal.secrets.scrub(bytes), 'latin1').toString('utf8'),
+  ) as RequestDetail;
 }
 
 /** The body as kept, when it is whole (a body cut at 64 KiB cannot be opened). */
@@ -114,7 +117,7 @@ function wholeBody(
 function openDeviceRequest(
   state: MockState,
   entry: JournalEntryWithBodies,
-  raw: UnredactedMessages,
+  raw: SealedBodies,
   problems: string[],
 ): OpenedDeviceRequest | undefined {
   const dialect = DEVICE_PATH.exec(entry.path)?.[1] === '3' ? 'v2.3' : 'v2.4';
@@ -260,7 +263,7 @@ function clearAnswer(state: MockState, content: unknown): unknown {
 async function describeRegistration(
   state: MockState,
   entry: JournalEntryWithBodies,
-  raw: UnredactedMessages,
+  raw: SealedBodies,
   problems: string[],
 ): Promise<EnrollmentDetail> {
   const keyspace = decodeURIComponent(REGISTER_PATH.exec(entry.path)?.[1] ?? '');

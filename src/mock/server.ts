@@ -136,7 +136,11 @@ export class MockServer {
     this.state = new MockState(options.devToken ?? newDevToken());
     if (options.console !== false) {
       // The port names the session cookie; known once listening, and kept while closing.
-      this.signIn = new ConsoleSignIn(() => Number(new URL(this.info.url).port));
+      this.signIn = new ConsoleSignIn(
+        () => Number(new URL(this.info.url).port),
+        Date.now,
+        (secret) => this.state.journal.secrets.add(secret),
+      );
       const stats = new RequestStats();
       this.state.journal.subscribe((entry) =>
         stats.add(entry.side, entry.status, entry.durationMs),

@@ -78,7 +78,7 @@ export interface JournalEntry {
 export interface JournalMessage {
   /** Secrets redacted as `--debug` redacts them. */
   headers: Record<string, string>;
-  /** The body as kept (secrets redacted): UTF-8 text, or Base64 when it is not text. */
+  /** The body as kept (secrets redacted, bytes first): UTF-8 text, or Base64 when it is not text. */
   body: string;
   encoding: 'utf8' | 'base64';
   /** The body's full size. */
@@ -87,6 +87,11 @@ export interface JournalMessage {
   truncated: boolean;
   /** Headers and body were let go to keep the journal within its bytes (newer requests kept theirs). */
   dropped?: boolean;
+  /**
+   * `sha256:<hex>` of the body as received, when it could not be scrubbed of secrets safely
+   * (compressed, or multipart whose parts could not be found): the body itself is not kept.
+   */
+  withheld?: string;
 }
 
 /** An entry with what was sent and answered (`GET /_mock/requests?bodies=true`). */

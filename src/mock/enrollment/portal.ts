@@ -16,7 +16,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import type { MockInfo } from '../wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
-import { mintTokenPair } from './tokens.js';
+import { mintFor } from './admin-routes.js';
 import { MockHttpError, type MockResponse, type Route, route } from '../http.js';
 import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
@@ -85,7 +85,7 @@ function passwordSignIn(
   if (!known || !samePassword(user.password!, password)) {
     throw new MockHttpError(401, MarkingsErrorCode.unauthorized, 'wrong user name or password');
   }
-  const pair = mint(state, keyspace, user.name);
+  const pair = mintFor(state, keyspace, user.name);
   return signedIn(portal, keyspace, pair, true, 'signed in');
 }
 
@@ -97,7 +97,7 @@ function emailSignIn(
 ): MockResponse {
   const user = userByEmail(state, keyspace.tenant, email);
   // An unknown address still gets a well-formed UIDAUTH; its STOKEN is dropped here.
-  const pair = mint(state, keyspace, user?.name ?? email);
+  const pair = mintFor(state, keyspace, user?.name ?? email);
   if (user) {
     state.enrollment.send({
       to: user.email!,
@@ -115,15 +115,6 @@ function userByEmail(state: MockState, tenant: string, email: string): MockUser 
     if (user.tenant === tenant && user.email?.toLowerCase() === wanted) return user;
   }
   return undefined;
-}
-
-function mint(state: MockState, keyspace: MockKeyspace, uid: string): TokenPair {
-  return mintTokenPair({
-    secret: state.enrollment.portalSecret,
-    uid,
-    tenant: keyspace.tenant,
-    keyspace: keyspace.id,
-  });
 }
 
 function signedIn(
