@@ -46,6 +46,7 @@ import { parseCid } from '../device/cid.js';
 import { BoundedLog } from './bounded-log.js';
 import { type JournalFilter, matches } from './request-journal-filter.js';
 import { message } from './request-journal-messages.js';
+import type { Pacer } from './pacing.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Bytes of the entries themselves (their summaries). */
@@ -54,6 +55,10 @@ export const JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_BODIES_MAX_BYTES = 16 * 1024 * 1024;
 /** How much of each body is kept. */
 export const JOURNAL_BODY_KEPT_BYTES = 64 * 1024;
+/** Entries a page of `GET /_mock/requests?bodies=true` holds at most unless asked for fewer. */
+export const JOURNAL_PAGE_ENTRIES = 100;
+/** Bytes of kept messages a page holds at most (it holds one entry whatever its size). */
+export const JOURNAL_PAGE_BYTES = 4 * 1024 * 1024;
 /** Bytes read past the cut so that a secret the cut splits is still found and replaced. */
 const SECRET_LOOKAHEAD_BYTES = 4 * 1024;
 const PATH_MAX_CHARS = 512;
@@ -168,6 +173,8 @@ interface Stored {
   entry: JournalEntry;
   /** Undefined once let go for the byte bound. */
   kept: KeptMessages | undefined;
+  /** The kept messages' bytes, as the bound counts them. */
+  size: number;
 }
 
 /** A device request's or registration's bodies as they came: only for opening with the keys. */
@@ -182,6 +189,14 @@ const SEALED_PATH = /^\/v2\.[34]\//;
 /** The journal with each entry's messages (`bodies: true`). */
 export interface RequestJournalWithBodies extends RequestJournal {
   requests: JournalEntryWithBodies[];
+}
+
+/**
+ * A page of the journal with each entry's messages: `next` says where the following page starts
+ * when more entries match (newer ones after `after`, else older ones before `before`).
+ */
+export interface RequestJournalPage extends Omit<RequestJournalWithBodies, 'next'> {
+  next?: { after: number } | { before: number };
 }
 
 export type JournalListener = (entry: JournalEntry) => void;
@@ -291,9 +306,9 @@ export class Journal {
           }
         : undefined,
     };
-    const stored: Stored = { entry, kept };
+    const stored: Stored = { entry, kept, size: keptSize(kept) };
     this.log.add(stored, entrySize(entry));
-    this.messages.add(stored, keptSize(kept));
+    this.messages.add(stored, stored.size);
     for (const listener of this.listeners) {
       try {
         listener(entry);
@@ -333,6 +348,46 @@ export class Journal {
       total: this.log.total,
       requests: found.map((stored) => (filter.bodies ? this.withMessages(stored) : stored.entry)),
     };
+  }
+
+  /**
+   * A page of entries with their messages, made in slices (pacing.ts) so a page of megabytes
+   * never holds the mock: at most `limit` (JOURNAL_PAGE_ENTRIES unless given) and
+   * JOURNAL_PAGE_BYTES of messages. With `after`, the oldest entries after it, forward; else the
+   * newest before `before` (or at all), oldest first unless `newestFirst`.
+   */
+  async page(filter: JournalFilter, pacer: Pacer): Promise<RequestJournalPage> {
+    const limit = Math.min(filter.limit ?? JOURNAL_PAGE_ENTRIES, JOURNAL_MAX_ENTRIES);
+    const forward = filter.after !== undefined && !filter.newestFirst;
+    const found: Stored[] = [];
+    let bytes = 0;
+    let more = false;
+    const start = forward ? this.firstIndexAfter(filter.after!) : this.log.length - 1;
+    for (let i = start; forward ? i < this.log.length : i >= 0; i += forward ? 1 : -1) {
+      const stored = this.log.at(i)!;
+      if (!forward && filter.after !== undefined && stored.entry.id <= filter.after) break;
+      if (!matches(stored.entry, filter)) continue;
+      const size = stored.kept ? stored.size : 0;
+      if (found.length >= limit || (found.length > 0 && bytes + size > JOURNAL_PAGE_BYTES)) {
+        more = true;
+        break;
+      }
+      found.push(stored);
+      bytes += size;
+      if (pacer.due()) await pacer.pause();
+    }
+    const requests: JournalEntryWithBodies[] = [];
+    for (const stored of found) {
+      requests.push(this.withMessages(stored));
+      if (pacer.used()) await pacer.pause();
+    }
+    if (!forward && !filter.newestFirst) requests.reverse();
+    const page: RequestJournalPage = { total: this.log.total, requests };
+    if (more && found.length > 0) {
+      const last = found.at(-1)!.entry.id;
+      page.next = forward ? { after: last } : { before: last };
+    }
+    return page;
   }
 
   get(id: number): JournalEntryWithBodies | undefined {

@@ -104,6 +104,11 @@ export interface RequestJournal {
   /** Requests recorded since the mock started or was reset, kept or not. */
   total: number;
   requests: JournalEntry[];
+  /**
+   * With `bodies=true`, which is paged: the path and query of the next page, when more entries
+   * match (newer ones when paging forward with `after`, else older ones). Also a Link header.
+   */
+  next?: string;
 }
 
 /**
