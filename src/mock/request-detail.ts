@@ -85,10 +85,17 @@ export async function describeRequest(
     );
   }
   if (problems.length > 0) detail.problems = problems;
-  // Whatever was opened goes through the journal's secrets too: no secret of the mock leaves.
-  const bytes = Buffer.from(JSON.stringify(detail), 'utf8').toString('latin1');
+  // Whatever was opened goes through the journal's secrets too, each text of it on its own (so
+  // no replacement can run across the JSON around it): no secret of the mock leaves.
+  const scrub = (text: string) =>
+    Buffer.from(
+      state.journal.secrets.scrub(Buffer.from(text, 'utf8').toString('latin1')),
+      'latin1',
+    ).toString('utf8');
   return JSON.parse(
-    Buffer.from(state.journal.secrets.scrub(bytes), 'latin1').toString('utf8'),
+    JSON.stringify(detail, (_name, value: unknown) =>
+      typeof value === 'string' ? scrub(value) : value,
+    ),
   ) as RequestDetail;
 }
 

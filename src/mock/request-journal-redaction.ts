@@ -35,14 +35,17 @@ import {
 const ANCHOR = 8;
 /** Secrets remembered at most; past it the oldest go (their names still hide them). */
 const MAX_SECRETS = 50_000;
+/** The rolling hash: a polynomial in 32-bit integer arithmetic (wrapping, so it rolls exactly). */
 const HASH_BASE = 257;
-const HASH_MOD = 1_000_000_007;
-/** HASH_BASE^(ANCHOR-1) mod HASH_MOD: what the byte leaving the window weighed. */
+/** HASH_BASE^(ANCHOR-1): what the byte leaving the window weighed. */
 const HASH_HIGH = (() => {
   let high = 1;
-  for (let i = 1; i < ANCHOR; i++) high = (high * HASH_BASE) % HASH_MOD;
+  for (let i = 1; i < ANCHOR; i++) high = Math.imul(high, HASH_BASE);
   return high;
 })();
+/** A table of the hashes known, by their low bits: most windows are passed over by one look. */
+const SEEN_BITS = 20;
+const SEEN_MASK = (1 << SEEN_BITS) - 1;
 
 /** STOKEN and UIDAUTH by their shape (src/mock/enrollment/tokens.ts). */
 const TOKEN_SHAPES =
@@ -50,7 +53,8 @@ const TOKEN_SHAPES =
 
 function anchorHash(text: string, at: number): number {
   let hash = 0;
-  for (let i = at; i < at + ANCHOR; i++) hash = (hash * HASH_BASE + text.charCodeAt(i)) % HASH_MOD;
+  for (let i = at; i < at + ANCHOR; i++)
+    hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
   return hash;
 }
 
@@ -92,6 +96,8 @@ function byteForms(secret: Buffer): string[] {
 export class JournalSecrets {
   /** Hash of a form's first ANCHOR bytes → the forms that start so. */
   private readonly byAnchor = new Map<number, string[]>();
+  /** How many forms have a hash with these low bits (a hash not counted here is not known). */
+  private readonly seen = new Uint16Array(1 << SEEN_BITS);
   /** Each secret's forms, oldest first, for letting the oldest go. */
   private readonly known = new Map<string, string[]>();
 
@@ -108,6 +114,7 @@ export class JournalSecrets {
       const list = this.byAnchor.get(hash);
       if (list) list.push(form);
       else this.byAnchor.set(hash, [form]);
+      this.seen[hash & SEEN_MASK]!++;
     }
     if (this.known.size > MAX_SECRETS) this.forgetOldest();
   }
@@ -135,9 +142,9 @@ export class JournalSecrets {
         }
         if (i + ANCHOR >= bytes.length) break;
         hash =
-          ((hash - ((bytes.charCodeAt(i) * HASH_HIGH) % HASH_MOD) + HASH_MOD) * HASH_BASE +
-            bytes.charCodeAt(i + ANCHOR)) %
-          HASH_MOD;
+          (Math.imul(hash - Math.imul(bytes.charCodeAt(i), HASH_HIGH), HASH_BASE) +
+            bytes.charCodeAt(i + ANCHOR)) |
+          0;
         i++;
       }
     }
@@ -147,7 +154,7 @@ export class JournalSecrets {
 
   private longestAt(bytes: string, at: number, hash: number): number {
     let longest = 0;
-    for (const form of this.byAnchor.get(hash)!) {
+    for (const form of this.byAnchor.get(hash) ?? []) {
       if (form.length > longest && bytes.startsWith(form, at)) longest = form.length;
     }
     return longest;
@@ -158,6 +165,7 @@ export class JournalSecrets {
     this.known.delete(key);
     for (const form of forms) {
       const hash = anchorHash(form, 0);
+      this.seen[hash & SEEN_MASK]!--;
       const left = this.byAnchor.get(hash)!.filter((f) => f !== form);
       if (left.length > 0) this.byAnchor.set(hash, left);
       else this.byAnchor.delete(hash);
