@@ -4,6 +4,7 @@ import consoleGroup from './console.js';
 import { enrollBulk, enrollOne, enrollRegister } from './enroll.js';
 import deviceStall from './device-stall.js';
 import hostileInputs from './hostile-inputs.js';
+import journalFlood from './journal-flood.js';
 import { keys, keysConcurrency, keysRoundTrip } from './keys.js';
 import library from './library.js';
 import { markingsGet, markingsList } from './markings.js';
@@ -24,6 +25,7 @@ export const groups = [
   enrollBulk,
   enrollRegister,
   mockHostile,
+  journalFlood,
   hostileInputs,
   deviceStall,
   state,

@@ -120,7 +120,13 @@ function messageSection(title, message) {
   const id = `msg-${title.toLowerCase()}`;
   const headers = Object.entries(message.headers ?? {});
   let body;
-  if (!message.body) body = h('p', { class: 'muted' }, 'No body.');
+  if (message.withheld)
+    body = h(
+      'p',
+      { class: 'muted' },
+      `Not kept: it could not be scrubbed of secrets safely. Its digest: ${message.withheld}.`,
+    );
+  else if (!message.body) body = h('p', { class: 'muted' }, 'No body.');
   else if (message.encoding === 'base64')
     body = h(
       'div',

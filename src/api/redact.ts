@@ -8,7 +8,7 @@ export const REDACTED_TEXT = '[redacted]';
 
 /** Names of JSON members, query parameters and headers whose values are secrets. */
 const SECRET_NAME =
-  /token|passw|pwd|secret|api[-_]?key|private[-_]?key|auth|cookie|session|credential|signature|stoken|sepaesk|aescd/i;
+  /token|passw|pwd|secret|api[-_]?key|private[-_]?key|auth|cookie|session|credential|signature|stoken|sepaesk|aescd|csrf|xsrf/i;
 
 /** Exact names that are secrets here but too short or common to match as parts of other names. */
 const SECRET_EXACT = new Set(['p', 's', 'g', 'key', 'sig', 'code', 'otp', 'pin']);

@@ -3,7 +3,7 @@
  * crash never leaves a half-written file behind (profiles, exports, the mock's ready file).
  * A symbolic link is written through: the file it points to is replaced and the link kept.
  */
-import { open, readlink, realpath, rename, rm } from 'node:fs/promises';
+import { open, readdir, readlink, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDirectory } from './directories.js';
 import { isKsctlError } from '../errors.js';
@@ -73,6 +73,7 @@ export async function writeFileAtomic(
       await handle.close();
     }
     await rename(temp, target);
+    await removeStaleTemps(dir, path.basename(target));
   } catch (error) {
     await rm(temp, { force: true });
     if (isKsctlError(error)) throw error;
@@ -80,6 +81,38 @@ export async function writeFileAtomic(
     throw fileError('write', named, error);
   }
   await syncDirectory(dir);
+}
+
+/**
+ * Temp files of this target that a writer killed before its rename left (`kill -9` during an
+ * `enroll --count`): removed by the next write that succeeds. A temp file names its writer's
+ * process; one of a process still running is its own and is left alone.
+ */
+async function removeStaleTemps(dir: string, base: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  const prefix = `.${base}.`;
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = /^(\d{1,10})\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length))?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    await rm(path.join(dir, name), { force: true }).catch(() => undefined);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: running, as another user.
+    return errnoCode(error) !== 'ESRCH';
+  }
 }
 
 /** Makes the rename itself durable. Some platforms cannot open a directory; they skip this. */

@@ -8,10 +8,17 @@ export type ChangeListener = (kind: string, data: unknown) => void;
 
 export class ChangeFeed {
   private listener: ChangeListener | undefined;
+  private readonly taps: ChangeListener[] = [];
 
   /** Reports a change. `data` is serialised at once, so the caller may go on mutating it. */
   record(kind: string, data: unknown): void {
+    for (const tap of this.taps) tap(kind, data);
     this.listener?.(kind, data);
+  }
+
+  /** Also tells `tap` of every change, for as long as the feed lives (the journal's secrets). */
+  tap(tap: ChangeListener): void {
+    this.taps.push(tap);
   }
 
   listen(listener: ChangeListener | undefined): void {

@@ -10,8 +10,12 @@ import { Pacer } from './pacing.js';
 /** Deeper than any body the service accepts (a marking is 4 levels); enough for any client. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Bodies up to this size parse in a few milliseconds: on the main thread. */
-export const OFF_THREAD_BYTES = 256 * 1024;
+/**
+ * Bodies up to this size parse in well under a millisecond: on the main thread. Larger ones go to
+ * the parsing thread: eight clients sending 200 KiB bodies, each decoded and parsed here, held
+ * health checks for hundreds of milliseconds (issue 34, `npm run bench -- --only journal-flood`).
+ */
+export const OFF_THREAD_BYTES = 64 * 1024;
 
 /** Heap of the parsing thread: a pathological body costs it, never the server. */
 const WORKER_HEAP_MB = 512;

@@ -11,6 +11,12 @@
 /** How long one slice of work may hold the thread. */
 const SLICE_MS = 8;
 
+/**
+ * The longest a slice may grow to after a long turn of the others: however slow their turns,
+ * health checks wait for at most this much of the work in progress.
+ */
+const SLICE_MAX_MS = 50;
+
 /** Units done between two looks at the clock: a look costs more than a cheap unit. */
 const UNITS_PER_LOOK = 32;
 
@@ -20,10 +26,25 @@ const giveWay = (): Promise<void> => new Promise((resolve) => setImmediate(resol
 export class Pacer {
   private sliceStart = performance.now();
   private units = 0;
+  /**
+   * This slice's length: SLICE_MS, or as long as the turn the work last gave way to took (up to
+   * SLICE_MAX_MS). So the work in progress has its share of each turn and ends in a bounded
+   * number of turns whatever the other clients do: a client that never pauses (health checks
+   * one after the other, on a machine whose cores are busy) no longer leaves it a sliver of
+   * each turn (issue 34).
+   */
+  private slice: number;
   /** Pauses so far: how often the work gave way. */
   pauses = 0;
 
-  constructor(private readonly sliceMs = SLICE_MS) {}
+  constructor(private readonly leastSliceMs = SLICE_MS) {
+    this.slice = leastSliceMs;
+  }
+
+  /** This slice's length in milliseconds. */
+  get sliceMs(): number {
+    return this.slice;
+  }
 
   /** Whether the slice is used up; call once per unit of work, then `pause()` when it says so. */
   due(): boolean {
@@ -34,14 +55,17 @@ export class Pacer {
   /** Whether the slice is used up, looking at the clock now: after a step of unknown length. */
   used(): boolean {
     this.units = 0;
-    return performance.now() - this.sliceStart >= this.sliceMs;
+    return performance.now() - this.sliceStart >= this.slice;
   }
 
   /** Lets the event loop answer what waits, then starts a new slice. */
   async pause(): Promise<void> {
     this.pauses++;
+    const paused = performance.now();
     await giveWay();
     this.sliceStart = performance.now();
+    const othersMs = this.sliceStart - paused;
+    this.slice = Math.max(this.leastSliceMs, Math.min(SLICE_MAX_MS, othersMs));
     this.units = 0;
   }
 }

@@ -30,10 +30,14 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../markings/wire.js';
-import { type DeviceKeyring, openDeviceRequest, replayLines } from './request-detail.js';
+import {
+  type DeviceKeyring,
+  openDeviceRequest,
+  replayLines,
+  scrubbedDetail,
+} from './request-detail.js';
 import { isoTime, Journal, JOURNAL_MAX_ENTRIES, redactQuery } from './request-journal.js';
 import { filterFromQuery } from './request-journal-filter.js';
-import { scrubSecrets } from '../api/redact.js';
 import type { JournalEntry, Recording, RequestDetail } from './wire.js';
 
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
@@ -115,12 +119,15 @@ export class Recorder {
     private readonly server: Server,
     private readonly options: RecorderOptions,
   ) {
-    const secrets = () => [options.devToken, ...options.secrets];
-    this.journal = new Journal(secrets);
-    this.recording = new Journal(secrets, {
+    this.journal = new Journal();
+    this.recording = new Journal({
       bodyKeptBytes: RECORDING_BODY_KEPT_BYTES,
       bodiesMaxBytes: Number.POSITIVE_INFINITY,
     });
+    for (const secret of [options.devToken, ...options.secrets]) {
+      this.journal.secrets.add(secret);
+      this.recording.secrets.add(secret);
+    }
   }
 
   static async start(options: RecorderOptions): Promise<Recorder> {
@@ -279,8 +286,11 @@ export class Recorder {
       );
       return;
     }
-    const detail: RequestDetail = { ...entry, ...replayLines(this.options.tenant, entry, undefined) };
-    const raw = this.journal.unredacted(entry.id);
+    const detail: RequestDetail = {
+      ...entry,
+      ...replayLines(this.options.tenant, entry, undefined),
+    };
+    const raw = this.journal.sealed(entry.id);
     const { keyring } = this.options;
     if (keyring !== undefined && raw !== undefined && entry.side === 'device') {
       // Devices the app enrolled since the start are in the file now.
@@ -291,10 +301,7 @@ export class Recorder {
       if (problems.length > 0) detail.problems = problems;
     }
     // Whatever was opened, neither token leaves.
-    send(
-      200,
-      scrubSecrets(JSON.stringify(detail), [this.options.devToken, ...this.options.secrets]),
-    );
+    send(200, JSON.stringify(scrubbedDetail(this.journal.secrets, detail)));
   }
 
   /** Sends the request on to the target and its answer back, journaling both. */

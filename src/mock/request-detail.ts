@@ -27,7 +27,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
 } from './wire.js';
-import { REDACTED_TEXT, scrubSecrets } from '../api/redact.js';
+import { REDACTED_TEXT } from '../api/redact.js';
 import { deviceCause } from '../device/causes.js';
 import { parseCid } from '../device/cid.js';
 import { aad, isProtectedAttribute, openEnvelope, openProtectedValues } from '../device/crypto.js';
@@ -39,8 +39,9 @@ import { MockHttpError } from './http.js';
 import {
   JOURNAL_BODY_KEPT_BYTES,
   JOURNAL_MAX_ENTRIES,
-  type UnredactedMessages,
+  type SealedBodies,
 } from './request-journal.js';
+import type { JournalSecrets } from './request-journal-redaction.js';
 import type { MockState } from './state.js';
 import type { DeviceKeys } from './enrollment/store.js';
 
@@ -80,7 +81,7 @@ export async function describeRequest(
   served?: ServedAt,
 ): Promise<RequestDetail | undefined> {
   const kept = state.journal.get(entry.id);
-  const raw = state.journal.unredacted(entry.id);
+  const raw = state.journal.sealed(entry.id);
   if (!kept) return undefined;
   const problems: string[] = [];
   const detail: RequestDetail = { ...kept, ...replayLines(state.defaultTenant, kept, served) };
@@ -95,8 +96,23 @@ export async function describeRequest(
     );
   }
   if (problems.length > 0) detail.problems = problems;
-  // Whatever was opened, the dev token never leaves.
-  return JSON.parse(scrubSecrets(JSON.stringify(detail), [state.devToken])) as RequestDetail;
+  return scrubbedDetail(state.journal.secrets, detail);
+}
+
+/**
+ * Whatever was opened goes through the journal's secrets too, each text of it on its own (so no
+ * replacement can run across the JSON around it): no secret the journal knows leaves.
+ */
+export function scrubbedDetail(secrets: JournalSecrets, detail: RequestDetail): RequestDetail {
+  const scrub = (text: string) =>
+    Buffer.from(secrets.scrub(Buffer.from(text, 'utf8').toString('latin1')), 'latin1').toString(
+      'utf8',
+    );
+  return JSON.parse(
+    JSON.stringify(detail, (_name, value: unknown) =>
+      typeof value === 'string' ? scrub(value) : value,
+    ),
+  ) as RequestDetail;
 }
 
 /** The body as kept, when it is whole (a body cut at 64 KiB cannot be opened). */
@@ -155,7 +171,7 @@ function mockKeyring(state: MockState): DeviceKeyring {
 export function openDeviceRequest(
   keyring: DeviceKeyring,
   entry: JournalEntryWithBodies,
-  raw: UnredactedMessages,
+  raw: SealedBodies,
   problems: string[],
 ): OpenedDeviceRequest | undefined {
   const dialect = DEVICE_PATH.exec(entry.path)?.[1] === '3' ? 'v2.3' : 'v2.4';
@@ -299,7 +315,7 @@ function clearAnswer(keyring: DeviceKeyring, content: unknown): unknown {
 async function describeRegistration(
   state: MockState,
   entry: JournalEntryWithBodies,
-  raw: UnredactedMessages,
+  raw: SealedBodies,
   problems: string[],
 ): Promise<EnrollmentDetail> {
   const keyspace = decodeURIComponent(REGISTER_PATH.exec(entry.path)?.[1] ?? '');

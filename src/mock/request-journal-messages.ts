@@ -1,14 +1,10 @@
 /**
- * An entry's messages as the journal gives them out: headers and body with their secrets redacted
- * (src/api/redact.ts, and the values the journal is told to scrub, the dev token), a body as UTF-8
- * text when it is, else base64.
+ * An entry's messages as the journal gives them out, from what it kept (already redacted when
+ * recorded, request-journal-redaction.ts): a body as UTF-8 text when it is, else Base64; a body
+ * that could not be scrubbed safely as its size and digest only.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import { redactFormText, redactHeaders, redactJsonText, scrubSecrets } from '../api/redact.js';
 import type { JournalMessage } from './wire.js';
-
-export const bytesOf = (kept: string | undefined) =>
-  kept === undefined ? undefined : Buffer.from(kept, 'latin1');
+import type { RedactedMessage } from './request-journal-redaction.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -27,52 +23,32 @@ function utf8Text(bytes: Buffer, truncated: boolean): string | undefined {
   return undefined;
 }
 
-function isForm(contentType: string | undefined): boolean {
-  return /^application\/x-www-form-urlencoded/i.test(contentType ?? '');
-}
-
-/** Body text with its secrets redacted: JSON, a form, or anything with the known secrets. */
-function redactBody(text: string, contentType: string | undefined, secrets: string[]): string {
-  let out = text;
-  if (/^\s*[[{]/.test(text)) out = redactJsonText(text);
-  else if (isForm(contentType) || /^[^\s=&{}[\]"]+=[^\s]*$/.test(text)) out = redactFormText(text);
-  return scrubSecrets(out, secrets);
-}
-
-function redactedHeaders(
-  headers: IncomingHttpHeaders | Record<string, string>,
-  secrets: string[],
-): Record<string, string> {
-  const out = redactHeaders(headers);
-  for (const name of Object.keys(out)) out[name] = scrubSecrets(out[name]!, secrets);
-  return out;
-}
-
+/** A message as the journal gives it; `kept` undefined once its bytes were let go. */
 export function message(
-  headers: IncomingHttpHeaders | Record<string, string> | undefined,
-  body: Buffer | undefined,
+  kept: (RedactedMessage & { truncated: boolean }) | undefined,
   bytes: number,
-  secrets: string[],
 ): JournalMessage {
-  if (headers === undefined) {
+  if (kept === undefined) {
     return { headers: {}, body: '', encoding: 'utf8', bytes, truncated: bytes > 0, dropped: true };
   }
-  const kept = body ?? Buffer.alloc(0);
-  const truncated = kept.length < bytes;
-  const text = utf8Text(kept, truncated);
-  const contentType = headers['content-type'];
+  const { headers, truncated } = kept;
+  if (kept.withheld !== undefined) {
+    return {
+      headers: { ...headers },
+      body: '',
+      encoding: 'utf8',
+      bytes,
+      truncated,
+      withheld: kept.withheld,
+    };
+  }
+  const body = Buffer.from(kept.body ?? '', 'latin1');
+  const text = utf8Text(body, truncated);
   return {
-    headers: redactedHeaders(headers, secrets),
+    headers: { ...headers },
     ...(text === undefined
-      ? { body: kept.toString('base64'), encoding: 'base64' as const }
-      : {
-          body: redactBody(
-            text,
-            typeof contentType === 'string' ? contentType : undefined,
-            secrets,
-          ),
-          encoding: 'utf8' as const,
-        }),
+      ? { body: body.toString('base64'), encoding: 'base64' as const }
+      : { body: text, encoding: 'utf8' as const }),
     bytes,
     truncated,
   };

@@ -9,12 +9,14 @@
  * body's full size. Those count towards a byte bound of their own (JOURNAL_BODIES_MAX_BYTES): the
  * oldest entries' messages are let go first, their summaries stay.
  *
- * Cost: recording copies at most 64 KiB of each body into a Latin-1 string of its own (so a kept
- * slice never holds a large body alive, and no buffer is made per request) and keeps the headers objects as they are. Nothing is parsed,
- * decoded or redacted then: secrets are redacted when the journal is read, with the one list of
- * src/api/redact.ts (`--debug` redacts with it too), and the dev token is replaced wherever it
- * appears. Everything the journal gives out is redacted; only `unredacted()`, for opening
- * envelopes in request-detail.ts, is not, and nothing it gives is ever sent as it is.
+ * Recording redacts (request-journal-redaction.ts, the journal's one redaction): nothing the
+ * journal keeps holds a secret, whoever reads it. Only device requests and registrations keep
+ * their bodies as they came too (sealed envelopes and packages, which hold no secret in clear),
+ * for request-detail.ts to open with the mock's keys (`sealed()`); nothing it gives is sent as is.
+ *
+ * Cost: recording copies at most 64 KiB (and a little more to find a secret the cut splits) of
+ * each body into a Latin-1 string of its own (so a kept slice never holds a large body alive),
+ * redacts it in two passes over those bytes, and keeps the redacted headers.
  *
  * - `record(request)`: what server.ts hands over after each answer.
  * - `get(id)`: the entry with its messages, or undefined.
@@ -30,6 +32,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isSecretKey, REDACTED_TEXT } from '../api/redact.js';
 import {
+  JournalSecrets,
+  type RedactedMessage,
+  redactMessage,
+} from './request-journal-redaction.js';
+import {
   type JournalEntry,
   type JournalEntryWithBodies,
   type RequestJournal,
@@ -38,7 +45,8 @@ import {
 import { parseCid } from '../device/cid.js';
 import { BoundedLog } from './bounded-log.js';
 import { type JournalFilter, matches } from './request-journal-filter.js';
-import { bytesOf, message } from './request-journal-messages.js';
+import { message } from './request-journal-messages.js';
+import type { Pacer } from './pacing.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Bytes of the entries themselves (their summaries). */
@@ -47,6 +55,12 @@ export const JOURNAL_MAX_BYTES = 4 * 1024 * 1024;
 export const JOURNAL_BODIES_MAX_BYTES = 16 * 1024 * 1024;
 /** How much of each body is kept. */
 export const JOURNAL_BODY_KEPT_BYTES = 64 * 1024;
+/** Entries a page of `GET /_mock/requests?bodies=true` holds at most unless asked for fewer. */
+export const JOURNAL_PAGE_ENTRIES = 100;
+/** Bytes of kept messages a page holds at most (it holds one entry whatever its size). */
+export const JOURNAL_PAGE_BYTES = 4 * 1024 * 1024;
+/** Bytes read past the cut so that a secret the cut splits is still found and replaced. */
+const SECRET_LOOKAHEAD_BYTES = 4 * 1024;
 const PATH_MAX_CHARS = 512;
 const CID_MAX_CHARS = 128;
 const METHOD_MAX_CHARS = 32;
@@ -142,31 +156,47 @@ export interface RecordedRequest extends Omit<JournalEntry, 'id' | 'side' | 'dev
   responseBody: readonly (Uint8Array | string)[];
 }
 
-/** An entry's messages as kept, unredacted: the journal's own. Bodies as Latin-1 strings. */
+/** An entry's messages as kept: redacted, bodies as Latin-1 strings of at most 64 KiB. */
 interface KeptMessages {
-  requestHeaders: IncomingHttpHeaders;
-  responseHeaders: Record<string, string>;
-  requestBody: string | undefined;
-  responseBody: string;
+  request: KeptMessage;
+  response: KeptMessage;
+  /** A device request's or registration's bodies as they came, for opening; else undefined. */
+  sealed: SealedBodies | undefined;
+}
+
+interface KeptMessage extends RedactedMessage {
+  /** More than the kept bytes came. */
+  truncated: boolean;
 }
 
 interface Stored {
   entry: JournalEntry;
   /** Undefined once let go for the byte bound. */
   kept: KeptMessages | undefined;
+  /** The kept messages' bytes, as the bound counts them. */
+  size: number;
 }
 
-/** The unredacted messages of an entry: only for opening envelopes and packages. */
-export interface UnredactedMessages {
+/** A device request's or registration's bodies as they came: only for opening with the keys. */
+export interface SealedBodies {
   requestBody: Buffer | undefined;
   responseBody: Buffer;
-  requestHeaders: IncomingHttpHeaders;
-  responseHeaders: Record<string, string>;
 }
+
+/** Requests whose bodies request-detail.ts opens: device requests and registrations. */
+const SEALED_PATH = /^\/v2\.[34]\//;
 
 /** The journal with each entry's messages (`bodies: true`). */
 export interface RequestJournalWithBodies extends RequestJournal {
   requests: JournalEntryWithBodies[];
+}
+
+/**
+ * A page of the journal with each entry's messages: `next` says where the following page starts
+ * when more entries match (newer ones after `after`, else older ones before `before`).
+ */
+export interface RequestJournalPage extends Omit<RequestJournalWithBodies, 'next'> {
+  next?: { after: number } | { before: number };
 }
 
 export type JournalListener = (entry: JournalEntry) => void;
@@ -209,19 +239,35 @@ function firstBytes(chunks: readonly (Uint8Array | string)[], max: number): stri
   return out;
 }
 
-function requestHeadersSize(headers: IncomingHttpHeaders): number {
-  let size = 0;
-  for (const name in headers) {
-    const value = headers[name];
-    size += name.length + (Array.isArray(value) ? value.join(', ').length : (value?.length ?? 0));
-  }
-  return size;
-}
-
-function responseHeadersSize(headers: Record<string, string>): number {
+function headersSize(headers: Record<string, string>): number {
   let size = 0;
   for (const name in headers) size += name.length + headers[name]!.length;
   return size;
+}
+
+function keptSize(kept: KeptMessages): number {
+  return (
+    MESSAGES_OVERHEAD_BYTES +
+    (kept.request.body?.length ?? 0) +
+    (kept.response.body?.length ?? 0) +
+    headersSize(kept.request.headers) +
+    headersSize(kept.response.headers) +
+    (kept.sealed?.requestBody?.length ?? 0) +
+    (kept.sealed?.responseBody.length ?? 0)
+  );
+}
+
+/** The chunks' total size. */
+function chunksSize(chunks: readonly (Uint8Array | string)[]): number {
+  let size = 0;
+  for (const chunk of chunks) size += chunk.length;
+  return size;
+}
+
+function wholeOf(chunks: readonly (Uint8Array | string)[]): Uint8Array {
+  return Buffer.concat(
+    chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk)),
+  );
 }
 
 export class Journal {
@@ -232,11 +278,10 @@ export class Journal {
   private readonly listeners = new Set<JournalListener>();
   private readonly bodyKeptBytes: number;
 
-  /** `secrets`: values replaced wherever they appear in what the journal gives (the dev token). */
-  constructor(
-    private readonly secrets: () => string[] = () => [],
-    bounds: JournalBounds = {},
-  ) {
+  /** The mock's secrets, told to the journal as they come to be; scrubbed from all it keeps. */
+  readonly secrets = new JournalSecrets();
+
+  constructor(bounds: JournalBounds = {}) {
     this.bodyKeptBytes = bounds.bodyKeptBytes ?? JOURNAL_BODY_KEPT_BYTES;
     this.messages = new BoundedLog<Stored>(
       JOURNAL_MAX_ENTRIES,
@@ -262,26 +307,25 @@ export class Journal {
       side,
       ...(device === undefined ? {} : { device: cut(device, CID_MAX_CHARS) }),
     };
-    const requestBody =
-      request.requestBody === undefined
-        ? undefined
-        : firstBytes([request.requestBody], this.bodyKeptBytes);
+    const requestChunks = request.requestBody === undefined ? undefined : [request.requestBody];
     const kept: KeptMessages = {
-      requestHeaders: request.requestHeaders,
-      responseHeaders: request.responseHeaders,
-      requestBody,
-      responseBody: firstBytes(request.responseBody, this.bodyKeptBytes),
+      request: this.keep(request.requestHeaders, requestChunks),
+      response: this.keep(request.responseHeaders, request.responseBody),
+      sealed: SEALED_PATH.test(entry.path)
+        ? {
+            requestBody:
+              requestChunks &&
+              Buffer.from(firstBytes(requestChunks, JOURNAL_BODY_KEPT_BYTES), 'latin1'),
+            responseBody: Buffer.from(
+              firstBytes(request.responseBody, JOURNAL_BODY_KEPT_BYTES),
+              'latin1',
+            ),
+          }
+        : undefined,
     };
-    const stored: Stored = { entry, kept };
+    const stored: Stored = { entry, kept, size: keptSize(kept) };
     this.log.add(stored, entrySize(entry));
-    this.messages.add(
-      stored,
-      MESSAGES_OVERHEAD_BYTES +
-        (requestBody?.length ?? 0) +
-        kept.responseBody.length +
-        requestHeadersSize(kept.requestHeaders) +
-        responseHeadersSize(kept.responseHeaders),
-    );
+    this.messages.add(stored, stored.size);
     for (const listener of this.listeners) {
       try {
         listener(entry);
@@ -317,34 +361,63 @@ export class Journal {
       }
       if (!filter.newestFirst) found.reverse();
     }
-    const secrets = filter.bodies ? this.secrets() : [];
     return {
       total: this.log.total,
-      requests: found.map((stored) =>
-        filter.bodies ? this.withMessages(stored, secrets) : stored.entry,
-      ),
+      requests: found.map((stored) => (filter.bodies ? this.withMessages(stored) : stored.entry)),
     };
+  }
+
+  /**
+   * A page of entries with their messages, made in slices (pacing.ts) so a page of megabytes
+   * never holds the mock: at most `limit` (JOURNAL_PAGE_ENTRIES unless given) and
+   * JOURNAL_PAGE_BYTES of messages. With `after`, the oldest entries after it, forward; else the
+   * newest before `before` (or at all), oldest first unless `newestFirst`.
+   */
+  async page(filter: JournalFilter, pacer: Pacer): Promise<RequestJournalPage> {
+    const limit = Math.min(filter.limit ?? JOURNAL_PAGE_ENTRIES, JOURNAL_MAX_ENTRIES);
+    const forward = filter.after !== undefined && !filter.newestFirst;
+    const found: Stored[] = [];
+    let bytes = 0;
+    let more = false;
+    const start = forward ? this.firstIndexAfter(filter.after!) : this.log.length - 1;
+    for (let i = start; forward ? i < this.log.length : i >= 0; i += forward ? 1 : -1) {
+      const stored = this.log.at(i)!;
+      if (!forward && filter.after !== undefined && stored.entry.id <= filter.after) break;
+      if (!matches(stored.entry, filter)) continue;
+      const size = stored.kept ? stored.size : 0;
+      if (found.length >= limit || (found.length > 0 && bytes + size > JOURNAL_PAGE_BYTES)) {
+        more = true;
+        break;
+      }
+      found.push(stored);
+      bytes += size;
+      if (pacer.due()) await pacer.pause();
+    }
+    const requests: JournalEntryWithBodies[] = [];
+    for (const stored of found) {
+      requests.push(this.withMessages(stored));
+      if (pacer.used()) await pacer.pause();
+    }
+    if (!forward && !filter.newestFirst) requests.reverse();
+    const page: RequestJournalPage = { total: this.log.total, requests };
+    if (more && found.length > 0) {
+      const last = found.at(-1)!.entry.id;
+      page.next = forward ? { after: last } : { before: last };
+    }
+    return page;
   }
 
   get(id: number): JournalEntryWithBodies | undefined {
     const stored = this.find(id);
-    return stored && this.withMessages(stored, this.secrets());
+    return stored && this.withMessages(stored);
   }
 
   /**
-   * The messages of an entry as they were, secrets and all: for request-detail.ts to open
-   * envelopes and packages with. Never to be sent or shown as they are.
+   * A device request's or a registration's bodies as they came (sealed envelopes and packages):
+   * for request-detail.ts to open with the mock's keys. Never to be sent or shown as they are.
    */
-  unredacted(id: number): UnredactedMessages | undefined {
-    const kept = this.find(id)?.kept;
-    if (!kept) return undefined;
-    return {
-      requestHeaders: kept.requestHeaders,
-      responseHeaders: kept.responseHeaders,
-      requestBody:
-        kept.requestBody === undefined ? undefined : Buffer.from(kept.requestBody, 'latin1'),
-      responseBody: Buffer.from(kept.responseBody, 'latin1'),
-    };
+  sealed(id: number): SealedBodies | undefined {
+    return this.find(id)?.kept?.sealed;
   }
 
   subscribe(listener: JournalListener): () => void {
@@ -358,22 +431,28 @@ export class Journal {
     this.messages.clear();
   }
 
-  private withMessages(stored: Stored, secrets: string[]): JournalEntryWithBodies {
+  /** A message redacted, its body cut to what is kept (`undefined`: the mock read no body). */
+  private keep(
+    headers: IncomingHttpHeaders | Record<string, string>,
+    chunks: readonly (Uint8Array | string)[] | undefined,
+  ): KeptMessage {
+    if (chunks === undefined) {
+      return { ...redactMessage(this.secrets, headers, undefined), truncated: false };
+    }
+    const redacted = redactMessage(this.secrets, headers, {
+      bytes: firstBytes(chunks, this.bodyKeptBytes + SECRET_LOOKAHEAD_BYTES),
+      cut: this.bodyKeptBytes,
+      whole: () => wholeOf(chunks),
+    });
+    return { ...redacted, truncated: chunksSize(chunks) > this.bodyKeptBytes };
+  }
+
+  private withMessages(stored: Stored): JournalEntryWithBodies {
     const { entry, kept } = stored;
     return {
       ...entry,
-      request: message(
-        kept?.requestHeaders,
-        bytesOf(kept?.requestBody),
-        entry.requestBytes,
-        secrets,
-      ),
-      response: message(
-        kept?.responseHeaders,
-        bytesOf(kept?.responseBody),
-        entry.responseBytes,
-        secrets,
-      ),
+      request: message(kept?.request, entry.requestBytes),
+      response: message(kept?.response, entry.responseBytes),
     };
   }
 

@@ -159,6 +159,7 @@ export class MockServer {
         () => Number(new URL(this.info.url).port),
         Date.now,
         options.tls !== undefined,
+        (secret) => this.state.journal.secrets.add(secret),
       );
       const stats = new RequestStats();
       this.state.journal.subscribe((entry) =>

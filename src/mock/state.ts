@@ -98,14 +98,19 @@ export class MockState {
   readonly cids = new RecentCids(CID_MAX_SKEW_MS);
   /** What devices logged with `/v2.4/messages`; not state, like the journal. */
   readonly deviceMessages = new DeviceMessages();
-  /** The request journal (request-journal.ts); the dev token never leaves it. */
-  readonly journal = new Journal(() => [this.token]);
+  /** The request journal (request-journal.ts): it keeps none of the secrets below. */
+  readonly journal = new Journal();
 
   constructor(
     private token: string,
     readonly defaultTenant = DEFAULT_TENANT,
     readonly defaultKeyspace = DEFAULT_KEYSPACE,
   ) {
+    // Every secret the state comes to hold is one the journal scrubs (restored ones too).
+    this.changes.tap((kind, data) => {
+      for (const secret of secretsOfChange(kind, data)) this.journal.secrets.add(secret);
+    });
+    this.journal.secrets.add(this.enrollment.portalSecret);
     this.bearer.set(token, devPrincipal());
   }
 
@@ -171,6 +176,48 @@ export class MockState {
     this.cids.clear();
     this.deviceMessages.clear();
     this.clearJournal();
+  }
+}
+
+/**
+ * The secrets a change brings (its record as changes.ts reports it): tokens and basic
+ * credentials, users' passwords, devices' SEP keys, data keys, registration codes sent, the
+ * portal's HMAC secret and the key server's private key.
+ */
+function secretsOfChange(kind: string, data: unknown): (string | Buffer)[] {
+  const record = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  const text = (value: unknown): string[] => (typeof value === 'string' ? [value] : []);
+  const hex = (value: unknown): Buffer[] =>
+    typeof value === 'string' && /^(?:[0-9a-f]{2})+$/i.test(value)
+      ? [Buffer.from(value, 'hex')]
+      : [];
+  switch (kind) {
+    case 'devToken':
+      return text(data);
+    case 'bearer.set':
+      return text(record.key);
+    case 'basic.set': {
+      // `username:password`: the password alone is the secret.
+      const key = typeof record.key === 'string' ? record.key : '';
+      return key.includes(':') ? [key.slice(key.indexOf(':') + 1)] : [];
+    }
+    case 'user.set':
+      return text(record.password);
+    case 'device':
+      return [...hex(record.cdEi), ...hex(record.cdIdc)];
+    case 'deviceKey':
+      return hex(record.key);
+    case 'outbox':
+      return text(record.code);
+    case 'portalSecret':
+      return hex(data);
+    case 'keyServerKey':
+      // Each line of the PEM's Base64, so the key is found however its lines are broken.
+      return typeof data === 'string'
+        ? data.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----'))
+        : [];
+    default:
+      return [];
   }
 }
 

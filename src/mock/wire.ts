@@ -98,7 +98,7 @@ export interface JournalEntry {
 export interface JournalMessage {
   /** Secrets redacted as `--debug` redacts them. */
   headers: Record<string, string>;
-  /** The body as kept (secrets redacted): UTF-8 text, or Base64 when it is not text. */
+  /** The body as kept (secrets redacted, bytes first): UTF-8 text, or Base64 when it is not text. */
   body: string;
   encoding: 'utf8' | 'base64';
   /** The body's full size. */
@@ -107,6 +107,11 @@ export interface JournalMessage {
   truncated: boolean;
   /** Headers and body were let go to keep the journal within its bytes (newer requests kept theirs). */
   dropped?: boolean;
+  /**
+   * `sha256:<hex>` of the body as received, when it could not be scrubbed of secrets safely
+   * (compressed, or multipart whose parts could not be found): the body itself is not kept.
+   */
+  withheld?: string;
 }
 
 /** An entry with what was sent and answered (`GET /_mock/requests?bodies=true`). */
@@ -119,6 +124,11 @@ export interface RequestJournal {
   /** Requests recorded since the mock started or was reset, kept or not. */
   total: number;
   requests: JournalEntry[];
+  /**
+   * With `bodies=true`, which is paged: the path and query of the next page, when more entries
+   * match (newer ones when paging forward with `after`, else older ones). Also a Link header.
+   */
+  next?: string;
 }
 
 /**

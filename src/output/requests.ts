@@ -34,6 +34,9 @@ function bodyText(message: JournalMessage): string {
     return `(${sizeText(message.bytes)}: let go to keep the journal within its bytes)`;
   }
   if (message.bytes === 0) return '(no body)';
+  if (message.withheld !== undefined) {
+    return `(${sizeText(message.bytes)}, ${message.withheld}: not kept, as it could not be scrubbed of secrets safely)`;
+  }
   if (message.encoding === 'base64') {
     return `(${sizeText(message.bytes)} of binary data; -o json shows it in Base64)`;
   }

@@ -15,7 +15,7 @@ import type { FileLockOptions } from '../files/file-lock.js';
 import { withFileLock } from '../files/file-lock.js';
 import { errnoCode, fileError } from '../files/fs-errors.js';
 import { INPUT_LIMIT_ENV, INPUT_MAX_BYTES, readBoundedFile } from '../files/bounded-read.js';
-import { KsctlError } from '../errors.js';
+import { InputError, KsctlError } from '../errors.js';
 import { withKeyedMutex } from './keyed-mutex.js';
 import { problemsError, profileProblems } from './profile-json.js';
 import type { PersistorSpec, ProfileSet } from './types.js';
@@ -23,7 +23,7 @@ import { emptyProfileSet } from './types.js';
 
 export type ProfileSetMutation = (set: ProfileSet) => ProfileSet | Promise<ProfileSet>;
 
-/** A missing (or zero-byte) file is an empty set with no active profile. */
+/** A missing file is an empty set with no active profile; a file of zero bytes is an InputError. */
 export async function loadProfiles(spec: PersistorSpec): Promise<ProfileSet> {
   return (await readProfileFile(spec)).set;
 }
@@ -120,9 +120,16 @@ async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile>
     throw fileError('read', spec.path, error);
   }
   if (bytes.length === 0) {
-    return { set: emptyProfileSet() };
+    // No SDK writes a file of no bytes (an empty plaintext file is `{"profiles":[]}` at least, a
+    // password file has its header): it is not one, and is said to be rather than read as none.
+    throw new InputError(`${spec.path} is empty (0 bytes): it is not a ${spec.kind} profile file`, {
+      hint: {
+        cli: 'delete it (ksctl enroll then writes a new one), or point --persistor-path at the profile file',
+        code: 'delete it (enroll() then writes a new one), or open the profile file at its real path',
+      },
+    });
   }
-  // A missing or empty file needs no secret to read: there is nothing to decrypt.
+  // A missing file needs no secret to read: there is nothing to decrypt.
   checkPersistorSecrets(spec);
   return decodeProfileFile(spec, bytes);
 }

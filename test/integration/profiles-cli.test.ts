@@ -311,11 +311,9 @@ describe('a password too short', () => {
 });
 
 describe('a profile file that is missing or holds no profiles', () => {
-  it('a missing file says it does not exist; an empty one that it holds no profiles', async () => {
+  it('a missing file says it does not exist; an empty list that it holds no profiles', async () => {
     const missing = join(dir, 'missing.pt');
-    const zeroBytes = join(dir, 'zero.pt');
     const emptyList = join(dir, 'empty-list.pt');
-    await writeFile(zeroBytes, '');
     await writeFile(emptyList, '{"activeDeviceId":"","profiles":[]}');
     for (const command of [
       ['profiles', 'show', 'laptop'],
@@ -328,16 +326,52 @@ describe('a profile file that is missing or holds no profiles', () => {
       expect(gone.stderr).toMatch(
         new RegExp(`^error: there is no profile file at ${missing}$`, 'm'),
       );
-      for (const path of [zeroBytes, emptyList]) {
-        const empty = await cli([...command, '--persistor-path', path]);
-        expect(empty.code, command.join(' ')).toBe(5);
-        expect(empty.stderr).toMatch(new RegExp(`^error: ${path} holds no profiles$`, 'm'));
-        expect(empty.stderr).toContain('ksctl enroll');
-      }
+      const empty = await cli([...command, '--persistor-path', emptyList]);
+      expect(empty.code, command.join(' ')).toBe(5);
+      expect(empty.stderr).toMatch(new RegExp(`^error: ${emptyList} holds no profiles$`, 'm'));
+      expect(empty.stderr).toContain('ksctl enroll');
     }
-    const listed = await cli(['profiles', 'list', '--persistor-path', zeroBytes], { tty: true });
+    const listed = await cli(['profiles', 'list', '--persistor-path', emptyList], { tty: true });
     expect(listed.code).toBe(0);
-    expect(listed.stderr).toBe(`${zeroBytes} holds no profiles\n`);
+    expect(listed.stderr).toBe(`${emptyList} holds no profiles\n`);
+  });
+
+  it('a file of zero bytes is no profile file: exit 3 naming it, on a terminal and piped (issue 34)', async () => {
+    const plaintext = join(dir, 'zero.pt');
+    const password = join(dir, 'zero.pw');
+    await writeFile(plaintext, '');
+    await writeFile(password, '');
+    const secret = join(dir, 'zero-password');
+    await writeFile(secret, 'correct horse battery');
+    for (const [path, kind, extra] of [
+      [plaintext, 'plaintext', []],
+      [password, 'password', ['--persistor-password-file', secret]],
+    ] as const) {
+      for (const command of [
+        ['profiles', 'list'],
+        ['profiles', 'show', 'laptop'],
+        ['profiles', 'use', 'laptop'],
+        ['profiles', 'delete', 'laptop', '--yes'],
+        ['profiles', 'convert', '--to-persistor', 'plaintext', '--to-path', join(dir, 'never.pt')],
+        ['keys', 'create'],
+      ]) {
+        for (const tty of [true, false]) {
+          const argv = [...command, '--persistor', kind, '--persistor-path', path, ...extra];
+          const result = await cli(argv, { tty });
+          expect(result.code, argv.join(' ')).toBe(3);
+          expect(result.stdout).toBe('');
+          expect(result.stderr).toMatch(
+            new RegExp(
+              `^error: ${path} is empty \\(0 bytes\\): it is not a ${kind} profile file$`,
+              'm',
+            ),
+          );
+          expect(result.stderr).toContain('delete it');
+        }
+      }
+      // Nothing was written over it.
+      expect(await readFile(path, 'utf8')).toBe('');
+    }
   });
 
   it('profiles list with a --persistor-path that does not exist is not found (exit 5)', async () => {

@@ -4,7 +4,7 @@
  * of one native sort, ties included.
  */
 import { describe, expect, it } from 'vitest';
-import { runWhole, sortSteps } from '../../src/mock/pacing.js';
+import { Pacer, runWhole, sortSteps } from '../../src/mock/pacing.js';
 
 /** A fixed sequence of pseudo-random numbers, so that a failure can be run again. */
 function numbers(count: number, seed: number, range: number): number[] {
@@ -37,5 +37,33 @@ describe('sortSteps', () => {
     };
     expect(count(numbers(100_000, 7, 1_000_000))).toBeGreaterThan(100);
     expect(count(numbers(1000, 7, 1_000_000))).toBe(0);
+  });
+});
+
+describe('Pacer: the work in progress has its share of each turn (issue 34)', () => {
+  /** The other clients' turn: the thread held for at least `ms`. */
+  const busy = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // held
+    }
+  };
+
+  it('gets as long a slice as the turn it gave way to took, up to 50 ms', async () => {
+    const pacer = new Pacer();
+    expect(pacer.sliceMs).toBe(8);
+    // Others that hold the thread 30 ms of the turn: the next slice is as long, not 8 ms.
+    setImmediate(() => busy(30));
+    await pacer.pause();
+    expect(pacer.sliceMs).toBeGreaterThanOrEqual(30);
+    expect(pacer.sliceMs).toBeLessThanOrEqual(50);
+    // Longer than 50 ms: the slice stops at 50, so health checks wait no longer than that.
+    setImmediate(() => busy(80));
+    await pacer.pause();
+    expect(pacer.sliceMs).toBe(50);
+    // A slice is never shorter than the one asked for.
+    const short = new Pacer(20);
+    await short.pause();
+    expect(short.sliceMs).toBeGreaterThanOrEqual(20);
   });
 });

@@ -243,3 +243,48 @@ describe('lock file', () => {
     expect(error.hint).toContain('delete');
   });
 });
+
+describe('a writer killed before its rename (issue 34)', () => {
+  it('leaves a temp file that the next write removes; a running writer keeps its own', async () => {
+    const spec: PersistorSpec = { kind: 'plaintext', path: path.join(dir, 'profiles.pt') };
+    await saveProfiles(spec, SET);
+    // A process that has ended, as one killed with -9 during `enroll --count`.
+    const { spawn } = await import('node:child_process');
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => gone.on('exit', resolve));
+    const running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    try {
+      const stale = `.profiles.pt.${gone.pid}.0123456789ab.tmp`;
+      const live = `.profiles.pt.${running.pid}.0123456789ab.tmp`;
+      const other = `.other.pt.${gone.pid}.0123456789ab.tmp`;
+      for (const name of [stale, live, other]) await writeFile(path.join(dir, name), 'half');
+      await updateProfiles(spec, (set) => set);
+      const left = await readdir(dir);
+      expect(left).not.toContain(stale);
+      expect(left).toContain(live);
+      // Another file's temp files are its own writes' to clean.
+      expect(left).toContain(other);
+      expect((await loadProfiles(spec)).profiles).toHaveLength(2);
+    } finally {
+      running.kill();
+    }
+  });
+
+  it('reads a file of zero bytes as no profile file, naming it', async () => {
+    for (const kind of ['plaintext', 'password'] as const) {
+      const spec: PersistorSpec = {
+        kind,
+        path: path.join(dir, `zero.${kind}`),
+        password: 'secret-pw',
+      };
+      await writeFile(spec.path, '');
+      const error = await loadProfiles(spec).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InputError);
+      expect((error as InputError).message).toBe(
+        `${spec.path} is empty (0 bytes): it is not a ${kind} profile file`,
+      );
+      await expect(updateProfiles(spec, (set) => set)).rejects.toBeInstanceOf(InputError);
+      expect(await readFile(spec.path, 'utf8')).toBe('');
+    }
+  });
+});

@@ -329,18 +329,23 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
  */
 async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions): Promise<void> {
   const client = await adminClient(ctx);
-  const read = async (after: number | undefined) =>
-    (
-      await client.request<{ total: number; requests: JournalEntryWithBodies[] }>(
-        'GET',
-        `/_mock/requests?bodies=true${after === undefined ? '' : `&after=${after}`}`,
-        { what: 'read the journal' },
-      )
-    ).body;
+  // The journal gives bodies a page at a time, each naming the next (older ones, or newer ones
+  // after an id).
+  const read = async (path: string) =>
+    (await client.request<JournalPage>('GET', path, { what: 'read the journal' })).body;
   const shown = (entries: JournalEntryWithBodies[]) =>
     options.admin === true ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
-  const first = await read(undefined);
-  const entries = shown(first.requests);
+  // The newest requests, paging back until there are enough to show.
+  let entries: JournalEntryWithBodies[] = [];
+  let last: number | undefined;
+  let path: string | undefined =
+    `/_mock/requests?bodies=true${options.tail === 0 ? '&limit=1' : ''}`;
+  while (path !== undefined) {
+    const page = await read(path);
+    last ??= page.requests.at(-1)?.id ?? 0;
+    entries = [...shown(page.requests), ...entries];
+    path = entries.length < options.tail ? page.next : undefined;
+  }
   const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
   const { requestText } = await import('../../output/requests.js');
   if (!options.follow) {
@@ -367,14 +372,23 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     }
   };
   print(tail);
-  let last = first.requests.at(-1)?.id ?? 0;
+  let next: string | undefined;
   while (!ctx.signal.aborted) {
-    await sleepUntilAborted(options.interval, ctx.signal);
+    // A page that names a next one is followed at once; the newest is polled for.
+    if (next === undefined) await sleepUntilAborted(options.interval, ctx.signal);
     if (ctx.signal.aborted) break;
-    const journal = await read(last);
-    print(shown(journal.requests));
-    last = journal.requests.at(-1)?.id ?? last;
+    const page = await read(next ?? `/_mock/requests?bodies=true&after=${last}`);
+    print(shown(page.requests));
+    last = page.requests.at(-1)?.id ?? last;
+    next = page.next;
   }
+}
+
+/** A page of the journal with bodies, as `GET /_mock/requests?bodies=true` gives it. */
+interface JournalPage {
+  total: number;
+  requests: JournalEntryWithBodies[];
+  next?: string;
 }
 
 /** `mock requests show ID`: one request described, its envelopes opened by the mock. */

@@ -74,6 +74,8 @@ export class ConsoleSignIn {
     private readonly now: () => number = Date.now,
     /** The mock speaks HTTPS: the cookie is marked Secure, never sent over plain HTTP. */
     private readonly secure = false,
+    /** Told of each code, session id and CSRF token made (the journal scrubs them). */
+    private readonly made: (secret: string) => void = () => undefined,
   ) {}
 
   private get attributes(): string {
@@ -98,6 +100,7 @@ export class ConsoleSignIn {
   newCode(): string {
     this.sweep();
     const code = newSecret();
+    this.made(code);
     this.codes.set(digest(code), this.now());
     if (this.codes.size > MAX_CODES) this.codes.delete(this.codes.keys().next().value!);
     return code;
@@ -116,7 +119,10 @@ export class ConsoleSignIn {
   open(): string {
     this.sweep();
     const id = newSecret();
-    this.sessions.set(digest(id), { csrf: newSecret(), lastUsed: this.now() });
+    const csrf = newSecret();
+    this.made(id);
+    this.made(csrf);
+    this.sessions.set(digest(id), { csrf, lastUsed: this.now() });
     if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     return id;
   }

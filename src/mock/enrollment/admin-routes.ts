@@ -62,7 +62,7 @@ function publicUser(user: MockUser) {
 
 /**
  * A token pair of `keyspace` for `user` (none: a pair without `uid`), as the mock's portal would
- * issue it. `POST /_mock/tokens` and `startMock().mintTokens()` both mint with it.
+ * issue it. The portal, `POST /_mock/tokens` and `startMock().mintTokens()` all mint with it.
  */
 export function mintFor(
   state: MockState,
@@ -70,13 +70,17 @@ export function mintFor(
   user: string | undefined,
   ttlSeconds?: number,
 ): TokenPair {
-  return mintTokenPair({
+  const pair = mintTokenPair({
     secret: state.enrollment.portalSecret,
     uid: user,
     tenant: keyspace.tenant,
     keyspace: keyspace.id,
     ttlMs: ttlSeconds === undefined ? undefined : ttlSeconds * 1000,
   });
+  // Secrets the journal scrubs from every message it keeps (the answer that carries them too).
+  state.journal.secrets.add(pair.stoken);
+  state.journal.secrets.add(pair.uidauth);
+  return pair;
 }
 
 export function enrollAdminRoutes(state: MockState): Route[] {

@@ -2,7 +2,7 @@
  * The enrollment side under `{enrollment_url}` (docs/design.md 2, 2.1): the key server public key and
  * the enrollment portal's sign-in, which answers with response headers.
  *
- * Portal sign-in, form-encoded:
+ * Portal sign-in, as a form, JSON or multipart/form-data (anything else: 415, naming those):
  *   `username=&password=` → 200 with STOKEN, UIDAUTH and the URLs; a wrong password, an unknown
  *     user or a user of another tenant → the same 401, so the answer does not tell which.
  *   `email=` → 200 with the same headers but no STOKEN: the STOKEN goes to the outbox as the
@@ -16,7 +16,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import type { MockInfo } from '../wire.js';
 import { CauseCode } from '../../enroll/causes.js';
 import { causeError } from './errors.js';
-import { mintTokenPair } from './tokens.js';
+import { mintFor } from './admin-routes.js';
 import { MockHttpError, type MockResponse, type Route, route } from '../http.js';
 import type { MockKeyspace, MockState, MockUser } from '../state.js';
 
@@ -43,21 +43,101 @@ export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
           `a sign-in form is at most ${FORM_MAX_BYTES} bytes`,
         );
       }
-      const form = new URLSearchParams(raw.toString('utf8'));
+      const form = signInFields(req.headers['content-type'], raw);
       const email = form.get('email');
       const username = form.get('username');
       const portal = { info: info(), pubkey: (await state.enrollment.keyServer()).spkiBase64 };
-      if (email !== null && email !== '') return emailSignIn(state, portal, keyspace, email);
-      if (username !== null && username !== '') {
+      if (email !== undefined && email !== '') return emailSignIn(state, portal, keyspace, email);
+      if (username !== undefined && username !== '') {
         return passwordSignIn(state, portal, keyspace, username, form.get('password') ?? '');
       }
       throw new MockHttpError(
         400,
         MarkingsErrorCode.badRequest,
-        'send username and password, or email, form-encoded',
+        `send username and password, or email, as ${SIGN_IN_TYPES.join(', ')}`,
       );
     }),
   ];
+}
+
+/** The content types a sign-in may come in. */
+export const SIGN_IN_TYPES = [
+  'application/x-www-form-urlencoded',
+  'application/json',
+  'multipart/form-data',
+] as const;
+
+/**
+ * The sign-in's fields, read as its content type says: a form as a form, JSON as a JSON object
+ * of strings, multipart as its parts. Anything else is a 415 naming the types taken; a body that
+ * its type does not describe is a 400.
+ */
+function signInFields(typeHeader: string | undefined, raw: Buffer): Map<string, string> {
+  const type = (typeHeader ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    // As a browser's form: a byte that is not UTF-8 is read as U+FFFD, as before.
+    return new Map(new URLSearchParams(raw.toString('utf8')));
+  }
+  if (type === 'application/json') {
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8Body(raw, 'JSON'));
+    } catch {
+      throw unreadableSignIn('the body is not JSON');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw unreadableSignIn('the body is not a JSON object');
+    }
+    const fields = new Map<string, string>();
+    for (const [name, field] of Object.entries(value)) {
+      if (typeof field === 'string') fields.set(name, field);
+    }
+    return fields;
+  }
+  if (type === 'multipart/form-data') return multipartFields(typeHeader!, raw);
+  throw new MockHttpError(
+    415,
+    MarkingsErrorCode.unsupportedMediaType,
+    `a sign-in is sent as ${SIGN_IN_TYPES.join(', ')}; not ${type === '' ? 'without a Content-Type' : type.slice(0, 100)}`,
+  );
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function utf8Body(raw: Buffer, what: string): string {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    throw unreadableSignIn(`the ${what} body is not UTF-8`);
+  }
+}
+
+function unreadableSignIn(why: string): MockHttpError {
+  return new MockHttpError(400, MarkingsErrorCode.badRequest, `${why}: cannot read the sign-in`);
+}
+
+/** The text fields of a multipart/form-data body (RFC 7578); files are left out. */
+function multipartFields(typeHeader: string, raw: Buffer): Map<string, string> {
+  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(typeHeader);
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (mark === undefined) throw unreadableSignIn('multipart/form-data without a boundary');
+  const text = utf8Body(raw, 'multipart');
+  const parts = text.split(`--${mark}`);
+  if (parts.length < 3 || !parts.at(-1)!.startsWith('--')) {
+    throw unreadableSignIn('the multipart body does not end with its boundary');
+  }
+  const fields = new Map<string, string>();
+  for (const part of parts.slice(1, -1)) {
+    const end = part.indexOf('\r\n\r\n');
+    if (!part.startsWith('\r\n') || end < 0 || !part.endsWith('\r\n')) {
+      throw unreadableSignIn('a part of the multipart body has no headers');
+    }
+    const head = part.slice(2, end);
+    const name = /^content-disposition:\s*form-data;(?:.*;)?\s*name="([^"]*)"/im.exec(head)?.[1];
+    if (name === undefined || /;\s*filename=/i.test(head)) continue;
+    fields.set(name, part.slice(end + 4, -2));
+  }
+  return fields;
 }
 
 function knownKeyspace(state: MockState, id: string): MockKeyspace {
@@ -85,7 +165,7 @@ function passwordSignIn(
   if (!known || !samePassword(user.password!, password)) {
     throw new MockHttpError(401, MarkingsErrorCode.unauthorized, 'wrong user name or password');
   }
-  const pair = mint(state, keyspace, user.name);
+  const pair = mintFor(state, keyspace, user.name);
   return signedIn(portal, keyspace, pair, true, 'signed in');
 }
 
@@ -97,7 +177,7 @@ function emailSignIn(
 ): MockResponse {
   const user = userByEmail(state, keyspace.tenant, email);
   // An unknown address still gets a well-formed UIDAUTH; its STOKEN is dropped here.
-  const pair = mint(state, keyspace, user?.name ?? email);
+  const pair = mintFor(state, keyspace, user?.name ?? email);
   if (user) {
     state.enrollment.send({
       to: user.email!,
@@ -115,15 +195,6 @@ function userByEmail(state: MockState, tenant: string, email: string): MockUser 
     if (user.tenant === tenant && user.email?.toLowerCase() === wanted) return user;
   }
   return undefined;
-}
-
-function mint(state: MockState, keyspace: MockKeyspace, uid: string): TokenPair {
-  return mintTokenPair({
-    secret: state.enrollment.portalSecret,
-    uid,
-    tenant: keyspace.tenant,
-    keyspace: keyspace.id,
-  });
 }
 
 function signedIn(
