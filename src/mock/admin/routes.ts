@@ -2,7 +2,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
-import { describeRequestAt } from '../request-detail.js';
+import { describeRequestAt, originOf } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { MockState } from '../state.js';
 
@@ -54,7 +54,7 @@ export function adminRoutes(state: MockState, reset: () => void): Route[] {
     }),
     route('GET', '/_mock/requests/:id', async (req) => {
       requireAdmin(state, req);
-      return json(200, await describeRequestAt(state, req.params.id!));
+      return json(200, await describeRequestAt(state, req.params.id!, originOf(req)));
     }),
   ];
 }

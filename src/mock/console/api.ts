@@ -25,7 +25,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import type { JournalEntry, MockInfo } from '../wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
-import { describeRequestAt } from '../request-detail.js';
+import { describeRequestAt, originOf } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
@@ -257,7 +257,7 @@ export function consoleApi(
       pattern: `${API}/requests/:id`,
       handler: async (req) => {
         // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-        return json(200, await describeRequestAt(state, req.params.id!));
+        return json(200, await describeRequestAt(state, req.params.id!, originOf(req)));
       },
     },
     {
