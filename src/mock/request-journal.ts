@@ -243,6 +243,7 @@ export class Journal {
       responseBytes: request.responseBytes,
       side,
       ...(device === undefined ? {} : { device: cut(device, CID_MAX_CHARS) }),
+      ...(request.deviceCode === undefined ? {} : { deviceCode: request.deviceCode }),
     };
     const requestBody =
       request.requestBody === undefined

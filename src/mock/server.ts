@@ -343,6 +343,7 @@ export class MockServer {
       responseHeaders: written?.headers ?? {},
       requestBody: body.received,
       responseBody: written?.chunks ?? [],
+      ...(answer.deviceCode === undefined ? {} : { deviceCode: answer.deviceCode }),
     });
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }

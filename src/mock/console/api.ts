@@ -192,9 +192,12 @@ export function consoleApi(
       handler: () => {
         const counts = state.keys.countsByDevice();
         const seen = lastSeen();
+        // Newest first, as the page says: by enrollment time, of two at one instant the later.
         const devices = state.enrollment
           .devices()
-          .map((d) => deviceSummary(d, counts.get(d.deviceId) ?? 0, seen));
+          .map((d) => deviceSummary(d, counts.get(d.deviceId) ?? 0, seen))
+          .reverse()
+          .sort((a, b) => b.enrolled.localeCompare(a.enrolled));
         return json(200, { devices });
       },
     },
