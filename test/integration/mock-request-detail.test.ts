@@ -261,6 +261,20 @@ describe('a described request', () => {
     expect(detail.ksctl).toBe('ksctl api POST /markings --input body');
   });
 
+  it('journals the error sealed in a 200 answer: deviceCode, found by status=4xx and by the code', async () => {
+    await enroll();
+    // No key has this id: the fetch is answered 200, the failure (4004) inside the envelope.
+    const fetched = await cli(['keys', 'fetch', 'ABcdnone0000']);
+    expect(fetched.code).not.toBe(0);
+    const [fetch] = await requests('side=device&path=/keys/fetch');
+    expect(fetch).toMatchObject({ status: 200, deviceCode: 4004 });
+    const ids = async (status: string) => (await requests(`status=${status}`)).map((e) => e.id);
+    expect(await ids('4xx')).toContain(fetch!.id);
+    expect(await ids('4004')).toContain(fetch!.id);
+    expect(await ids('200')).toContain(fetch!.id);
+    expect(await ids('5xx')).not.toContain(fetch!.id);
+  });
+
   it('gives curl and ksctl lines without secrets, quoted for the shell', async () => {
     const body = { name: "it's here", detail: { description: 'a "quoted" word' } };
     const created = await suite.mock.call('POST', '/v2/dev/markings', body);
