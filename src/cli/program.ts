@@ -117,6 +117,12 @@ function configureTree(cmd: Command, ctx: CommandContext, argv: readonly string[
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(reflow(text, proseWidth(ctx.io.columns))),
       writeErr: (text) => {
+        // Help on stderr (`ksctl` or `ksctl markings` alone, and the notes under it) is laid
+        // out as on stdout; only commander's `error: …` lines are messages.
+        if (!text.startsWith('error: ')) {
+          ctx.io.stderr.write(reflow(text, proseWidth(ctx.io.columns)));
+          return;
+        }
         const said = withCommandSuggestion(
           cmd,
           withOptionSuggestion(cmd, withSecretFlagHint(cmd, text)),

@@ -61,6 +61,18 @@ describe('help', () => {
     expect(unlike.stderr).toMatch(/^hint: ksctl --help lists the commands$/m);
   });
 
+  it.each([[[]], [['markings']], [['markings', 'values']], [['mock']], [['context']]])(
+    'ksctl %j alone prints its help on stderr laid out as --help does, within 80 columns',
+    async (argv) => {
+      const alone = await runCli(argv, { columns: 80 });
+      expect(alone.code).not.toBe(0);
+      const help = await runCli([...argv, '--help'], { columns: 80 });
+      expect(alone.stderr).toBe(help.stdout);
+      const long = alone.stderr.split('\n').filter((line) => line.length > 80);
+      expect(long).toEqual([]);
+    },
+  );
+
   it('every command words its help option the same way', async () => {
     for (const argv of [['--help'], ['markings', '--help'], ['context', 'use', '--help']]) {
       const { stdout } = await runCli(argv);
