@@ -275,6 +275,29 @@ describe('a described request', () => {
     expect(await ids('5xx')).not.toContain(fetch!.id);
   });
 
+  it('breaks the lines to send it again to an 80-column terminal, and they still run', async () => {
+    await ok(['markings', 'list']);
+    const [list] = await requests('side=markings&method=GET');
+    const shown = await cli(['mock', 'requests', 'show', String(list!.id)], {
+      stdoutIsTTY: true,
+      columns: 80,
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    const again = shown.stdout.split('Send it again:\n')[1]!;
+    const lines = again.split('\n').filter((line) => line !== '');
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    expect(lines.length).toBeGreaterThan(2);
+    // The curl command as copied from the terminal, its ` \` continuations and all.
+    const curl = lines.slice(0, lines.findIndex((line) => !line.endsWith(' \\')) + 1).join('\n');
+    expect(curl).toMatch(/^ {2}curl /);
+    const status = await promisify(execFile)(
+      'bash',
+      ['-c', `${curl} -s -o /dev/null -w '%{http_code}'`],
+      { encoding: 'utf8', env: { ...process.env, KSCTL_TOKEN: DEV_TOKEN } },
+    );
+    expect(status.stdout).toBe('200');
+  });
+
   it('gives curl and ksctl lines without secrets, quoted for the shell', async () => {
     const body = { name: "it's here", detail: { description: 'a "quoted" word' } };
     const created = await suite.mock.call('POST', '/v2/dev/markings', body);

@@ -393,5 +393,7 @@ export async function requestShow(ctx: CommandContext, id: string): Promise<void
     `describe request ${id}`,
   );
   const { requestDetailText } = await import('../../output/requests.js');
-  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail) });
+  // On a terminal the lines to send it again break to its width; piped, each is one line.
+  const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, width) });
 }
