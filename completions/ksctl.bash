@@ -191,7 +191,7 @@ _ksctl_option() {
     'keys create|--attr') echo 'text' ;;
     'keys create|--protected-attr') echo 'text' ;;
     'keys create|--mutable-attr') echo 'text' ;;
-    'keys create|--profile') echo 'file' ;;
+    'keys create|--profile') echo 'name profile' ;;
     'keys create|--api-version') echo 'text' ;;
     'keys create|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys create|--persistor-path') echo 'file' ;;
@@ -199,7 +199,7 @@ _ksctl_option() {
     'keys create|--persistor-version') echo 'choice 1.0 1.1' ;;
     'keys create|--persistor-aesgcm-key-file') echo 'file' ;;
     'keys create|--persistor-aesgcm-adata') echo 'text' ;;
-    'keys fetch|--profile') echo 'file' ;;
+    'keys fetch|--profile') echo 'name profile' ;;
     'keys fetch|--api-version') echo 'text' ;;
     'keys fetch|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys fetch|--persistor-path') echo 'file' ;;
@@ -209,7 +209,7 @@ _ksctl_option() {
     'keys fetch|--persistor-aesgcm-adata') echo 'text' ;;
     'keys modify|--attr') echo 'text' ;;
     'keys modify|--protected-attr') echo 'text' ;;
-    'keys modify|--profile') echo 'file' ;;
+    'keys modify|--profile') echo 'name profile' ;;
     'keys modify|--api-version') echo 'text' ;;
     'keys modify|--persistor') echo 'choice plaintext password aesgcm' ;;
     'keys modify|--persistor-path') echo 'file' ;;

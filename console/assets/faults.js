@@ -55,7 +55,11 @@ export function mount(main) {
   };
   const form = h(
     'form',
-    { class: 'card fault-form', 'aria-labelledby': 'fault-form-title', novalidate: true },
+    {
+      class: 'card fault-form page-section',
+      'aria-labelledby': 'fault-form-title',
+      novalidate: true,
+    },
     h('h2', { id: 'fault-form-title' }, 'Add a rule'),
     h(
       'div',
@@ -92,7 +96,7 @@ export function mount(main) {
       'p',
       { class: 'muted' },
       'Rules that make the mock fail on purpose, as ',
-      h('code', {}, '--fault'),
+      h('code', { class: 'nowrap' }, '--fault'),
       ' does: the first that matches a request answers it.',
     ),
     listErrors.el,

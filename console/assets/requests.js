@@ -30,15 +30,26 @@ export function matches(filter, entry) {
   if (filter.device && entry.device !== filter.device) return false;
   if (filter.cid && entry.cid !== filter.cid) return false;
   if (filter.status) {
+    // A device error sealed in the answer counts too: 4020 is a 4xx whatever status carried it.
     const s = String(filter.status).toLowerCase();
-    if (/^[1-5]xx$/.test(s)) return String(entry.status).charAt(0) === s.charAt(0);
-    return String(entry.status) === s;
+    const codes = [entry.status, entry.deviceCode].filter((c) => c !== undefined).map(String);
+    if (/^[1-5]xx$/.test(s)) return codes.some((c) => c.charAt(0) === s.charAt(0));
+    return codes.includes(s);
   }
   return true;
 }
 
 function filterOf(params) {
   return Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? '']).filter(([, v]) => v));
+}
+
+/** The HTTP status, and beside it the device error sealed in the answer (a 200 can carry one). */
+function statusCell(entry) {
+  if (entry.deviceCode === undefined) return statusBadge(entry.status);
+  const code = statusBadge(entry.deviceCode);
+  code.classList.add('device-code');
+  code.title = `device error ${entry.deviceCode}, sealed in the answer`;
+  return [statusBadge(entry.status), code];
 }
 
 function rowFor(entry, filter, selectedId) {
@@ -55,7 +66,7 @@ function rowFor(entry, filter, selectedId) {
     h('td', { role: 'cell', class: `side side-${entry.side}` }, entry.side ?? ''),
     h('td', { role: 'cell', class: 'method' }, entry.method),
     h('td', { role: 'cell', title: entry.path }, link),
-    h('td', { role: 'cell' }, statusBadge(entry.status)),
+    h('td', { role: 'cell', class: 'status' }, statusCell(entry)),
     h('td', { role: 'cell', class: 'num' }, took(entry.durationMs)),
     h('td', { role: 'cell', class: 'mono' }, entry.device ?? ''),
   );
@@ -344,6 +355,13 @@ export function mount(main, route) {
     fill(detail, ...parts);
     heading.focus({ preventScroll: true });
   }
+
+  // The whole row opens its request, as its path's link does (a text being selected stays so).
+  tbody.addEventListener('click', (event) => {
+    const target = /** @type {Element} */ (event.target);
+    if (target.closest('a, button') || String(getSelection() ?? '') !== '') return;
+    target.closest('tr[data-id]')?.querySelector('a.path')?.click();
+  });
 
   split.addEventListener('keydown', (event) => {
     if (

@@ -73,7 +73,7 @@ export function mount(main) {
     form,
     h(
       'section',
-      { 'aria-labelledby': 'outbox-title' },
+      { class: 'page-section', 'aria-labelledby': 'outbox-title' },
       h(
         'div',
         { class: 'page-head' },

@@ -15,6 +15,7 @@ import {
   formatPosition,
   type SourcePosition,
 } from './types.js';
+import { closest } from '../did-you-mean.js';
 
 export type NodeKind =
   'mapping' | 'list' | 'text' | 'number' | 'boolean' | 'nothing' | 'unknown alias' | 'other';
@@ -397,30 +398,6 @@ export function found<N>(tree: FileTree<N>, node: N, textExpected = false): stri
     default:
       return 'found something else';
   }
-}
-
-/** The allowed key a mistyped one most likely meant: same letters in another case, or one edit. */
-export function closest(key: string, allowed: readonly string[]): string | undefined {
-  // Edit distance costs the product of the lengths: a key of thousands of characters is no typo.
-  if (key.length > 64) return undefined;
-  const lower = key.toLowerCase();
-  return (
-    allowed.find((candidate) => candidate.toLowerCase() === lower) ??
-    allowed.find((candidate) => editDistance(candidate.toLowerCase(), lower) <= 2)
-  );
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** Plain values (JSON.parse, js-yaml) as a FileTree; `counted` hears of each list or mapping. */

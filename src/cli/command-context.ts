@@ -221,6 +221,16 @@ export class CommandContext {
   }
 
   /**
+   * What a command that changes something did, for scripts: JSON (or YAML) on stdout with -o json
+   * (or yaml), so that every command's stdout parses; in a table, nothing, as the message on
+   * stderr says it.
+   */
+  async outcome(data: unknown): Promise<void> {
+    if (this.format() === 'table') return;
+    await this.render({ kind: 'text', data, text: '' });
+  }
+
+  /**
    * `write` to the pager when `table` is a table for a terminal and paging is on (`--no-pager`
    * and piped output turn it off), else to stdout.
    */

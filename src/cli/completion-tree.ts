@@ -42,6 +42,7 @@ export interface Node {
 const OPTION_NAMES: Record<string, NameKind> = {
   context: 'context',
   target: 'context',
+  profile: 'profile',
   defaultValue: 'value',
   removeValue: 'value',
 };
@@ -55,7 +56,8 @@ function optionValue(cmd: Command, o: Option): Completion | undefined {
   const name = OPTION_NAMES[o.attributeName()];
   // A new marking's default value is one of its new values: nothing existing to offer.
   if (name && !(name === 'value' && NEW_NAMES.has(cmd.name()))) return { kind: 'name', name };
-  return /<[^>]*(file|path|dir)[^>]*>/.test(o.flags) ? { kind: 'file' } : { kind: 'text' };
+  // Whole words only: `<profile>` names a profile, not a file.
+  return /<([^>]*[^a-z>])?(file|path|dir)>/.test(o.flags) ? { kind: 'file' } : { kind: 'text' };
 }
 
 export function describe(cmd: Command, path: string): Node {

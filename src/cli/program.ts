@@ -21,7 +21,7 @@ import type { CommandContext } from './command-context.js';
 import { TIMEOUT_MAX_SECONDS } from '../config/timeout.js';
 import { timeoutSeconds } from './options.js';
 import { VERSION } from '../package-root.js';
-import { examples, helpCommand } from './help.js';
+import { examples, helpCommand, meantCommand, verbFirst } from './help.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -71,6 +71,26 @@ function withOptionSuggestion(cmd: Command, text: string): string {
 }
 
 /**
+ * An unknown command that commander found no near spelling for: a word from other tools
+ * (`values remove` is `values delete`), or at the top a verb before its noun (`ksctl list
+ * markings` is `ksctl markings list`).
+ */
+function withCommandSuggestion(cmd: Command, text: string, argv: readonly string[]): string {
+  const word = /^error: unknown command '([^']+)'/.exec(text)?.[1];
+  if (word === undefined) return text;
+  const guessed = /\n\(Did you mean [^\n]*\)\n/;
+  // `ksctl get markings x` is surely `ksctl markings get x`, whatever spelling is near `get`.
+  const after = argv.slice(argv.indexOf(word) + 1).find((a) => !a.startsWith('-'));
+  const inverted = cmd.parent === null ? verbFirst(cmd, word, after) : undefined;
+  if (guessed.test(text) && inverted?.named !== true) return text;
+  const meant = inverted?.named === true ? undefined : meantCommand(cmd, word);
+  const lines = meant !== undefined ? [meant] : (inverted?.lines ?? []);
+  if (lines.length === 0) return text;
+  const suggestion = `\n(Did you mean ${lines.slice(0, 3).join(', or ')}?)\n`;
+  return guessed.test(text) ? text.replace(guessed, suggestion) : text.replace(/\n/, suggestion);
+}
+
+/**
  * `--public --no-public` on one command line: which did the user mean? Commander takes the last;
  * a usage error is kinder than a guess.
  */
@@ -89,7 +109,7 @@ function contradictions(action: Command, args: readonly string[]): void {
 }
 
 /** Applies settings that commander does not pass on to subcommands attached with addCommand. */
-function configureTree(cmd: Command, ctx: CommandContext): void {
+function configureTree(cmd: Command, ctx: CommandContext, argv: readonly string[]): void {
   cmd
     .helpOption('-h, --help', 'show help')
     .exitOverride()
@@ -98,7 +118,17 @@ function configureTree(cmd: Command, ctx: CommandContext): void {
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(reflow(text, proseWidth(ctx.io.columns))),
       writeErr: (text) => {
-        const said = withOptionSuggestion(cmd, withSecretFlagHint(cmd, text));
+        // Help on stderr (`ksctl` or `ksctl markings` alone, and the notes under it) is laid
+        // out as on stdout; only commander's `error: …` lines are messages.
+        if (!text.startsWith('error: ')) {
+          ctx.io.stderr.write(reflow(text, proseWidth(ctx.io.columns)));
+          return;
+        }
+        const said = withCommandSuggestion(
+          cmd,
+          withOptionSuggestion(cmd, withSecretFlagHint(cmd, text)),
+          argv,
+        );
         ctx.io.stderr.write(
           ctx.io.stderrIsTTY ? wrapLines(said, proseWidth(ctx.io.columns)) : said,
         );
@@ -111,7 +141,7 @@ function configureTree(cmd: Command, ctx: CommandContext): void {
   if (cmd.parent && cmd.commands.length > 0) {
     cmd.helpCommand('help [command]', 'show the help of a command');
   }
-  for (const sub of cmd.commands) configureTree(sub, ctx);
+  for (const sub of cmd.commands) configureTree(sub, ctx, argv);
 }
 
 /**
@@ -224,6 +254,6 @@ export function buildProgram(ctx: CommandContext, argv?: readonly string[]): Com
     }
   }
   helpCommand(program);
-  configureTree(program, ctx);
+  configureTree(program, ctx, argv ?? []);
   return program;
 }

@@ -59,6 +59,27 @@ export async function ensureDirectory(dir: string, mode: number): Promise<void> 
   }
 }
 
+/**
+ * Refuses a file whose folder is missing or not a folder, before anything is read or written for
+ * it: a mistyped `--file` path would otherwise leave new folders behind, silently.
+ */
+export async function requireParentDirectory(filePath: string): Promise<void> {
+  const dir = path.dirname(path.resolve(filePath));
+  const kind = await kindOf(dir);
+  if (kind === 'directory') return;
+  throw new InputError(
+    kind === 'missing'
+      ? `cannot write ${filePath}: the folder ${dir} does not exist`
+      : `cannot write ${filePath}: ${dir} is not a folder`,
+    {
+      hint:
+        kind === 'missing'
+          ? `create it first (mkdir -p ${dir}), or choose another path`
+          : 'choose another path',
+    },
+  );
+}
+
 async function kindOf(p: string): Promise<'directory' | 'other' | 'missing'> {
   try {
     return (await stat(p)).isDirectory() ? 'directory' : 'other';

@@ -200,7 +200,7 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
         throw new UsageError(`a request id is a whole number from 1, not ${String(id)}`);
       }
       const { describeRequest } = await import('../mock/request-detail.js');
-      return describeRequest(state, { id });
+      return describeRequest(state, { id }, server.info);
     },
     devices: () => state.enrollment.devices(),
     keys: () => state.keys.list(),

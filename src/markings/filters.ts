@@ -7,6 +7,7 @@
  *   FIELD__OP__ne=V      the operator negated (every operator but ne and empty)
  *   or=true              terms combine with OR instead of AND
  */
+import { closest } from '../did-you-mean.js';
 
 export const FILTER_OPERATORS = [
   'contains',
@@ -113,13 +114,23 @@ function operand(type: FilterFieldType, text: string, parameter: string): Filter
  * One term from a query parameter and its text. Throws FilterProblem naming the parameter for an
  * unknown field or operator, a misplaced `__ne`, or an operand of the wrong type.
  */
-export function parseFilterTerm(parameter: string, text: string, fields: FilterFields): FilterTerm {
+export function parseFilterTerm(
+  parameter: string,
+  text: string,
+  fields: FilterFields,
+  otherParameters: readonly string[] = [],
+): FilterTerm {
   const [field = '', ...suffixes] = parameter.split('__');
   const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
   if (type === undefined) {
+    // `nme`, or `limt` among a list's paging parameters: say what was most likely meant.
+    const guess =
+      suffixes.length === 0
+        ? closest(field, [...Object.keys(fields), ...otherParameters])
+        : closest(field, Object.keys(fields));
     throw new FilterProblem(
       parameter,
-      `unknown field ${JSON.stringify(field)} (filterable: ${Object.keys(fields).join(', ')})`,
+      `unknown field ${JSON.stringify(field)}${guess === undefined ? '' : `; did you mean ${guess}?`} (filterable: ${Object.keys(fields).join(', ')})`,
     );
   }
   let op: FilterOp = 'eq';
@@ -128,9 +139,10 @@ export function parseFilterTerm(parameter: string, text: string, fields: FilterF
   if (suffixes.length >= 1) {
     const name = suffixes[0]!;
     if (!(FILTER_OPERATORS as readonly string[]).includes(name)) {
+      const guess = closest(name, FILTER_OPERATORS);
       throw new FilterProblem(
         parameter,
-        `unknown operator ${JSON.stringify(name)} (operators: ${FILTER_OPERATORS.join(', ')})`,
+        `unknown operator ${JSON.stringify(name)}${guess === undefined ? '' : `; did you mean ${guess}?`} (operators: ${FILTER_OPERATORS.join(', ')})`,
       );
     }
     op = name as FilterOperator;

@@ -43,6 +43,8 @@ export interface MockResponse {
   stream?: (res: ServerResponse) => void;
   headers?: Record<string, string>;
   reason?: string;
+  /** The error code sealed in a device answer: kept in the journal, never sent. */
+  deviceCode?: number;
 }
 
 export interface MockRequest {

@@ -288,7 +288,7 @@ export class Recorder {
     }
     const detail: RequestDetail = {
       ...entry,
-      ...replayLines(this.options.tenant, entry, undefined),
+      ...replayLines(this.options.tenant, entry, {}),
     };
     const raw = this.journal.sealed(entry.id);
     const { keyring } = this.options;

@@ -63,8 +63,8 @@ export function filterFromQuery(query: URLSearchParams): JournalFilter | string 
   }
   const status = text('status');
   if (status !== undefined && status !== '') {
-    if (!/^(?:[1-5]\d\d|[1-5]xx)$/i.test(status)) {
-      return 'status must be a status (404) or a class of them (4xx)';
+    if (!/^(?:[1-5]\d\d|[1-5]xx|[1-5]\d{3})$/i.test(status)) {
+      return 'status must be a status (404), a class of them (4xx) or a device error code (4020)';
     }
     filter.status = /x/i.test(status) ? status.toLowerCase() : Number(status);
   }
@@ -95,12 +95,25 @@ function statusMatches(status: number, wanted: number | string): boolean {
     : String(status) === wanted;
 }
 
+/**
+ * A device error sealed in an answer counts as its class too: 4020 is a 4xx, whatever HTTP
+ * status carried it; `status=4020` finds the code itself.
+ */
+function entryStatusMatches(entry: JournalEntry, wanted: number | string): boolean {
+  if (statusMatches(entry.status, wanted)) return true;
+  const code = entry.deviceCode;
+  if (code === undefined) return false;
+  if (typeof wanted === 'number') return code === wanted;
+  const klass = /^([1-5])xx$/i.exec(wanted)?.[1];
+  return klass !== undefined ? String(code).charAt(0) === klass : String(code) === wanted;
+}
+
 export function matches(entry: JournalEntry, filter: JournalFilter): boolean {
   return (
     (filter.side === undefined || entry.side === filter.side) &&
     (filter.method === undefined || entry.method === filter.method.toUpperCase()) &&
     (filter.path === undefined || entry.path.includes(filter.path)) &&
-    (filter.status === undefined || statusMatches(entry.status, filter.status)) &&
+    (filter.status === undefined || entryStatusMatches(entry, filter.status)) &&
     (filter.device === undefined || entry.device === filter.device) &&
     (filter.cid === undefined || entry.cid === filter.cid) &&
     (filter.before === undefined || entry.id < filter.before) &&

@@ -306,6 +306,7 @@ export class Journal {
       responseBytes: request.responseBytes,
       side,
       ...(device === undefined ? {} : { device: cut(device, CID_MAX_CHARS) }),
+      ...(request.deviceCode === undefined ? {} : { deviceCode: request.deviceCode }),
     };
     const requestChunks = request.requestBody === undefined ? undefined : [request.requestBody];
     const kept: KeptMessages = {

@@ -378,6 +378,7 @@ export class MockServer {
       responseHeaders: written?.headers ?? {},
       requestBody: body.received,
       responseBody: written?.chunks ?? [],
+      ...(answer.deviceCode === undefined ? {} : { deviceCode: answer.deviceCode }),
     });
     this.options.onRequest?.({ method, path: pathname, status: answer.status, durationMs });
   }

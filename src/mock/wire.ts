@@ -92,6 +92,11 @@ export interface JournalEntry {
   side: RequestSide;
   /** The device of a device request, when its conversation id names one. */
   device?: string;
+  /**
+   * The error code sealed in a device request's answer (4020, 4004), whose HTTP status can be
+   * 200: the whole request's, or the first of its keys'.
+   */
+  deviceCode?: number;
 }
 
 /** One side of a request as the journal kept it: headers and the first 64 KiB of the body. */

@@ -10,6 +10,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
 } from '../mock/wire.js';
+import { fill, wrapCommand } from './wrap.js';
 
 const INDENT = '  ';
 
@@ -102,8 +103,30 @@ function openedText(opened: OpenedDeviceRequest): string {
   return lines.join('\n');
 }
 
-/** A described request: the entry, what was opened, the problems, and the lines to send it again. */
-export function requestDetailText(detail: RequestDetail): string {
+/**
+ * Lines to send a request again, indented; with a width (a terminal's), each command broken
+ * between words with ` \` so it still runs when copied, and each note filled as comments. A
+ * quoted body stays one word: it comes last, where a long one harms nothing after it.
+ */
+function replayText(lines: string, width: number | undefined): string {
+  if (width === undefined) return indent(lines);
+  const room = width - INDENT.length;
+  return lines
+    .split('\n')
+    .flatMap((line) =>
+      line.startsWith('# ')
+        ? fill(line.slice(2), room, { first: '# ', rest: '# ' })
+        : wrapCommand(line, room),
+    )
+    .map((line) => INDENT + line)
+    .join('\n');
+}
+
+/**
+ * A described request: the entry, what was opened, the problems, and the lines to send it again
+ * (fitted to `width` when given).
+ */
+export function requestDetailText(detail: RequestDetail, width?: number): string {
   const parts = [requestText(detail, false)];
   if (detail.opened) parts.push(openedText(detail.opened));
   if (detail.enrollment) {
@@ -129,6 +152,6 @@ export function requestDetailText(detail: RequestDetail): string {
   if (detail.problems) {
     parts.push(['Could not open:', ...detail.problems.map((p) => `${INDENT}${p}`)].join('\n'));
   }
-  parts.push(`Send it again:\n${indent(detail.curl)}\n${indent(detail.ksctl)}`);
+  parts.push(`Send it again:\n${replayText(`${detail.curl}\n${detail.ksctl}`, width)}`);
   return `${parts.join('\n\n')}\n`;
 }

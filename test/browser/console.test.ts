@@ -352,6 +352,90 @@ describe('the pages', () => {
     await page.setViewportSize(WIDE);
   });
 
+  it('shows a device request failed inside its envelope as failed: its code, the 4xx filter, the whole row', async () => {
+    // A fetch of a key no one made: HTTP 200, the failure (4004) sealed in the answer.
+    const enrolled = await ksctl(['enroll', '--mock-user', 'alice', '--name', 'qa-fetch']);
+    expect(enrolled.code, enrolled.stderr).toBe(0);
+    const missing = await ksctl(['keys', 'fetch', 'ABcdnone0000', '--profile', 'qa-fetch']);
+    expect(missing.code).not.toBe(0);
+    await go(page, '#/requests?status=4xx', 'Requests');
+    const row = page.getByRole('row').filter({ hasText: 'keys/fetch' }).first();
+    await row.waitFor();
+    expect(await row.locator('td.status .badge').allTextContents(), missing.stderr).toEqual([
+      '200',
+      '4004',
+    ]);
+    // A click anywhere on the row (here its time) opens the request, not only its path.
+    await row.locator('td.time').click();
+    await page
+      .getByRole('heading', { name: /keys\/fetch/ })
+      .first()
+      .waitFor();
+    expect(await page.evaluate('location.hash')).toMatch(/^#\/requests\/\d+/);
+    await page.keyboard.press('Escape');
+
+    // At 390 pixels each row shows its whole time and its whole path: no two look alike.
+    await page.setViewportSize(NARROW);
+    await go(page, '#/requests', 'Requests');
+    await page.getByRole('row').filter({ hasText: 'keys/fetch' }).first().waitFor();
+    const cut = await page.evaluate<string[]>(`(() => {
+      const found = [];
+      for (const row of document.querySelectorAll('.requests-table tbody tr')) {
+        for (const cell of [row.cells[0], row.cells[3], row.cells[4]]) {
+          const style = getComputedStyle(cell);
+          const room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          if (range.getBoundingClientRect().width > room + 1) found.push(cell.textContent);
+        }
+      }
+      return found;
+    })()`);
+    expect(cut).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'requests-390.png') });
+    await page.setViewportSize(WIDE);
+    await page.screenshot({ path: join(screenshots, 'requests-1440.png') });
+  });
+
+  it('lists devices newest first, as the page says', async () => {
+    for (const name of ['qa-first', 'qa-second']) {
+      const enrolled = await ksctl(['enroll', '--mock-user', 'alice', '--name', name]);
+      expect(enrolled.code, enrolled.stderr).toBe(0);
+    }
+    const devices = JSON.parse((await ksctl(['mock', 'devices', '-o', 'json'])).stdout) as {
+      deviceId: string;
+    }[];
+    const [first, second] = devices.slice(-2).map((d) => d.deviceId);
+    await go(page, '#/devices', 'Devices');
+    await page.getByRole('link', { name: second! }).waitFor();
+    const order = await page.locator('table a.mono').allInnerTexts();
+    expect(order.indexOf(second!)).toBeLessThan(order.indexOf(first!));
+    expect(order[0]).toBe(second);
+  });
+
+  it('keeps the outbox and the rule form apart from their neighbours, and --fault whole, at 390 px', async () => {
+    await page.setViewportSize(NARROW);
+    // The gap between a section and what comes before it, in pixels.
+    const gapBefore = (selector: string) =>
+      page.evaluate<number>(`(() => {
+        const el = document.querySelector(${JSON.stringify(selector)});
+        return el.getBoundingClientRect().top - el.previousElementSibling.getBoundingClientRect().bottom;
+      })()`);
+    await go(page, '#/tokens', 'Tokens');
+    expect(await gapBefore('section[aria-labelledby="outbox-title"]')).toBeGreaterThanOrEqual(16);
+    await page.screenshot({ path: join(screenshots, 'tokens-390.png'), fullPage: true });
+    await go(page, '#/faults', 'Faults');
+    await page.getByRole('heading', { name: 'Add a rule' }).waitFor();
+    expect(await gapBefore('form.fault-form')).toBeGreaterThanOrEqual(16);
+    const flag = page.locator('p code').filter({ hasText: '--fault' });
+    const lines = await flag.evaluate(
+      (el: { getClientRects(): { length: number } }) => el.getClientRects().length,
+    );
+    expect(lines).toBe(1);
+    await page.screenshot({ path: join(screenshots, 'faults-390.png'), fullPage: true });
+    await page.setViewportSize(WIDE);
+  });
+
   it('adds a fault rule from the keyboard that makes the next API call fail as it says', async () => {
     await go(page, '#/faults', 'Faults');
     // The mock's own check, shown beside the form.

@@ -125,6 +125,22 @@ beforeAll(async () => {
     name: 'region',
     detail: { values: [{ name: 'eu' }] },
   });
+  // Two stored profiles, in the default plaintext file of the configuration's home.
+  await mkdir(join(configDir, '.ionicsecurity'), { mode: 0o700 });
+  const key = '00'.repeat(32);
+  const profile = (name: string, n: number) => ({
+    name,
+    deviceId: `ABcd.1.00000000-0000-4000-8000-00000000000${n}`,
+    server: mock.info.url,
+    aesCdIdcKey: key,
+    aesCdEiKey: key,
+    creationTimestamp: 1_763_780_000 + n,
+  });
+  await writeFile(
+    join(configDir, '.ionicsecurity', 'profiles.pt'),
+    JSON.stringify({ activeDeviceId: '', profiles: [profile('laptop', 1), profile('work', 2)] }),
+    { mode: 0o600 },
+  );
   await mkdir(join(work, 'fpath'));
   await copyFile(join(ROOT, 'completions', '_ksctl'), join(work, 'fpath', '_ksctl'));
   await writeFile(
@@ -254,6 +270,17 @@ for (const target of SHELLS) {
       expect(contexts).toEqual(['mock', 'staging']);
       expect(contextFlag).toEqual(['staging']);
       expect(recordTarget).toEqual(['mock', 'staging']);
+    });
+
+    it('completes profile names after --profile, as after profiles show, never files', async () => {
+      const [create, fetchW, show] = await complete(target, [
+        ['ksctl', 'keys', 'create', '--profile', ''],
+        ['ksctl', 'keys', 'fetch', 'ABcdx7Rk2Qp', '--profile', 'w'],
+        ['ksctl', 'profiles', 'show', ''],
+      ]);
+      expect(create).toEqual(['laptop', 'work']);
+      expect(fetchW).toEqual(['work']);
+      expect(show).toEqual(['laptop', 'work']);
     });
 
     it('says so when there are more names than it offers', async () => {

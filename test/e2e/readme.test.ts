@@ -123,6 +123,9 @@ for (const [shell, args] of SHELLS) {
           `${example.script}\n--- stderr ---\n${result.stderr}`,
         ).toBe(0);
         expect(result.stderr, example.script).not.toMatch(/^\s+at .*\(.*:\d+:\d+\)$/m);
+        // An example that exports nothing shows a newcomer nothing: it names markings the
+        // examples before it made.
+        expect(result.stderr, example.script).not.toMatch(/^exported 0 markings/m);
       });
     }
 

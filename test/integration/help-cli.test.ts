@@ -29,6 +29,50 @@ describe('help', () => {
     );
   });
 
+  it.each([
+    [['markings', 'values', 'remove', 'm', 'v'], 'remove', 'delete'],
+    [['mock', 'faults', 'add', 'status=503'], 'add', 'set'],
+    [['context', 'switch', 'mock'], 'switch', 'use'],
+    [['profiles', 'remove', 'laptop'], 'remove', 'delete'],
+    [['markings', 'lst'], 'lst', 'one of list, ls'],
+    [['list', 'markings'], 'list', 'ksctl markings list'],
+    [['-o', 'json', 'get', 'markings', 'region'], 'get', 'ksctl markings get'],
+    [['ls'], 'ls', 'ksctl markings list, or ksctl profiles list, or ksctl context list'],
+  ])('ksctl %j suggests what was meant', async (argv, word, meant) => {
+    const result = await runCli(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: unknown command '${word}'\n(Did you mean ${meant}?)\n(add --help for usage)\n`,
+    );
+  });
+
+  it('ksctl help with a misspelt command suggests the command', async () => {
+    for (const [argv, meant] of [
+      [['help', 'markngs'], 'ksctl help markings'],
+      [['help', 'markings', 'lst'], 'ksctl help markings list'],
+      [['help', 'markings', 'values', 'remove'], 'ksctl help markings values delete'],
+    ] as const) {
+      const result = await runCli([...argv]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^hint: did you mean ${meant}\\? \\(`, 'm'));
+    }
+    // A word like nothing known: no guess, only where to look.
+    const unlike = await runCli(['help', 'xyzzy']);
+    expect(unlike.stderr).toMatch(/^hint: ksctl --help lists the commands$/m);
+  });
+
+  it.each([[[]], [['markings']], [['markings', 'values']], [['mock']], [['context']]])(
+    'ksctl %j alone prints its help on stderr laid out as --help does, within 80 columns',
+    async (argv) => {
+      const alone = await runCli(argv, { columns: 80 });
+      expect(alone.code).not.toBe(0);
+      const help = await runCli([...argv, '--help'], { columns: 80 });
+      expect(alone.stderr).toBe(help.stdout);
+      const long = alone.stderr.split('\n').filter((line) => line.length > 80);
+      expect(long).toEqual([]);
+    },
+  );
+
   it('every command words its help option the same way', async () => {
     for (const argv of [['--help'], ['markings', '--help'], ['context', 'use', '--help']]) {
       const { stdout } = await runCli(argv);

@@ -160,6 +160,45 @@ describe('--filter', () => {
   });
 });
 
+describe('a misspelt filter or query key: what was meant', () => {
+  it.each([
+    [['markings', 'list', '--filter', 'nme=foo'], 'unknown field "nme"; did you mean name?'],
+    [
+      ['markings', 'list', '--filter', 'Public=true'],
+      'unknown field "Public"; did you mean public?',
+    ],
+    [
+      ['markings', 'list', '--filter', 'name__contians=x'],
+      'unknown operator "contians"; did you mean contains?',
+    ],
+  ])('ksctl %j says what was meant before sending anything', async (argv, reason) => {
+    const result = await ksctl(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(reason);
+    expect(await suite.mock.journal()).toHaveLength(1);
+  });
+
+  it.each([
+    ['nme=colors', 'unknown field "nme"; did you mean name?'],
+    ['limt=2', 'unknown field "limt"; did you mean limit?'],
+    ['valueLimt=0', 'unknown field "valueLimt"; did you mean valueLimit?'],
+    ['name__startswth=re', 'unknown operator "startswth"; did you mean startswith?'],
+  ])(
+    'ksctl api GET /markings --query %s: the service says what was meant',
+    async (query, reason) => {
+      const result = await ksctl(['api', 'GET', '/markings', '--query', query]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(reason);
+    },
+  );
+
+  it('a word like no parameter gets no guess, only the list', async () => {
+    const result = await ksctl(['api', 'GET', '/markings', '--query', 'xyzzy=1']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('unknown field "xyzzy" (filterable: id, name,');
+  });
+});
+
 describe('repeated shortcut flags: each is a term, never dropped', () => {
   it.each([
     [

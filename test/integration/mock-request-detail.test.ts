@@ -5,10 +5,16 @@
  * meaning, what a registration's package held (never its STOKEN or UIDAUTH), and lines to send a
  * request again without secrets.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/enroll/wire.js';
 import type { JournalEntry, RequestDetail, RequestJournal } from '../../src/mock/wire.js';
 import { makeCid } from '../../src/device/cid.js';
+import {
+  JOURNAL_BODIES_MAX_BYTES,
+  JOURNAL_BODY_KEPT_BYTES,
+} from '../../src/mock/request-journal.js';
 import { cliFor } from '../helpers/cli.js';
 import { DEV_TOKEN } from '../helpers/mock.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
@@ -181,6 +187,115 @@ describe('a described request', () => {
     expect(detail.status).toBe(401);
     expect(detail.curl).toContain(`curl -X POST http://127.0.0.1:`);
     expect(detail.curl).toContain(`-H 'x-conversation-id: ${cid}'`);
+  });
+
+  it('sends a device request again with a fresh cid: the lines work, where the sent cid is refused (409)', async () => {
+    await enroll();
+    await ok(['keys', 'create', '--ref', 'again']);
+    const [create] = await requests('side=device&path=/keys/create&status=200');
+    const sent = JSON.parse((await describeOne(create!.id)).request.body) as { cid: string };
+
+    // The curl line, run by a shell: a fresh cid, so the service creates a key again.
+    const detail = await describeOne(create!.id);
+    expect(detail.curl).toMatch(
+      /^# a fresh cid, the envelope sealed again for it: good for five minutes, once\n/,
+    );
+    expect(detail.curl).not.toContain(sent.cid);
+    const status = await promisify(execFile)(
+      'bash',
+      ['-c', `${detail.curl} -s -o /dev/null -w '%{http_code}'`],
+      { encoding: 'utf8' },
+    );
+    expect(status.stdout).toBe('200');
+    const [again] = await requests('side=device&path=/keys/create');
+    expect(again!.id).toBeGreaterThan(create!.id);
+    expect(again!.status).toBe(200);
+    const replayed = await describeOne(again!.id);
+    expect(replayed.opened?.sealedError).toBeUndefined();
+
+    // The ksctl line, from another description (each has its own cid).
+    const line = (await describeOne(create!.id)).ksctl;
+    const parsed = /^printf '%s' '([^']*)' \| ksctl api POST (\S+) -H '([^']*)' --input -$/.exec(
+      line,
+    );
+    expect(parsed, line).not.toBeNull();
+    expect(parsed![3]).toBe(`X-Conversation-ID: ${JSON.parse(parsed![1]!).cid}`);
+    const viaKsctl = await cli(['api', 'POST', parsed![2]!, '-H', parsed![3]!, '--input', '-'], {
+      stdin: parsed![1],
+    });
+    expect(viaKsctl.code, viaKsctl.stderr).toBe(0);
+    expect(JSON.parse(viaKsctl.stdout)).toMatchObject({ cid: expect.stringMatching(/^CID\|/) });
+
+    // The request as it was sent is refused: its cid was used.
+    const asSent = await fetch(`${suite.mock.info.apiUrl}/v2.4/keys/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: (await describeOne(create!.id)).request.body,
+    });
+    await asSent.arrayBuffer();
+    expect(asSent.status).toBe(409);
+  });
+
+  it('sends a request whose headers and body the journal let go to the right port, as JSON', async () => {
+    const created = await suite.mock.call('POST', '/v2/dev/markings', { name: 'first' });
+    expect(created.status).toBe(201);
+    const [first] = await requests('side=markings&method=POST');
+    // Enough large requests after it that the journal lets the first one's messages go.
+    const pad = 'x'.repeat(JOURNAL_BODY_KEPT_BYTES);
+    const count = Math.ceil(JOURNAL_BODIES_MAX_BYTES / JOURNAL_BODY_KEPT_BYTES) + 8;
+    for (let i = 0; i < count; i++) {
+      await fetch(`${suite.mock.info.url}/v2/dev/markings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEV_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `big-${i}`, pad }),
+      }).then((r) => r.arrayBuffer());
+    }
+    const detail = await describeOne(first!.id);
+    expect(detail.request.dropped).toBe(true);
+    const url = `${suite.mock.info.url}/v2/dev/markings`;
+    expect(detail.curl).toContain(
+      `curl -X POST ${url} -H "Authorization: Bearer $KSCTL_TOKEN" -H 'content-type: application/json' --data-binary @body`,
+    );
+    expect(detail.curl).not.toMatch(/keeps only part/);
+    expect(detail.curl).toMatch(/the journal let it go, with the headers/);
+    expect(detail.ksctl).toBe('ksctl api POST /markings --input body');
+  });
+
+  it('journals the error sealed in a 200 answer: deviceCode, found by status=4xx and by the code', async () => {
+    await enroll();
+    // No key has this id: the fetch is answered 200, the failure (4004) inside the envelope.
+    const fetched = await cli(['keys', 'fetch', 'ABcdnone0000']);
+    expect(fetched.code).not.toBe(0);
+    const [fetch] = await requests('side=device&path=/keys/fetch');
+    expect(fetch).toMatchObject({ status: 200, deviceCode: 4004 });
+    const ids = async (status: string) => (await requests(`status=${status}`)).map((e) => e.id);
+    expect(await ids('4xx')).toContain(fetch!.id);
+    expect(await ids('4004')).toContain(fetch!.id);
+    expect(await ids('200')).toContain(fetch!.id);
+    expect(await ids('5xx')).not.toContain(fetch!.id);
+  });
+
+  it('breaks the lines to send it again to an 80-column terminal, and they still run', async () => {
+    await ok(['markings', 'list']);
+    const [list] = await requests('side=markings&method=GET');
+    const shown = await cli(['mock', 'requests', 'show', String(list!.id)], {
+      stdoutIsTTY: true,
+      columns: 80,
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    const again = shown.stdout.split('Send it again:\n')[1]!;
+    const lines = again.split('\n').filter((line) => line !== '');
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    expect(lines.length).toBeGreaterThan(2);
+    // The curl command as copied from the terminal, its ` \` continuations and all.
+    const curl = lines.slice(0, lines.findIndex((line) => !line.endsWith(' \\')) + 1).join('\n');
+    expect(curl).toMatch(/^ {2}curl /);
+    const status = await promisify(execFile)(
+      'bash',
+      ['-c', `${curl} -s -o /dev/null -w '%{http_code}'`],
+      { encoding: 'utf8', env: { ...process.env, KSCTL_TOKEN: DEV_TOKEN } },
+    );
+    expect(status.stdout).toBe('200');
   });
 
   it('gives curl and ksctl lines without secrets, quoted for the shell', async () => {

@@ -168,6 +168,10 @@ describe('the mock banner fits the terminal', () => {
       expect(overlong(shownLines(shown), width), `at ${width} columns`).toEqual([]);
       expect(tokenless(shown)).toEqual(tokenless(full));
     }
+    // The console link, which no line can break, has a line of its own within 80 columns.
+    const link = (await banner(80)).split('\n').find((line) => line.includes('/login?code='));
+    expect(link).toMatch(/^ {4}http:\/\/127\.0\.0\.1:\d+\/_mock\/console\/login\?code=[\w-]{22}$/);
+    expect(link!.length).toBeLessThanOrEqual(80);
   });
 });
 

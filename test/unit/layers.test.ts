@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: readonly (readonly string[])[] = [
   // The floor: what every part uses, and which uses nothing of ksctl.
-  ['errors.ts', 'package-root.ts', 'sleep.ts', 'encoding/', 'files/'],
+  ['errors.ts', 'package-root.ts', 'sleep.ts', 'did-you-mean.ts', 'encoding/', 'files/'],
   // The HTTP client and each service's wire types (the markings filter grammar with them); the
   // profile file formats.
   [

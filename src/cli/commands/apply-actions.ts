@@ -24,11 +24,10 @@ import { plural, quotedNames, writeOut } from '../../output/render.js';
 import { writeChunks } from '../../output/streaming.js';
 import { proseWidth } from '../../output/wrap.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
-import { ensureDirectory } from '../../files/directories.js';
+import { requireParentDirectory } from '../../files/directories.js';
 import { refuseToReplace } from '../../files/replace-guard.js';
 import { applyPlan, desiredMarkings, planChanges } from '../../usecases/markings-apply.js';
 import { exportMarkings } from '../../usecases/markings-export.js';
-import { dirname, resolve } from 'node:path';
 import type { CommandContext } from '../command-context.js';
 import { filterFromOptions } from '../filter-options.js';
 import type { FilterOptionValues } from '../filter-options.js';
@@ -187,10 +186,10 @@ function removalsDone(plan: Plan, report: RunReport): string[] {
 export async function exportFile(ctx: CommandContext, options: ExportOptions): Promise<void> {
   const format = ctx.format();
   const filter = filterFromOptions(options, MARKING_FILTER_FIELDS);
-  // The file's directory is made (or refused) before every marking is read for nothing.
+  // A missing folder or a file not to replace is refused before every marking is read for nothing.
   if (options.file !== undefined) {
+    await requireParentDirectory(options.file);
     await refuseToReplace(options.file, options.force);
-    await ensureDirectory(dirname(resolve(options.file)), 0o755);
   }
   const api = await ctx.markings();
   let count = 0;

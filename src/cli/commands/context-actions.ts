@@ -10,7 +10,12 @@ import {
   readTokenFile,
   secondsToMs,
 } from '../../config/settings.js';
-import { CONTEXT_KEYS, contextNameProblem, type ContextConfig } from '../../config/store.js';
+import {
+  CONTEXT_KEYS,
+  contextNameProblem,
+  type ConfigStore,
+  type ContextConfig,
+} from '../../config/store.js';
 import { ConflictError, UsageError } from '../../errors.js';
 import type { CommandContext } from '../command-context.js';
 import { checkAuth, checkUrl, contextSetting, describeSetting } from './context-keys.js';
@@ -88,6 +93,7 @@ export async function add(
   await store.set(name, stored);
   if (options.use || store.currentContext === undefined) await store.use(name);
   const current = store.currentContext === name ? ' (current)' : '';
+  await ctx.outcome(contextSummary(store, name));
   if (replaced === undefined) {
     ctx.say(`added context ${name}${current}`);
     return;
@@ -105,14 +111,27 @@ export async function add(
 }
 
 export async function use(ctx: CommandContext, name: string): Promise<void> {
-  await (await ctx.config()).use(name);
+  const store = await ctx.config();
+  await store.use(name);
   ctx.say(`switched to context ${name}`);
+  await ctx.outcome(contextSummary(store, name));
 }
 
 function authKind(c: ContextConfig): string {
   if (c.token) return 'bearer token';
   if (c.username) return `basic (${c.username})`;
   return 'none';
+}
+
+/** A context as `context list -o json` shows it: what a command that changed it prints. */
+function contextSummary(store: ConfigStore, name: string) {
+  const c = store.get(name);
+  return {
+    name,
+    current: name === store.currentContext,
+    baseUrl: c.baseUrl ?? null,
+    auth: authKind(c),
+  };
 }
 
 export async function list(ctx: CommandContext): Promise<void> {
@@ -203,6 +222,7 @@ export async function remove(
   await ctx.confirm(`Remove context "${name}" and the credentials stored with it?`, yes);
   await store.remove(name);
   ctx.say(`removed context ${name}`);
+  await ctx.outcome({ name, removed: true, current: store.currentContext ?? null });
 }
 
 /** `context set NAME KEY VALUE...`: changes single settings, keeping the others. */
@@ -243,6 +263,7 @@ export async function set(ctx: CommandContext, name: string, pairs: string[]): P
         ? `; removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}`
         : ''),
   );
+  await ctx.outcome(contextSummary(store, name));
 }
 
 /** `context unset NAME KEY...`: removes settings (a user and its password go together). */
@@ -254,6 +275,7 @@ export async function unset(ctx: CommandContext, name: string, names: string[]):
   const removed = CONTEXT_KEYS.filter((field) => fields.has(field) && before[field] !== undefined);
   if (removed.length === 0) {
     ctx.say(`context ${name} has none of these settings; nothing changed`);
+    await ctx.outcome(contextSummary(store, name));
     return;
   }
   const after: ContextConfig = { ...before };
@@ -262,6 +284,7 @@ export async function unset(ctx: CommandContext, name: string, names: string[]):
   ctx.say(
     `updated context ${name}: removed ${removed.map((f) => describeSetting(f, before[f])).join(', ')}`,
   );
+  await ctx.outcome(contextSummary(store, name));
 }
 
 /** `context rename OLD NEW`: the current context follows. */
@@ -269,6 +292,7 @@ export async function rename(ctx: CommandContext, from: string, to: string): Pro
   const store = await ctx.config();
   await store.rename(from, to);
   ctx.say(`renamed context ${from} to ${to}${store.currentContext === to ? ' (current)' : ''}`);
+  await ctx.outcome(contextSummary(store, to));
 }
 
 /** `--ca-file` as `context add` stores it: checked to hold certificates, and absolute. */

@@ -359,4 +359,5 @@ export async function remove(
     })),
     'markings',
   );
+  await ctx.outcome({ deleted: targets.map((m) => ({ id: m.id, name: m.name })) });
 }

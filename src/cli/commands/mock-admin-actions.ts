@@ -107,10 +107,12 @@ export async function consoleLink(ctx: CommandContext, options: ConsoleOptions):
     const { canOpenBrowser, openBrowser } = await import('../browser.js');
     if (canOpenBrowser(ctx.env) && (await openBrowser(consoleUrl, ctx.env))) {
       ctx.say('opened the console in your browser (the link signs in once)');
+      await ctx.outcome({ consoleUrl, opened: true });
       return;
     }
   }
-  ctx.io.stdout.write(`${consoleUrl}\n`);
+  if (ctx.format() === 'table') ctx.io.stdout.write(`${consoleUrl}\n`);
+  else await ctx.outcome({ consoleUrl, opened: false });
   if (!options.print && ctx.io.stdoutIsTTY) {
     ctx.say('open it in a browser: it signs in once (and expires unused after a day)');
   }
@@ -164,6 +166,7 @@ export async function reset(ctx: CommandContext, yes: boolean | undefined): Prom
   );
   await client.request('POST', '/_mock/reset', { what: 'reset the mock' });
   ctx.say('the mock is back to its start-up state');
+  await ctx.outcome({ url: client.baseUrl, reset: true });
 }
 
 export async function outbox(ctx: CommandContext, options: OutboxOptions): Promise<void> {
@@ -404,5 +407,7 @@ export async function requestShow(ctx: CommandContext, id: string): Promise<void
     `describe request ${id}`,
   );
   const { requestDetailText } = await import('../../output/requests.js');
-  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail) });
+  // On a terminal the lines to send it again break to its width; piped, each is one line.
+  const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, width) });
 }

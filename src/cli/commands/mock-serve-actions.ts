@@ -97,7 +97,8 @@ function stateNote(options: ServeOptions, restored: boolean): string {
 
 function consoleSection(info: MockInfo): string {
   if (info.consoleUrl === undefined) return '';
-  return `  Console:         ${info.consoleUrl}\n                   (signs one browser in; another link: ksctl mock console)\n`;
+  // The link on a line of its own: beside its label it would run past 80 columns.
+  return `  Console:         signs one browser in; another link: ksctl mock console\n    ${info.consoleUrl}\n`;
 }
 
 /** Whether a --host keeps the mock on this machine. */

@@ -92,6 +92,12 @@ export async function use(
   const spec = await resolvePersistor(ctx, persistorFlags(options));
   const row = await useProfile(spec, ref);
   ctx.say(`profile ${profileLabel(row)} is now the active one in ${spec.path}`);
+  await ctx.outcome({
+    name: row.name ?? null,
+    deviceId: row.deviceId,
+    active: true,
+    path: spec.path,
+  });
 }
 
 export async function remove(
@@ -110,6 +116,11 @@ export async function remove(
   ctx.say(
     `deleted profile ${profileLabel(deleted)}${deleted.active && activeDeviceId === '' ? '; no profile is active now: pick one with `ksctl profiles use`' : ''}`,
   );
+  await ctx.outcome({
+    deleted: { name: deleted.name ?? null, deviceId: deleted.deviceId },
+    path: spec.path,
+    activeDeviceId,
+  });
 }
 
 export async function convert(ctx: CommandContext, options: ConvertOptions): Promise<void> {
@@ -136,6 +147,11 @@ export async function convert(ctx: CommandContext, options: ConvertOptions): Pro
   ctx.say(
     `wrote ${plural(result.count, 'profile')} from ${from.path} (${from.kind}) to ${result.target} (${to.kind})`,
   );
+  await ctx.outcome({
+    profiles: result.count,
+    from: { path: from.path, persistor: from.kind },
+    to: { path: result.target, persistor: to.kind },
+  });
 }
 
 export interface CheckOptions extends PersistorOptionValues {

@@ -135,4 +135,8 @@ export async function remove(
   ctx.say(
     `deleted ${plural(targets.length, 'value')} from marking ${marking.name}: ${quotedNames(targets.map((v) => v.name))}`,
   );
+  await ctx.outcome({
+    marking: { id: marking.id, name: marking.name },
+    deleted: targets.map((v) => ({ id: v.id, name: v.name })),
+  });
 }

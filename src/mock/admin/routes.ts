@@ -2,7 +2,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
-import { describeRequestAt, type ServedAt } from '../request-detail.js';
+import { describeRequestAt, hostOf, type ServedAt } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import { Pacer } from '../pacing.js';
 import type { MockState } from '../state.js';
@@ -85,7 +85,7 @@ export function adminRoutes(state: MockState, reset: () => void, info: () => Ser
     }),
     route('GET', '/_mock/requests/:id', async (req) => {
       requireAdmin(state, req);
-      return json(200, await describeRequestAt(state, req.params.id!, info()));
+      return json(200, await describeRequestAt(state, req.params.id!, info(), hostOf(req)));
     }),
   ];
 }

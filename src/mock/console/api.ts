@@ -25,7 +25,7 @@ import { MarkingsErrorCode } from '../../markings/wire.js';
 import type { JournalEntry, MockInfo } from '../wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
-import { describeRequestAt } from '../request-detail.js';
+import { describeRequestAt, hostOf } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
@@ -192,9 +192,12 @@ export function consoleApi(
       handler: () => {
         const counts = state.keys.countsByDevice();
         const seen = lastSeen();
+        // Newest first, as the page says: by enrollment time, of two at one instant the later.
         const devices = state.enrollment
           .devices()
-          .map((d) => deviceSummary(d, counts.get(d.deviceId) ?? 0, seen));
+          .map((d) => deviceSummary(d, counts.get(d.deviceId) ?? 0, seen))
+          .reverse()
+          .sort((a, b) => b.enrolled.localeCompare(a.enrolled));
         return json(200, { devices });
       },
     },
@@ -257,7 +260,7 @@ export function consoleApi(
       pattern: `${API}/requests/:id`,
       handler: async (req) => {
         // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-        return json(200, await describeRequestAt(state, req.params.id!, deps.info()));
+        return json(200, await describeRequestAt(state, req.params.id!, deps.info(), hostOf(req)));
       },
     },
     {

@@ -36,6 +36,12 @@ const digest = (text: string): string => createHash('sha256').update(text, 'utf8
 
 const newSecret = (): string => randomBytes(32).toString('base64url');
 
+/**
+ * A sign-in link's code: 128 bits, used once and within a day, so that the whole link fits an
+ * 80-column line (the banner prints it).
+ */
+const newCode = (): string => randomBytes(16).toString('base64url');
+
 /** Whether two secrets are equal, in a time that depends on neither. */
 export function sameSecret(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given, 'utf8').digest();
@@ -99,7 +105,7 @@ export class ConsoleSignIn {
   /** A fresh one-time code for a sign-in link. */
   newCode(): string {
     this.sweep();
-    const code = newSecret();
+    const code = newCode();
     this.made(code);
     this.codes.set(digest(code), this.now());
     if (this.codes.size > MAX_CODES) this.codes.delete(this.codes.keys().next().value!);

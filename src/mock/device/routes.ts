@@ -110,7 +110,9 @@ async function answer(
     const request = { state, version, ...proved, data, itemFault: fault };
     const result = await bounded(() => operation(request));
     if (result === undefined) throw new DeviceRequestError(DeviceErrorCode.envelopeContentInvalid);
-    return await sealedAnswer(proved.keys.cdIdc, proved.cid, result, new Pacer());
+    const answer = await sealedAnswer(proved.keys.cdIdc, proved.cid, result, new Pacer());
+    const code = sealedCode(result);
+    return code === undefined ? answer : { ...answer, deviceCode: code };
   } catch (error) {
     if (!(error instanceof DeviceRequestError)) throw error;
     const wire = { code: error.code, message: error.message };
@@ -168,7 +170,25 @@ function sealedError(
   error: { code: number; message: string },
 ): MockResponse {
   const envelope = sealEnvelope(proved.keys.cdIdc, proved.cid, { data: {}, error });
-  return json(status, { cid: proved.cid, envelope });
+  return { ...json(status, { cid: proved.cid, envelope }), deviceCode: error.code };
+}
+
+/**
+ * The error code an answer's content seals, for the journal: the inner `error`'s (a create's
+ * failure), else the first key's (`data.errorMap` in v2.4, the inner `error` map in v2.3).
+ */
+function sealedCode(content: unknown): number | undefined {
+  if (!isJsonObject(content)) return undefined;
+  const codeOf = (value: unknown) =>
+    isJsonObject(value) && typeof value.code === 'number' ? value.code : undefined;
+  const firstOf = (map: unknown) =>
+    isJsonObject(map)
+      ? Object.values(map)
+          .map(codeOf)
+          .find((c) => c !== undefined)
+      : undefined;
+  const data = isJsonObject(content.data) ? content.data : undefined;
+  return codeOf(content.error) ?? firstOf(content.error) ?? firstOf(data?.errorMap);
 }
 
 interface ProvedRequest {

@@ -68,7 +68,9 @@ export function parseListQuery(
   try {
     for (const [parameter, text] of query) {
       if (parameter === 'or') or = parseOrParameter(text);
-      else if (!reserved.has(parameter)) parsed.push(parseFilterTerm(parameter, text, fields));
+      else if (!reserved.has(parameter)) {
+        parsed.push(parseFilterTerm(parameter, text, fields, [...reserved]));
+      }
     }
     // Terms that can match nothing are a 400 saying what would, never an empty answer.
     const clash = clashingEqualities(parsed, or);
