@@ -598,9 +598,6 @@ function ksctlLine(defaultTenant: string, entry: JournalEntryWithBodies, url: st
   if (request.bytes > 0 && !request.dropped && !isJsonBody(request)) {
     return '# ksctl api sends JSON bodies only: use the curl line';
   }
-  if (request.bytes > 0 && (request.truncated || request.dropped)) {
-    return `ksctl api ${shellQuote(entry.method)} ${shellQuote(url)} --input body`;
-  }
   const tenantPrefix = `/v2/${defaultTenant}/`;
   const under = entry.path.startsWith(tenantPrefix) && entry.side === 'markings';
   const target = under ? entry.path.slice(tenantPrefix.length - 1) : url;
