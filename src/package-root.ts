@@ -46,6 +46,11 @@ function assetBytes(relative: string): Buffer | undefined {
   }
 }
 
+/** A text asset of the single executable (UTF-8), or undefined outside it or when it has none. */
+export function executableText(relative: string): string | undefined {
+  return IN_EXECUTABLE ? assetBytes(relative)?.toString('utf8') : undefined;
+}
+
 /**
  * A file of the package by its path in the package ('/'-separated, as `console/index.html`): from
  * the package folder, or from the single executable's assets. Rejects as a missing file does

@@ -28,7 +28,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     read(name) {
       const bytes = raw(`bundle/${name}`);
       if (bytes === undefined) {
-        throw Object.assign(new Error(`the executable holds no bundle/${name}`), { code: 'ENOENT' });
+        throw Object.assign(new Error(`the executable holds no bundle/${name}`), {
+          code: 'ENOENT',
+        });
       }
       // The build keeps the chunks ASCII: one-byte text. No modification time: the chunk's hash
       // (hashes.json) and size name it.

@@ -32,6 +32,9 @@ export function openApiRoute(info: () => MockInfo): Route {
 }
 
 async function served(url: string): Promise<string> {
-  const parsed = JSON.parse((await packageFile(OPENAPI_FILE)).toString('utf8')) as Record<string, unknown>;
+  const parsed = JSON.parse((await packageFile(OPENAPI_FILE)).toString('utf8')) as Record<
+    string,
+    unknown
+  >;
   return JSON.stringify({ ...parsed, servers: [{ url, description: 'this mock' }] });
 }
