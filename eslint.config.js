@@ -28,8 +28,8 @@ export default tseslint.config(
   },
   {
     // bin/ is CommonJS (bin/package.json), for start-up time, and so is the single executable's
-    // main script (Node runs it as CommonJS).
-    files: ['bin/**/*.js', 'scripts/sea/*.cjs'],
+    // main script (Node runs it as CommonJS), and the bench's loader with Node's compile cache.
+    files: ['bin/**/*.js', 'scripts/sea/*.cjs', 'bench/lib/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
