@@ -28,9 +28,13 @@ const MAX_RUN_KINDS = 32;
  */
 const FLAGS_AT_START = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';
 
-// Not `module.constructor`: the single executable's start (scripts/sea/main.cjs) is this file
-// bundled, where `module` is the bundler's.
-const Module = require('node:module');
+// The module's class, as `module.constructor`: require('node:module') would load Node 20's ES
+// module loader with it (test/e2e/startup.test.ts). In the single executable's main script
+// (scripts/sea/main.cjs), this file is bundled and `module` is the bundler's plain object.
+const Module =
+  module.constructor !== Object && typeof module.constructor === 'function'
+    ? module.constructor
+    : require('node:module');
 
 /**
  * The directory caches go in: KSCTL_CACHE_DIR (empty: no cache), else the platform's cache

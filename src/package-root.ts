@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+// node:fs, not node:fs/promises: this module is in every command's start (see scripts/bundle.js).
+import { existsSync, readFile, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 
@@ -57,7 +57,12 @@ export function executableText(relative: string): string | undefined {
  * (code ENOENT) when there is none.
  */
 export async function packageFile(relative: string): Promise<Buffer> {
-  if (!IN_EXECUTABLE) return readFile(join(PACKAGE_ROOT, ...relative.split('/')));
+  if (!IN_EXECUTABLE) {
+    const file = join(PACKAGE_ROOT, ...relative.split('/'));
+    return new Promise((resolve, reject) =>
+      readFile(file, (error, bytes) => (error ? reject(error) : resolve(bytes))),
+    );
+  }
   const bytes = assetBytes(relative);
   if (bytes !== undefined) return bytes;
   throw Object.assign(new Error(`the executable holds no ${relative}`), { code: 'ENOENT' });
