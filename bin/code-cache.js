@@ -28,7 +28,13 @@ const MAX_RUN_KINDS = 32;
  */
 const FLAGS_AT_START = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';
 
-const Module = module.constructor;
+// The module's class, as `module.constructor`: require('node:module') would load Node 20's ES
+// module loader with it (test/e2e/startup.test.ts). In the single executable's main script
+// (scripts/sea/main.cjs), this file is bundled and `module` is the bundler's plain object.
+const Module =
+  module.constructor !== Object && typeof module.constructor === 'function'
+    ? module.constructor
+    : require('node:module');
 
 /**
  * The directory caches go in: KSCTL_CACHE_DIR (empty: no cache), else the platform's cache
@@ -98,9 +104,9 @@ function folderName(bundleDir) {
 }
 
 /** The SHA-256 of each bundle file, as the build listed them (none when the list is unreadable). */
-function buildHashes(bundleDir) {
+function buildHashes(files) {
   try {
-    const hashes = JSON.parse(fs.readFileSync(path.join(bundleDir, 'hashes.json'), 'utf8'));
+    const hashes = JSON.parse(files.read('hashes.json').source);
     return hashes !== null && typeof hashes === 'object' ? hashes : {};
   } catch {
     return {};
@@ -130,6 +136,18 @@ function readWithStats(file) {
     fs.closeSync(fd);
   }
 }
+
+/**
+ * Where the bundle's files are read from: `read(name)` gives a file's text (latin1) and its size
+ * and modification time, `exists(name)` whether the bundle has it. The npm package's are files
+ * in its folder; the single executable's are its assets (scripts/sea/main.cjs).
+ */
+const diskFiles = (bundleDir) => ({
+  read: (name) => readWithStats(path.join(bundleDir, name)),
+  exists: (name) => fs.existsSync(path.join(bundleDir, name)),
+  // Modules outside the bundle (yaml, and undici's files left in node_modules) come from here.
+  modulePaths: Module._nodeModulePaths(bundleDir),
+});
 
 /**
  * What heads a cache file, space-separated: the format, the Node, V8 and processor it was made
@@ -164,23 +182,29 @@ function readCache(file, header) {
  * Loads the bundle's entry `entry` from `bundleDir` and what it requires of the bundle, with the
  * code cache of `env` (see cacheDirectory). Returns the entry's exports.
  */
-function loadBundle(bundleDir, entry, env = process.env, args = process.argv.slice(2)) {
+function loadBundle(
+  bundleDir,
+  entry,
+  env = process.env,
+  args = process.argv.slice(2),
+  files = diskFiles(bundleDir),
+) {
   const root = cacheDirectory(env);
   // One folder per installed copy of ksctl: two copies neither share nor prune each other's files.
   const dir = root && path.join(root, 'code', folderName(bundleDir));
   const kind = runKind(args);
   const sameFlags = dir ? flagsProbe() : () => false;
-  const hashes = dir ? buildHashes(bundleDir) : {};
+  const hashes = dir ? buildHashes(files) : {};
   const toWrite = [];
 
   function loadChunk(file) {
-    const known = require.cache[file];
+    const known = Module._cache[file];
     if (known) return known.exports;
-    const mod = new Module(file, module);
+    const mod = new Module(file, undefined);
     mod.filename = file;
-    mod.paths = Module._nodeModulePaths(bundleDir);
-    require.cache[file] = mod;
-    const { source, stats } = readWithStats(file);
+    mod.paths = files.modulePaths;
+    Module._cache[file] = mod;
+    const { source, stats } = files.read(path.basename(file));
     // A file loaded after the CLI changed V8's flags could neither use a cache nor make one that
     // a later run could use.
     const cacheable = dir !== undefined && sameFlags();
@@ -208,7 +232,7 @@ function loadBundle(bundleDir, entry, env = process.env, args = process.argv.sli
       script.runInThisContext()(mod.exports, chunkRequire, mod, file, bundleDir);
     } catch (error) {
       // As require() does: a file that failed to load is tried again by the next require.
-      delete require.cache[file];
+      delete Module._cache[file];
       throw error;
     }
     mod.loaded = true;
@@ -218,14 +242,14 @@ function loadBundle(bundleDir, entry, env = process.env, args = process.argv.sli
   if (dir) {
     process.once('exit', () => {
       // After the command: the cache then holds every function this run compiled.
-      if (toWrite.length > 0) writeCaches(dir, bundleDir, toWrite, sameFlags);
+      if (toWrite.length > 0) writeCaches(dir, files, toWrite, sameFlags);
     });
   }
   return loadChunk(path.join(bundleDir, entry));
 }
 
 /** Writes the caches of this run; any failure leaves the cache as it was, and says nothing. */
-function writeCaches(dir, bundleDir, toWrite, sameFlags) {
+function writeCaches(dir, files, toWrite, sameFlags) {
   try {
     if (!sameFlags()) {
       require('node:v8').setFlagsFromString(FLAGS_AT_START);
@@ -253,7 +277,7 @@ function writeCaches(dir, bundleDir, toWrite, sameFlags) {
     for (const name of fs.readdirSync(dir)) {
       const file = path.join(dir, name);
       const gone = name.endsWith('.cache')
-        ? !fs.existsSync(path.join(bundleDir, name.slice(0, -'.cache'.length)))
+        ? !files.exists(name.slice(0, -'.cache'.length))
         : name.endsWith('.tmp') && Date.now() - fs.statSync(file).mtimeMs > 3_600_000;
       if (gone) fs.rmSync(file, { force: true });
     }

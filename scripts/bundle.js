@@ -23,7 +23,14 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { rolldown } from 'rolldown';
 
-const OUT_DIR = 'dist/bundle';
+/**
+ * `--standalone`: the bundle of the single executable (scripts/build-sea.js), in dist/sea/bundle:
+ * the same chunks with nothing left outside them (yaml and undici's rarely used files come in,
+ * as there is no node_modules beside an executable), and the crypto worker as a CommonJS script
+ * (the executable starts it from its text).
+ */
+const STANDALONE = process.argv.includes('--standalone');
+const OUT_DIR = STANDALONE ? 'dist/sea/bundle' : 'dist/bundle';
 
 /**
  * The modules of the `net` chunk (module ids are absolute paths; undici's are CommonJS files). The
@@ -138,7 +145,7 @@ const standIns = {
   name: 'stand-ins',
   resolveId(source, importer) {
     if (importer === undefined || importer.startsWith('\0stand-in:')) return null;
-    const left = LEFT_IN_NODE_MODULES.find(matches(source, importer));
+    const left = STANDALONE ? undefined : LEFT_IN_NODE_MODULES.find(matches(source, importer));
     if (left) return { id: left.id, external: true };
     const standIn = STAND_INS.findIndex(matches(source, importer));
     return standIn >= 0 ? standInId(standIn) : null;
@@ -151,7 +158,7 @@ const standIns = {
 const input = {
   platform: 'node',
   // Loaded from node_modules at run time (an ES module import gives its named exports).
-  external: ['yaml'],
+  external: STANDALONE ? [] : ['yaml'],
   // The sources import each other as './x.js' (NodeNext); the files are x.ts.
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
   plugins: [standIns],
@@ -205,7 +212,13 @@ await cli.close();
 // bin/code-cache.js runs each chunk with a require() of its own: one that loads chunks and
 // modules, with none of require's properties, and no import().
 for (const name of await readdir(OUT_DIR)) {
-  const code = await readFile(join(OUT_DIR, name), 'utf8');
+  let code = await readFile(join(OUT_DIR, name), 'utf8');
+  // A licence comment may name its author in letters outside ASCII (undici's copy of the
+  // formdata polyfill, in the standalone bundle): written as \u escapes, the comment reads the same.
+  const ascii = code.replace(/\/\*![\s\S]*?\*\//g, (comment) =>
+    comment.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`),
+  );
+  if (ascii !== code) await writeFile(join(OUT_DIR, name), (code = ascii));
   const found = /\bimport\(|\brequire\.(resolve|cache|main|extensions)\b/.exec(code);
   if (found) throw new Error(`${name}: ${found[0]} does not work in the bundle's chunks`);
   // bin/code-cache.js reads the chunks as one-byte (latin1) text.
@@ -229,5 +242,9 @@ const worker = await rolldown({
   ...input,
   input: { 'crypto-worker': 'src/mock/enrollment/crypto-worker.ts' },
 });
-await worker.write({ dir: OUT_DIR, format: 'es', codeSplitting: false });
+await worker.write(
+  STANDALONE
+    ? { dir: OUT_DIR, format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false }
+    : { dir: OUT_DIR, format: 'es', codeSplitting: false },
+);
 await worker.close();

@@ -2,6 +2,11 @@
  * (a) Start-up: commands that need no service, and the shortest commands that do (an empty
  * listing, one small marking), against a bare Node process.
  */
+import { execFileSync } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { installedNode24, NODE_24 } from '../../scripts/node-24.js';
+
 /**
  * The same command without NODE_EXTRA_CA_CERTS. Node reads that bundle at every start, before
  * any of the program runs: where it is set, both sides of a row pay it, and the ratio shrinks.
@@ -9,6 +14,107 @@
 function withoutExtraCaCerts(command, label) {
   const { NODE_EXTRA_CA_CERTS: _, ...env } = command.env;
   return { ...command, label, env };
+}
+
+/**
+ * The rows of the pinned Node 24 (scripts/node-24.js), when it is installed: the npm package's
+ * `bin/ksctl.js` on it, and the single executable built from it (built here: `npm run bench`
+ * rebuilds dist/, which takes the executable with it), each against that Node's own `node -e 0`.
+ */
+async function node24Rows(h, { mock, version, list }) {
+  const node24 = installedNode24();
+  if (!node24) {
+    return {
+      benchmarks: [],
+      notes: ['no Node 24 rows: the pinned Node 24 is not installed (node scripts/node-24.js)'],
+    };
+  }
+  process.stderr.write('[startup] building the single executable (scripts/build-sea.js)\n');
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL('../../scripts/build-sea.js', import.meta.url))],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const executable = fileURLToPath(new URL('../../dist/sea/ksctl', import.meta.url));
+  const bare = h.node(`node -e 0 (Node ${NODE_24})`, ['-e', '0'], { node: node24 });
+  const on24 = (command, label) => ({
+    ...command,
+    label,
+    argv: [node24, ...command.argv.slice(1)],
+  });
+  const seaVersion = await h.ksctl(['--version'], {
+    label: 'executable: ksctl --version',
+    executable,
+    verify: (out) => (/single executable/.test(out.toString()) ? undefined : 'not the executable'),
+  });
+  const seaList = await h.ksctl(['markings', 'list', '-o', 'json'], {
+    label: 'executable: ksctl markings list -o json (empty tenant)',
+    executable,
+    mock,
+    verify: (out) => (out.toString() === '[]\n' ? undefined : 'not an empty list'),
+  });
+  const seaUncached = {
+    ...seaList,
+    label: 'the same without the code cache',
+    env: { ...seaList.env, KSCTL_CACHE_DIR: '' },
+  };
+  const listOn24 = on24(list, `${list.label} (Node ${NODE_24})`);
+  const nodeCompileCache = {
+    ...listOn24,
+    label: `the same loaded by Node's loader with its compile cache, not ksctl's (Node ${NODE_24})`,
+    argv: [
+      node24,
+      fileURLToPath(new URL('../lib/node-compile-cache.cjs', import.meta.url)),
+      ...list.argv.slice(2),
+    ],
+    env: {
+      ...listOn24.env,
+      KSCTL_CACHE_DIR: '',
+      KSCTL_BENCH_COMPILE_CACHE: await h.tempDir('ksctl-bench-compile-cache-'),
+    },
+  };
+  const { size } = await stat(executable);
+  return {
+    benchmarks: [
+      {
+        name: 'version, Node 24',
+        a: on24(version, `${version.label} (Node ${NODE_24})`),
+        b: bare,
+        target: { atMost: 1.5 },
+      },
+      {
+        name: 'list, empty, Node 24',
+        a: listOn24,
+        b: bare,
+        target: { atMost: 1.5 },
+      },
+      // Node 22.1 and later have a compile cache of their own; ksctl's (made after the command
+      // ran) holds the functions the command compiled as it ran, Node's only what compiling the
+      // file compiled at once. Below 1× would mean Node's is the better one here.
+      {
+        name: "list, Node 24: Node's compile cache against ksctl's",
+        a: nodeCompileCache,
+        b: listOn24,
+      },
+      { name: 'executable: version', a: seaVersion, b: bare, target: { atMost: 1.05 } },
+      { name: 'executable: list, empty', a: seaList, b: bare, target: { atMost: 1.2 } },
+      { name: 'executable: list, no code cache', a: seaUncached, b: seaList },
+      ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+        ? []
+        : [
+            {
+              name: 'executable: list, empty, both without NODE_EXTRA_CA_CERTS',
+              a: withoutExtraCaCerts(seaList, `${seaList.label}, no extra CA certificates`),
+              b: withoutExtraCaCerts(bare, `${bare.label}, no extra CA certificates`),
+            },
+          ]),
+    ],
+    notes: [
+      `the executable (dist/sea/ksctl, ${(size / 2 ** 20).toFixed(1)} MiB) is Node ${NODE_24} with the bundle as assets: its rows compare it with that Node's own node -e 0`,
+    ],
+  };
 }
 
 export default {
@@ -43,6 +149,7 @@ export default {
       verify: (out) =>
         JSON.parse(out.toString()).detail?.values?.length === 10 ? undefined : 'values missing',
     });
+    const node24 = await node24Rows(h, { mock: empty, version, list });
     return {
       benchmarks: [
         { name: 'version', a: version, b: node, target: { atMost: 1.5 } },
@@ -64,8 +171,10 @@ export default {
                 b: withoutExtraCaCerts(node, 'node -e 0, no extra CA certificates'),
               },
             ]),
+        ...node24.benchmarks,
       ],
       notes: [
+        ...node24.notes,
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? []
           : [

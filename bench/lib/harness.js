@@ -39,16 +39,18 @@ export class Harness {
     return ready;
   }
 
-  /** `node -e 0`: the floor any Node CLI starts from. */
-  node(label = 'node -e 0', args = ['-e', '0']) {
-    return { label, argv: [process.execPath, ...args], env: cleanEnv() };
+  /** `node -e 0`: the floor any Node CLI starts from; `node`: another Node binary than this one. */
+  node(label = 'node -e 0', args = ['-e', '0'], { node = process.execPath } = {}) {
+    return { label, argv: [node, ...args], env: cleanEnv() };
   }
 
   /**
    * The real bin/ksctl.js in a fresh config dir. `mock` points it at that mock through
-   * KSCTL_BASE_URL and KSCTL_TOKEN; `verify(stdout)` checks the first run's output.
+   * KSCTL_BASE_URL and KSCTL_TOKEN; `verify(stdout)` checks the first run's output. `node`: run
+   * bin/ksctl.js on another Node binary; `executable`: run that file (the single executable)
+   * instead of bin/ksctl.js.
    */
-  async ksctl(args, { label, mock, env, verify } = {}) {
+  async ksctl(args, { label, mock, env, verify, node = process.execPath, executable } = {}) {
     this.#configDir ??= await this.tempDir('ksctl-bench-config-');
     const connection = mock
       ? { KSCTL_BASE_URL: mock.info.baseUrl, KSCTL_TOKEN: mock.info.token }
@@ -57,7 +59,7 @@ export class Harness {
     this.#cacheDir ??= await this.tempDir('ksctl-bench-cache-');
     return {
       label: label ?? `ksctl ${args.join(' ')}`,
-      argv: [process.execPath, BIN, ...args],
+      argv: executable ? [executable, ...args] : [node, BIN, ...args],
       env: {
         ...cleanEnv(),
         KSCTL_CONFIG_DIR: this.#configDir,

@@ -3,6 +3,7 @@
  * it loads on every call, so the HTTP client must not bring fetch, WebSocket, caches, workers or
  * compression with it. Checked on the built CLI, through the list of modules Node loaded.
  */
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,6 +69,25 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(recor
   return { code: exit.code, stdout: exit.stdout, builtins, chunks, stdin: loaded.stdin };
 }
 
+/** The built-in modules an empty CommonJS program loads on this Node, with the same preload. */
+async function bareBuiltins(): Promise<string[]> {
+  const dir = await temp.make();
+  const record = join(dir, 'modules.json');
+  const program = join(dir, 'empty.cjs');
+  await writeFile(
+    program,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));\n`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, [program], { env: cleanEnv({}) }, (error) =>
+      error ? reject(error) : resolve(),
+    );
+  });
+  return (JSON.parse(await readFile(record, 'utf8')) as string[])
+    .filter((m) => m.startsWith('NativeModule '))
+    .map((m) => m.slice('NativeModule '.length));
+}
+
 describe('start-up of a network command', () => {
   it('markings list loads the HTTP client without fetch, WebSocket, workers, zlib or HTTP/2', async () => {
     const { code, stdout, builtins, stdin } = await loadedBy(['markings', 'list', '-o', 'json']);
@@ -94,8 +114,17 @@ describe('start-up of a network command', () => {
     // retry's wait loads the timers it needs then.
     expect(builtins).not.toContain('os');
     expect(builtins).not.toContain('timers/promises');
-    // The CLI is CommonJS: Node's ES module loader (a few ms to start) stays unloaded.
-    expect(builtins).not.toContain('internal/modules/esm/translators');
+    // The CLI is CommonJS: it starts none of Node's ES module loader beyond what Node itself
+    // loads for any program. Written for Node 20, where a CommonJS program loads one module of it
+    // (esm/utils) and the loader stays unloaded; Node 24 sets the loader up (translators and all)
+    // before any program runs, so it is measured against a bare program on the same Node.
+    const bare = await bareBuiltins();
+    const esmLoader = (names: string[]) =>
+      names.filter((name) => name.startsWith('internal/modules/esm/'));
+    expect(esmLoader(builtins).filter((name) => !bare.includes(name))).toEqual([]);
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      expect(builtins).not.toContain('internal/modules/esm/translators');
+    }
     // Standard input is a stream set up on first use; only --token-file - and prompts read it.
     expect(stdin).toBe(false);
   });

@@ -55,12 +55,25 @@ function exited(child: ChildProcess, output: () => { stdout: string; stderr: str
   });
 }
 
-/** Runs `ksctl ARGS` to completion (killed after `timeoutMs`). */
+/** How ksctl is started: this Node with bin/ksctl.js, unless a test gives another program. */
+const NPM_KSCTL = [process.execPath, BIN];
+
+/**
+ * Runs `ksctl ARGS` to completion (killed after `timeoutMs`); `program`: the command line that
+ * starts ksctl (the single executable's path, in test/e2e/sea.test.ts).
+ */
 export async function ksctl(
   args: string[],
-  options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string },
+  options: {
+    env: NodeJS.ProcessEnv;
+    input?: string;
+    timeoutMs?: number;
+    cwd?: string;
+    program?: string[];
+  },
 ): Promise<Exit> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const [command = process.execPath, ...before] = options.program ?? NPM_KSCTL;
+  const child = spawn(command, [...before, ...args], {
     env: options.env,
     cwd: options.cwd,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -87,12 +100,22 @@ export interface ServedMock {
  */
 export async function serveMock(
   extra: string[],
-  options: { env: NodeJS.ProcessEnv; readyFile: string; readyTimeoutMs?: number; log?: boolean },
+  options: {
+    env: NodeJS.ProcessEnv;
+    readyFile: string;
+    readyTimeoutMs?: number;
+    log?: boolean;
+    program?: string[];
+  },
 ): Promise<ServedMock> {
   const quiet = options.log === true ? [] : ['--no-log'];
+  const [command = process.execPath, ...before] = options.program ?? NPM_KSCTL;
   const child = spawn(
-    process.execPath,
-    [BIN, 'mock', 'serve', '--port', '0', '--ready-file', options.readyFile, ...quiet, ...extra],
+    command,
+    [
+      ...before,
+      ...['mock', 'serve', '--port', '0', '--ready-file', options.readyFile, ...quiet, ...extra],
+    ],
     { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const output = collect(child);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { InternalError, InterruptedError, ServiceError } from '../../errors.js';
 import { withStreams } from '../../output/io.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
+import { IN_EXECUTABLE, PACKAGE_ROOT, packageFile } from '../../package-root.js';
 import type { CommandContext } from '../command-context.js';
 
 export interface TourStep {
@@ -101,13 +101,19 @@ export function markingsTour(): TourStep[] {
  * the user would type it from a checkout), then preview an edited copy written into `dir`.
  */
 export function applyTour(dir: string): TourStep[] {
-  const example = join(PACKAGE_ROOT, 'examples', 'markings.yaml');
+  // The single executable holds the example as an asset: it is written into `dir` first.
+  const example = IN_EXECUTABLE
+    ? join(dir, 'example-markings.yaml')
+    : join(PACKAGE_ROOT, 'examples', 'markings.yaml');
   const edited = join(dir, 'markings.yaml');
   return [
     {
       title: 'Apply a markings file: the plan first, then the fewest requests that carry it out',
       argv: ['markings', 'apply', '-f', example],
       shown: ['markings', 'apply', '-f', 'examples/markings.yaml'],
+      ...(IN_EXECUTABLE && {
+        before: async () => writeFile(example, await packageFile('examples/markings.yaml')),
+      }),
     },
     {
       title: `Edit a copy (${edited}: region gains sa-east and loses us-west, retention's description changes) and preview it`,

@@ -3,17 +3,15 @@
  * (schema/openapi.yaml, turned into JSON at build time by scripts/openapi.js), with `servers`
  * naming this mock. Read from disk on the first request only: nothing else in ksctl loads it.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { MockInfo } from '../wire.js';
 import { MarkingsErrorCode } from '../../markings/wire.js';
 import { MockHttpError, type Route, route } from '../http.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
+import { packageFile } from '../../package-root.js';
 
 export const OPENAPI_PATH = '/_mock/openapi.json';
 
-/** Where the build puts the JSON form of schema/openapi.yaml. */
-export const OPENAPI_FILE = join(PACKAGE_ROOT, 'dist', 'openapi.json');
+/** Where the build puts the JSON form of schema/openapi.yaml, in the package. */
+const OPENAPI_FILE = 'dist/openapi.json';
 
 export function openApiRoute(info: () => MockInfo): Route {
   let document: Promise<string> | undefined;
@@ -34,6 +32,9 @@ export function openApiRoute(info: () => MockInfo): Route {
 }
 
 async function served(url: string): Promise<string> {
-  const parsed = JSON.parse(await readFile(OPENAPI_FILE, 'utf8')) as Record<string, unknown>;
+  const parsed = JSON.parse((await packageFile(OPENAPI_FILE)).toString('utf8')) as Record<
+    string,
+    unknown
+  >;
   return JSON.stringify({ ...parsed, servers: [{ url, description: 'this mock' }] });
 }

@@ -5,12 +5,8 @@
  * Only files with a known type are served, and nothing outside those folders: a path with `..`,
  * a backslash, an encoded slash or a hidden segment is not found.
  */
-import { readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
-import { PACKAGE_ROOT } from '../../package-root.js';
-
-/** The console's folder in the installed package. */
-export const CONSOLE_DIR = join(PACKAGE_ROOT, 'console');
+import { extname } from 'node:path';
+import { packageFile } from '../../package-root.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -33,13 +29,13 @@ export interface Asset {
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
-/** The file of `console/assets/` a request names, or undefined when it names none. */
+/** The package path of the file of `console/assets/` a request names, or undefined when none. */
 function assetFile(relative: string): string | undefined {
   const segments = relative.split('/');
   if (segments.length > 8 || !segments.every((s) => SEGMENT.test(s) && !s.includes('..'))) {
     return undefined;
   }
-  return join(CONSOLE_DIR, 'assets', ...segments);
+  return ['console', 'assets', ...segments].join('/');
 }
 
 async function read(file: string | undefined): Promise<Asset | undefined> {
@@ -47,14 +43,14 @@ async function read(file: string | undefined): Promise<Asset | undefined> {
   const contentType = TYPES[extname(file).toLowerCase()];
   if (contentType === undefined) return undefined;
   try {
-    return { bytes: await readFile(file), contentType };
+    return { bytes: await packageFile(file), contentType };
   } catch {
     return undefined;
   }
 }
 
 /** The page itself. */
-export const indexPage = (): Promise<Asset | undefined> => read(join(CONSOLE_DIR, 'index.html'));
+export const indexPage = (): Promise<Asset | undefined> => read('console/index.html');
 
 /** A file under console/assets/. */
 export const asset = (relative: string): Promise<Asset | undefined> => read(assetFile(relative));

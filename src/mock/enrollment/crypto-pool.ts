@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type OpenedRegistration, openRegistration } from '../../enroll/service-side.js';
+import { executableText } from '../../package-root.js';
 
 export interface OpenJob {
   id: number;
@@ -22,6 +23,11 @@ export interface OpenJob {
 export type OpenResult = { id: number; opened: OpenedRegistration } | { id: number; error: string };
 
 const WORKER_FILE = new URL('./crypto-worker.js', import.meta.url);
+/**
+ * In the single executable, the worker is an asset: its CommonJS build (scripts/bundle.js
+ * --standalone), run from its text.
+ */
+const WORKER_SOURCE = executableText('bundle/crypto-worker.cjs');
 
 interface PoolWorker {
   worker: Worker;
@@ -35,7 +41,8 @@ export class CryptoPool {
 
   constructor(
     private readonly size = availableParallelism(),
-    private readonly useThreads = existsSync(fileURLToPath(WORKER_FILE)),
+    private readonly useThreads = WORKER_SOURCE !== undefined ||
+      existsSync(fileURLToPath(WORKER_FILE)),
   ) {}
 
   /** openRegistration (src/enroll/service-side.ts), on the least busy worker. */
@@ -66,8 +73,12 @@ export class CryptoPool {
   }
 
   private start(): PoolWorker {
-    const entry: PoolWorker = { worker: new Worker(WORKER_FILE), pending: new Map() };
-    const { worker, pending } = entry;
+    const worker =
+      WORKER_SOURCE === undefined
+        ? new Worker(WORKER_FILE)
+        : new Worker(WORKER_SOURCE, { eval: true });
+    const entry: PoolWorker = { worker, pending: new Map() };
+    const { pending } = entry;
     // An idle pool never keeps the process alive; close() ends it with the server.
     worker.unref();
     worker.on('message', (result: OpenResult) => {
