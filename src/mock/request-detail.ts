@@ -290,24 +290,31 @@ function opened(values: string[] | undefined, sealed: string): unknown {
 
 /** The request envelope's content: attribute texts of create and modify parsed and opened. */
 function clearRequest(content: unknown, ksKey: Buffer): unknown {
+  const open = (name: string, sealed: string) =>
+    opened(openProtectedValues(ksKey, name, sealed), sealed);
+  return mapProtectionKeys(content, (item) => ({
+    ...item,
+    ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
+    ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
+  }));
+}
+
+/**
+ * A device message's content with each object of its `data['protection-keys']` mapped; content
+ * of any other shape as it is.
+ */
+function mapProtectionKeys(
+  content: unknown,
+  map: (item: Record<string, unknown>) => unknown,
+): unknown {
   const data = isJsonObject(content) ? content.data : undefined;
   const items = isJsonObject(data) ? data['protection-keys'] : undefined;
   if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
-  const open = (name: string, sealed: string) =>
-    opened(openProtectedValues(ksKey, name, sealed), sealed);
   return {
     ...content,
     data: {
       ...data,
-      'protection-keys': items.map((item: unknown) =>
-        isJsonObject(item)
-          ? {
-              ...item,
-              ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
-              ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
-            }
-          : item,
-      ),
+      'protection-keys': items.map((item: unknown) => (isJsonObject(item) ? map(item) : item)),
     },
   };
 }
@@ -317,30 +324,20 @@ function clearRequest(content: unknown, ksKey: Buffer): unknown {
  * parsed and their protected values opened with the key's data key.
  */
 function clearAnswer(keyring: DeviceKeyring, content: unknown): unknown {
-  const data = isJsonObject(content) ? content.data : undefined;
-  const items = isJsonObject(data) ? data['protection-keys'] : undefined;
-  if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
-  return {
-    ...content,
-    data: {
-      ...data,
-      'protection-keys': items.map((item: unknown) => {
-        if (!isJsonObject(item)) return item;
-        const id = typeof item.id === 'string' ? item.id : '';
-        const dataKey = keyring.dataKey(id);
-        const open = (_name: string, sealed: string) =>
-          dataKey
-            ? opened(openProtectedValues(dataKey, aad(id), sealed), sealed)
-            : { decrypted: false, sealed };
-        return {
-          ...item,
-          ...('key' in item ? { key: REDACTED_TEXT } : {}),
-          ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
-          ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
-        };
-      }),
-    },
-  };
+  return mapProtectionKeys(content, (item) => {
+    const id = typeof item.id === 'string' ? item.id : '';
+    const dataKey = keyring.dataKey(id);
+    const open = (_name: string, sealed: string) =>
+      dataKey
+        ? opened(openProtectedValues(dataKey, aad(id), sealed), sealed)
+        : { decrypted: false, sealed };
+    return {
+      ...item,
+      ...('key' in item ? { key: REDACTED_TEXT } : {}),
+      ...('cattrs' in item ? { cattrs: clearAttributes(item.cattrs, open) } : {}),
+      ...('mattrs' in item ? { mattrs: clearAttributes(item.mattrs, open) } : {}),
+    };
+  });
 }
 
 // ---- registrations ----
@@ -452,9 +449,6 @@ function signedAgain(
   sentCid: string,
   cid: string,
 ): unknown {
-  const data = isJsonObject(content) ? content.data : undefined;
-  const items = isJsonObject(data) ? data['protection-keys'] : undefined;
-  if (!isJsonObject(content) || !isJsonObject(data) || !Array.isArray(items)) return content;
   const modify = path.endsWith('/keys/modify');
   if (!modify && !path.endsWith('/keys/create')) return content;
   const again = (aadOf: (c: string) => string, text: unknown, signature: unknown) =>
@@ -463,31 +457,24 @@ function signedAgain(
     checkAttributeSignature(ksKey, aadOf(sentCid), text, signature)
       ? signAttributes(ksKey, aadOf(cid), text)
       : signature;
-  return {
-    ...content,
-    data: {
-      ...data,
-      'protection-keys': items.map((item: unknown) => {
-        if (!isJsonObject(item)) return item;
-        if (modify) {
-          const id = typeof item.id === 'string' ? item.id : '';
-          const force = item.force === true;
-          const msig = again((c) => modifySignatureAad(c, id, force), item.mattrs, item.msig);
-          return 'msig' in item ? { ...item, msig } : item;
-        }
-        const ref = typeof item.ref === 'string' ? item.ref : '';
-        return {
-          ...item,
-          ...('csig' in item
-            ? { csig: again((c) => createSignatureAad(c, ref, false), item.cattrs, item.csig) }
-            : {}),
-          ...('msig' in item
-            ? { msig: again((c) => createSignatureAad(c, ref, true), item.mattrs, item.msig) }
-            : {}),
-        };
-      }),
-    },
-  };
+  return mapProtectionKeys(content, (item) => {
+    if (modify) {
+      const id = typeof item.id === 'string' ? item.id : '';
+      const force = item.force === true;
+      const msig = again((c) => modifySignatureAad(c, id, force), item.mattrs, item.msig);
+      return 'msig' in item ? { ...item, msig } : item;
+    }
+    const ref = typeof item.ref === 'string' ? item.ref : '';
+    return {
+      ...item,
+      ...('csig' in item
+        ? { csig: again((c) => createSignatureAad(c, ref, false), item.cattrs, item.csig) }
+        : {}),
+      ...('msig' in item
+        ? { msig: again((c) => createSignatureAad(c, ref, true), item.mattrs, item.msig) }
+        : {}),
+    };
+  });
 }
 
 /**
