@@ -172,85 +172,164 @@ function recordedIds(exchanges: readonly JournalEntryWithBodies[]): RecordedIds 
   return ids;
 }
 
+/** What a marking's starting state is made of, as the recording lets it be inferred. */
+interface Start {
+  marking: SeedMarking;
+  /** `detail.valueCount` as first read before any change to the marking. */
+  valueCount?: number;
+  /** Its values at the start, by name. */
+  values: Map<string, { name: string; description?: string }>;
+  /** Values read only after a change to the marking that no change of the recording answered first. */
+  later: Map<string, { name: string; description?: string }>;
+}
+
+/** How the replay's starting state was made: told in the report. */
+export interface StartingState {
+  seed: Seed;
+  /** Markings the recording read, as it first read them. */
+  markings: number;
+  /** Values the recording counted but never showed, seeded as stand-ins (STAND_IN names). */
+  standIns: number;
+}
+
+/** The name of a stand-in value: `~` sorts it after the values a listing showed by name. */
+export const STAND_IN = '~ksctl-stand-in-';
+
 /**
  * The mock's starting state from the recording: each marking as the recording read it before any
- * request changed it, with the values its answers showed (a listing of values counts too).
- * Markings the recording created are left out: the replay creates them.
+ * request changed it, with the values its answers showed, before or after a change (a listing of
+ * values counts too; a value first seen in the answer to a change is one the recording made). A
+ * default value is a value. Where a count (`detail.valueCount`, as with `valueLimit=0`) says a
+ * marking had more values than the recording ever showed, stand-ins named `~ksctl-stand-in-N`
+ * make up the count, so listings and counts replay alike. Markings the recording created are left
+ * out: the replay creates them.
  */
 export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]): Seed {
-  const markings = new Map<string, SeedMarking & { values: NonNullable<SeedMarking['values']> }>();
-  const namesById = new Map<string, string>();
+  return startingState(exchanges).seed;
+}
+
+export function startingState(exchanges: readonly JournalEntryWithBodies[]): StartingState {
+  const starts = new Map<string, Start>();
+  const byId = new Map<string, Start>();
   /** Markings a request changed (by id) or made (by name): read afterwards, they are not as they started. */
   const changed = new Set<string>();
   const created = new Set<string>();
+  /** Value ids any answer showed, and those first shown by the answer to a change. */
+  const seenValues = new Set<string>();
+  const madeValues = new Set<string>();
+  const noteValue = (v: Json, write: boolean) => {
+    if (typeof v.id !== 'string' || seenValues.has(v.id)) return;
+    seenValues.add(v.id);
+    if (write) madeValues.add(v.id);
+  };
+  const addTo = (start: Start | undefined, v: Json, atStart: boolean) => {
+    if (start === undefined || typeof v.name !== 'string') return;
+    if (typeof v.id === 'string' && madeValues.has(v.id)) return;
+    const into = atStart ? start.values : start.later;
+    if (into.has(v.name)) return;
+    into.set(v.name, {
+      name: v.name,
+      ...(typeof v.description === 'string' ? { description: v.description } : {}),
+    });
+  };
   for (const e of exchanges) {
     const path = markingsPath(e.path) ?? '';
     const body = whole(e.response) ? parsed(e.response) : undefined;
-    if (e.method !== 'GET') {
-      if (e.status >= 300) continue;
+    const write = e.method !== 'GET';
+    if (write && e.status >= 300) continue;
+    if (!write && (e.status !== 200 || body === undefined)) continue;
+    for (const v of valuesIn(body)) noteValue(v, write);
+    if (write) {
       const touched = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
       if (touched !== undefined) changed.add(touched);
       for (const m of e.method === 'POST' && /^\/markings(\?|$)/.test(path)
         ? markingsIn(body)
         : []) {
         if (typeof m.id === 'string') changed.add(m.id);
-        if (typeof m.id === 'string' && !namesById.has(m.id)) created.add(m.name as string);
+        if (typeof m.id === 'string' && !byId.has(m.id)) created.add(m.name as string);
       }
       continue;
     }
-    if (e.status !== 200 || body === undefined) continue;
     const valuesOf = /^\/markings\/([0-9a-f]{24})\/values(?:\?|$)/.exec(path)?.[1];
     if (valuesOf !== undefined) {
-      if (changed.has(valuesOf)) continue;
-      const owner = markings.get(namesById.get(valuesOf) ?? '');
-      for (const v of markingsIn(body)) addValue(owner, v);
+      for (const v of markingsIn(body)) addTo(byId.get(valuesOf), v, !changed.has(valuesOf));
       continue;
     }
     for (const m of markingsIn(body)) {
       const name = m.name as string;
       if (typeof m.markingId === 'string' || created.has(name)) continue;
-      if (typeof m.id === 'string') {
-        if (changed.has(m.id)) continue;
-        namesById.set(m.id, name);
-      }
       const detail = isObject(m.detail) ? m.detail : {};
-      const marking = markings.get(name) ?? {
-        name,
-        ...(typeof detail.description === 'string' ? { description: detail.description } : {}),
-        public: m.public === true,
-        adminOnly: m.adminOnly === true,
-        defaultValue: typeof m.defaultValue === 'string' ? m.defaultValue : null,
-        values: [],
-      };
-      markings.set(name, marking);
-      for (const v of Array.isArray(detail.values) ? detail.values : []) {
-        if (isObject(v)) addValue(marking, v);
+      const values = (Array.isArray(detail.values) ? detail.values : []).filter(isObject);
+      const id = typeof m.id === 'string' ? m.id : undefined;
+      if (id !== undefined && changed.has(id)) {
+        for (const v of values) addTo(byId.get(id), v, false);
+        continue;
       }
+      let start = (id === undefined ? undefined : byId.get(id)) ?? starts.get(name);
+      if (start === undefined) {
+        start = {
+          marking: {
+            name,
+            ...(typeof detail.description === 'string' ? { description: detail.description } : {}),
+            public: m.public === true,
+            adminOnly: m.adminOnly === true,
+            defaultValue: typeof m.defaultValue === 'string' ? m.defaultValue : null,
+          },
+          ...(Number.isSafeInteger(detail.valueCount) && (detail.valueCount as number) >= 0
+            ? { valueCount: detail.valueCount as number }
+            : {}),
+          values: new Map(),
+          later: new Map(),
+        };
+        starts.set(name, start);
+      }
+      if (id !== undefined) byId.set(id, start);
+      for (const v of values) addTo(start, v, true);
     }
   }
-  // A default value whose value the recording never showed cannot be seeded: left out.
-  for (const m of markings.values()) {
-    const names = new Set(m.values.map((v) => (typeof v === 'string' ? v : v.name)));
-    if (m.defaultValue !== null && m.defaultValue !== undefined && !names.has(m.defaultValue))
-      m.defaultValue = null;
+  let standIns = 0;
+  const markings: SeedMarking[] = [];
+  for (const start of starts.values()) {
+    const { values, valueCount } = start;
+    const defaultValue = start.marking.defaultValue;
+    // A default value is one of the marking's values, shown by name even where its values are not.
+    if (typeof defaultValue === 'string' && !values.has(defaultValue)) {
+      values.set(defaultValue, start.later.get(defaultValue) ?? { name: defaultValue });
+    }
+    const room = () => valueCount === undefined || values.size < valueCount;
+    for (const [name, v] of start.later) if (room() && !values.has(name)) values.set(name, v);
+    if (valueCount !== undefined) {
+      const width = String(valueCount).length;
+      for (let n = 1; values.size < valueCount; n++) {
+        const name = `${STAND_IN}${String(n).padStart(width, '0')}`;
+        if (values.has(name)) continue;
+        values.set(name, {
+          name,
+          description: 'stand-in: the recording counted this value but never showed it',
+        });
+        standIns++;
+      }
+    }
+    markings.push({
+      ...start.marking,
+      values: [...values.values()].map((v) => (v.description === undefined ? v.name : v)),
+    });
   }
-  return {
-    markings: [...markings.values()].sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    ),
-  };
+  markings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { seed: { markings }, markings: markings.length, standIns };
 }
 
-function addValue(
-  marking: { values: NonNullable<SeedMarking['values']> } | undefined,
-  v: Json,
-): void {
-  if (marking === undefined || typeof v.name !== 'string') return;
-  if (marking.values.some((known) => (typeof known === 'string' ? known : known.name) === v.name))
-    return;
-  marking.values.push(
-    typeof v.description === 'string' ? { name: v.name, description: v.description } : v.name,
-  );
+/** The values an answer body shows: values, or markings' `detail.values`. */
+function* valuesIn(body: unknown): Iterable<Json> {
+  for (const item of markingsIn(body)) {
+    if (typeof item.markingId === 'string') {
+      yield item;
+      continue;
+    }
+    const values =
+      isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
+    for (const v of values) if (isObject(v)) yield v;
+  }
 }
 
 /** The `_version` of each marking as the answers so far showed it, by id. */
@@ -339,7 +418,8 @@ export async function runReplay(
   const exchanges = recording.exchanges.filter(
     (e) => e.side === 'markings' && markingsPath(e.path) !== undefined,
   );
-  const seed = options.seed ?? seedFromRecording(exchanges);
+  const inferred = options.seed === undefined ? startingState(exchanges) : undefined;
+  const seed = options.seed ?? inferred!.seed;
   options.progress?.(
     `starting the mock with ${seed.markings?.length ?? 0} markings to replay ${exchanges.length} requests`,
   );
@@ -370,8 +450,21 @@ export async function runReplay(
     target: redactUrl(recording.target),
     mode: 'replay',
     notReplayed: recording.exchanges.length - exchanges.length,
+    start: startingWords(inferred, seed),
     ...(interrupted ? { interrupted } : {}),
   });
+}
+
+/** What the replay's mock started from, in a sentence of the report. */
+function startingWords(inferred: StartingState | undefined, seed: Seed): string {
+  const count = seed.markings?.length ?? 0;
+  const markings = `${count} marking${count === 1 ? '' : 's'}`;
+  if (inferred === undefined) return `the mock started from --seed (${markings})`;
+  const standIns =
+    inferred.standIns === 0
+      ? ''
+      : `; ${inferred.standIns} value${inferred.standIns === 1 ? '' : 's'} the recording counted but never showed ${inferred.standIns === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
+  return `the mock started from what the recording read: ${markings} as first read before any change, with every value an answer showed and not made by the recording${standIns}; give --seed for another start`;
 }
 
 async function replayOne(
