@@ -229,7 +229,10 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
     if (into.has(v.name)) return;
     into.set(v.name, {
       name: v.name,
-      ...(typeof v.description === 'string' ? { description: v.description } : {}),
+      // The service answers a value without a description with "": the seed leaves it out alike.
+      ...(typeof v.description === 'string' && v.description !== ''
+        ? { description: v.description }
+        : {}),
     });
   };
   for (const e of exchanges) {
@@ -459,12 +462,13 @@ export async function runReplay(
 function startingWords(inferred: StartingState | undefined, seed: Seed): string {
   const count = seed.markings?.length ?? 0;
   const markings = `${count} marking${count === 1 ? '' : 's'}`;
-  if (inferred === undefined) return `the mock started from --seed (${markings})`;
+  if (inferred === undefined) return `--seed (${markings})`;
+  const n = inferred.standIns;
   const standIns =
-    inferred.standIns === 0
+    n === 0
       ? ''
-      : `; ${inferred.standIns} value${inferred.standIns === 1 ? '' : 's'} the recording counted but never showed ${inferred.standIns === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
-  return `the mock started from what the recording read: ${markings} as first read before any change, with every value an answer showed and not made by the recording${standIns}; give --seed for another start`;
+      : `; ${n} value${n === 1 ? '' : 's'} counted but never shown ${n === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
+  return `what the recording read (${markings} as first read before any change, with the values its answers showed${standIns}); --seed FILE gives another start`;
 }
 
 async function replayOne(
