@@ -9,6 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { redactUrl } from '../api/redact.js';
 import { InputError } from '../errors.js';
+import { VALUES_MAX_PER_MARKING } from '../markings/wire.js';
 import type { Seed, SeedMarking } from '../mock/seed.js';
 import type { JournalEntryWithBodies, JournalMessage, Recording } from '../mock/wire.js';
 import { compareAnswers, type ObservedAnswer } from './compare.js';
@@ -190,10 +191,17 @@ export interface StartingState {
   markings: number;
   /** Values the recording counted but never showed, seeded as stand-ins (STAND_IN names). */
   standIns: number;
+  /** Stand-ins left out past STAND_INS_MAX. */
+  standInsLeftOut: number;
 }
 
 /** The name of a stand-in value: `~` sorts it after the values a listing showed by name. */
 export const STAND_IN = '~ksctl-stand-in-';
+/**
+ * Most stand-ins a replay seeds in all (a recording's counts are its word, not memory's measure):
+ * past it, the counts of the markings left without differ, and the report says so.
+ */
+export const STAND_INS_MAX = 250_000;
 
 /**
  * The mock's starting state from the recording: each marking as the recording read it before any
@@ -278,7 +286,10 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
             adminOnly: m.adminOnly === true,
             defaultValue: typeof m.defaultValue === 'string' ? m.defaultValue : null,
           },
-          ...(Number.isSafeInteger(detail.valueCount) && (detail.valueCount as number) >= 0
+          // A count no marking can hold is not taken for one.
+          ...(Number.isSafeInteger(detail.valueCount) &&
+          (detail.valueCount as number) >= 0 &&
+          (detail.valueCount as number) <= VALUES_MAX_PER_MARKING
             ? { valueCount: detail.valueCount as number }
             : {}),
           values: new Map(),
@@ -291,6 +302,7 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
     }
   }
   let standIns = 0;
+  let standInsLeftOut = 0;
   const markings: SeedMarking[] = [];
   for (const start of starts.values()) {
     const { values, valueCount } = start;
@@ -304,12 +316,13 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
     if (valueCount !== undefined) {
       const width = String(valueCount).length;
       for (let n = 1; values.size < valueCount; n++) {
+        if (standIns === STAND_INS_MAX) {
+          standInsLeftOut += valueCount - values.size;
+          break;
+        }
         const name = `${STAND_IN}${String(n).padStart(width, '0')}`;
         if (values.has(name)) continue;
-        values.set(name, {
-          name,
-          description: 'stand-in: the recording counted this value but never showed it',
-        });
+        values.set(name, { name });
         standIns++;
       }
     }
@@ -319,7 +332,7 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
     });
   }
   markings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { seed: { markings }, markings: markings.length, standIns };
+  return { seed: { markings }, markings: markings.length, standIns, standInsLeftOut };
 }
 
 /** The values an answer body shows: values, or markings' `detail.values`. */
@@ -468,7 +481,11 @@ function startingWords(inferred: StartingState | undefined, seed: Seed): string 
     n === 0
       ? ''
       : `; ${n} value${n === 1 ? '' : 's'} counted but never shown ${n === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
-  return `what the recording read (${markings} as first read before any change, with the values its answers showed${standIns}); --seed FILE gives another start`;
+  const leftOut =
+    inferred.standInsLeftOut === 0
+      ? ''
+      : `; ${inferred.standInsLeftOut} more counted values were left out past ${STAND_INS_MAX} stand-ins, so those counts differ`;
+  return `what the recording read (${markings} as first read before any change, with the values its answers showed${standIns}${leftOut}); --seed FILE gives another start`;
 }
 
 async function replayOne(

@@ -13,7 +13,7 @@ import { mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
-import { startingState } from '../../src/conformance/replay.js';
+import { STAND_INS_MAX, startingState } from '../../src/conformance/replay.js';
 import type { Seed } from '../../src/mock/seed.js';
 
 const SEED = {
@@ -164,17 +164,7 @@ describe('conformance --replay', () => {
         public: false,
         adminOnly: false,
         defaultValue: 'internal',
-        values: [
-          'internal',
-          {
-            name: '~ksctl-stand-in-1',
-            description: 'stand-in: the recording counted this value but never showed it',
-          },
-          {
-            name: '~ksctl-stand-in-2',
-            description: 'stand-in: the recording counted this value but never showed it',
-          },
-        ],
+        values: ['internal', '~ksctl-stand-in-1', '~ksctl-stand-in-2'],
       },
       // es was first shown by the answer to its POST: the recording made it.
       {
@@ -198,6 +188,51 @@ describe('conformance --replay', () => {
     await writeFile(seedFile, JSON.stringify({ markings: [{ name: 'country' }] }));
     const seeded = await replay(counted, ['--seed', seedFile, '-o', 'json']);
     expect(reportOf(seeded.stdout).summary.start).toBe('--seed (1 marking)');
+  });
+
+  it('takes no count a marking cannot hold, and seeds at most STAND_INS_MAX stand-ins in all, saying so', async () => {
+    const listing = recording.exchanges.find(
+      (e) => e.method === 'GET' && /\/markings\?valueLimit=0/.test(e.path),
+    )!;
+    const withCounts = (counts: unknown[]): JournalEntryWithBodies => {
+      const body = JSON.stringify({
+        totalResults: counts.length,
+        skip: 0,
+        limit: 1000,
+        Resources: counts.map((valueCount, i) => ({
+          id: `6b00000000000000000000${String(i).padStart(2, '0')}`,
+          name: `m${i}`,
+          public: false,
+          adminOnly: false,
+          defaultValue: null,
+          detail: { description: '', valueCount },
+        })),
+      });
+      return {
+        ...listing,
+        response: { ...listing.response, body, bytes: Buffer.byteLength(body) },
+      };
+    };
+    const hostile = startingState([withCounts([1e12, -1, 2.5, '3', null, 2])]);
+    expect(hostile.seed.markings!.map((m) => m.values!.length)).toEqual([0, 0, 0, 0, 0, 2]);
+    expect(hostile.standIns).toBe(2);
+
+    const many = startingState([withCounts([100_000, 100_000, 100_000])]);
+    expect(many.standIns).toBe(STAND_INS_MAX);
+    expect(many.standInsLeftOut).toBe(300_000 - STAND_INS_MAX);
+    expect(many.seed.markings![0]!.values!.slice(0, 2)).toEqual([
+      '~ksctl-stand-in-000001',
+      '~ksctl-stand-in-000002',
+    ]);
+
+    // Replayed, a count no marking can hold is a difference, never a hang.
+    const result = await replay({ ...recording, exchanges: [withCounts([1e12])] }, ['-o', 'json']);
+    expect(result.code).toBe(10);
+    expect(reportOf(result.stdout).scenarios[0]!.differences).toContainEqual({
+      path: 'Resources[0].detail.valueCount',
+      target: 1e12,
+      mock: 0,
+    });
   });
 
   it('replays generated runs of ksctl commands on generated markings with no difference', async () => {
