@@ -144,7 +144,7 @@ function* markingsIn(body: unknown): Iterable<Json> {
   for (const item of items) if (isObject(item) && typeof item.name === 'string') yield item;
 }
 
-/** What the recording says each id it holds names: a marking's name, or a value's marking and name. */
+/** What the recording says each id it holds named first: a marking's name, or a value's marking and name. */
 interface RecordedIds {
   markings: Map<string, string>;
   values: Map<string, { marking: string; name: string }>;
@@ -156,15 +156,22 @@ function recordedIds(exchanges: readonly JournalEntryWithBodies[]): RecordedIds 
     if (!whole(e.response)) continue;
     for (const item of markingsIn(parsed(e.response))) {
       if (typeof item.id !== 'string') continue;
+      // The name first seen: a request by id is looked up before the recording renamed it.
       if (typeof item.markingId === 'string') {
-        ids.values.set(item.id, { marking: item.markingId, name: item.name as string });
+        if (!ids.values.has(item.id))
+          ids.values.set(item.id, { marking: item.markingId, name: item.name as string });
         continue;
       }
-      ids.markings.set(item.id, item.name as string);
+      if (!ids.markings.has(item.id)) ids.markings.set(item.id, item.name as string);
       const values =
         isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
       for (const v of values) {
-        if (isObject(v) && typeof v.id === 'string' && typeof v.name === 'string') {
+        if (
+          isObject(v) &&
+          typeof v.id === 'string' &&
+          typeof v.name === 'string' &&
+          !ids.values.has(v.id)
+        ) {
           ids.values.set(v.id, { marking: item.id, name: v.name });
         }
       }
@@ -182,6 +189,8 @@ interface Start {
   values: Map<string, { name: string; description?: string }>;
   /** Values read only after a change to the marking that no change of the recording answered first. */
   later: Map<string, { name: string; description?: string }>;
+  /** The ids of the values above: a value renamed by the recording is still one value. */
+  ids: Set<string>;
 }
 
 /** How the replay's starting state was made: told in the report. */
@@ -225,16 +234,18 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
   /** Value ids any answer showed, and those first shown by the answer to a change. */
   const seenValues = new Set<string>();
   const madeValues = new Set<string>();
-  const noteValue = (v: Json, write: boolean) => {
+  /** A value first seen in the answer to a request that named it new was made by the recording. */
+  const noteValue = (v: Json, madeNow: ReadonlySet<string>) => {
     if (typeof v.id !== 'string' || seenValues.has(v.id)) return;
     seenValues.add(v.id);
-    if (write) madeValues.add(v.id);
+    if (typeof v.name === 'string' && madeNow.has(v.name)) madeValues.add(v.id);
   };
   const addTo = (start: Start | undefined, v: Json, atStart: boolean) => {
     if (start === undefined || typeof v.name !== 'string') return;
-    if (typeof v.id === 'string' && madeValues.has(v.id)) return;
+    if (typeof v.id === 'string' && (madeValues.has(v.id) || start.ids.has(v.id))) return;
     const into = atStart ? start.values : start.later;
     if (into.has(v.name)) return;
+    if (typeof v.id === 'string') start.ids.add(v.id);
     into.set(v.name, {
       name: v.name,
       // The service answers a value without a description with "": the seed leaves it out alike.
@@ -249,8 +260,11 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
     const write = e.method !== 'GET';
     if (write && e.status >= 300) continue;
     if (!write && (e.status !== 200 || body === undefined)) continue;
-    for (const v of valuesIn(body)) noteValue(v, write);
+    const madeNow = write ? newValueNames(path, e.method, parsed(e.request)) : new Set<string>();
+    for (const [, v] of valuesIn(body)) noteValue(v, madeNow);
     if (write) {
+      // The other values a change answered with were there before it (a PUT answers them all).
+      for (const [owner, v] of valuesIn(body)) addTo(byId.get(owner), v, false);
       const touched = /^\/markings\/([0-9a-f]{24})/.exec(path)?.[1];
       if (touched !== undefined) changed.add(touched);
       for (const m of e.method === 'POST' && /^\/markings(\?|$)/.test(path)
@@ -294,6 +308,7 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
             : {}),
           values: new Map(),
           later: new Map(),
+          ids: new Set(),
         };
         starts.set(name, start);
       }
@@ -336,16 +351,44 @@ export function startingState(exchanges: readonly JournalEntryWithBodies[]): Sta
 }
 
 /** The values an answer body shows: values, or markings' `detail.values`. */
-function* valuesIn(body: unknown): Iterable<Json> {
+function* valuesIn(body: unknown): Iterable<[owner: string, value: Json]> {
   for (const item of markingsIn(body)) {
     if (typeof item.markingId === 'string') {
-      yield item;
+      yield [item.markingId, item];
       continue;
     }
     const values =
       isObject(item.detail) && Array.isArray(item.detail.values) ? item.detail.values : [];
-    for (const v of values) if (isObject(v)) yield v;
+    for (const v of values) if (isObject(v)) yield [String(item.id), v];
   }
+}
+
+/**
+ * The names of the values a change request makes: those a POST of values sends, and those a
+ * marking's body lists without an id (an entry with an id is a value it keeps).
+ */
+function newValueNames(path: string, method: string, body: unknown): Set<string> {
+  const names = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === 'string') names.add(v);
+    else if (isObject(v) && typeof v.name === 'string' && v.id === undefined) names.add(v.name);
+  };
+  if (method === 'POST' && /^\/markings\/[0-9a-f]{24}\/values(?:\?|$)/.test(path)) {
+    for (const v of Array.isArray(body) ? body : [body]) add(v);
+    return names;
+  }
+  const markings = Array.isArray(body)
+    ? body
+    : isObject(body) && Array.isArray(body.markings)
+      ? body.markings
+      : [body];
+  for (const m of markings) {
+    if (!isObject(m)) continue;
+    const values =
+      isObject(m.detail) && Array.isArray(m.detail.values) ? m.detail.values : m.values;
+    for (const v of Array.isArray(values) ? values : []) add(v);
+  }
+  return names;
 }
 
 /** The `_version` of each marking as the answers so far showed it, by id. */

@@ -237,7 +237,7 @@ describe('conformance --replay', () => {
 
   it('replays generated runs of ksctl commands on generated markings with no difference', async () => {
     const NAMES = ['a', 'b', 'c1', 'Zed', 'é', 'x y', '10', '2', 'long-value-name'];
-    for (let run = 1; run <= 6; run++) {
+    for (let run = 1; run <= 10; run++) {
       const random = prng(run);
       const markings = Array.from({ length: 2 + random.int(3) }, (_, i) => {
         const values = NAMES.filter(() => random.next() < 0.5).map((name) =>
@@ -254,10 +254,49 @@ describe('conformance --replay', () => {
       const seeded = await startMock({ seed: { markings } satisfies Seed });
       try {
         const commands: string[][] = [['markings', 'list']];
-        for (let step = 0; step < 6; step++) {
+        for (let step = 0; step < 8; step++) {
           const m = random.pick(markings);
           const names = m.values.map((v) => (typeof v === 'string' ? v : v.name));
-          switch (random.int(5)) {
+          switch (random.int(9)) {
+            case 5:
+              if (names.length > 0) {
+                const from = random.pick(names);
+                commands.push([
+                  'markings',
+                  'values',
+                  'update',
+                  m.name,
+                  from,
+                  '--rename',
+                  `${from}-r${step}`,
+                ]);
+              }
+              break;
+            case 6:
+              commands.push([
+                'markings',
+                'update',
+                m.name,
+                '--set-values',
+                'a',
+                '--set-values',
+                `set${step}`,
+                '--yes',
+              ]);
+              break;
+            case 7:
+              commands.push([
+                'markings',
+                'update',
+                m.name,
+                '--description',
+                `now ${step}`,
+                '--public',
+              ]);
+              break;
+            case 8:
+              commands.push(['markings', 'values', 'list', m.name]);
+              break;
             case 0:
               commands.push(['markings', 'values', 'add', m.name, `new${step}`]);
               break;
