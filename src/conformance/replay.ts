@@ -1,8 +1,8 @@
 /**
  * `ksctl conformance --replay FILE`: a recording's markings requests (src/mock/wire.ts
  * `Recording`), sent again in order to a fresh embedded mock, and each answer compared with the
- * recorded one by the rules of compare.ts. The mock starts from `--seed`, or from each marking as
- * the recording first read it before any change to it. The recording's ids are the service's: each is sent as
+ * recorded one by the rules of compare.ts. The mock starts from `--seed`, or from what the
+ * recording read (startingState). The recording's ids are the service's: each is sent as
  * the id the mock gave the same marking or value (found by name), and an `If-Match` as the mock's
  * version of that marking. A body the recording kept only in part is never compared as if whole.
  */
@@ -24,7 +24,7 @@ import {
 } from './report.js';
 
 export interface ReplayOptions {
-  /** The mock's starting state; by default what the recording read before its first change. */
+  /** The mock's starting state; by default what the recording read (startingState). */
   seed?: Seed;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -215,7 +215,8 @@ export const STAND_INS_MAX = 250_000;
 /**
  * The mock's starting state from the recording: each marking as the recording read it before any
  * request changed it, with the values its answers showed, before or after a change (a listing of
- * values counts too; a value first seen in the answer to a change is one the recording made). A
+ * values counts too; a value first seen in the answer to a request that named it new is one the
+ * recording made, and the values read after a change fill the count only as far as it goes). A
  * default value is a value. Where a count (`detail.valueCount`, as with `valueLimit=0`) says a
  * marking had more values than the recording ever showed, stand-ins named `~ksctl-stand-in-N`
  * make up the count, so listings and counts replay alike. Markings the recording created are left
