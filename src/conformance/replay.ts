@@ -524,11 +524,11 @@ function startingWords(inferred: StartingState | undefined, seed: Seed): string 
   const standIns =
     n === 0
       ? ''
-      : `; ${n} value${n === 1 ? '' : 's'} counted but never shown ${n === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
+      : `; ${n.toLocaleString('en')} value${n === 1 ? '' : 's'} counted but never shown ${n === 1 ? 'is a stand-in' : 'are stand-ins'} named ${STAND_IN}N`;
   const leftOut =
     inferred.standInsLeftOut === 0
       ? ''
-      : `; ${inferred.standInsLeftOut} more counted values were left out past ${STAND_INS_MAX} stand-ins, so those counts differ`;
+      : `; ${inferred.standInsLeftOut.toLocaleString('en')} more counted values were left out past ${STAND_INS_MAX.toLocaleString('en')} stand-ins, so those counts differ`;
   return `what the recording read (${markings} as first read before any change, with the values its answers showed${standIns}${leftOut}); --seed FILE gives another start`;
 }
 
