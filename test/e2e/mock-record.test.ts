@@ -449,7 +449,7 @@ describe('ksctl mock record, then conformance --replay', () => {
     );
     // rp-unread's values were only ever counted: stand-ins make up the count, and the report says so.
     expect(replayed.stdout).toMatch(
-      /^Starting state: what the recording read \(\d+ markings .*; \d+ values counted but never shown are stand-ins named ~ksctl-stand-in-N\)/m,
+      /^Starting state: what the recording read \(\d+ markings .*; [\d,]+ values counted but never shown are stand-ins named ~ksctl-stand-in-N\)/m,
     );
 
     // The same recording with one member of one recorded answer changed, as a drifted service answers.
