@@ -42,6 +42,8 @@ export interface ConformanceSummary {
   leftBehind?: LeftBehind[];
   /** --replay: exchanges that were not markings requests, which are not replayed. */
   notReplayed?: number;
+  /** --replay: what the mock started from (a --seed, or what the recording read), in words. */
+  start?: string;
   /** Ctrl-C stopped the run: the scenarios after it did not run. */
   interrupted?: boolean;
 }

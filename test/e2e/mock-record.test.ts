@@ -2,7 +2,8 @@
  * `ksctl mock record --target CONTEXT` (issue 32): a recording proxy in front of a service. A run
  * of ksctl commands through it reaches the service, shows in `ksctl mock requests`, and is written
  * to `--out` on SIGTERM as a `Recording` with every credential redacted and bodies a replay needs
- * kept past the journal's 64 KiB.
+ * kept past the journal's 64 KiB. Such a recording of ksctl commands replays with no difference
+ * (`ksctl conformance --replay`), and the same recording edited to carry a drift is reported.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -69,8 +70,8 @@ async function startRecorder(args: string[]) {
   return {
     info,
     output: () => ({ stdout, stderr }),
-    async stop(): Promise<Exit> {
-      child.kill('SIGTERM');
+    async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
+      child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       try {
         return await exit;
@@ -373,4 +374,117 @@ describe('ksctl mock record', () => {
     expect(exit.code).toBe(2);
     expect(exit.stderr).toMatch(/^error: --target: there is no context "nowhere"$/m);
   });
+});
+
+describe('ksctl mock record, then conformance --replay', () => {
+  /** Markings on the service before the recording starts; most are read only with valueLimit=0. */
+  const START = {
+    markings: [
+      {
+        name: 'rp-level',
+        description: 'Level',
+        defaultValue: 'internal',
+        values: ['public', 'internal', { name: 'restricted', description: 'Need to know' }],
+      },
+      { name: 'rp-region', values: ['eu', 'us', { name: 'ap', description: 'Singapore' }] },
+      { name: 'rp-retention', public: true, defaultValue: '7y', values: ['30d', '1y', '7y'] },
+      { name: 'rp-code', adminOnly: true, values: [{ name: '1001', description: 'Apollo' }] },
+      { name: 'rp-unread', defaultValue: 'b', values: ['a', 'b', 'c', 'd'] },
+    ],
+  };
+  const APPLY = {
+    markings: [
+      { name: 'rp-code', description: 'Project', adminOnly: true },
+      { name: 'rp-new', values: ['x', 'y'] },
+    ],
+  };
+  /** A run of ordinary ksctl commands: listings with valueLimit=0, gets, every kind of change. */
+  const RUN: [string[], string?][] = [
+    [['markings', 'list']],
+    [['markings', 'values', 'add', 'rp-region', 'sa=South America']],
+    [['markings', 'values', 'delete', 'rp-retention', '30d', '--yes']],
+    [['markings', 'create', 'rp-tmp', '--value', 'a', '--value', 'b']],
+    [['markings', 'update', 'rp-tmp', '--add-value', 'c', '--yes']],
+    [['markings', 'get', 'rp-level', '-o', 'json']],
+    [['markings', 'get', 'rp-region']],
+    [['markings', 'get', 'rp-retention', '--value-limit', '0']],
+    [['markings', 'apply', '-f', '-', '--yes'], JSON.stringify(APPLY)],
+    [['markings', 'values', 'list', 'rp-retention']],
+    [['markings', 'get', 'rp-code', '-o', 'json']],
+    [['markings', 'delete', 'rp-tmp', 'rp-new', '--yes']],
+    [['markings', 'list']],
+  ];
+
+  it('replays a recorded run with no difference, and reports the run edited to carry a drift (exit 10)', async () => {
+    const seeded = await run(
+      ['--context', 'tenant', 'markings', 'apply', '-f', '-', '--yes'],
+      JSON.stringify(START),
+    );
+    expect(seeded.code, seeded.stderr).toBe(0);
+    const dir = await dirs.make();
+    const out = join(dir, 'run.json');
+    const recorder = await startRecorder(['--target', 'tenant', '--out', out]);
+    for (const [args, input] of RUN) {
+      const exit = await run(['--context', 'record', ...args], input);
+      expect([args, exit.code, exit.stderr]).toEqual([args, 0, expect.any(String)]);
+    }
+    const stopped = await recorder.stop('SIGINT');
+    expect(stopped.code).toBe(0);
+    const recording = JSON.parse(await readFile(out, 'utf8')) as Recording;
+    expect(
+      recording.exchanges.some((e) => e.method === 'GET' && /[?&]valueLimit=0\b/.test(e.path)),
+    ).toBe(true);
+    expect(new Set(recording.exchanges.map((e) => e.method))).toEqual(
+      new Set(['GET', 'POST', 'DELETE']),
+    );
+
+    const replayed = await run(['conformance', '--replay', out]);
+    expect(replayed.code, replayed.stdout + replayed.stderr).toBe(0);
+    expect(replayed.stdout).not.toContain('DIFFERS');
+    expect(replayed.stdout).toMatch(
+      new RegExp(
+        `^${recording.exchanges.length} scenarios: ${recording.exchanges.length} same, 0 differ, 0 skipped`,
+        'm',
+      ),
+    );
+    // rp-unread's values were only ever counted: stand-ins make up the count, and the report says so.
+    expect(replayed.stdout).toMatch(
+      /^Starting state: what the recording read \(\d+ markings .*; [\d,]+ values counted but never shown are stand-ins named ~ksctl-stand-in-N\)/m,
+    );
+
+    // The same recording with one member of one recorded answer changed, as a drifted service answers.
+    const index = recording.exchanges.findIndex(
+      (e) => e.method === 'GET' && /\/markings\?name=rp-level&/.test(e.path),
+    );
+    expect(index).toBeGreaterThanOrEqual(0);
+    const drifted = structuredClone(recording);
+    const answer = drifted.exchanges[index]!.response;
+    const body = JSON.parse(answer.body) as { Resources: { detail: { description: string } }[] };
+    body.Resources[0]!.detail.description = 'Drifted';
+    answer.body = JSON.stringify(body);
+    answer.bytes = Buffer.byteLength(answer.body);
+    const driftedFile = join(dir, 'drifted.json');
+    await writeFile(driftedFile, JSON.stringify(drifted));
+    const reported = await run(['conformance', '--replay', driftedFile, '-o', 'json']);
+    expect(reported.code, reported.stderr).toBe(10);
+    const report = JSON.parse(reported.stdout) as {
+      scenarios: { name: string; result: string; request: string; differences: unknown[] }[];
+      summary: { differs: number };
+    };
+    expect(report.summary.differs).toBe(1);
+    const differing = report.scenarios.filter((s) => s.result === 'differs');
+    const path = drifted.exchanges[index]!.path.replace(/^.*?(\/markings)/, '$1');
+    expect(differing).toEqual([
+      {
+        name: `exchange ${index + 1}: GET ${path}`,
+        result: 'differs',
+        request: `GET ${path}`,
+        differences: [
+          { path: 'Resources[0].detail.description', target: 'Drifted', mock: 'Level' },
+        ],
+        reason: expect.stringContaining('Resources[0].detail.description'),
+        status: { target: 200, mock: 200 },
+      },
+    ]);
+  }, 240_000);
 });

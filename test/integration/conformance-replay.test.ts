@@ -11,7 +11,10 @@ import type { ConformanceReport } from '../../src/conformance/report.js';
 import type { JournalEntryWithBodies, Recording } from '../../src/mock/wire.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
+import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
+import { STAND_INS_MAX, startingState } from '../../src/conformance/replay.js';
+import type { Seed } from '../../src/mock/seed.js';
 
 const SEED = {
   markings: [
@@ -56,19 +59,19 @@ const RUN: string[][] = [
 ];
 
 /** Runs ksctl commands against the mock and makes a recording of what they sent and got. */
-async function record(commands: string[][]): Promise<Recording> {
-  await mock.reset();
+async function record(commands: string[][], on: TestMock = mock): Promise<Recording> {
+  await on.reset();
   const startedAt = new Date().toISOString();
-  const env = { ...mockEnv(mock, dir) };
+  const env = { ...mockEnv(on, dir) };
   for (const argv of commands) await runCli(argv, { env });
-  const { body } = await mock.call('GET', '/_mock/requests?bodies=true');
+  const { body } = await on.call('GET', '/_mock/requests?bodies=true');
   const exchanges = (body as { requests: JournalEntryWithBodies[] }).requests.filter(
     (e) => !e.path.startsWith('/_mock/'),
   );
   return {
     format: 'ksctl-recording',
     version: 1,
-    target: mock.info.url,
+    target: on.info.url,
     startedAt,
     endedAt: new Date().toISOString(),
     exchanges,
@@ -144,6 +147,190 @@ describe('conformance --replay', () => {
     const result = await replay(later, ['-o', 'json']);
     expect(result.code, result.stdout).toBe(0);
     expect(reportOf(result.stdout).summary).toMatchObject({ differs: 0, skipped: 0 });
+  });
+
+  it('starts a marking only counted (valueLimit=0) with its default value and stand-ins, and one read after a change with the values it showed', async () => {
+    const counted = await record([
+      ['markings', 'list'],
+      ['markings', 'values', 'add', 'country', 'es=Spain'],
+      ['markings', 'get', 'country'],
+      ['markings', 'get', 'classification', '--value-limit', '0'],
+    ]);
+    const start = startingState(counted.exchanges);
+    expect(start.seed.markings).toEqual([
+      {
+        name: 'classification',
+        description: 'Data classification level',
+        public: false,
+        adminOnly: false,
+        defaultValue: 'internal',
+        values: ['internal', '~ksctl-stand-in-1', '~ksctl-stand-in-2'],
+      },
+      // es was first shown by the answer to its POST: the recording made it.
+      {
+        name: 'country',
+        description: '',
+        public: true,
+        adminOnly: false,
+        defaultValue: null,
+        values: ['de', 'fr', 'us'],
+      },
+    ]);
+    expect(start.standIns).toBe(2);
+    const result = await replay(counted, ['-o', 'json']);
+    expect(result.code, result.stdout).toBe(0);
+    const { summary } = reportOf(result.stdout);
+    expect(summary).toMatchObject({ differs: 0, skipped: 0 });
+    expect(summary.start).toMatch(
+      /^what the recording read \(2 markings .*; 2 values counted but never shown are stand-ins named ~ksctl-stand-in-N\)/,
+    );
+    const seedFile = join(dir, 'one-marking.json');
+    await writeFile(seedFile, JSON.stringify({ markings: [{ name: 'country' }] }));
+    const seeded = await replay(counted, ['--seed', seedFile, '-o', 'json']);
+    expect(reportOf(seeded.stdout).summary.start).toBe('--seed (1 marking)');
+  });
+
+  it('takes no count a marking cannot hold, and seeds at most STAND_INS_MAX stand-ins in all, saying so', async () => {
+    const listing = recording.exchanges.find(
+      (e) => e.method === 'GET' && /\/markings\?valueLimit=0/.test(e.path),
+    )!;
+    const withCounts = (counts: unknown[]): JournalEntryWithBodies => {
+      const body = JSON.stringify({
+        totalResults: counts.length,
+        skip: 0,
+        limit: 1000,
+        Resources: counts.map((valueCount, i) => ({
+          id: `6b00000000000000000000${String(i).padStart(2, '0')}`,
+          name: `m${i}`,
+          public: false,
+          adminOnly: false,
+          defaultValue: null,
+          detail: { description: '', valueCount },
+        })),
+      });
+      return {
+        ...listing,
+        response: { ...listing.response, body, bytes: Buffer.byteLength(body) },
+      };
+    };
+    const hostile = startingState([withCounts([1e12, -1, 2.5, '3', null, 2])]);
+    expect(hostile.seed.markings!.map((m) => m.values!.length)).toEqual([0, 0, 0, 0, 0, 2]);
+    expect(hostile.standIns).toBe(2);
+
+    const many = startingState([withCounts([100_000, 100_000, 100_000])]);
+    expect(many.standIns).toBe(STAND_INS_MAX);
+    expect(many.standInsLeftOut).toBe(300_000 - STAND_INS_MAX);
+    expect(many.seed.markings![0]!.values!.slice(0, 2)).toEqual([
+      '~ksctl-stand-in-000001',
+      '~ksctl-stand-in-000002',
+    ]);
+
+    // Replayed, a count no marking can hold is a difference, never a hang.
+    const result = await replay({ ...recording, exchanges: [withCounts([1e12])] }, ['-o', 'json']);
+    expect(result.code).toBe(10);
+    expect(reportOf(result.stdout).scenarios[0]!.differences).toContainEqual({
+      path: 'Resources[0].detail.valueCount',
+      target: 1e12,
+      mock: 0,
+    });
+  });
+
+  it('replays generated runs of ksctl commands on generated markings with no difference', async () => {
+    const NAMES = ['a', 'b', 'c1', 'Zed', 'é', 'x y', '10', '2', 'long-value-name'];
+    for (let run = 1; run <= 10; run++) {
+      const random = prng(run);
+      const markings = Array.from({ length: 2 + random.int(3) }, (_, i) => {
+        const values = NAMES.filter(() => random.next() < 0.5).map((name) =>
+          random.next() < 0.3 ? { name, description: `about ${name}` } : name,
+        );
+        const names = values.map((v) => (typeof v === 'string' ? v : v.name));
+        return {
+          name: `m${i}`,
+          public: random.next() < 0.5,
+          ...(names.length > 0 && random.next() < 0.5 ? { defaultValue: random.pick(names) } : {}),
+          values,
+        };
+      });
+      const seeded = await startMock({ seed: { markings } satisfies Seed });
+      try {
+        const commands: string[][] = [['markings', 'list']];
+        for (let step = 0; step < 8; step++) {
+          const m = random.pick(markings);
+          const names = m.values.map((v) => (typeof v === 'string' ? v : v.name));
+          switch (random.int(9)) {
+            case 5:
+              if (names.length > 0) {
+                const from = random.pick(names);
+                commands.push([
+                  'markings',
+                  'values',
+                  'update',
+                  m.name,
+                  from,
+                  '--rename',
+                  `${from}-r${step}`,
+                ]);
+              }
+              break;
+            case 6:
+              commands.push([
+                'markings',
+                'update',
+                m.name,
+                '--set-values',
+                'a',
+                '--set-values',
+                `set${step}`,
+                '--yes',
+              ]);
+              break;
+            case 7:
+              commands.push([
+                'markings',
+                'update',
+                m.name,
+                '--description',
+                `now ${step}`,
+                '--public',
+              ]);
+              break;
+            case 8:
+              commands.push(['markings', 'values', 'list', m.name]);
+              break;
+            case 0:
+              commands.push(['markings', 'values', 'add', m.name, `new${step}`]);
+              break;
+            case 1: {
+              const gone = names.filter((n) => n !== m.defaultValue);
+              if (gone.length > 0) {
+                commands.push(['markings', 'values', 'delete', m.name, random.pick(gone), '--yes']);
+              }
+              break;
+            }
+            case 2:
+              commands.push(['markings', 'get', m.name]);
+              break;
+            case 3:
+              commands.push(['markings', 'get', m.name, '--value-limit', '0']);
+              break;
+            default:
+              commands.push(['markings', 'list']);
+          }
+        }
+        commands.push(['markings', 'list'], ['markings', 'get', random.pick(markings).name]);
+        const recorded = await record(commands, seeded);
+        const result = await replay(recorded, ['-o', 'json']);
+        const report = reportOf(result.stdout);
+        expect({
+          run,
+          commands,
+          differing: report.scenarios.filter((s) => s.result !== 'same'),
+        }).toEqual({ run, commands, differing: [] });
+        expect(result.code).toBe(0);
+      } finally {
+        await seeded.close();
+      }
+    }
   });
 
   it('reports a recording edited to carry a drift: the exchange, the request and the member; exit 10', async () => {

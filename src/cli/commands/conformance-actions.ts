@@ -237,6 +237,7 @@ export function reportText(report: ConformanceReport): string {
       `${summary.notReplayed} recorded requests were not markings requests and were not replayed`,
     );
   }
+  if (summary.start !== undefined) lines.push(`Starting state: ${summary.start}`);
   for (const left of summary.leftBehind ?? []) {
     lines.push(
       `left on the service: ${left.name} (${left.reason}); remove it with: ${left.command}`,
