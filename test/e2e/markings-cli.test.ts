@@ -220,7 +220,8 @@ describe('on a terminal', () => {
       .map(quote)
       .join(' ');
     const child = spawn('script', ['-qfec', command, '/dev/null'], {
-      env: cleanEnv({ KSCTL_CONFIG_DIR: configDir }),
+      // A person at a terminal: CI (set where .ci/run runs) would refuse to ask at all.
+      env: cleanEnv({ KSCTL_CONFIG_DIR: configDir, CI: '' }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let screen = '';
