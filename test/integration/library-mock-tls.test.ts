@@ -3,7 +3,7 @@
  * use case `mock serve --tls` goes through, and hands back the CA a client trusts to reach it.
  */
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -155,6 +155,13 @@ describe('startMock({ tls })', () => {
     ).rejects.toMatchObject({ code: 'E_INPUT' });
     await expect(startMock({ tls: { cert: issuer.ca!, key: 'not a key' } })).rejects.toMatchObject({
       code: 'E_INPUT',
+    });
+    // A configDir that is a file: the error names it, and nothing listens.
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a folder');
+    await expect(startMock({ tls: { configDir: file } })).rejects.toMatchObject({
+      code: 'E_INPUT',
+      message: expect.stringContaining(file),
     });
   });
 });
