@@ -2,7 +2,8 @@
  * Starting the mock, as `ksctl mock serve` and the library's `startMock` do: the server, and what
  * a start that fails means in the user's words. An address that cannot be listened on is a usage
  * error that names it; anything else wrong with the state directory names the directory, whatever
- * the system call (an EACCES there is the directory's, not the address's).
+ * the system call (an EACCES there is the directory's, not the address's). And the certificate
+ * the mock speaks HTTPS with, by the same rules for the CLI's flags and the library's options.
  */
 import { KsctlError, UsageError } from '../errors.js';
 import { fileError } from '../files/fs-errors.js';
@@ -12,7 +13,8 @@ import { MockServer, type MockServerOptions } from '../mock/server.js';
 /**
  * How the mock gets its certificate, whoever asks (`mock serve --tls`, `startMock({ tls })`):
  * the local CA in `configDir/mock-ca/` (made or reused) for the loopback names, the host when it
- * names one address, and `names`; or the user's own certificate and key (files, as `--tls-cert`/`--tls-key`, or PEM text).
+ * names one address, and `names`; or the user's own certificate and key, as files
+ * (`--tls-cert`, `--tls-key`) or PEM text (the library's `tls: { cert, key }`).
  */
 export type MockTlsChoice =
   | {
