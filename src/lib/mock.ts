@@ -24,7 +24,8 @@ import { mintFor } from '../mock/enrollment/admin-routes.js';
 import { faultRuleProblem, type Latency } from '../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../mock/enrollment/store.js';
 import type { JournalFilter } from '../mock/request-journal-filter.js';
-import { startMockServer } from '../usecases/mock-start.js';
+import { type MockTlsChoice, mockTlsIdentity, startMockServer } from '../usecases/mock-start.js';
+import type { TlsIdentity } from '../mock/local-ca.js';
 import { readSeedFile, type Seed, seedFrom } from '../mock/seed.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
@@ -62,7 +63,23 @@ export interface StartMockOptions {
   keyServerKey?: string | KeyObject;
   /** How long `close()` lets requests in flight finish before cutting them off (default 10 s). */
   closeGraceMs?: number;
+  /**
+   * Speak HTTPS (`ksctl mock serve --tls`). `true`, or `{ names }`: a certificate from a local CA
+   * for `localhost`, `127.0.0.1`, `::1`, the host when it names one address, and `names` (IP
+   * addresses or DNS names). The CA is a throwaway one in a temporary folder that `close()`
+   * removes, unless `configDir` names a folder to make it in or reuse it from
+   * (`<configDir>/mock-ca/`; ksctl's configuration folder shares the CLI's CA). Or
+   * `{ cert, key }`: your own certificate (its chain may follow it) and unencrypted key, each PEM
+   * text or the path of a PEM file. The mock's `url` is then `https://…`, and with the local CA
+   * `caFile` and `ca` are what a client trusts (`ca` for undici or `https`, `NODE_EXTRA_CA_CERTS`).
+   */
+  tls?: boolean | MockTlsOptions;
 }
+
+/** The local CA's certificate, or your own; see `StartMockOptions.tls`. */
+export type MockTlsOptions =
+  | { names?: string[]; configDir?: string; cert?: never; key?: never }
+  | { cert: string; key: string; names?: never; configDir?: never };
 
 /**
  * Which requests `requests()` returns; each filter given must hold: side, method, a part of the
@@ -80,6 +97,11 @@ export interface MockTokensOptions {
 
 /** A running mock: where it listens (the fields of `ksctl mock serve --json`) and its controls. */
 export interface Mock extends MockInfo {
+  /**
+   * With `tls` and the local CA: the CA certificate (PEM) to trust, as in `caFile` (a throwaway
+   * CA's file is gone once the mock is closed).
+   */
+  ca?: string;
   /** Stops listening, lets requests in flight finish, flushes a kept state. Safe to call twice. */
   close(): Promise<void>;
   /** Back to the start-up state: the defaults and the seed; the token stays the same. */
@@ -140,6 +162,103 @@ function checkPort(port: number | undefined): void {
   }
 }
 
+function tlsOptionsOf(tls: unknown): MockTlsOptions | undefined {
+  if (tls === undefined || tls === false) return undefined;
+  if (tls === true) return {};
+  if (typeof tls !== 'object' || tls === null || Array.isArray(tls)) {
+    throw new UsageError('tls must be true, { names?, configDir? } or { cert, key }');
+  }
+  const given = tls as Record<string, unknown>;
+  const unknownKey = Object.keys(given).find(
+    (key) => !['names', 'configDir', 'cert', 'key'].includes(key),
+  );
+  if (unknownKey !== undefined) {
+    throw new UsageError(`tls has no option "${unknownKey}" (names, configDir, cert, key)`);
+  }
+  const own = given.cert !== undefined || given.key !== undefined;
+  if (own) {
+    if (typeof given.cert !== 'string' || typeof given.key !== 'string') {
+      throw new UsageError('tls.cert and tls.key go together, each PEM text or a file path');
+    }
+    if (given.names !== undefined || given.configDir !== undefined) {
+      throw new UsageError(
+        'tls.names and tls.configDir are for the local CA; with tls.cert the certificate names itself',
+      );
+    }
+    return { cert: given.cert, key: given.key };
+  }
+  const { names, configDir } = given;
+  if (names !== undefined && !(Array.isArray(names) && names.every((n) => typeof n === 'string'))) {
+    throw new UsageError('tls.names must be an array of IP addresses or DNS names');
+  }
+  if (configDir !== undefined && (typeof configDir !== 'string' || configDir === '')) {
+    throw new UsageError('tls.configDir must be the path of a folder');
+  }
+  return { names: names as string[] | undefined, configDir: configDir as string | undefined };
+}
+
+/** PEM text as it is, anything else as the path of a file that holds it. */
+async function pemOrFile(given: string, option: string): Promise<{ pem: string; says: string }> {
+  if (given.includes('-----BEGIN ')) return { pem: given, says: option };
+  const { readFile } = await import('node:fs/promises');
+  const { fileError } = await import('../files/fs-errors.js');
+  try {
+    return { pem: await readFile(given, 'utf8'), says: `${option} (${given})` };
+  } catch (error) {
+    throw fileError('read', given, error);
+  }
+}
+
+/**
+ * The certificate the mock listens with, through the use case `mock serve --tls` goes through;
+ * `cleanup` removes a throwaway CA's folder.
+ */
+async function tlsIdentityOf(
+  tls: MockTlsOptions,
+  host: string,
+): Promise<{ identity: TlsIdentity; ca?: string; cleanup?: () => Promise<void> }> {
+  let choice: MockTlsChoice;
+  let cleanup: (() => Promise<void>) | undefined;
+  if (tls.cert !== undefined) {
+    const [cert, key] = await Promise.all([
+      pemOrFile(tls.cert, 'tls.cert'),
+      pemOrFile(tls.key, 'tls.key'),
+    ]);
+    choice = {
+      kind: 'own',
+      cert: cert.pem,
+      key: key.pem,
+      says: { cert: cert.says, key: key.says, certPlace: `the certificate in ${cert.says}` },
+    };
+  } else {
+    let configDir = tls.configDir;
+    if (configDir === undefined) {
+      const { mkdtemp, rm } = await import('node:fs/promises');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const dir = await mkdtemp(join(tmpdir(), 'ksctl-mock-ca-'));
+      configDir = dir;
+      cleanup = () => rm(dir, { recursive: true, force: true });
+    }
+    choice = {
+      kind: 'local',
+      configDir,
+      host,
+      names: tls.names ?? [],
+      nameLabel: (i) => `tls.names[${i}]`,
+    };
+  }
+  try {
+    const identity = await mockTlsIdentity(choice);
+    if (identity.caFile === undefined) return { identity, cleanup };
+    const { readFile } = await import('node:fs/promises');
+    return { identity, ca: await readFile(identity.caFile, 'utf8'), cleanup };
+  } catch (error) {
+    await cleanup?.();
+    throw error;
+  }
+}
+
 /**
  * Starts a mock and resolves once it listens (milliseconds). Bad options, and an address it
  * cannot listen on, are typed errors (`UsageError`, `InputError`).
@@ -157,23 +276,41 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
         ? await readSeedFile(options.seed)
         : seedFrom(options.seed, 'the seed');
   const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
-  const server = await startMockServer({
-    host: options.host,
-    port: options.port ?? 0,
-    devToken: options.devToken,
-    stateDir: options.state,
-    seed,
-    latency: latencyOf(options.latency),
-    faults,
-    keyServerKey: options.keyServerKey,
-    keyServerKeyOnFirstUse: true,
-    closeGraceMs: options.closeGraceMs,
-  });
+  const latency = latencyOf(options.latency);
+  const tlsOptions = tlsOptionsOf(options.tls);
+  const tls =
+    tlsOptions === undefined
+      ? undefined
+      : await tlsIdentityOf(tlsOptions, options.host ?? '127.0.0.1');
+  let server: Awaited<ReturnType<typeof startMockServer>>;
+  try {
+    server = await startMockServer({
+      host: options.host,
+      port: options.port ?? 0,
+      devToken: options.devToken,
+      stateDir: options.state,
+      seed,
+      latency,
+      faults,
+      keyServerKey: options.keyServerKey,
+      keyServerKeyOnFirstUse: true,
+      closeGraceMs: options.closeGraceMs,
+      tls: tls?.identity,
+    });
+  } catch (error) {
+    await tls?.cleanup?.();
+    throw error;
+  }
   const { state } = server;
   let closing: Promise<void> | undefined;
+  const close = async () => {
+    await server.close();
+    await tls?.cleanup?.();
+  };
   return {
     ...server.info,
-    close: () => (closing ??= server.close()),
+    ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
+    close: () => (closing ??= close()),
     reset: () => server.reset(),
     mintTokens(user, tokenOptions = {}) {
       if (typeof user !== 'string' || user === '') {

@@ -63,18 +63,30 @@ const DNS_NAME =
  * A `--tls-name`: an IP address or a DNS name (a wildcard only as the whole first label), or the
  * usage error that says what it is not. IPv6 in brackets is taken without them.
  */
-export function tlsName(text: string): string {
+export function tlsName(text: string, label = '--tls-name'): string {
   const bare = /^\[.*\]$/.test(text) ? text.slice(1, -1) : text;
   if (isIP(bare) !== 0) return bare.toLowerCase();
   if (DNS_NAME.test(bare)) return bare.replace(/\.$/, '').toLowerCase();
-  throw new UsageError(`--tls-name "${text}" is not an IP address or a DNS name`, {
-    hint: 'give the name or address a phone or emulator uses to reach this machine, e.g. --tls-name 192.168.1.20 or --tls-name desk.local',
+  throw new UsageError(`${label} "${text}" is not an IP address or a DNS name`, {
+    hint: {
+      cli: 'give the name or address a phone or emulator uses to reach this machine, e.g. --tls-name 192.168.1.20 or --tls-name desk.local',
+      code: "give the name or address a client uses to reach this machine, e.g. '192.168.1.20' or 'desk.local'",
+    },
   });
 }
 
+/** Whether a host keeps the mock on this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
 /** The loopback names, then the asked ones, each once, in that order. */
-export function certificateNames(asked: readonly string[]): string[] {
-  return [...new Set([...LOOPBACK_NAMES, ...asked.map(tlsName)])];
+export function certificateNames(
+  asked: readonly string[],
+  label: (index: number) => string = () => '--tls-name',
+): string[] {
+  return [...new Set([...LOOPBACK_NAMES, ...asked.map((name, i) => tlsName(name, label(i)))])];
 }
 
 /** What a certificate names in its subjectAltName, as tlsName() writes names. */
@@ -298,21 +310,37 @@ export async function userTlsIdentity(certFile: string, keyFile: string): Promis
     }
   };
   const [cert, key] = await Promise.all([read(certFile), read(keyFile)]);
+  return pairedTlsIdentity(cert, key, {
+    cert: `--tls-cert ${certFile}`,
+    key: `--tls-key ${keyFile}`,
+    certPlace: `the certificate in ${certFile}`,
+  });
+}
+
+/**
+ * A certificate (its chain may follow it) and key given as PEM text, checked to belong together;
+ * `says` names them in errors (the flags and files, or the library's options).
+ */
+export async function pairedTlsIdentity(
+  cert: string,
+  key: string,
+  says: { cert: string; key: string; certPlace: string },
+): Promise<TlsIdentity> {
   const { createPrivateKey } = await import('node:crypto');
   let x509: X509Certificate;
   try {
     x509 = new X509Certificate(cert);
   } catch {
-    throw new InputError(`--tls-cert ${certFile} holds no PEM certificate`);
+    throw new InputError(`${says.cert} holds no PEM certificate`);
   }
   let privateKey;
   try {
     privateKey = createPrivateKey(key);
   } catch {
-    throw new InputError(`--tls-key ${keyFile} holds no unencrypted PEM private key`);
+    throw new InputError(`${says.key} holds no unencrypted PEM private key`);
   }
   if (!x509.checkPrivateKey(privateKey)) {
-    throw new InputError(`--tls-key ${keyFile} is not the key of the certificate in ${certFile}`);
+    throw new InputError(`${says.key} is not the key of ${says.certPlace}`);
   }
   return { cert, key };
 }

@@ -7,7 +7,7 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { MockServer } from '../../mock/server.js';
-import type { TlsIdentity } from '../../mock/local-ca.js';
+import { isLoopbackHost, type TlsIdentity } from '../../mock/local-ca.js';
 import type { MockInfo, MockUserInfo } from '../../mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../../errors.js';
 import { writeFileAtomic } from '../../files/atomic-write.js';
@@ -99,12 +99,6 @@ function consoleSection(info: MockInfo): string {
   if (info.consoleUrl === undefined) return '';
   // The link on a line of its own: beside its label it would run past 80 columns.
   return `  Console:         signs one browser in; another link: ksctl mock console\n    ${info.consoleUrl}\n`;
-}
-
-/** Whether a --host keeps the mock on this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
 /**
@@ -426,14 +420,18 @@ async function tlsIdentity(
     throw new UsageError('--tls-name needs --tls');
   }
   if (!options.tls && !own) return undefined;
-  const { certificateNames, localTlsIdentity, userTlsIdentity } =
-    await import('../../mock/local-ca.js');
-  if (own) return userTlsIdentity(options.tlsCert!, options.tlsKey!);
-  const host = options.host.replace(/^\[(.*)\]$/, '$1');
-  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
-  const asked = wildcard || isLoopbackHost(host) ? names : [host, ...names];
-  const configDir = dirname((await ctx.config()).path);
-  return localTlsIdentity(configDir, certificateNames(asked), (message) => ctx.say(message));
+  const { mockTlsIdentity } = await import('../../usecases/mock-start.js');
+  if (own) {
+    return mockTlsIdentity({ kind: 'files', certFile: options.tlsCert!, keyFile: options.tlsKey! });
+  }
+  return mockTlsIdentity({
+    kind: 'local',
+    configDir: dirname((await ctx.config()).path),
+    host: options.host,
+    names,
+    nameLabel: () => '--tls-name',
+    note: (message) => ctx.say(message),
+  });
 }
 
 /**
