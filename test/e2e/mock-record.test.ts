@@ -31,6 +31,7 @@ interface RecorderInfo {
   target: string;
   token: string;
   context?: string;
+  consoleUrl?: string;
 }
 
 const dirs = tempDirs();
@@ -235,6 +236,75 @@ describe('ksctl mock record', () => {
     expect(health.status).toBe(200);
     await recorder.stop();
   }, 60_000);
+
+  it("serves the console's Requests over its journal: the printed link signs in, the exchange is listed, no other token reads it", async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-log']);
+    const { url, consoleUrl, token } = recorder.info;
+    expect(consoleUrl).toMatch(new RegExp(`^${url}/_mock/console/login\\?code=[\\w-]{22}$`));
+    expect(recorder.output().stderr).toContain(consoleUrl);
+    const listed = await run(['--context', 'record', 'markings', 'list', '-o', 'json']);
+    expect(listed.code).toBe(0);
+
+    const api = `${url}/_mock/console/api`;
+    // Before signing in, and with the service's token or the recorder's as a bearer: nothing.
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${service.info.token}` },
+      { authorization: `Bearer ${token}` },
+      { cookie: `ksctl_console_${new URL(url).port}=${service.info.token}` },
+    ];
+    for (const headers of attempts) {
+      const refused = await fetch(`${api}/requests`, { headers });
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain('/markings');
+    }
+    // The service's token makes no sign-in link; the recorder's does.
+    const foreign = await fetch(`${url}/_mock/console/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.info.token}` },
+    });
+    expect(foreign.status).toBe(401);
+    const another = await run(['--context', 'record', 'mock', 'console', '-o', 'json']);
+    expect([another.code, another.stderr]).toEqual([0, '']);
+    expect(another.stdout).toContain(`${url}/_mock/console/login?code=`);
+
+    const signedIn = await fetch(consoleUrl!, { redirect: 'manual' });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    // The code is spent: the same link signs in no one else.
+    const again = await fetch(consoleUrl!, { redirect: 'manual' });
+    expect(again.headers.get('location')).toContain('signin=expired');
+
+    const session = await fetch(`${api}/session`, { headers: { cookie } });
+    expect(await session.json()).toMatchObject({ recording: new URL(service.info.baseUrl).origin });
+    const page = await fetch(`${api}/requests`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const { total, requests } = (await page.json()) as {
+      total: number;
+      requests: { id: number; method: string; path: string; status: number }[];
+    };
+    const exchange = requests.find((e) => e.method === 'GET' && e.path.includes('/markings'));
+    expect(exchange).toMatchObject({ status: 200 });
+    expect(total).toBe(requests.length);
+    const detail = await fetch(`${api}/requests/${exchange!.id}`, { headers: { cookie } });
+    expect(detail.status).toBe(200);
+    const text = await detail.text();
+    expect(text).toContain(exchange!.path);
+    for (const secret of [service.info.token, token, cookie.split('=')[1]!]) {
+      expect(text).not.toContain(secret);
+    }
+    // The pages of a mock's state belong to a mock.
+    for (const path of ['devices', 'faults', 'markings', 'outbox', 'stats']) {
+      const absent = await fetch(`${api}/${path}`, { headers: { cookie } });
+      expect([path, absent.status]).toEqual([path, 404]);
+      expect(await absent.text()).toContain('belong to a mock');
+    }
+    // The page itself, and nothing of the console reached the service.
+    expect((await fetch(`${url}/_mock/console/`)).status).toBe(200);
+    const direct = await run(['--context', 'tenant', 'mock', 'requests', '-o', 'json']);
+    expect(direct.stdout).not.toContain('/_mock/console');
+    expect((await recorder.stop()).code).toBe(0);
+  }, 120_000);
 
   it('sends on only paths, only to the target, and keeps serving after hostile requests', async () => {
     const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
