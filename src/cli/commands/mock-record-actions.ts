@@ -115,7 +115,7 @@ function consoleLines(info: RecorderInfo): string {
     info.context === undefined
       ? 'ksctl mock console'
       : `ksctl --context ${info.context} mock console`;
-  return `  Console:         its requests, live; signs one browser in; another link: ${another}\n    ${info.consoleUrl}\n`;
+  return `  Console:         the requests, live; the link signs one browser in\n    ${info.consoleUrl}\n                   another link: ${another}\n`;
 }
 
 function banner(info: RecorderInfo, out: string | undefined): string {
