@@ -344,9 +344,16 @@ export class Recorder {
   /** A request under /_mock/console, answered by the mock's console over this journal. */
   private async console(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
     const cid = conversationId(req);
-    const parsed = requestTarget(target)!;
+    const parsed = requestTarget(target);
     let answer;
     try {
+      if (parsed === undefined) {
+        throw new MockHttpError(
+          400,
+          MarkingsErrorCode.badRequest,
+          'the request target is not a path',
+        );
+      }
       this.consoleApp ??= import('./console/app.js').then(
         ({ ConsoleApp }) =>
           new ConsoleApp({
@@ -367,7 +374,7 @@ export class Recorder {
       const body = new BodyReader(req);
       answer = await app.answer(mockRequest(req, req.method ?? 'GET', parsed, cid, body));
     } catch (error) {
-      answer = errorAnswer(cid, error, parsed.pathname);
+      answer = errorAnswer(cid, error, parsed?.pathname ?? '');
     }
     const bytes = await bodyBytes(answer).catch(() => undefined);
     sendAnswer(res, cid, answer, bytes, this.closing);

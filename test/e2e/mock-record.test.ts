@@ -341,10 +341,27 @@ describe('ksctl mock record', () => {
     // A path that reads as another host goes to the target as a path (the mock: 404), not there.
     expect(answers[1]).toMatch(/^HTTP\/1\.1 (401|404) /);
     for (const answer of answers.slice(2)) expect(answer).not.toMatch(/^HTTP\/1\.1 [23]\d\d /);
+    // The console's paths, hostile: none reads a file outside it, none fails the recorder.
+    const consolePaths = [
+      '/_mock/console/assets/../../package.json',
+      '/_mock/console/assets/%2e%2e/%2e%2e/package.json',
+      '/_mock/console/assets/..%2f..%2fpackage.json',
+      '/_mock/console/api/requests?limit=-1',
+      '/_mock/console/api/requests/99999999999999999999',
+      `/_mock/console/login?code=${'x'.repeat(5000)}`,
+      ...garbage.map((text) => `/_mock/console/${encodeURIComponent(text)}`),
+      ...garbage.map((text) => `/_mock/console/api/requests/${encodeURIComponent(text)}`),
+    ];
+    for (const path of consolePaths) {
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect([path, answer.slice(0, 12)]).toEqual([path, expect.stringMatching(/ (303|40\d)$/)]);
+      expect(answer).not.toContain('"devDependencies"');
+    }
     const listed = await fetch(`${recorder.info.url}/_mock/requests`, {
       headers: { authorization: `Bearer ${recorder.info.token}` },
     });
     const { requests } = (await listed.json()) as { requests: { path: string }[] };
+    // The console's own requests are not journaled (nor sent on): only what went to the service.
     expect(requests.map((r) => r.path)).toEqual(['//localhost:1/x']);
     const stopped = await recorder.stop();
     expect(stopped.code).toBe(0);
