@@ -65,7 +65,9 @@ describe("the recorder's console", () => {
       headers: { authorization: `Bearer ${REC_TOKEN}` },
     });
     expect(answer.status).toBe(200);
-    await page.getByRole('link', { name: path }).first().waitFor();
+    await page.getByRole('link', { name: path }).first().click();
+    // Opened as `requests show` describes it.
+    await page.getByText('Conversation id').waitFor();
     const text = await page.locator('body').innerText();
     expect(text).not.toContain(mock.token);
     expect(text).not.toContain(REC_TOKEN);
