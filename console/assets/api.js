@@ -6,6 +6,11 @@
 
 const BASE = new URL('api/', document.baseURI);
 let csrf = '';
+/** On the console of `ksctl mock record`: the origin it records (its session says). */
+let recordingOrigin;
+
+/** The origin a recorder records, or undefined on a mock's console. */
+export const recording = () => recordingOrigin;
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -31,6 +36,7 @@ export async function session() {
   if (!answer.ok) throw new ApiError(answer.status, await answer.json().catch(() => undefined));
   const body = await answer.json();
   csrf = body.csrf ?? '';
+  recordingOrigin = typeof body.recording === 'string' ? body.recording : undefined;
   return body;
 }
 

@@ -21,6 +21,8 @@ const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const menu = document.querySelector('.menu-toggle');
 let current; // { name, page }
+/** Set on the console of `ksctl mock record`: the origin it records, and only its requests. */
+let recording;
 
 function markCurrent(name) {
   for (const link of nav.querySelectorAll('a')) {
@@ -31,6 +33,12 @@ function markCurrent(name) {
 
 async function show() {
   const route = parseRoute();
+  if (recording !== undefined && route.name !== 'requests') {
+    // A recorder holds no markings, devices, faults or tokens: those belong to a mock.
+    history.replaceState(null, '', '#/requests');
+    route.name = 'requests';
+    route.rest = [];
+  }
   markCurrent(route.name);
   setMenu(false);
   if (current?.name === route.name && current.page?.update) {
@@ -44,7 +52,7 @@ async function show() {
   if (current !== mine) return; // another route was asked for meanwhile
   fill(main);
   mine.page = module.mount(main, route);
-  document.title = `${route.name[0].toUpperCase()}${route.name.slice(1)} · ksctl mock console`;
+  document.title = `${route.name[0].toUpperCase()}${route.name.slice(1)} · ksctl ${recording === undefined ? 'mock' : 'mock record'} console`;
   const heading = main.querySelector('h1');
   if (heading && document.activeElement?.closest?.('nav')) {
     heading.setAttribute('tabindex', '-1');
@@ -161,6 +169,16 @@ async function start() {
     return;
   }
   if (location.search) history.replaceState(null, '', location.pathname + location.hash);
+  if (typeof signedIn.recording === 'string') {
+    recording = signedIn.recording;
+    for (const link of nav.querySelectorAll('a')) {
+      if (link.getAttribute('href') !== '#/requests') link.parentElement.remove();
+    }
+    document.querySelector('.brand strong').textContent = 'mock record console';
+    document
+      .querySelector('.brand')
+      .append(h('span', { class: 'recording' }, ` · recording ${recording}`));
+  }
   nav.hidden = false;
   menu.hidden = false;
   menu.addEventListener('click', () => setMenu(menu.getAttribute('aria-expanded') !== 'true'));
@@ -169,7 +187,9 @@ async function start() {
     signInScreen();
   });
   window.addEventListener('hashchange', () => void show());
-  if (!location.hash) history.replaceState(null, '', '#/overview');
+  if (!location.hash) {
+    history.replaceState(null, '', recording === undefined ? '#/overview' : '#/requests');
+  }
   await show();
 }
 

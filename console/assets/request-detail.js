@@ -3,6 +3,7 @@
  * bodies, the envelope opened for a device request, an enrollment's package facts, and copyable
  * curl and ksctl lines to send it again.
  */
+import { recording } from './api.js';
 import { bytes, codeLine, facts, h, statusBadge, table, when } from './dom.js';
 import { jsonView } from './json-view.js';
 
@@ -31,8 +32,11 @@ export function requestDetail(d, close) {
       ['Conversation id', d.cid ? h('code', {}, d.cid) : undefined],
       [
         'Device',
+        // A recorder has no Devices page: the id only.
         d.device
-          ? h('a', { href: `#/devices/${encodeURIComponent(d.device)}`, class: 'mono' }, d.device)
+          ? recording() === undefined
+            ? h('a', { href: `#/devices/${encodeURIComponent(d.device)}`, class: 'mono' }, d.device)
+            : h('code', {}, d.device)
           : undefined,
       ],
     ]),

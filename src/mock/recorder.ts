@@ -15,6 +15,10 @@
  *   recorded as the JSON they are.
  * - The spool is a file of one redacted exchange a line, so memory stays that of the exchanges in
  *   flight however long the recording runs.
+ * - The mock's console is served at `/_mock/console/` over the recorder's journal (its Requests
+ *   page, live; the pages of a mock's state are not there): signed in with a link `consoleUrl()`
+ *   makes, with the dev token, or with a link `ksctl mock console` asks for. Its sign-in codes,
+ *   sessions and CSRF tokens are told to the journal's secrets; its own requests are not journaled.
  */
 import { once } from 'node:events';
 import type { FileHandle } from 'node:fs/promises';
@@ -30,6 +34,9 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../markings/wire.js';
+import type { ConsoleApp } from './console/app.js';
+import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
+import { MockHttpError } from './http.js';
 import {
   type DeviceKeyring,
   openDeviceRequest,
@@ -38,6 +45,8 @@ import {
 } from './request-detail.js';
 import { isoTime, Journal, JOURNAL_MAX_ENTRIES, redactQuery } from './request-journal.js';
 import { filterFromQuery } from './request-journal-filter.js';
+import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
+import { bodyBytes, sendAnswer } from './server-answers.js';
 import type { JournalEntry, Recording, RequestDetail } from './wire.js';
 
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
@@ -80,6 +89,8 @@ export interface RecorderOptions {
    * with them as the mock opens its own. Without them device requests stay sealed.
    */
   keyring?: DeviceKeyring;
+  /** Serve the console at /_mock/console/ (default true); false: its paths are not found. */
+  console?: boolean;
 }
 
 interface Kept {
@@ -114,6 +125,11 @@ export class Recorder {
   /** Why an exchange could not be spooled (a full disk): the recording must not be written. */
   spoolFailure: unknown = undefined;
   readonly startedAt = new Date().toISOString();
+  /** Set while the console is on. */
+  private readonly signIn: ConsoleSignIn | undefined;
+  /** The console itself, loaded when a browser first asks for it. */
+  private consoleApp: Promise<ConsoleApp> | undefined;
+  private closing = false;
 
   private constructor(
     private readonly server: Server,
@@ -128,6 +144,22 @@ export class Recorder {
       this.journal.secrets.add(secret);
       this.recording.secrets.add(secret);
     }
+    if (options.console !== false) {
+      this.signIn = new ConsoleSignIn(
+        () => Number(new URL(this.url).port),
+        Date.now,
+        false,
+        (secret) => {
+          this.journal.secrets.add(secret);
+          this.recording.secrets.add(secret);
+        },
+      );
+    }
+  }
+
+  /** A fresh one-time sign-in link to the console, or undefined when it is off. */
+  consoleUrl(): string | undefined {
+    return this.signIn && signInLink(this.url, this.signIn.newCode());
   }
 
   static async start(options: RecorderOptions): Promise<Recorder> {
@@ -164,6 +196,8 @@ export class Recorder {
 
   /** Stops taking connections and waits for the exchanges in flight to be journaled. */
   async close(): Promise<void> {
+    this.closing = true;
+    if (this.consoleApp) (await this.consoleApp).close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await Promise.allSettled([...this.inFlight]);
@@ -217,6 +251,7 @@ export class Recorder {
       res.writeHead(400, { 'content-type': 'application/json' }).end(body);
       return;
     }
+    if (this.signIn && isConsolePath(path)) return this.console(req, res, target);
     if (path === '/_mock' || path.startsWith('/_mock/')) return this.admin(req, res, target);
     return this.forward(req, res, upstream);
   }
@@ -242,7 +277,7 @@ export class Recorder {
         errorBody(
           cid,
           MarkingsErrorCode.notFound,
-          'ksctl mock record serves only /_mock/health and /_mock/requests',
+          'ksctl mock record serves only /_mock/health, /_mock/requests and /_mock/console/',
         ),
       );
       return;
@@ -274,18 +309,21 @@ export class Recorder {
       return;
     }
     const id = url.pathname.slice('/_mock/requests/'.length);
-    const entry = /^\d{1,15}$/.test(id) ? this.journal.get(Number(id)) : undefined;
-    if (entry === undefined) {
-      send(
-        404,
-        errorBody(
-          cid,
-          MarkingsErrorCode.notFound,
-          `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`,
-        ),
-      );
+    const detail = await this.describe(id);
+    if (detail === undefined) {
+      send(404, errorBody(cid, MarkingsErrorCode.notFound, noRequest(id)));
       return;
     }
+    send(200, JSON.stringify(detail));
+  }
+
+  /**
+   * A journal entry described as `/_mock/requests/{id}` describes it, a device request opened
+   * with `--profiles`; whatever was opened, neither token is in it. Undefined when none.
+   */
+  private async describe(id: string): Promise<RequestDetail | undefined> {
+    const entry = /^\d{1,15}$/.test(id) ? this.journal.get(Number(id)) : undefined;
+    if (entry === undefined) return undefined;
     const detail: RequestDetail = {
       ...entry,
       ...replayLines(this.options.tenant, entry, {}),
@@ -300,8 +338,46 @@ export class Recorder {
       if (opened) detail.opened = opened;
       if (problems.length > 0) detail.problems = problems;
     }
-    // Whatever was opened, neither token leaves.
-    send(200, JSON.stringify(scrubbedDetail(this.journal.secrets, detail)));
+    return scrubbedDetail(this.journal.secrets, detail);
+  }
+
+  /** A request under /_mock/console, answered by the mock's console over this journal. */
+  private async console(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
+    const cid = conversationId(req);
+    const parsed = requestTarget(target);
+    let answer;
+    try {
+      if (parsed === undefined) {
+        throw new MockHttpError(
+          400,
+          MarkingsErrorCode.badRequest,
+          'the request target is not a path',
+        );
+      }
+      this.consoleApp ??= import('./console/app.js').then(
+        ({ ConsoleApp }) =>
+          new ConsoleApp({
+            signIn: this.signIn!,
+            devToken: this.options.devToken,
+            url: () => this.url,
+            journal: this.journal,
+            feed: (listener) => this.journal.subscribe(listener),
+            describe: async (id) => {
+              const detail = await this.describe(id);
+              if (detail !== undefined) return detail;
+              throw new MockHttpError(404, MarkingsErrorCode.notFound, noRequest(id));
+            },
+            recording: this.options.target,
+          }),
+      );
+      const app = await this.consoleApp;
+      const body = new BodyReader(req);
+      answer = await app.answer(mockRequest(req, req.method ?? 'GET', parsed, cid, body));
+    } catch (error) {
+      answer = errorAnswer(cid, error, parsed?.pathname ?? '');
+    }
+    const bytes = await bodyBytes(answer).catch(() => undefined);
+    sendAnswer(res, cid, answer, bytes, this.closing);
   }
 
   /** Sends the request on to the target and its answer back, journaling both. */
@@ -417,6 +493,10 @@ export class Recorder {
     }
     this.options.onExchange?.(entry);
   }
+}
+
+function noRequest(id: string): string {
+  return `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`;
 }
 
 function urlOf(text: string): URL | undefined {

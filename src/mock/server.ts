@@ -399,13 +399,22 @@ export class MockServer {
     this.consoleApp ??= import('./console/app.js').then(
       ({ ConsoleApp }) =>
         new ConsoleApp({
-          state: this.state,
           signIn: this.signIn!,
-          stats: this.stats!,
-          info: () => this.info,
+          devToken: this.state.devToken,
+          url: () => this.info.url,
+          journal: this.state.journal,
           feed: (listener) => this.state.journal.subscribe(listener),
-          route: (req) => this.route(req),
-          entries: () => this.state.requests().requests,
+          describe: async (id, req) => {
+            const { describeRequestAt, hostOf } = await import('./request-detail.js');
+            return describeRequestAt(this.state, id, this.info, hostOf(req));
+          },
+          mock: {
+            state: this.state,
+            stats: this.stats!,
+            info: () => this.info,
+            route: (req) => this.route(req),
+            entries: () => this.state.requests().requests,
+          },
         }),
     );
     return this.consoleApp;

@@ -31,6 +31,7 @@ interface RecorderInfo {
   target: string;
   token: string;
   context?: string;
+  consoleUrl?: string;
 }
 
 const dirs = tempDirs();
@@ -236,6 +237,75 @@ describe('ksctl mock record', () => {
     await recorder.stop();
   }, 60_000);
 
+  it("serves the console's Requests over its journal: the printed link signs in, the exchange is listed, no other token reads it", async () => {
+    const recorder = await startRecorder(['--target', 'tenant', '--no-log']);
+    const { url, consoleUrl, token } = recorder.info;
+    expect(consoleUrl).toMatch(new RegExp(`^${url}/_mock/console/login\\?code=[\\w-]{22}$`));
+    expect(recorder.output().stderr).toContain(consoleUrl);
+    const listed = await run(['--context', 'record', 'markings', 'list', '-o', 'json']);
+    expect(listed.code).toBe(0);
+
+    const api = `${url}/_mock/console/api`;
+    // Before signing in, and with the service's token or the recorder's as a bearer: nothing.
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${service.info.token}` },
+      { authorization: `Bearer ${token}` },
+      { cookie: `ksctl_console_${new URL(url).port}=${service.info.token}` },
+    ];
+    for (const headers of attempts) {
+      const refused = await fetch(`${api}/requests`, { headers });
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain('/markings');
+    }
+    // The service's token makes no sign-in link; the recorder's does.
+    const foreign = await fetch(`${url}/_mock/console/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${service.info.token}` },
+    });
+    expect(foreign.status).toBe(401);
+    const another = await run(['--context', 'record', 'mock', 'console', '-o', 'json']);
+    expect([another.code, another.stderr]).toEqual([0, '']);
+    expect(another.stdout).toContain(`${url}/_mock/console/login?code=`);
+
+    const signedIn = await fetch(consoleUrl!, { redirect: 'manual' });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    // The code is spent: the same link signs in no one else.
+    const again = await fetch(consoleUrl!, { redirect: 'manual' });
+    expect(again.headers.get('location')).toContain('signin=expired');
+
+    const session = await fetch(`${api}/session`, { headers: { cookie } });
+    expect(await session.json()).toMatchObject({ recording: new URL(service.info.baseUrl).origin });
+    const page = await fetch(`${api}/requests`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const { total, requests } = (await page.json()) as {
+      total: number;
+      requests: { id: number; method: string; path: string; status: number }[];
+    };
+    const exchange = requests.find((e) => e.method === 'GET' && e.path.includes('/markings'));
+    expect(exchange).toMatchObject({ status: 200 });
+    expect(total).toBe(requests.length);
+    const detail = await fetch(`${api}/requests/${exchange!.id}`, { headers: { cookie } });
+    expect(detail.status).toBe(200);
+    const text = await detail.text();
+    expect(text).toContain(exchange!.path);
+    for (const secret of [service.info.token, token, cookie.split('=')[1]!]) {
+      expect(text).not.toContain(secret);
+    }
+    // The pages of a mock's state belong to a mock.
+    for (const path of ['devices', 'faults', 'markings', 'outbox', 'stats']) {
+      const absent = await fetch(`${api}/${path}`, { headers: { cookie } });
+      expect([path, absent.status]).toEqual([path, 404]);
+      expect(await absent.text()).toContain('belong to a mock');
+    }
+    // The page itself, and nothing of the console reached the service.
+    expect((await fetch(`${url}/_mock/console/`)).status).toBe(200);
+    const direct = await run(['--context', 'tenant', 'mock', 'requests', '-o', 'json']);
+    expect(direct.stdout).not.toContain('/_mock/console');
+    expect((await recorder.stop()).code).toBe(0);
+  }, 120_000);
+
   it('sends on only paths, only to the target, and keeps serving after hostile requests', async () => {
     const recorder = await startRecorder(['--target', 'tenant', '--no-context', '--no-log']);
     const { port } = new URL(recorder.info.url);
@@ -271,10 +341,27 @@ describe('ksctl mock record', () => {
     // A path that reads as another host goes to the target as a path (the mock: 404), not there.
     expect(answers[1]).toMatch(/^HTTP\/1\.1 (401|404) /);
     for (const answer of answers.slice(2)) expect(answer).not.toMatch(/^HTTP\/1\.1 [23]\d\d /);
+    // The console's paths, hostile: none reads a file outside it, none fails the recorder.
+    const consolePaths = [
+      '/_mock/console/assets/../../package.json',
+      '/_mock/console/assets/%2e%2e/%2e%2e/package.json',
+      '/_mock/console/assets/..%2f..%2fpackage.json',
+      '/_mock/console/api/requests?limit=-1',
+      '/_mock/console/api/requests/99999999999999999999',
+      `/_mock/console/login?code=${'x'.repeat(5000)}`,
+      ...garbage.map((text) => `/_mock/console/${encodeURIComponent(text)}`),
+      ...garbage.map((text) => `/_mock/console/api/requests/${encodeURIComponent(text)}`),
+    ];
+    for (const path of consolePaths) {
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect([path, answer.slice(0, 12)]).toEqual([path, expect.stringMatching(/ (303|40\d)$/)]);
+      expect(answer).not.toContain('"devDependencies"');
+    }
     const listed = await fetch(`${recorder.info.url}/_mock/requests`, {
       headers: { authorization: `Bearer ${recorder.info.token}` },
     });
     const { requests } = (await listed.json()) as { requests: { path: string }[] };
+    // The console's own requests are not journaled (nor sent on): only what went to the service.
     expect(requests.map((r) => r.path)).toEqual(['//localhost:1/x']);
     const stopped = await recorder.stop();
     expect(stopped.code).toBe(0);

@@ -84,8 +84,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['mock/'],
   // The console: its pages, its API and its event streams.
   ['mock/console/'],
-  // The mock server: the factory that wires routes, state and persistence to a port.
-  ['mock/server.ts', 'mock/server-*.ts'],
+  // The mock server: the factory that wires routes, state and persistence to a port; and the
+  // recording proxy of `ksctl mock record`, which serves the console over its own journal.
+  ['mock/server.ts', 'mock/server-*.ts', 'mock/recorder.ts'],
   // Starting the mock, as both faces do: the one use case above the mock server.
   ['usecases/mock-start.ts'],
   // The conformance check: the service against a fresh embedded mock, or a recording replayed.

@@ -51,6 +51,8 @@ export interface RecorderInfo {
   token: string;
   /** The context that points through the proxy, when one was written. */
   context?: string;
+  /** A one-time link that signs a browser in to the console of the recorder's requests. */
+  consoleUrl?: string;
 }
 
 function authorization(auth: Auth): string | undefined {
@@ -106,6 +108,16 @@ async function writeContext(
   return RECORD_CONTEXT;
 }
 
+/** The console's lines of the banner, as `mock serve` prints them (the link is long). */
+function consoleLines(info: RecorderInfo): string {
+  if (info.consoleUrl === undefined) return '';
+  const another =
+    info.context === undefined
+      ? 'ksctl mock console'
+      : `ksctl --context ${info.context} mock console`;
+  return `  Console:         the requests, live; the link signs one browser in\n    ${info.consoleUrl}\n                   another link: ${another}\n`;
+}
+
 function banner(info: RecorderInfo, out: string | undefined): string {
   const use =
     info.context === undefined
@@ -118,7 +130,7 @@ function banner(info: RecorderInfo, out: string | undefined): string {
   Recording:       ${info.target}
   Token:           ${info.token}
                    (stands for the target's credentials; reads the journal)
-
+${consoleLines(info)}
 ${use}
 `;
 }
@@ -208,6 +220,8 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       target,
       token: devToken,
     };
+    const consoleUrl = recorder.consoleUrl();
+    if (consoleUrl !== undefined) info.consoleUrl = consoleUrl;
     try {
       if (options.context) {
         const context = await writeContext(ctx, options.target, target, info);

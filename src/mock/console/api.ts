@@ -19,13 +19,16 @@
  *   DELETE faults/{index}       removes one; DELETE faults removes all
  *   POST   tokens {user, keyspace?}  {stoken, uidauth, enroll}: `enroll` is the ksctl line
  *   GET    outbox                {messages}: registration codes the portal "e-mailed"
+ *
+ * On `ksctl mock record` (no `mock` in the deps) only session (with `recording`, the origin
+ * recorded), overview ({url, recording, counts: {requests}}), requests, requests/{id} and events
+ * are served; the pages of the mock's state are not found, and the answer says they belong to a mock.
  */
 import type { ServerResponse } from 'node:http';
 import { MarkingsErrorCode } from '../../markings/wire.js';
 import type { JournalEntry, MockInfo } from '../wire.js';
 import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
-import { describeRequestAt, hostOf } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';
 import type { MockState } from '../state.js';
@@ -35,26 +38,51 @@ import {
   MockHttpError,
   type MockRequest,
   type MockResponse,
+  type Route,
   Router,
 } from '../http.js';
+import type { Journal } from '../request-journal.js';
 import type { EntryFeed } from './events.js';
 import { CONSOLE_PATH, type ConsoleSession, type ConsoleSignIn } from './sign-in.js';
 import type { RequestStats } from './stats.js';
 
-/** What the console needs of the mock server. */
+/**
+ * What the console shows: a journal, and, on the mock, the mock's state. `ksctl mock record`
+ * serves the same console over its own journal with no `mock`: its API then answers only the
+ * session, the overview (what it records), the requests and their events.
+ */
 export interface ConsoleDeps {
-  state: MockState;
   signIn: ConsoleSignIn;
+  /** Signs in with the form, and makes sign-in links (`POST /_mock/console/links`). */
+  devToken: string;
+  /** The server's root URL, which sign-in links start with. */
+  url: () => string;
+  journal: Journal;
+  /** Entries as the journal records them, for the event streams. */
+  feed: EntryFeed;
+  /** `GET requests/{id}`: the entry described (request-detail.ts), 404 when the journal lacks it. */
+  describe: (id: string, req: MockRequest) => Promise<unknown>;
+  /** The mock's own parts; absent on a recorder. */
+  mock?: MockConsoleDeps;
+  /** On a recorder: the origin it records. */
+  recording?: string;
+}
+
+/** What the console's pages of the mock's state need of the mock server. */
+export interface MockConsoleDeps {
+  state: MockState;
   stats: RequestStats;
   /** The mock's connection details (its URL). */
   info: () => MockInfo;
-  /** Entries as the journal records them, for the event streams. */
-  feed: EntryFeed;
   /** Answers a request as the mock's router does (the console's markings go through it). */
   route: (req: MockRequest) => Promise<MockResponse>;
   /** Journal entries, oldest first, as far as the journal keeps them. */
   entries: () => JournalEntry[];
 }
+
+/** Why a page of the mock's state is not found on a recorder's console. */
+export const RECORDER_PAGES_ONLY =
+  "ksctl mock record's console shows its requests only: markings, devices, faults and tokens belong to a mock (ksctl mock serve)";
 
 /** Starts an event stream on an answer whose head is written. */
 export type OpenStream = (res: ServerResponse) => void;
@@ -104,8 +132,86 @@ export function consoleApi(
   deps: ConsoleDeps,
   openStream: OpenStream,
 ): (req: MockRequest, session: ConsoleSession) => Promise<MockResponse> {
-  const { state } = deps;
+  const { mock } = deps;
   const router = new Router();
+  router.add(
+    {
+      method: 'GET',
+      pattern: `${API}/requests`,
+      handler: (req) => {
+        const filter = filterFromQuery(req.query);
+        if (typeof filter === 'string')
+          throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
+        const limit = Math.min(filter.limit ?? REQUESTS_DEFAULT_LIMIT, REQUESTS_MAX_LIMIT);
+        // Every match is counted (the page says how many it does not show); a few are sent.
+        const { requests } = deps.journal.list({
+          ...filter,
+          limit: undefined,
+          bodies: false,
+          newestFirst: true,
+        });
+        return json(200, { total: requests.length, requests: requests.slice(0, limit) });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/requests/:id`,
+      // Described on demand: envelopes opened, packages inspected (request-detail.ts).
+      handler: async (req) => json(200, await deps.describe(req.params.id!, req)),
+    },
+    {
+      method: 'GET',
+      pattern: `${API}/events`,
+      handler: () => ({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
+        stream: openStream,
+      }),
+    },
+  );
+  if (mock) router.add(...mockPages(mock));
+  else {
+    router.add({
+      method: 'GET',
+      pattern: `${API}/overview`,
+      handler: () =>
+        json(200, {
+          url: deps.url(),
+          recording: deps.recording,
+          counts: { requests: deps.journal.list({ limit: 0 }).total },
+        }),
+    });
+  }
+
+  return async (req, session) => {
+    if (req.path === `${API}/session`) {
+      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
+      return json(200, {
+        csrf: session.csrf,
+        ...(deps.recording === undefined ? {} : { recording: deps.recording }),
+      });
+    }
+    if (mock && (req.path === `${API}/markings` || req.path.startsWith(`${API}/markings/`))) {
+      const path = `/v2/${encodeURIComponent(mock.state.defaultTenant)}${req.path.slice(API.length)}`;
+      return mock.route(forwarded(req, path, mock.state.devToken));
+    }
+    const match = router.match(req.method, req.path);
+    if (!match) {
+      throw new MockHttpError(
+        404,
+        MarkingsErrorCode.notFound,
+        mock ? `no such resource: ${req.path}` : RECORDER_PAGES_ONLY,
+      );
+    }
+    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
+    Object.assign(req.params, match.params);
+    return match.handler(req);
+  };
+}
+
+/** The API of the pages that show and change the mock's state. */
+function mockPages(deps: MockConsoleDeps): Route[] {
+  const { state } = deps;
   const tenant = () => state.defaultTenant;
 
   /** When each device was last heard of: its newest journal entry, else its newest key. */
@@ -138,7 +244,7 @@ export function consoleApi(
     };
   };
 
-  router.add(
+  return [
     {
       method: 'GET',
       pattern: `${API}/overview`,
@@ -239,41 +345,6 @@ export function consoleApi(
     },
     {
       method: 'GET',
-      pattern: `${API}/requests`,
-      handler: (req) => {
-        const filter = filterFromQuery(req.query);
-        if (typeof filter === 'string')
-          throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
-        const limit = Math.min(filter.limit ?? REQUESTS_DEFAULT_LIMIT, REQUESTS_MAX_LIMIT);
-        // Every match is counted (the page says how many it does not show); a few are sent.
-        const { requests } = state.journal.list({
-          ...filter,
-          limit: undefined,
-          bodies: false,
-          newestFirst: true,
-        });
-        return json(200, { total: requests.length, requests: requests.slice(0, limit) });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: `${API}/requests/:id`,
-      handler: async (req) => {
-        // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-        return json(200, await describeRequestAt(state, req.params.id!, deps.info(), hostOf(req)));
-      },
-    },
-    {
-      method: 'GET',
-      pattern: `${API}/events`,
-      handler: () => ({
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
-        stream: openStream,
-      }),
-    },
-    {
-      method: 'GET',
       pattern: `${API}/faults`,
       handler: () => json(200, { faults: state.faults.listWithHits() }),
     },
@@ -337,23 +408,5 @@ export function consoleApi(
       pattern: `${API}/outbox`,
       handler: () => json(200, { messages: state.enrollment.outbox() }),
     },
-  );
-
-  return async (req, session) => {
-    if (req.path === `${API}/session`) {
-      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
-      return json(200, { csrf: session.csrf });
-    }
-    if (req.path === `${API}/markings` || req.path.startsWith(`${API}/markings/`)) {
-      const path = `/v2/${encodeURIComponent(tenant())}${req.path.slice(API.length)}`;
-      return deps.route(forwarded(req, path, state.devToken));
-    }
-    const match = router.match(req.method, req.path);
-    if (!match) {
-      throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
-    }
-    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
-    Object.assign(req.params, match.params);
-    return match.handler(req);
-  };
+  ];
 }

@@ -122,8 +122,8 @@ export class ConsoleApp {
     }
     if (rest === '/links') {
       if (req.method !== 'POST') throw methodNotAllowed(req.method, ['POST']);
-      requireAdmin(this.deps.state, req);
-      const consoleUrl = signInLink(this.deps.info().url, this.deps.signIn.newCode());
+      this.requireDevToken(req);
+      const consoleUrl = signInLink(this.deps.url(), this.deps.signIn.newCode());
       return json(201, { consoleUrl });
     }
     if (rest.startsWith('/api/')) {
@@ -147,6 +147,22 @@ export class ConsoleApp {
     throw notFound(req.path);
   }
 
+  /** The mock's admin check; on a recorder, its dev token as a bearer token. */
+  private requireDevToken(req: MockRequest): void {
+    if (this.deps.mock) {
+      requireAdmin(this.deps.mock.state, req);
+      return;
+    }
+    const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (given === undefined || !sameSecret(given, this.deps.devToken)) {
+      throw new MockHttpError(
+        401,
+        MarkingsErrorCode.unauthorized,
+        "a sign-in link of the recorder's console needs its dev token",
+      );
+    }
+  }
+
   private file(req: MockRequest, found: { bytes: Buffer; contentType: string } | undefined) {
     if (!found) throw notFound(req.path);
     return { status: 200, bytes: found.bytes, headers: { 'content-type': found.contentType } };
@@ -163,7 +179,7 @@ export class ConsoleApp {
     if (!ownOrigin(req)) throw forbidden('the sign-in comes from another origin');
     const body = await req.body(FORM_MAX_BYTES);
     const token = new URLSearchParams(body.toString('utf8')).get('token') ?? '';
-    if (!sameSecret(token.trim(), this.deps.state.devToken)) return signedOut('failed');
+    if (!sameSecret(token.trim(), this.deps.devToken)) return signedOut('failed');
     return redirect(`${CONSOLE_PATH}/`, this.deps.signIn.sessionCookie(this.deps.signIn.open()));
   }
 }
