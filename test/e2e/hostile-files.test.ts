@@ -21,14 +21,6 @@ import { tempDirs } from '../helpers/temp.js';
 const MIB = 1024 * 1024;
 /** Beyond the same command on a small file, what a file may take at most: ~200 MiB per the issue. */
 const HEADROOM = 200 * MIB;
-/**
- * Written for Node 20. Node 24's V8 lets the young generation grow several times larger before it
- * collects: aliases.yaml peaked at 307 MB there against 213 MB on Node 20, and at 221 MB with the
- * semi-spaces held to Node 20's 16 MiB. What is checked is what ksctl holds, so on Node 22 and
- * later the young generation is held to that size, and the headroom means the same on both.
- */
-const YOUNG_GENERATION =
-  Number(process.versions.node.split('.')[0]) >= 22 ? ' --max-semi-space-size=16' : '';
 /** Large enough for the path of large files (over 512 KiB), small enough to be quick. */
 const SIZE = 4 * MIB;
 
@@ -68,7 +60,7 @@ async function run(args: string[], extra: Record<string, string> = {}, timeoutMs
     // Nothing listens there: files that read well end at the first request, exit 7.
     KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/t',
     KSCTL_TOKEN: 'hostile-files',
-    NODE_OPTIONS: `${peak.nodeOptions}${YOUNG_GENERATION}`,
+    NODE_OPTIONS: peak.nodeOptions,
     ...extra,
   });
   const exit = await ksctl(args, { env, timeoutMs });

@@ -142,7 +142,11 @@ describe('the packed ksctl', () => {
   });
 
   it('runs the node:test example', async () => {
-    const output = await inProject('--test', ['examples/node-test/keys.test.mjs']);
+    // TAP on every Node: Node 24's own default off a terminal is the spec reporter.
+    const output = await inProject('--test', [
+      '--test-reporter=tap',
+      'examples/node-test/keys.test.mjs',
+    ]);
     expect(output).toMatch(/# pass 2\n/);
     expect(output).toMatch(/# fail 0\n/);
   });
