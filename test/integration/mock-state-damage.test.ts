@@ -253,6 +253,18 @@ describe('the damage of issue 17 is refused, every file left as it was', () => {
     await s.durable.close();
   });
 
+  it('a first start killed before its journal had a header: the next start begins a new state', async () => {
+    const dir = await dirs.make();
+    await writeFile(join(dir, 'journal-1.jsonl'), '');
+    // While the mock that made it might still run, nothing is guessed: the state is refused.
+    await expectRefused(dir, /snapshot\.jsonl: is missing, but journal-1\.jsonl is there/);
+    await writeFile(join(dir, 'lock'), DEAD_HOLDER);
+    const s = await openState(dir);
+    expect(s.durable.fresh).toBe(true);
+    await s.durable.close();
+    expect(await readFile(join(dir, 'snapshot.jsonl'), 'utf8')).toMatch(/"fresh"|"version"/);
+  });
+
   it('a torn last line is forgiven after a crash only, and the state is the acknowledged one', async () => {
     const dir = await copy();
     const path = join(dir, await journalOf(dir));

@@ -3,7 +3,7 @@
  * snapshot, the journals of its generation and later, their headers, checksums and one unbroken
  * sequence of records; then the records to replay. The line format is integrity.ts.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errnoCode, fileReason } from '../../files/fs-errors.js';
 import {
@@ -210,8 +210,17 @@ async function inspectWithoutSnapshot(
     return inspection;
   }
   // A first start writes journal-1 and then its snapshot; if it died in between, journal-1 holds
-  // its header alone and the start never served anything.
+  // its header alone (or nothing, killed before it wrote even that) and the start never served
+  // anything.
   if (generations.length === 1 && generations[0] === 1 && options.crashed) {
+    const size = await stat(join(dir, journalName(1))).then(
+      (info) => info.size,
+      () => undefined,
+    );
+    if (size === 0) {
+      inspection.fresh = true;
+      return inspection;
+    }
     const journal = await readOne(dir, journalName(1));
     if (
       journal !== undefined &&
