@@ -8,6 +8,7 @@
 import {
   type HeldMarking,
   heldMarking,
+  heldNames,
   middleOf,
   type Scenario,
   type ScenarioContext,
@@ -64,8 +65,7 @@ export const CATALOGUE: readonly Scenario[] = [
   {
     name: 'filter: gte and lte',
     run: async (c) => {
-      const names = c.held.map((m) => m.name);
-      if (names.length < 2) throw new NotPrepared('the service holds fewer than two markings');
+      const names = heldNames(c);
       return {
         method: 'GET',
         path: '/markings',
@@ -101,8 +101,7 @@ export const CATALOGUE: readonly Scenario[] = [
   {
     name: 'filter: or=true',
     run: async (c) => {
-      const names = c.held.map((m) => m.name);
-      if (names.length < 2) throw new NotPrepared('the service holds fewer than two markings');
+      const names = heldNames(c);
       return {
         method: 'GET',
         path: '/markings',

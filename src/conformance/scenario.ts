@@ -52,6 +52,13 @@ export function heldMarking(
   return found;
 }
 
+/** The names of the held markings, in order, or the scenario cannot run: it needs two at least. */
+export function heldNames(c: ScenarioContext): string[] {
+  const names = c.held.map((m) => m.name);
+  if (names.length < 2) throw new NotPrepared('the service holds fewer than two markings');
+  return names;
+}
+
 /** A piece of a name to filter by: its middle, or all of it when it is short. */
 export function middleOf(name: string): string {
   if (name.length <= 3) return name;
