@@ -8,6 +8,7 @@ import type { Prompter } from '../../src/cli/prompter.js';
 import type { IOStreams } from '../../src/output/io.js';
 import { expect } from 'vitest';
 import type { TestMock } from './mock.js';
+import { withoutWaitNotices } from './wait-notices.js';
 
 export interface CliOptions {
   /** Standard input, output and error are terminals (default false: piped, as in scripts and CI). */
@@ -28,6 +29,8 @@ export interface CliOptions {
   onStdout?: (chunk: Buffer) => void;
   /** Sees standard error as it is written (to act on a message while the command runs). */
   onStderr?: (chunk: Buffer) => void;
+  /** Keeps the plain "no answer yet" lines in `stderr` (test/helpers/wait-notices.ts). */
+  waitNotices?: boolean;
 }
 
 export interface CliResult {
@@ -116,7 +119,8 @@ export function startCli(argv: string[], options: CliOptions = {}): RunningCli {
 export async function runCli(argv: string[], options: CliOptions = {}): Promise<CliResult> {
   const running = startCli(argv, options);
   const code = await running.exit;
-  return { code, stdout: running.stdout(), stderr: running.stderr(), questions: running.questions };
+  const stderr = options.waitNotices ? running.stderr() : withoutWaitNotices(running.stderr());
+  return { code, stdout: running.stdout(), stderr, questions: running.questions };
 }
 
 /** An environment pointing at the mock with its dev token, configuration kept in `configDir`. */

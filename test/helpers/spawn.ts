@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import type { MockInfo } from '../../src/mock/wire.js';
 import { tempDirs } from './temp.js';
+import { withoutWaitNotices } from './wait-notices.js';
 import { started } from './suite.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,6 +71,8 @@ export async function ksctl(
     timeoutMs?: number;
     cwd?: string;
     program?: string[];
+    /** Keeps the plain "no answer yet" lines in `stderr` (test/helpers/wait-notices.ts). */
+    waitNotices?: boolean;
   },
 ): Promise<Exit> {
   const [command = process.execPath, ...before] = options.program ?? NPM_KSCTL;
@@ -81,7 +84,8 @@ export async function ksctl(
   });
   const output = collect(child);
   child.stdin?.end(options.input ?? '');
-  return exited(child, output);
+  const exit = await exited(child, output);
+  return options.waitNotices ? exit : { ...exit, stderr: withoutWaitNotices(exit.stderr) };
 }
 
 export interface ServedMock {

@@ -130,6 +130,7 @@ describe('a service that accepts and never answers', () => {
   it('piped: the wait says so after a second, then each retry, then the error', async () => {
     const shown = await suite.ksctl(['markings', 'list'], {
       env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '2' },
+      waitNotices: true,
     });
     expect(shown.code).toBe(7);
     const lines = shown.stderr.split('\n');
@@ -144,6 +145,7 @@ describe('a service that accepts and never answers', () => {
   it('piped, a single request (no retries) says it has no answer yet', async () => {
     const shown = await suite.ksctl(['markings', 'create', 'never'], {
       env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '2' },
+      waitNotices: true,
     });
     expect(shown.code).toBe(7);
     expect(shown.stderr).toMatch(/^create marking never: no answer yet after 1 s…\nerror: /);
@@ -152,6 +154,7 @@ describe('a service that accepts and never answers', () => {
   it('--quiet: only the error', async () => {
     const shown = await suite.ksctl(['markings', 'list', '--quiet'], {
       env: { KSCTL_BASE_URL: url, KSCTL_TIMEOUT: '1' },
+      waitNotices: true,
     });
     expect(shown.code).toBe(7);
     expect(shown.stderr).toMatch(/^error: list markings: cannot reach the service/);
