@@ -38,9 +38,9 @@ describe('the request journal', () => {
 
   it('is bounded in bytes: long paths and ids are cut, and old entries make room', () => {
     const journal = new Journal();
-    for (let i = 0; i < JOURNAL_MAX_ENTRIES; i++) {
-      journal.record(entry(i, `/${'漢'.repeat(100_000)}`, 'c'.repeat(100_000)));
-    }
+    const path = `/${'漢'.repeat(100_000)}`;
+    const cid = 'c'.repeat(100_000);
+    for (let i = 0; i < JOURNAL_MAX_ENTRIES; i++) journal.record(entry(i, path, cid));
     const { requests } = journal.list();
     expect(requests[0]!.path.length).toBeLessThanOrEqual(512);
     expect(requests[0]!.cid.length).toBeLessThanOrEqual(128);
