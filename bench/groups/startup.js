@@ -17,6 +17,24 @@ function withoutExtraCaCerts(command, label) {
 }
 
 /**
+ * bench/lib/plain-request.cjs against `mock`: one GET of the listing with node:http and nothing
+ * else, the floor of a network command on that Node (`node`).
+ */
+function plainRequest(h, mock, node, label) {
+  return {
+    ...h.node(label, [fileURLToPath(new URL('../lib/plain-request.cjs', import.meta.url))], {
+      node,
+    }),
+    env: {
+      ...h.node().env,
+      KSCTL_BASE_URL: mock.info.baseUrl,
+      KSCTL_TOKEN: mock.info.token,
+    },
+    verify: (out) => (out.toString() === '[]\n' ? undefined : 'not an empty list'),
+  };
+}
+
+/**
  * The rows of the pinned Node 24 (scripts/node-24.js), when it is installed: the npm package's
  * `bin/ksctl.js` on it, and the single executable built from it (built here: `npm run bench`
  * rebuilds dist/, which takes the executable with it), each against that Node's own `node -e 0`.
@@ -76,6 +94,12 @@ async function node24Rows(h, { mock, version, list }) {
     },
   };
   const { size } = await stat(executable);
+  const plain24 = plainRequest(
+    h,
+    mock,
+    node24,
+    `one GET of the listing with node:http, nothing else (Node ${NODE_24})`,
+  );
   return {
     benchmarks: [
       {
@@ -101,6 +125,8 @@ async function node24Rows(h, { mock, version, list }) {
       { name: 'executable: version', a: seaVersion, b: bare, target: { atMost: 1.05 } },
       { name: 'executable: list, empty', a: seaList, b: bare, target: { atMost: 1.2 } },
       { name: 'executable: list, no code cache', a: seaUncached, b: seaList },
+      // What the 1.2x is measured against: a network command's own floor on this Node.
+      { name: 'plain GET with node:http, Node 24', a: plain24, b: bare },
       ...(process.env.NODE_EXTRA_CA_CERTS === undefined
         ? []
         : [
@@ -157,6 +183,16 @@ export default {
         { name: 'list, empty', a: list, b: node, target: { atMost: 1.5 } },
         { name: 'get', a: get, b: node, target: { atMost: 1.5 } },
         { name: 'list, no code cache', a: uncached, b: list },
+        {
+          name: 'plain GET with node:http',
+          a: plainRequest(
+            h,
+            empty,
+            process.execPath,
+            'one GET of the listing with node:http, nothing else',
+          ),
+          b: node,
+        },
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? []
           : [
