@@ -139,6 +139,7 @@ async function node24Rows(h, { mock, version, list }) {
     ],
     notes: [
       `the executable (dist/sea/ksctl, ${(size / 2 ** 20).toFixed(1)} MiB) is Node ${NODE_24} with the bundle as assets: its rows compare it with that Node's own node -e 0`,
+      "where the executable's listing goes (--cpu-prof, bench/README.md): loading the program and network chunks ~45% (V8 reading their code cache back ~18%, the built-in modules they load ~8%, undici's modules running ~6%, reading the cache files ~5%), garbage collection ~14%, the request ~12%; a V8 start-up snapshot (useSnapshot) gained nothing (an empty one alone is 1.23x of node -e 0), node:http instead of undici 2-13% of its CPU time",
     ],
   };
 }
@@ -217,6 +218,7 @@ export default {
               'NODE_EXTRA_CA_CERTS is set here: Node reads that certificate bundle at every start (tens of milliseconds, on both sides of a row), so the rows "both without NODE_EXTRA_CA_CERTS" show what ksctl itself adds to a bare Node',
             ]),
         'ksctl runs with its code cache (bin/code-cache.js) in a directory of its own, filled by the warm-up runs; "no code cache" is every run compiling the bundle as the first does',
+        'the plain GET rows are one request of the same listing with node:http and nothing else (bench/lib/plain-request.cjs): the floor of a network command on that Node, which a ratio target for one is measured against',
         'where the rest of a network command goes (node --cpu-prof, see bench/README.md): Node running its built-ins (streams, net, the socket; about a third of the process), the code cache read back into V8 (~9%), undici and its WebAssembly HTTP parser (~8%), garbage collection (~5%); node:crypto is no longer loaded (it was 3-6 ms), nor URLSearchParams or a file URL for the package root',
       ],
     };
