@@ -139,7 +139,7 @@ async function node24Rows(h, { mock, version, list }) {
     ],
     notes: [
       `the executable (dist/sea/ksctl, ${(size / 2 ** 20).toFixed(1)} MiB) is Node ${NODE_24} with the bundle as assets: its rows compare it with that Node's own node -e 0`,
-      "where the executable's listing goes (--cpu-prof, bench/README.md): loading the program and network chunks ~45% (V8 reading their code cache back ~18%, the built-in modules they load ~8%, undici's modules running ~6%, reading the cache files ~5%), garbage collection ~14%, the request ~12%; a V8 start-up snapshot (useSnapshot) gained nothing (an empty one alone is 1.23x of node -e 0), node:http instead of undici 2-13% of its CPU time",
+      "where the executable's listing goes (--cpu-prof, bench/README.md): loading the program and network chunks ~45% (V8 reading their code cache back ~18%, the built-in modules they load ~8%, undici's modules running ~6%, reading the cache files ~5%), garbage collection ~14%, the request ~12%; a V8 start-up snapshot (useSnapshot) gained nothing (an empty one alone is 1.23x of node -e 0), node:http instead of undici 9-17% of a listing's CPU time in two runs of three (2% in the other), on every path",
     ],
   };
 }
