@@ -17,6 +17,24 @@ function withoutExtraCaCerts(command, label) {
 }
 
 /**
+ * bench/lib/plain-request.cjs against `mock`: one GET of the listing with node:http and nothing
+ * else, the floor of a network command on that Node (`node`).
+ */
+function plainRequest(h, mock, node, label) {
+  return {
+    ...h.node(label, [fileURLToPath(new URL('../lib/plain-request.cjs', import.meta.url))], {
+      node,
+    }),
+    env: {
+      ...h.node().env,
+      KSCTL_BASE_URL: mock.info.baseUrl,
+      KSCTL_TOKEN: mock.info.token,
+    },
+    verify: (out) => (out.toString() === '[]\n' ? undefined : 'not an empty list'),
+  };
+}
+
+/**
  * The rows of the pinned Node 24 (scripts/node-24.js), when it is installed: the npm package's
  * `bin/ksctl.js` on it, and the single executable built from it (built here: `npm run bench`
  * rebuilds dist/, which takes the executable with it), each against that Node's own `node -e 0`.
@@ -76,6 +94,12 @@ async function node24Rows(h, { mock, version, list }) {
     },
   };
   const { size } = await stat(executable);
+  const plain24 = plainRequest(
+    h,
+    mock,
+    node24,
+    `one GET of the listing with node:http, nothing else (Node ${NODE_24})`,
+  );
   return {
     benchmarks: [
       {
@@ -101,6 +125,8 @@ async function node24Rows(h, { mock, version, list }) {
       { name: 'executable: version', a: seaVersion, b: bare, target: { atMost: 1.05 } },
       { name: 'executable: list, empty', a: seaList, b: bare, target: { atMost: 1.2 } },
       { name: 'executable: list, no code cache', a: seaUncached, b: seaList },
+      // What the 1.2x is measured against: a network command's own floor on this Node.
+      { name: 'plain GET with node:http, Node 24', a: plain24, b: bare },
       ...(process.env.NODE_EXTRA_CA_CERTS === undefined
         ? []
         : [
@@ -113,6 +139,7 @@ async function node24Rows(h, { mock, version, list }) {
     ],
     notes: [
       `the executable (dist/sea/ksctl, ${(size / 2 ** 20).toFixed(1)} MiB) is Node ${NODE_24} with the bundle as assets: its rows compare it with that Node's own node -e 0`,
+      "where the executable's listing goes (--cpu-prof, bench/README.md): loading the program and network chunks ~45% (V8 reading their code cache back ~18%, the built-in modules they load ~8%, undici's modules running ~6%, reading the cache files ~5%), garbage collection ~14%, the request ~12%; a V8 start-up snapshot (useSnapshot) gained nothing (an empty one alone is 1.23x of node -e 0), node:http instead of undici 9-17% of a listing's CPU time in two runs of three (2% in the other), on every path",
     ],
   };
 }
@@ -157,6 +184,16 @@ export default {
         { name: 'list, empty', a: list, b: node, target: { atMost: 1.5 } },
         { name: 'get', a: get, b: node, target: { atMost: 1.5 } },
         { name: 'list, no code cache', a: uncached, b: list },
+        {
+          name: 'plain GET with node:http',
+          a: plainRequest(
+            h,
+            empty,
+            process.execPath,
+            'one GET of the listing with node:http, nothing else',
+          ),
+          b: node,
+        },
         ...(process.env.NODE_EXTRA_CA_CERTS === undefined
           ? []
           : [
@@ -181,6 +218,7 @@ export default {
               'NODE_EXTRA_CA_CERTS is set here: Node reads that certificate bundle at every start (tens of milliseconds, on both sides of a row), so the rows "both without NODE_EXTRA_CA_CERTS" show what ksctl itself adds to a bare Node',
             ]),
         'ksctl runs with its code cache (bin/code-cache.js) in a directory of its own, filled by the warm-up runs; "no code cache" is every run compiling the bundle as the first does',
+        'the plain GET rows are one request of the same listing with node:http and nothing else (bench/lib/plain-request.cjs): the floor of a network command on that Node, which a ratio target for one is measured against',
         'where the rest of a network command goes (node --cpu-prof, see bench/README.md): Node running its built-ins (streams, net, the socket; about a third of the process), the code cache read back into V8 (~9%), undici and its WebAssembly HTTP parser (~8%), garbage collection (~5%); node:crypto is no longer loaded (it was 3-6 ms), nor URLSearchParams or a file URL for the package root',
       ],
     };
