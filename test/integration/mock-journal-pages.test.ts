@@ -8,13 +8,15 @@ import { describe, expect, it } from 'vitest';
 import type { JournalEntryWithBodies } from '../../src/mock/wire.js';
 import {
   JOURNAL_BODY_KEPT_BYTES,
-  JOURNAL_LIST_PAGE_ENTRIES,
   JOURNAL_PAGE_BYTES,
   JOURNAL_PAGE_ENTRIES,
 } from '../../src/mock/request-journal.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const suite = mockSuite();
+
+/** A page without bodies holds at most this many requests unless asked for fewer (the README). */
+const LIST_PAGE_ENTRIES = 1000;
 
 interface Page {
   total: number;
@@ -151,7 +153,7 @@ async function generated(count: number, seed: number): Promise<void> {
 
 describe('the journal without bodies, a page at a time', () => {
   it('pages back from the newest by default, each page naming the next', async () => {
-    const count = JOURNAL_LIST_PAGE_ENTRIES + 150;
+    const count = LIST_PAGE_ENTRIES + 150;
     for (let sent = 0; sent < count; sent += 50) {
       await Promise.all(
         Array.from({ length: 50 }, () =>
@@ -160,7 +162,7 @@ describe('the journal without bodies, a page at a time', () => {
       );
     }
     const { page: first, link } = await page('/_mock/requests?path=/_mock/health');
-    expect(first.requests).toHaveLength(JOURNAL_LIST_PAGE_ENTRIES);
+    expect(first.requests).toHaveLength(LIST_PAGE_ENTRIES);
     expect(first.total).toBeGreaterThanOrEqual(count);
     expect(first.next).toMatch(/^\/_mock\/requests\?path=%2F_mock%2Fhealth&before=\d+$/);
     expect(link).toBe(`<${first.next}>; rel="next"`);
@@ -168,7 +170,7 @@ describe('the journal without bodies, a page at a time', () => {
     const ids = first.requests.map((r) => r.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     const all = await walk('/_mock/requests?path=/_mock/health');
-    expect(all.map((p) => p.requests.length)).toEqual([JOURNAL_LIST_PAGE_ENTRIES, 150]);
+    expect(all.map((p) => p.requests.length)).toEqual([LIST_PAGE_ENTRIES, 150]);
     expect(all.at(-1)!.next).toBeUndefined();
     // Without bodies, entries carry no messages.
     expect(all[1]!.requests[0]).not.toHaveProperty('request');
@@ -176,7 +178,7 @@ describe('the journal without bodies, a page at a time', () => {
 
   it('mock requests shows the last N however many pages they take', async () => {
     await post(20, 10);
-    for (let sent = 0; sent < JOURNAL_LIST_PAGE_ENTRIES; sent += 50) {
+    for (let sent = 0; sent < LIST_PAGE_ENTRIES; sent += 50) {
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           fetch(`${suite.mock.baseUrl}/markings/none-${sent + i}`, {
