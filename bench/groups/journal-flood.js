@@ -64,6 +64,8 @@ function load(label, mock, idle, notes) {
       ...(idle ? ['--idle'] : []),
     ],
     env: { PATH: process.env.PATH ?? '' },
+    // The full flood takes minutes on two busy cores: 60 ms a request at the least.
+    timeoutMs: Math.max(120_000, REQUESTS * 60),
     // Timed by the worst health check it saw, in either phase.
     timed: (out) => {
       const r = JSON.parse(out.toString('utf8'));
