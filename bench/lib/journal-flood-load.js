@@ -6,12 +6,19 @@ import { probeSummary } from './measure.js';
 /**
  * Load for bench/groups/journal-flood.js (issue 34), run as its own process against a mock.
  * Times GET /_mock/health one after the other on a connection of its own, in two phases: while
- * `--connections` clients send `--requests` POSTs of `--body-kib` KiB to the markings API (the
+ * `--connections` clients send `--requests` requests of `--body-kib` KiB to the markings API (the
  * bodies the journal keeps the first 64 KiB of), then while they go on and a reader walks the
- * whole journal with bodies, page by page, `--reads` times. With `--idle`, the same health checks
- * on a mock nobody else calls. Reads the mock's resident memory (`--pid`) every 200 ms. Prints
- * `{ flood, reads, requests, statuses, pages, journalMiB, rssMiB: { peak, end } }`, each phase as
- * `{ probes, medianMs, p95Ms, p99Ms, maxMs }`.
+ * whole journal page by page, with bodies and without, `--reads` times.
+ *
+ * What the clients send is what a client syncing a large marking sends: each creates a marking of
+ * its own with about `--body-kib` KiB of values, then updates it with that body again and again
+ * (201, then 200s, each answered with the whole marking); the markings are deleted at the end,
+ * so the mock's state stays the same size however many requests are sent.
+ *
+ * With `--idle`, the same health checks on a mock nobody else calls. Reads the mock's resident
+ * memory (`--pid`) every 100 ms. Prints `{ flood, reads, requests, statuses, pages, plainPages,
+ * journalMiB, rssMiB: { start, peak, end } }`, each phase as `{ probes, medianMs, p95Ms, p99Ms,
+ * maxMs }`.
  */
 const { values } = parseArgs({
   options: {
@@ -61,55 +68,83 @@ async function probeHealth() {
   }
 }
 
-let peakRss = 0;
 async function rss() {
   if (values.pid === undefined) return 0;
   const status = await readFile(`/proc/${values.pid}/status`, 'utf8').catch(() => '');
   const kib = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
   return kib / 1024;
 }
+const startRss = await rss();
+let peakRss = startRss;
 const rssTimer = setInterval(async () => {
   peakRss = Math.max(peakRss, await rss());
-}, 200);
+}, 100);
 
 const statuses = {};
 let sent = 0;
 const total = Number(values.requests);
-const body = Buffer.from(
-  JSON.stringify({
-    name: 'flood',
-    detail: { description: 'x'.repeat(Number(values['body-kib']) * 1024 - 64) },
-  }),
-);
+const admin = { authorization: `Bearer ${token}` };
+const jsonHeaders = { ...admin, 'content-type': 'application/json' };
 
-async function flood() {
+/** A marking of about `kib` KiB of JSON: values with names and descriptions. */
+function markingBody(name, kib) {
+  const values = [];
+  const description = 'a value of a marking a client keeps in step; '.repeat(3);
+  let size = 64 + name.length;
+  for (let i = 0; size < kib * 1024 - 160; i++) {
+    const value = { name: `value-${String(i).padStart(5, '0')}`, description };
+    size += JSON.stringify(value).length + 1;
+    values.push(value);
+  }
+  return Buffer.from(JSON.stringify({ name, detail: { description: 'flood', values } }));
+}
+
+function count(status) {
+  statuses[status] = (statuses[status] ?? 0) + 1;
+}
+
+async function flood(connection) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const name = `flood-${process.pid}-${connection}`;
+  const body = markingBody(name, Number(values['body-kib']));
+  let id;
   while (!stopped && sent < total) {
     sent++;
-    const answer = await send(agent, 'POST', '/v2/dev/markings', body, {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-    });
-    statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+    const answer =
+      id === undefined
+        ? await send(agent, 'POST', '/v2/dev/markings', body, jsonHeaders)
+        : await send(agent, 'PUT', `/v2/dev/markings/${id}`, body, jsonHeaders);
+    count(answer.status);
+    if (id === undefined && answer.status === 201) {
+      id = JSON.parse(answer.body.toString('utf8')).id;
+    }
   }
+  if (id !== undefined) await send(agent, 'DELETE', `/v2/dev/markings/${id}`, undefined, admin);
   agent.destroy();
 }
 
 let pages = 0;
+let plainPages = 0;
 let journalBytes = 0;
+/** Walks the journal from the newest page back, by each page's link to the next. */
+async function walk(agent, first) {
+  let path = first;
+  let walked = 0;
+  while (path !== undefined) {
+    const answer = await send(agent, 'GET', path, undefined, admin);
+    if (answer.status !== 200) throw new Error(`the journal answered ${answer.status}`);
+    walked++;
+    journalBytes += answer.body.length;
+    path = JSON.parse(answer.body.toString('utf8')).next;
+  }
+  return walked;
+}
+
 async function readJournal() {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   for (let read = 0; read < Number(values.reads); read++) {
-    let path = '/_mock/requests?bodies=true';
-    while (path !== undefined) {
-      const answer = await send(agent, 'GET', path, undefined, {
-        authorization: `Bearer ${token}`,
-      });
-      if (answer.status !== 200) throw new Error(`the journal answered ${answer.status}`);
-      pages++;
-      journalBytes += answer.body.length;
-      path = JSON.parse(answer.body.toString('utf8')).next;
-    }
+    pages += await walk(agent, '/_mock/requests?bodies=true');
+    plainPages += await walk(agent, '/_mock/requests');
   }
   agent.destroy();
 }
@@ -121,7 +156,7 @@ if (values.idle) {
   await new Promise((resolve) => setTimeout(resolve, 5_000));
 } else {
   const connections = Number(values.connections);
-  const flooding = Array.from({ length: connections }, () => flood());
+  const flooding = Array.from({ length: connections }, (_, i) => flood(i));
   // The reads start once half the requests are in, the journal full of large bodies by then.
   while (sent < total / 2) await new Promise((resolve) => setTimeout(resolve, 50));
   phase = 'reads';
@@ -147,7 +182,12 @@ process.stdout.write(
     requests: sent,
     statuses,
     pages,
+    plainPages,
     journalMiB: Math.round((journalBytes / 1024 / 1024) * 10) / 10,
-    rssMiB: { peak: Math.round(Math.max(peakRss, end)), end: Math.round(end) },
+    rssMiB: {
+      start: Math.round(startRss),
+      peak: Math.round(Math.max(peakRss, end)),
+      end: Math.round(end),
+    },
   })}\n`,
 );

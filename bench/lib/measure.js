@@ -10,7 +10,8 @@ import { join } from 'node:path';
  * `process.execPath`), `env` the complete environment, `verify(stdout)` an optional check run on
  * the output of the warm-up run, returning a problem text or nothing; `observe(stdout)` an
  * optional reader of the output of every measured run (a load that reports its own figures);
- * `exitCode` the code the run must end with (default 0: a refusal is measured too).
+ * `exitCode` the code the run must end with (default 0: a refusal is measured too);
+ * `timeoutMs` how long a run may take (two minutes unless given: a load that runs longer).
  */
 
 /** Longest a single run may take before it is killed and the benchmark fails. */
@@ -49,7 +50,7 @@ export function runOnce(command, keepOutput = false) {
     child.stderr.on('data', (chunk) => {
       if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8');
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), command.timeoutMs ?? RUN_TIMEOUT_MS);
     child.on('error', (error) => {
       clearTimeout(timer);
       running.delete(child);

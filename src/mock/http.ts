@@ -34,8 +34,11 @@ export interface MockResponse {
   body?: unknown;
   /** Sent as is, instead of JSON (the key server's public key is text/plain). */
   text?: string;
-  /** Bytes sent as they are (the console's files); the headers give their Content-Type. */
-  bytes?: Buffer;
+  /**
+   * Bytes sent as they are, whole or in chunks (the console's files, a page of the journal); the
+   * headers give their Content-Type.
+   */
+  bytes?: Buffer | readonly Buffer[];
   /**
    * An answer that goes on after its head (the console's server-sent events): called with the
    * response once the status and headers are written, without a Content-Length.

@@ -19,6 +19,12 @@ export const OFF_THREAD_BYTES = 64 * 1024;
 
 /** Heap of the parsing thread: a pathological body costs it, never the server. */
 const WORKER_HEAP_MB = 512;
+/**
+ * Its young generation: what it parses is handed over at once and dies there, so a small one
+ * costs a few more collections off the main thread, and saves the mock the tens of MiB a
+ * default one grows to while clients send large bodies (issue 34).
+ */
+const WORKER_YOUNG_MB = 4;
 
 /**
  * Limits of what a body may hold, checked where it is parsed: a value the routes would reject
@@ -266,7 +272,10 @@ class JsonThread {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+      },
     });
     worker.unref();
     worker.on('message', ({ id, result }: { id: number; result: CheckedJson }) => {

@@ -20,18 +20,54 @@ const SLICE_MAX_MS = 50;
 /** Units done between two looks at the clock: a look costs more than a cheap unit. */
 const UNITS_PER_LOOK = 32;
 
+/**
+ * Work that gave way, waiting for its next slice, first come first served. One slice runs per turn
+ * of the event loop, whichever work it is: with eight requests each doing long work, each resumed
+ * in the same turn, health checks waited for eight slices (hundreds of milliseconds, issue 34);
+ * in turns they wait for one.
+ */
+const waiting: (() => void)[] = [];
+let turnScheduled = false;
+/** When work last gave way: the end of the last slice, where the others' time begins. */
+let lastGaveWay = 0;
+/** How long the others held the thread between the last slice and this one. */
+let othersMs = 0;
+
+function nextTurn(): void {
+  othersMs = performance.now() - lastGaveWay;
+  waiting.shift()?.();
+  // Scheduled from within the check phase, the next slice runs in the next turn of the loop,
+  // after the I/O that waits (what was resumed runs once this returns).
+  if (waiting.length > 0) setImmediate(nextTurn);
+  else turnScheduled = false;
+}
+
 /** Lets the event loop answer what waits (requests that arrived meanwhile are read first). */
-const giveWay = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+function giveWay(): Promise<void> {
+  lastGaveWay = performance.now();
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(nextTurn);
+    }
+  });
+}
 
 export class Pacer {
-  private sliceStart = performance.now();
+  /**
+   * New work while other work waits for its turn starts with its slice used up: it waits its
+   * turn at its first look at the clock, as the others do. Eight requests that each began a
+   * slice of their own as they came in held health checks for eight slices (issue 34).
+   */
+  private sliceStart = turnScheduled ? -Infinity : performance.now();
   private units = 0;
   /**
-   * This slice's length: SLICE_MS, or as long as the turn the work last gave way to took (up to
-   * SLICE_MAX_MS). So the work in progress has its share of each turn and ends in a bounded
-   * number of turns whatever the other clients do: a client that never pauses (health checks
-   * one after the other, on a machine whose cores are busy) no longer leaves it a sliver of
-   * each turn (issue 34).
+   * This slice's length: SLICE_MS, or as long as the others held the thread before it (up to
+   * SLICE_MAX_MS; the slices of other work count as no one's). So the work in progress has its
+   * share of each turn and ends in a bounded number of turns whatever the other clients do: a
+   * client that never pauses (health checks one after the other, on a machine whose cores are
+   * busy) no longer leaves it a sliver of each turn (issue 34).
    */
   private slice: number;
   /** Pauses so far: how often the work gave way. */
@@ -65,10 +101,9 @@ export class Pacer {
   /** Lets the event loop answer what waits, then starts a new slice. */
   async pause(): Promise<void> {
     this.pauses++;
-    const paused = performance.now();
     await giveWay();
     this.sliceStart = performance.now();
-    const othersMs = this.sliceStart - paused;
+    // The others' time, not that of other work in slices: that waits its turn like this one.
     this.slice = Math.max(this.leastSliceMs, Math.min(this.mostSliceMs, othersMs));
     this.units = 0;
   }

@@ -45,6 +45,8 @@ import {
 } from './request-detail.js';
 import { isoTime, Journal, JOURNAL_MAX_ENTRIES, redactQuery } from './request-journal.js';
 import { filterFromQuery } from './request-journal-filter.js';
+import { journalPageAnswer } from './request-journal-page.js';
+import { Pacer } from './pacing.js';
 import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
 import { bodyBytes, sendAnswer } from './server-answers.js';
 import type { JournalEntry, Recording, RequestDetail } from './wire.js';
@@ -303,9 +305,20 @@ export class Recorder {
     }
     if (url.pathname === '/_mock/requests') {
       const filter = filterFromQuery(url.searchParams);
-      if (typeof filter === 'string')
+      if (typeof filter === 'string') {
         send(400, errorBody(cid, MarkingsErrorCode.validation, filter));
-      else send(200, this.journal.list(filter));
+        return;
+      }
+      // Paged as the mock pages it, with the same links.
+      const { chunks, headers } = await journalPageAnswer(
+        this.journal,
+        url.searchParams,
+        filter,
+        new Pacer(),
+      );
+      res.writeHead(200, headers);
+      for (const chunk of chunks) res.write(chunk);
+      res.end();
       return;
     }
     const id = url.pathname.slice('/_mock/requests/'.length);

@@ -21,7 +21,9 @@
  * - `record(request)`: what server.ts hands over after each answer.
  * - `get(id)`: the entry with its messages, or undefined.
  * - `list(filter?)`: entries, oldest first, or newest first with `newestFirst`; with `bodies` each
- *   with its messages.
+ *   with its messages (the library's `requests()`).
+ * - `page(filter, pacer)`: a page of them as JSON text, bounded in entries and bytes, made in
+ *   slices (`GET /_mock/requests`, request-journal-page.ts).
  * - `subscribe(listener)`: the listener is told each entry's summary as it is recorded (what the
  *   console's events send); it must be cheap, and what it throws is ignored. Returns the
  *   unsubscribe function.
@@ -57,7 +59,12 @@ export const JOURNAL_BODIES_MAX_BYTES = 16 * 1024 * 1024;
 export const JOURNAL_BODY_KEPT_BYTES = 64 * 1024;
 /** Entries a page of `GET /_mock/requests?bodies=true` holds at most unless asked for fewer. */
 export const JOURNAL_PAGE_ENTRIES = 100;
-/** Bytes of kept messages a page holds at most (it holds one entry whatever its size). */
+/** Entries a page of `GET /_mock/requests` (without bodies) holds at most unless asked for fewer. */
+export const JOURNAL_LIST_PAGE_ENTRIES = 1000;
+/**
+ * Bytes of JSON a page's entries take at most, with or without bodies (a page holds one entry
+ * whatever its size): what the mock holds for one reader, and makes in slices.
+ */
 export const JOURNAL_PAGE_BYTES = 4 * 1024 * 1024;
 /** Bytes read past the cut so that a secret the cut splits is still found and replaced. */
 const SECRET_LOOKAHEAD_BYTES = 4 * 1024;
@@ -191,12 +198,19 @@ export interface RequestJournalWithBodies extends RequestJournal {
   requests: JournalEntryWithBodies[];
 }
 
+/** Where the following page starts: newer entries after `after`, else older ones before `before`. */
+export type JournalPageNext = { after: number } | { before: number };
+
 /**
- * A page of the journal with each entry's messages: `next` says where the following page starts
- * when more entries match (newer ones after `after`, else older ones before `before`).
+ * A page of the journal, each entry as its JSON text (with its messages when the filter asks for
+ * bodies), in the order the page lists them; `next` when more entries match.
  */
-export interface RequestJournalPage extends Omit<RequestJournalWithBodies, 'next'> {
-  next?: { after: number } | { before: number };
+export interface JournalPageText {
+  total: number;
+  entries: string[];
+  /** The entries' UTF-8 bytes together. */
+  bytes: number;
+  next?: JournalPageNext;
 }
 
 export type JournalListener = (entry: JournalEntry) => void;
@@ -369,42 +383,50 @@ export class Journal {
   }
 
   /**
-   * A page of entries with their messages, made in slices (pacing.ts) so a page of megabytes
-   * never holds the mock: at most `limit` (JOURNAL_PAGE_ENTRIES unless given) and
-   * JOURNAL_PAGE_BYTES of messages. With `after`, the oldest entries after it, forward; else the
-   * newest before `before` (or at all), oldest first unless `newestFirst`.
+   * A page of `GET /_mock/requests`, each entry's JSON text made as it is chosen, in slices
+   * (pacing.ts), so a page of megabytes never holds the mock: at most `limit` entries
+   * (JOURNAL_PAGE_ENTRIES with bodies, JOURNAL_LIST_PAGE_ENTRIES without, unless given) and
+   * JOURNAL_PAGE_BYTES of JSON, counted as made (a body of control characters is six times its
+   * size in JSON). With `after`, the oldest entries after it, forward; else the newest before
+   * `before` (or at all), oldest first unless `newestFirst`.
    */
-  async page(filter: JournalFilter, pacer: Pacer): Promise<RequestJournalPage> {
-    const limit = Math.min(filter.limit ?? JOURNAL_PAGE_ENTRIES, JOURNAL_MAX_ENTRIES);
+  async page(filter: JournalFilter, pacer: Pacer): Promise<JournalPageText> {
+    const limit = Math.min(
+      filter.limit ?? (filter.bodies ? JOURNAL_PAGE_ENTRIES : JOURNAL_LIST_PAGE_ENTRIES),
+      JOURNAL_MAX_ENTRIES,
+    );
     const forward = filter.after !== undefined && !filter.newestFirst;
-    const found: Stored[] = [];
+    const entries: string[] = [];
     let bytes = 0;
+    let last: number | undefined;
     let more = false;
     const start = forward ? this.firstIndexAfter(filter.after!) : this.log.length - 1;
     for (let i = start; forward ? i < this.log.length : i >= 0; i += forward ? 1 : -1) {
       const stored = this.log.at(i)!;
       if (!forward && filter.after !== undefined && stored.entry.id <= filter.after) break;
-      if (!matches(stored.entry, filter)) continue;
-      const size = stored.kept ? stored.size : 0;
-      if (found.length >= limit || (found.length > 0 && bytes + size > JOURNAL_PAGE_BYTES)) {
+      if (!matches(stored.entry, filter)) {
+        if (pacer.due()) await pacer.pause();
+        continue;
+      }
+      if (entries.length >= limit) {
         more = true;
         break;
       }
-      found.push(stored);
+      const text = JSON.stringify(filter.bodies ? this.withMessages(stored) : stored.entry);
+      const size = Buffer.byteLength(text, 'utf8');
+      if (entries.length > 0 && bytes + size > JOURNAL_PAGE_BYTES) {
+        more = true;
+        break;
+      }
+      entries.push(text);
       bytes += size;
-      if (pacer.due()) await pacer.pause();
+      last = stored.entry.id;
+      // An entry with its messages is up to 64 KiB twice over: the clock is looked at after each.
+      if (filter.bodies ? pacer.used() : pacer.due()) await pacer.pause();
     }
-    const requests: JournalEntryWithBodies[] = [];
-    for (const stored of found) {
-      requests.push(this.withMessages(stored));
-      if (pacer.used()) await pacer.pause();
-    }
-    if (!forward && !filter.newestFirst) requests.reverse();
-    const page: RequestJournalPage = { total: this.log.total, requests };
-    if (more && found.length > 0) {
-      const last = found.at(-1)!.entry.id;
-      page.next = forward ? { after: last } : { before: last };
-    }
+    if (!forward && !filter.newestFirst) entries.reverse();
+    const page: JournalPageText = { total: this.log.total, entries, bytes };
+    if (more && last !== undefined) page.next = forward ? { after: last } : { before: last };
     return page;
   }
 

@@ -29,7 +29,8 @@ export async function bodyBytes(answer: MockResponse): Promise<BodyChunks> {
 
 /** The body of a small answer (the mock's own 500), made at once. */
 function bytesNow(answer: MockResponse): BodyChunks {
-  if (answer.bytes !== undefined) return [answer.bytes];
+  if (answer.bytes !== undefined)
+    return Buffer.isBuffer(answer.bytes) ? [answer.bytes] : answer.bytes;
   if (answer.text !== undefined) return textBytes(answer.text);
   if (answer.body !== undefined) return textBytes(JSON.stringify(answer.body));
   return [];

@@ -130,8 +130,8 @@ export interface RequestJournal {
   total: number;
   requests: JournalEntry[];
   /**
-   * With `bodies=true`, which is paged: the path and query of the next page, when more entries
-   * match (newer ones when paging forward with `after`, else older ones). Also a Link header.
+   * The journal is paged: the path and query of the next page, when more entries match (newer
+   * ones when paging forward with `after`, else older ones). Also a Link header.
    */
   next?: string;
 }

@@ -219,6 +219,19 @@ describe('ksctl mock record', () => {
     expect(((await journal.json()) as { requests: { status: number }[] }).requests).toEqual([
       expect.objectContaining({ status: 502, path: '/v2/dev/markings' }),
     ]);
+    // Paged as the mock pages its journal, each page naming the next.
+    const again = await fetch(`${recorder.info.baseUrl}/markings`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    expect(again.status).toBe(502);
+    await again.arrayBuffer();
+    const paged = await fetch(`${recorder.info.url}/_mock/requests?limit=1`, {
+      headers: { authorization: `Bearer ${recorder.info.token}` },
+    });
+    const page = (await paged.json()) as { requests: { id: number }[]; next?: string };
+    expect(page.requests).toHaveLength(1);
+    expect(page.next).toBe(`/_mock/requests?limit=1&before=${page.requests[0]!.id}`);
+    expect(paged.headers.get('link')).toBe(`<${page.next}>; rel="next"`);
     const stopped = await recorder.stop();
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toMatch(/^stopped$/m);

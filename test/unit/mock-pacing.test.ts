@@ -67,3 +67,65 @@ describe('Pacer: the work in progress has its share of each turn (issue 34)', ()
     expect(short.sliceMs).toBeGreaterThanOrEqual(20);
   });
 });
+
+describe('Pacer: the slices of all work take turns (issue 34)', () => {
+  /** The thread held for `ms`, as a slice of work holds it. */
+  const hold = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // held
+    }
+  };
+
+  /**
+   * Works in slices, each slice marked `S`, beside a timer that marks each turn of the event loop
+   * `T`: what runs between two turns is what a health check waits for.
+   */
+  async function trace(works: number, slices: number): Promise<string> {
+    const marks: string[] = [];
+    let done = false;
+    const tick = () => {
+      marks.push('T');
+      if (!done) setTimeout(tick, 0);
+    };
+    const work = async (pacer: Pacer) => {
+      for (let i = 0; i < slices; i++) {
+        hold(2);
+        marks.push('S');
+        // The slice is used up (1 ms asked for, 2 held): it gives way.
+        expect(pacer.used()).toBe(true);
+        await pacer.pause();
+      }
+    };
+    setTimeout(tick, 0);
+    // The first turn of the timer comes before any slice: the works start from a timer too.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.all(Array.from({ length: works }, () => work(new Pacer(1, 1))));
+    done = true;
+    return marks.join('');
+  }
+
+  it('runs one slice a turn however many works are in progress', async () => {
+    const marks = await trace(6, 5);
+    expect(marks.match(/S/g)).toHaveLength(30);
+    // The works' first slices run as they start; after those, never two slices in one turn.
+    const afterStart = marks.slice(marks.indexOf('T', marks.indexOf('S')));
+    expect(afterStart).not.toMatch(/SS/);
+  });
+
+  it('starts new work behind the work that waits its turn', async () => {
+    const marks: string[] = [];
+    const waiting = new Pacer(1, 1);
+    hold(2);
+    const first = waiting.pause().then(() => marks.push('waited'));
+    // New work while other work waits: its slice is used up at once, so it queues behind it.
+    const fresh = new Pacer(50, 50);
+    expect(fresh.used()).toBe(true);
+    await fresh.pause();
+    marks.push('new');
+    await first;
+    expect(marks).toEqual(['waited', 'new']);
+    // With nothing waiting, new work has its slice.
+    expect(new Pacer(50, 50).used()).toBe(false);
+  });
+});

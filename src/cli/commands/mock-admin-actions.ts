@@ -9,7 +9,6 @@ import type {
   JournalEntry,
   JournalEntryWithBodies,
   RequestDetail,
-  RequestJournal,
 } from '../../mock/wire.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { sleepUntilAborted } from '../../sleep.js';
@@ -233,25 +232,69 @@ const REQUEST_COLUMNS: Column<JournalEntry>[] = [
   { header: 'ID', value: (r) => r.id },
 ];
 
+/** A page of the journal, as `GET /_mock/requests` gives it (`?bodies=true`: with messages). */
+interface JournalPage<T extends JournalEntry> {
+  total: number;
+  requests: T[];
+  /** The path and query of the next page, when more entries match. */
+  next?: string;
+}
+
 /**
- * The journal since `seen` (a running count of requests): the new entries the mock still holds.
- * The admin endpoints are left out unless asked for (following polls one of them).
+ * The journal a page at a time (the mock pages it, with or without bodies): the last `tail`
+ * entries shown, paging back from the newest as far as they need, and then, to follow it, the
+ * entries after the last one seen (ids only grow, across resets too). The admin endpoints are
+ * left out unless asked for (following polls one of them).
  */
-function newEntries(journal: RequestJournal, seen: number, admin: boolean): JournalEntry[] {
-  const fresh = Math.min(journal.total - seen, journal.requests.length);
-  const entries = fresh > 0 ? journal.requests.slice(-fresh) : [];
-  return admin ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+async function journalReader<T extends JournalEntry>(
+  ctx: CommandContext,
+  options: RequestsOptions,
+) {
+  const client = await adminClient(ctx);
+  const journalPath = (params: Record<string, string>) => {
+    const query = new URLSearchParams(options.bodies ? { bodies: 'true', ...params } : params);
+    return `/_mock/requests${query.size > 0 ? `?${query.toString()}` : ''}`;
+  };
+  const read = async (path: string) =>
+    (await client.request<JournalPage<T>>('GET', path, { what: 'read the journal' })).body;
+  const shown = (entries: T[]) =>
+    options.admin === true ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
+  let last = 0;
+  return {
+    /** The last `options.tail` entries shown, oldest first. */
+    async tail(): Promise<T[]> {
+      let entries: T[] = [];
+      let path: string | undefined = journalPath(options.tail === 0 ? { limit: '1' } : {});
+      let first = true;
+      while (path !== undefined) {
+        const page = await read(path);
+        if (first) last = page.requests.at(-1)?.id ?? 0;
+        first = false;
+        entries = [...shown(page.requests), ...entries];
+        path = entries.length < options.tail ? page.next : undefined;
+      }
+      return options.tail === 0 ? [] : entries.slice(-options.tail);
+    },
+    /** Prints the entries after the last one seen, as they come, until Ctrl-C. */
+    async follow(print: (entries: T[]) => void): Promise<void> {
+      let next: string | undefined;
+      while (!ctx.signal.aborted) {
+        // A page that names a next one is followed at once; the newest is polled for.
+        if (next === undefined) await sleepUntilAborted(options.interval, ctx.signal);
+        if (ctx.signal.aborted) break;
+        const page = await read(next ?? journalPath({ after: String(last) }));
+        print(shown(page.requests));
+        last = page.requests.at(-1)?.id ?? last;
+        next = page.next;
+      }
+    },
+  };
 }
 
 export async function requests(ctx: CommandContext, options: RequestsOptions): Promise<void> {
   if (options.bodies) return requestsWithBodies(ctx, options);
-  const client = await adminClient(ctx);
-  const read = async () =>
-    (await client.request<RequestJournal>('GET', '/_mock/requests', { what: 'read the journal' }))
-      .body;
-  const first = await read();
-  const shown = newEntries(first, 0, options.admin === true);
-  const tail = options.tail === 0 ? [] : shown.slice(-options.tail);
+  const journal = await journalReader<JournalEntry>(ctx, options);
+  const tail = await journal.tail();
   if (!options.follow) {
     await ctx.render({
       kind: 'table',
@@ -265,16 +308,7 @@ export async function requests(ctx: CommandContext, options: RequestsOptions): P
   ctx.stopsGracefully();
   const print = await followPrinter(ctx);
   print(tail);
-  let seen = first.total;
-  while (!ctx.signal.aborted) {
-    await sleepUntilAborted(options.interval, ctx.signal);
-    if (ctx.signal.aborted) break;
-    const journal = await read();
-    // A reset starts the count again: everything it holds is new.
-    if (journal.total < seen) seen = 0;
-    print(newEntries(journal, seen, options.admin === true));
-    seen = journal.total;
-  }
+  await journal.follow(print);
 }
 
 /**
@@ -331,25 +365,8 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
  * across resets too).
  */
 async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions): Promise<void> {
-  const client = await adminClient(ctx);
-  // The journal gives bodies a page at a time, each naming the next (older ones, or newer ones
-  // after an id).
-  const read = async (path: string) =>
-    (await client.request<JournalPage>('GET', path, { what: 'read the journal' })).body;
-  const shown = (entries: JournalEntryWithBodies[]) =>
-    options.admin === true ? entries : entries.filter((r) => !r.path.startsWith('/_mock/'));
-  // The newest requests, paging back until there are enough to show.
-  let entries: JournalEntryWithBodies[] = [];
-  let last: number | undefined;
-  let path: string | undefined =
-    `/_mock/requests?bodies=true${options.tail === 0 ? '&limit=1' : ''}`;
-  while (path !== undefined) {
-    const page = await read(path);
-    last ??= page.requests.at(-1)?.id ?? 0;
-    entries = [...shown(page.requests), ...entries];
-    path = entries.length < options.tail ? page.next : undefined;
-  }
-  const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
+  const journal = await journalReader<JournalEntryWithBodies>(ctx, options);
+  const tail = await journal.tail();
   const { requestText } = await import('../../output/requests.js');
   if (!options.follow) {
     if (tail.length === 0 && ctx.format() === 'table') {
@@ -375,23 +392,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     }
   };
   print(tail);
-  let next: string | undefined;
-  while (!ctx.signal.aborted) {
-    // A page that names a next one is followed at once; the newest is polled for.
-    if (next === undefined) await sleepUntilAborted(options.interval, ctx.signal);
-    if (ctx.signal.aborted) break;
-    const page = await read(next ?? `/_mock/requests?bodies=true&after=${last}`);
-    print(shown(page.requests));
-    last = page.requests.at(-1)?.id ?? last;
-    next = page.next;
-  }
-}
-
-/** A page of the journal with bodies, as `GET /_mock/requests?bodies=true` gives it. */
-interface JournalPage {
-  total: number;
-  requests: JournalEntryWithBodies[];
-  next?: string;
+  await journal.follow(print);
 }
 
 /** `mock requests show ID`: one request described, its envelopes opened by the mock. */

@@ -4,6 +4,7 @@ import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';
 import { describeRequestAt, hostOf, type ServedAt } from '../request-detail.js';
 import { filterFromQuery } from '../request-journal-filter.js';
+import { journalPageAnswer } from '../request-journal-page.js';
 import { Pacer } from '../pacing.js';
 import type { MockState } from '../state.js';
 
@@ -51,37 +52,14 @@ export function adminRoutes(state: MockState, reset: () => void, info: () => Ser
       if (typeof filter === 'string') {
         throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
       }
-      if (!filter.bodies) return json(200, state.journal.list(filter));
-      // With bodies, a page at a time (megabytes each at most), and a link to the next.
-      const pacer = new Pacer();
-      const { next, ...page } = await state.journal.page(filter, pacer);
-      let link: string | undefined;
-      if (next !== undefined) {
-        const query = new URLSearchParams(req.query);
-        query.delete('after');
-        query.delete('before');
-        for (const [name, id] of Object.entries(next)) query.set(name, String(id));
-        if ('before' in next && filter.after !== undefined) {
-          query.set('after', String(filter.after));
-        }
-        link = `/_mock/requests?${query.toString()}`;
-      }
-      // Its text made an entry at a time, in slices: a page of megabytes of bodies as one
-      // JSON.stringify held the mock for a tenth of a second on a busy machine.
-      const pieces = [`{"total":${page.total},"requests":[`];
-      for (const [i, entry] of page.requests.entries()) {
-        pieces.push(`${i > 0 ? ',' : ''}${JSON.stringify(entry)}`);
-        if (pacer.used()) await pacer.pause();
-      }
-      pieces.push(`]${link === undefined ? '' : `,"next":${JSON.stringify(link)}`}}`);
-      return {
-        status: 200,
-        bytes: Buffer.from(pieces.join(''), 'utf8'),
-        headers: {
-          'content-type': 'application/json',
-          ...(link === undefined ? {} : { link: `<${link}>; rel="next"` }),
-        },
-      };
+      // A page at a time (megabytes at most), its text made in slices, with a link to the next.
+      const { chunks, headers } = await journalPageAnswer(
+        state.journal,
+        req.query,
+        filter,
+        new Pacer(),
+      );
+      return { status: 200, bytes: chunks, headers };
     }),
     route('GET', '/_mock/requests/:id', async (req) => {
       requireAdmin(state, req);
