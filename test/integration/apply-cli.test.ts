@@ -359,7 +359,7 @@ describe('markings apply', () => {
     ]);
     const failed = await cli(['markings', 'apply', '-f', path]);
     expect(failed.code).toBe(7);
-    expect(failed.stderr).toMatch(/✗ update big: .*\[E_SERVICE, cid /);
+    expect(failed.stderr).toMatch(/✗ update big: [^]*\[E_SERVICE, cid /);
     expect(failed.stderr).toContain('applied: 1 created, 1 updated, 0 deleted; 1 failed');
     expect((await marking('doomed')).detail.description).toBe('changed');
     await marking('new-one');

@@ -119,7 +119,9 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
     // --quiet keeps failures: a script must still learn what did not happen.
     if (!ctx.quiet || problems) {
       const style = await styler(ctx.io.color && ctx.io.stderrIsTTY);
-      ctx.io.stderr.write(lines(renderRunReport(report, { style })));
+      // Within the terminal, or 80 columns in a log: never a line of every name not attempted.
+      const width = proseWidth(ctx.io.columns);
+      ctx.io.stderr.write(lines(renderRunReport(report, { style, width })));
     }
     const removals = removalsDone(plan, report);
     if (removals.length > 0) ctx.say(removals.join('\n'));
