@@ -2,7 +2,10 @@
  * Requests of the mock's journal as text for a terminal (`ksctl mock requests --bodies`,
  * `ksctl mock requests show ID`): a line for the request, then its headers (`>` sent, `<`
  * answered, as curl -v shows them) and bodies, JSON indented; for a described request the
- * envelope opened, what a registration held, and the lines to send it again.
+ * envelope opened, what a registration held, and the lines to send it again. Given a width (the
+ * terminal's, or 80 in a pipe), every line fits it: a long one goes on under its value (a
+ * header's, a JSON key's), and the lines to send it again come last as shell-continued commands
+ * that still run. `-o json` is the data, whole, for scripts.
  */
 import type {
   JournalEntryWithBodies,
@@ -10,7 +13,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
 } from '../mock/wire.js';
-import { fill, wrapCommand } from './wrap.js';
+import { fill, foldLine, wrapCommand } from './wrap.js';
 
 const INDENT = '  ';
 
@@ -55,6 +58,26 @@ function bodyText(message: JournalMessage): string {
   return shown + cut;
 }
 
+/**
+ * Lines within `width`, each going on under its value: after a header's or a label's name, after
+ * a JSON key (inside its string), else under itself.
+ */
+function fit(text: string, width: number | undefined): string {
+  if (width === undefined) return text;
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      const label =
+        /^ *(?:[<>] [^\s:]+: |"(?:[^"\\]|\\.)*": "?|#\d+ {2}|cid |[A-Za-z][\w -]{0,30}: )/.exec(
+          line,
+        );
+      const hang = label?.[0].length ?? /^ *"?/.exec(line)![0].length;
+      return foldLine(line, width, hang);
+    })
+    .join('\n');
+}
+
 function messageText(message: JournalMessage, arrow: '>' | '<'): string {
   const headers = Object.entries(message.headers).map(
     ([name, value]) => `${arrow} ${name}: ${value}`,
@@ -63,23 +86,29 @@ function messageText(message: JournalMessage, arrow: '>' | '<'): string {
 }
 
 /** The request's line: id, method, path, status, time taken, side, device. */
-export function requestLine(entry: JournalEntryWithBodies | RequestDetail): string {
+export function requestLine(entry: JournalEntryWithBodies | RequestDetail, width?: number): string {
   const side = entry.device === undefined ? entry.side : `${entry.side} ${entry.device}`;
-  return `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}  → ${entry.status}  ${entry.durationMs} ms  (${side})\n${INDENT}cid ${entry.cid}`;
+  return fit(
+    `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}  → ${entry.status}  ${entry.durationMs} ms  (${side})\n${INDENT}cid ${entry.cid}`,
+    width,
+  );
 }
 
 /** Device requests and registrations are sealed: `show` opens them. */
 const SEALED = /^\/v2\.\d+\//;
 
-/** One entry with both messages; `opens`: say how to see a sealed one opened. */
-export function requestText(entry: JournalEntryWithBodies, opens = true): string {
+/**
+ * One entry with both messages, within `width` when given; `opens`: say how to see a sealed one
+ * opened.
+ */
+export function requestText(entry: JournalEntryWithBodies, width?: number, opens = true): string {
   const lines = [
-    requestLine(entry),
-    indent(messageText(entry.request, '>')),
-    indent(messageText(entry.response, '<')),
+    requestLine(entry, width),
+    fit(indent(messageText(entry.request, '>')), width),
+    fit(indent(messageText(entry.response, '<')), width),
   ];
   if (opens && SEALED.test(entry.path) && entry.request.bytes > 0) {
-    lines.push(`${INDENT}(sealed: ksctl mock requests show ${entry.id} opens it)`);
+    lines.push(fit(`${INDENT}(sealed: ksctl mock requests show ${entry.id} opens it)`, width));
   }
   return lines.join('\n');
 }
@@ -115,10 +144,12 @@ function replayText(lines: string, width: number | undefined): string {
     .split('\n')
     .flatMap((line) =>
       line.startsWith('# ')
-        ? fill(line.slice(2), room, { first: '# ', rest: '# ' })
-        : wrapCommand(line, room),
+        ? fill(line.slice(2), room, { first: '# ', rest: '# ' }).map((l) => INDENT + l)
+        : // A body broken inside its quotes goes on in the first column: the shell reads it so.
+          wrapCommand(line, room, { pairs: true, split: true }).map((l, i, all) =>
+            i === 0 || all[i - 1]!.endsWith(' \\') ? INDENT + l : l,
+          ),
     )
-    .map((line) => INDENT + line)
     .join('\n');
 }
 
@@ -127,8 +158,8 @@ function replayText(lines: string, width: number | undefined): string {
  * (fitted to `width` when given).
  */
 export function requestDetailText(detail: RequestDetail, width?: number): string {
-  const parts = [requestText(detail, false)];
-  if (detail.opened) parts.push(openedText(detail.opened));
+  const parts = [requestText(detail, width, false)];
+  if (detail.opened) parts.push(fit(openedText(detail.opened), width));
   if (detail.enrollment) {
     const e = detail.enrollment;
     const facts: [string, unknown][] = [
@@ -143,14 +174,20 @@ export function requestDetailText(detail: RequestDetail, width?: number): string
       ['refused', e.cause === undefined ? undefined : `${e.cause.code}: ${e.cause.meaning}`],
     ];
     parts.push(
-      [
-        'Registration package (its STOKEN and UIDAUTH are never shown)',
-        ...facts.filter(([, v]) => v !== undefined).map(([k, v]) => `${INDENT}${k}: ${String(v)}`),
-      ].join('\n'),
+      fit(
+        [
+          'Registration package (its STOKEN and UIDAUTH are never shown)',
+          ...facts
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => `${INDENT}${k}: ${String(v)}`),
+        ].join('\n'),
+        width,
+      ),
     );
   }
   if (detail.problems) {
-    parts.push(['Could not open:', ...detail.problems.map((p) => `${INDENT}${p}`)].join('\n'));
+    const problems = ['Could not open:', ...detail.problems.map((p) => `${INDENT}${p}`)];
+    parts.push(fit(problems.join('\n'), width));
   }
   parts.push(`Send it again:\n${replayText(`${detail.curl}\n${detail.ksctl}`, width)}`);
   return `${parts.join('\n\n')}\n`;

@@ -92,13 +92,172 @@ export function wrapLines(text: string, width: number): string {
     .join('\n');
 }
 
-/** A command line someone may copy: broken with ` \` and indented under itself. */
-export function wrapCommand(line: string, width: number): string[] {
+/** How a word breaks across lines: what ends the line, what begins the next. */
+const BREAKS = {
+  single: { close: "'\\", open: "'" },
+  double: { close: '"\\', open: '"' },
+  plain: { close: '\\', open: '' },
+} as const;
+type BreakKind = keyof typeof BREAKS;
+
+/**
+ * Where a shell word may be broken across lines and stay the same word: inside single quotes, as
+ * `'…'\` then `'…` (the quotes closed, the newline escaped, the quotes opened again); inside
+ * double quotes before a space, the same way (never inside a `$NAME`); or between plain
+ * characters, as `…\` then `…`. Every continuation starts in the first column: spaces there would
+ * end the word. `kinds[i]` says how the word may break before its character i.
+ */
+function wordBreaks(word: string): (BreakKind | undefined)[] {
+  const PLAIN = /[\w/:.,=%+@-]/;
+  const kinds: (BreakKind | undefined)[] = [];
+  let single = false;
+  let double = false;
+  let escaped = false;
+  for (let i = 0; i <= word.length; i++) {
+    const c = word[i];
+    const before = word[i - 1];
+    if (i > 0 && i < word.length) {
+      if (single) kinds[i] = 'single';
+      else if (double && !escaped && c === ' ') kinds[i] = 'double';
+      else if (!double && !escaped && PLAIN.test(before!) && PLAIN.test(c!)) kinds[i] = 'plain';
+    }
+    if (c === undefined) break;
+    if (single) single = c !== "'";
+    else if (escaped) escaped = false;
+    else if (c === '\\') escaped = true;
+    else if (double) double = c !== '"';
+    else if (c === "'") single = true;
+    else if (c === '"') double = true;
+  }
+  return kinds;
+}
+
+/**
+ * A word too long for any line, in pieces: the first within `first` columns, the others within
+ * `room` (each but the last ends with its continuation); the last leaves room for a ` \`.
+ * Undefined when not even the first piece fits in `first`.
+ */
+function splitWord(word: string, first: number, room: number): string[] | undefined {
+  const kinds = wordBreaks(word);
+  const pieces: string[] = [];
+  let start = 0;
+  let open = '';
+  let available = first;
+  for (;;) {
+    if (open.length + word.length - start + 2 <= available) {
+      pieces.push(open + word.slice(start));
+      return pieces;
+    }
+    let best: number | undefined;
+    for (let b = start + 1; b < word.length && open.length + b - start + 1 <= available; b++) {
+      const kind = kinds[b];
+      if (kind !== undefined && open.length + b - start + BREAKS[kind].close.length <= available)
+        best = b;
+    }
+    if (best === undefined) {
+      if (pieces.length === 0) return undefined;
+      pieces.push(open + word.slice(start));
+      return pieces;
+    }
+    const kind = BREAKS[kinds[best]!];
+    pieces.push(open + word.slice(start, best) + kind.close);
+    open = kind.open;
+    start = best;
+    available = room;
+  }
+}
+
+/**
+ * A command line someone may copy: broken with ` \` between words and indented under itself.
+ * With `split`, a word longer than a line (a request's body) is broken inside too, its
+ * continuations in the first column, so the shell still reads the same word.
+ */
+export function wrapCommand(
+  line: string,
+  width: number,
+  options: {
+    /** An option and its argument (`-H 'accept: …'`) stay on one line. */
+    pairs?: boolean;
+    /** A word longer than a line is broken inside (else it runs past the width, whole). */
+    split?: boolean;
+  } = {},
+): string[] {
   if (line.length <= width) return [line];
   const indent = /^ */.exec(line)![0];
-  // A break inside quotes would put the backslash and newline into the argument.
-  const words = line.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
-  return fillWords(words, width, { first: indent, rest: `${indent}    `, carry: ' \\' });
+  const rest = `${indent}    `;
+  // A word: plain characters, escaped ones (`\'`), quoted strings.
+  const words = line.match(/(?:\\[^]|[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  if (options.pairs) {
+    for (let i = 0; i < words.length - 1; i++) {
+      if (/^--?[A-Za-z]/.test(words[i]!) && !/^(-|\|)/.test(words[i + 1]!)) {
+        words.splice(i, 2, `${words[i]!} ${words[i + 1]!}`);
+      }
+    }
+  }
+  const lines: string[] = [];
+  let current = indent;
+  let empty = true;
+  for (const word of words) {
+    const gap = empty ? '' : ' ';
+    if (current.length + gap.length + word.length + 2 <= width) {
+      current += gap + word;
+    } else if (!empty && rest.length + word.length + 2 <= width) {
+      lines.push(`${current} \\`);
+      current = rest + word;
+    } else {
+      // Too long for a line of its own: begun where it is when a fair part fits there.
+      const split = (room: number) => (options.split ? splitWord(word, room, width) : undefined);
+      let pieces = split(width - current.length - gap.length);
+      if (!empty && (pieces === undefined || pieces[0]!.length < 16)) {
+        lines.push(`${current} \\`);
+        current = rest;
+        pieces = split(width - rest.length);
+      } else {
+        current += gap;
+      }
+      if (pieces === undefined || pieces.length === 1) {
+        current += word;
+      } else {
+        lines.push(current + pieces[0]!, ...pieces.slice(1, -1));
+        current = pieces.at(-1)!;
+      }
+    }
+    empty = false;
+  }
+  lines.push(current);
+  return lines;
+}
+
+/**
+ * A line of data for reading (a header, a line of pretty JSON) within `width`: broken at its last
+ * space that fits, else inside a word; each continuation starts at column `hang`, under the value
+ * it continues. The characters are all there, in order, but for the spaces the lines break at.
+ */
+export function foldLine(line: string, width: number, hang: number): string[] {
+  if (line.length <= width) return [line];
+  // At least 20 columns for each continuation, however deep the value starts.
+  const pad = ' '.repeat(Math.max(0, Math.min(hang, width - 20)));
+  const lines: string[] = [];
+  let text = line;
+  let lead = '';
+  // Spaces before the hang (between a key and its value) or in the indentation are no place to
+  // break the first line at.
+  const firstText = Math.max(/^ */.exec(line)![0].length + 1, pad.length);
+  while (lead.length + text.length > width) {
+    const room = width - lead.length;
+    const from = lead === '' ? firstText : 1;
+    const space = text.lastIndexOf(' ', room);
+    if (space >= from) {
+      lines.push(lead + text.slice(0, space));
+      text = text.slice(space + 1);
+    } else {
+      lines.push(lead + text.slice(0, room));
+      text = text.slice(room);
+    }
+    lead = pad;
+  }
+  lines.push(lead + text);
+  return lines;
 }
 
 const isCommand = (text: string) => /^(\$ )?ksctl\b|^(eval|source|export) /.test(text);

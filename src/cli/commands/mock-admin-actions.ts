@@ -351,6 +351,8 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
   }
   const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
   const { requestText } = await import('../../output/requests.js');
+  // Within the terminal, or 80 columns in a pipe; -o json and -o yaml are the data, whole.
+  const width = ctx.io.columns;
   if (!options.follow) {
     if (tail.length === 0 && ctx.format() === 'table') {
       ctx.say('no requests yet');
@@ -359,7 +361,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     await ctx.render({
       kind: 'text',
       data: tail,
-      text: tail.map((entry) => `${requestText(entry)}\n`).join('\n'),
+      text: tail.map((entry) => `${requestText(entry, width)}\n`).join('\n'),
     });
     return;
   }
@@ -371,7 +373,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     for (const entry of list) {
       if (format === 'json') write(`${JSON.stringify(entry)}\n`);
       else if (stringify) write(`---\n${stringify(entry)}`);
-      else write(`${requestText(entry)}\n\n`);
+      else write(`${requestText(entry, width)}\n\n`);
     }
   };
   print(tail);
@@ -407,7 +409,8 @@ export async function requestShow(ctx: CommandContext, id: string): Promise<void
     `describe request ${id}`,
   );
   const { requestDetailText } = await import('../../output/requests.js');
-  // On a terminal the lines to send it again break to its width; piped, each is one line.
-  const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
+  // Within the terminal, or 80 columns in a pipe: the lines to send it again break with ` \`
+  // and still run as they are; -o json has each whole.
+  const width = ctx.io.columns;
   await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, width) });
 }
