@@ -6,7 +6,7 @@
 import { quoted } from '../api/names.js';
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
-import { fill, proseWidth, wrapLines } from './wrap.js';
+import { fill, messageWidth, proseWidth, wrapLines } from './wrap.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -396,8 +396,8 @@ export function writeReport(io: IOStreams, lines: string[]): void {
 /** A message for people on stderr (never data). Suppressed by --quiet. */
 export function say(io: IOStreams, quiet: boolean, text: string): void {
   if (quiet) return;
-  // On a terminal, to its width between words; piped, one line a message for grep.
-  const shown = io.stderrIsTTY ? wrapLines(text.replace(/\n$/, ''), proseWidth(io.columns)) : text;
+  // Between words, to the terminal's width, or in a pipe or a log to 80 columns (or COLUMNS).
+  const shown = wrapLines(text.replace(/\n$/, ''), messageWidth(io));
   io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 

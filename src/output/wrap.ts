@@ -16,6 +16,14 @@ export function proseWidth(columns: number): number {
   return Math.max(20, Math.min(columns, PROSE_MAX_WIDTH));
 }
 
+/**
+ * The width of messages on stderr: the terminal's, at most 100 columns (longer lines read badly);
+ * in a pipe or a log, what COLUMNS says, else 80 (`columns` holds it: see terminalColumns).
+ */
+export function messageWidth(io: { stderrIsTTY: boolean; columns: number }): number {
+  return io.stderrIsTTY ? proseWidth(io.columns) : Math.max(20, io.columns);
+}
+
 export interface FillOptions {
   /** Before the first line. */
   first?: string;
