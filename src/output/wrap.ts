@@ -195,10 +195,16 @@ export function wrapCommand(
   const rest = `${indent}    `;
   // A word: plain characters, escaped ones (`\'`), quoted strings.
   const words = line.match(/(?:\\[^]|[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  // (unless the two are too long for a line together: then each is a word as any other).
   if (options.pairs) {
     for (let i = 0; i < words.length - 1; i++) {
-      if (/^--?[A-Za-z]/.test(words[i]!) && !/^(-|\|)/.test(words[i + 1]!)) {
-        words.splice(i, 2, `${words[i]!} ${words[i + 1]!}`);
+      const pair = `${words[i]!} ${words[i + 1]!}`;
+      if (
+        /^--?[A-Za-z]/.test(words[i]!) &&
+        !/^(-|\|)/.test(words[i + 1]!) &&
+        rest.length + pair.length + 2 <= width
+      ) {
+        words.splice(i, 2, pair);
       }
     }
   }

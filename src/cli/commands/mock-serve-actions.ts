@@ -103,11 +103,12 @@ export function fitBanner(text: string, width: number): string {
       const pad = ' '.repeat(lead.length);
       const noted = /^(.*?) {2}(# .*)$/.exec(value);
       const command = noted?.[1] ?? value;
-      // A line of prose may start with a command's name; a command is indented.
-      if (lead.length === 0 || !BANNER_COMMAND.test(command) || lead.length > width / 2) {
+      // A line of prose may start with a command's name; a command is indented. Beside a label
+      // in a narrow terminal, a command goes on between words as prose does, its words whole.
+      if (lead.length === 0 || !BANNER_COMMAND.test(command) || width - lead.length < 40) {
         return wrapLines(line, width).split('\n');
       }
-      const lines = wrapCommand(pad + command, width, { pairs: true });
+      const lines = wrapCommand(pad + command, width, { pairs: true, split: true });
       lines[0] = lead + lines[0]!.slice(lead.length);
       if (noted) {
         const note = fill(noted[2]!, width, { first: `${pad}  `, rest: `${pad}    ` });
