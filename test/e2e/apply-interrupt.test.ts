@@ -55,7 +55,8 @@ describe('Ctrl-C during markings apply', () => {
     const child = spawn(
       process.execPath,
       [BIN, 'markings', 'apply', '-f', empty, '--prune', '--yes', '--concurrency', '2'],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      // A log with no COLUMNS: 80.
+      { env: { ...env, COLUMNS: undefined }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';

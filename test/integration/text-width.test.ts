@@ -260,7 +260,10 @@ describe('what commands say fits 80 columns, not only their help', () => {
   it('help written to a pipe is laid out for 80 columns', async () => {
     assertBuilt();
     for (const args of [['--help'], ['enroll', '--help'], ['markings', 'list', '--help']]) {
-      const piped = await ksctl(args, { env: cleanEnv({ KSCTL_CONFIG_DIR: dir }) });
+      const env = cleanEnv({ KSCTL_CONFIG_DIR: dir });
+      // A pipe with no COLUMNS: 80.
+      delete env.COLUMNS;
+      const piped = await ksctl(args, { env });
       expect(piped.code).toBe(0);
       expect(wider(piped.stdout, 80), args.join(' ')).toEqual([]);
     }
