@@ -69,7 +69,7 @@ function fit(text: string, width: number | undefined): string {
     .flatMap((line) => {
       if (line.length <= width) return [line];
       const label =
-        /^ *(?:[<>] [^\s:]+: |"(?:[^"\\]|\\.)*": "?|#\d+ {2}|cid |[A-Za-z][\w -]{0,30}: )/.exec(
+        /^ *(?:[<>] [^\s:]+: |"(?:[^"\\]|\\.)*": "?|#\d+ {2}|→ |cid |[A-Za-z][\w -]{0,30}: )/.exec(
           line,
         );
       const hang = label?.[0].length ?? /^ *"?/.exec(line)![0].length;
@@ -85,13 +85,19 @@ function messageText(message: JournalMessage, arrow: '>' | '<'): string {
   return [...headers, indent(bodyText(message))].join('\n');
 }
 
-/** The request's line: id, method, path, status, time taken, side, device. */
+/**
+ * The request's line: id, method, path, status, time taken, side, device; where it does not fit,
+ * the answer goes on a line of its own under it.
+ */
 export function requestLine(entry: JournalEntryWithBodies | RequestDetail, width?: number): string {
   const side = entry.device === undefined ? entry.side : `${entry.side} ${entry.device}`;
-  return fit(
-    `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}  → ${entry.status}  ${entry.durationMs} ms  (${side})\n${INDENT}cid ${entry.cid}`,
-    width,
-  );
+  const sent = `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}`;
+  const answered = `→ ${entry.status}  ${entry.durationMs} ms  (${side})`;
+  const line =
+    width === undefined || sent.length + 2 + answered.length <= width
+      ? `${sent}  ${answered}`
+      : `${sent}\n${INDENT.repeat(2)}${answered}`;
+  return fit(`${line}\n${INDENT}cid ${entry.cid}`, width);
 }
 
 /** Device requests and registrations are sealed: `show` opens them. */

@@ -244,8 +244,8 @@ export function wrapCommand(
 
 /**
  * A line of data for reading (a header, a line of pretty JSON) within `width`: broken at its last
- * space that fits, else inside a word; each continuation starts at column `hang`, under the value
- * it continues. The characters are all there, in order, but for the spaces the lines break at.
+ * space that fits, else after a separator, else inside a word; each continuation starts at column
+ * `hang`, under the value it continues. The characters are all there, in order, but for the spaces the lines break at.
  */
 export function foldLine(line: string, width: number, hang: number): string[] {
   if (line.length <= width) return [line];
@@ -261,12 +261,16 @@ export function foldLine(line: string, width: number, hang: number): string[] {
     const room = width - lead.length;
     const from = lead === '' ? firstText : 1;
     const space = text.lastIndexOf(' ', room);
+    // Else after a separator in the second half of the line (a cid's `|`, a path's `/`), else
+    // wherever the line is full.
+    const after = Math.max(...[...'|/,&;'].map((c) => text.lastIndexOf(c, room - 1))) + 1;
     if (space >= from) {
       lines.push(lead + text.slice(0, space));
       text = text.slice(space + 1);
     } else {
-      lines.push(lead + text.slice(0, room));
-      text = text.slice(room);
+      const cut = after > Math.max(from, room / 2) ? after : room;
+      lines.push(lead + text.slice(0, cut));
+      text = text.slice(cut);
     }
     lead = pad;
   }
