@@ -311,6 +311,11 @@ describe('what commands say fits 80 columns, not only their help', () => {
     expect(wider(plan.stdout, 80)).toEqual([]);
     // Nothing is cut: every word of both texts is there.
     expect(words(plan.stdout).join(' ')).toContain(`"${before}" → "${after}"`);
+    // In a pipe (a CI log) too, at 80 columns.
+    const piped = await cli(['markings', 'apply', '-f', file, '--dry-run'], { columns: 80 });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(wider(piped.stdout, 80)).toEqual([]);
+    expect(words(piped.stdout).join(' ')).toContain(`"${before}" → "${after}"`);
   });
 
   it('mock state check', { timeout: 30_000 }, async () => {
