@@ -385,12 +385,12 @@ export function writeOut(stream: Writable, text: string): void {
 }
 
 /**
- * A report for people on stdout (what `mock state check` found): on a terminal, to its width
- * between words; piped, one line an item, as written.
+ * A report for people on stdout (what `mock state check` found), between words: to the
+ * terminal's width, or in a pipe or a log to 80 columns (or COLUMNS).
  */
 export function writeReport(io: IOStreams, lines: string[]): void {
-  const text = lines.join('\n');
-  writeOut(io.stdout, `${io.stdoutIsTTY ? wrapLines(text, proseWidth(io.columns)) : text}\n`);
+  const width = io.stdoutIsTTY ? proseWidth(io.columns) : Math.max(20, io.columns);
+  writeOut(io.stdout, `${wrapLines(lines.join('\n'), width)}\n`);
 }
 
 /** A message for people on stderr (never data). Suppressed by --quiet. */

@@ -336,6 +336,13 @@ describe('what commands say fits 80 columns, not only their help', () => {
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/the state is whole/);
     expect(wider(checked.stdout, 80)).toEqual([]);
+    // In a pipe too, at 80 columns.
+    const piped = await runCli(['mock', 'state', 'check', state], {
+      columns: 80,
+      env: { KSCTL_CONFIG_DIR: dir },
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(wider(piped.stdout, 80)).toEqual([]);
   });
 });
 
