@@ -145,30 +145,50 @@ function wordBreaks(word: string): (BreakKind | undefined)[] {
  * `room` (each but the last ends with its continuation); the last leaves room for a ` \`.
  * Undefined when not even the first piece fits in `first`.
  */
-function splitWord(word: string, first: number, room: number): string[] | undefined {
+function splitWord(
+  word: string,
+  first: number,
+  room: number,
+  measure?: Measure,
+): string[] | undefined {
   const kinds = wordBreaks(word);
+  // By grapheme, each as wide as it shows, where the word is not printable ASCII.
+  const plain = measure === undefined || PRINTABLE_ASCII.test(word);
+  const units = plain
+    ? word.split('')
+    : Array.from(new Intl.Segmenter().segment(word), (part) => part.segment);
+  const sizes = plain ? units.map(() => 1) : units.map(measure);
+  // Where each unit starts in the word, and the columns before it.
+  const offsets: number[] = [];
+  const before: number[] = [0];
+  for (let u = 0, at = 0; u < units.length; u++) {
+    offsets.push(at);
+    at += units[u]!.length;
+    before.push(before[u]! + sizes[u]!);
+  }
   const pieces: string[] = [];
   let start = 0;
   let open = '';
   let available = first;
   for (;;) {
-    if (open.length + word.length - start + 2 <= available) {
-      pieces.push(open + word.slice(start));
+    if (open.length + before[units.length]! - before[start]! + 2 <= available) {
+      pieces.push(open + units.slice(start).join(''));
       return pieces;
     }
     let best: number | undefined;
-    for (let b = start + 1; b < word.length && open.length + b - start + 1 <= available; b++) {
-      const kind = kinds[b];
-      if (kind !== undefined && open.length + b - start + BREAKS[kind].close.length <= available)
-        best = b;
+    for (let b = start + 1; b < units.length; b++) {
+      const used = open.length + before[b]! - before[start]!;
+      if (used + 1 > available) break;
+      const kind = kinds[offsets[b]!];
+      if (kind !== undefined && used + BREAKS[kind].close.length <= available) best = b;
     }
     if (best === undefined) {
       if (pieces.length === 0) return undefined;
-      pieces.push(open + word.slice(start));
+      pieces.push(open + units.slice(start).join(''));
       return pieces;
     }
-    const kind = BREAKS[kinds[best]!];
-    pieces.push(open + word.slice(start, best) + kind.close);
+    const kind = BREAKS[kinds[offsets[best]!]!];
+    pieces.push(open + units.slice(start, best).join('') + kind.close);
     open = kind.open;
     start = best;
     available = room;
@@ -188,9 +208,12 @@ export function wrapCommand(
     pairs?: boolean;
     /** A word longer than a line is broken inside (else it runs past the width, whole). */
     split?: boolean;
+    /** Columns of text that is not ASCII (a body in Japanese takes two a character). */
+    measure?: Measure;
   } = {},
 ): string[] {
-  if (line.length <= width) return [line];
+  const cols = (text: string) => columnsOf(text, options.measure);
+  if (cols(line) <= width) return [line];
   const indent = /^ */.exec(line)![0];
   const rest = `${indent}    `;
   // A word: plain characters, escaped ones (`\'`), quoted strings.
@@ -202,7 +225,7 @@ export function wrapCommand(
       if (
         /^--?[A-Za-z]/.test(words[i]!) &&
         !/^(-|\|)/.test(words[i + 1]!) &&
-        rest.length + pair.length + 2 <= width
+        rest.length + cols(pair) + 2 <= width
       ) {
         words.splice(i, 2, pair);
       }
@@ -213,15 +236,16 @@ export function wrapCommand(
   let empty = true;
   for (const word of words) {
     const gap = empty ? '' : ' ';
-    if (current.length + gap.length + word.length + 2 <= width) {
+    if (cols(current) + gap.length + cols(word) + 2 <= width) {
       current += gap + word;
-    } else if (!empty && rest.length + word.length + 2 <= width) {
+    } else if (!empty && rest.length + cols(word) + 2 <= width) {
       lines.push(`${current} \\`);
       current = rest + word;
     } else {
       // Too long for a line of its own: begun where it is when a fair part fits there.
-      const split = (room: number) => (options.split ? splitWord(word, room, width) : undefined);
-      let pieces = split(width - current.length - gap.length);
+      const split = (room: number) =>
+        options.split ? splitWord(word, room, width, options.measure) : undefined;
+      let pieces = split(width - cols(current) - gap.length);
       if (!empty && (pieces === undefined || pieces[0]!.length < 16)) {
         lines.push(`${current} \\`);
         current = rest;
@@ -242,39 +266,64 @@ export function wrapCommand(
   return lines;
 }
 
+/** How many terminal columns a text takes (string-width: CJK two, accents none). */
+export type Measure = (text: string) => number;
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** The columns a line takes: its length when printable ASCII, else as `measure` says. */
+export function columnsOf(line: string, measure?: Measure): number {
+  return measure === undefined || PRINTABLE_ASCII.test(line) ? line.length : measure(line);
+}
+
 /**
  * A line of data for reading (a header, a line of pretty JSON) within `width`: broken at its last
  * space that fits, else after a separator, else inside a word; each continuation starts at column
- * `hang`, under the value it continues. The characters are all there, in order, but for the spaces the lines break at.
+ * `hang`, under the value it continues. With a `measure`, widths are terminal columns, by
+ * grapheme cluster (for text that is not all ASCII). The characters are all there, in order, but
+ * for the spaces the lines break at.
  */
-export function foldLine(line: string, width: number, hang: number): string[] {
-  if (line.length <= width) return [line];
+export function foldLine(line: string, width: number, hang: number, measure?: Measure): string[] {
+  // Printable ASCII is as wide as it is long: measured by grapheme only where it is not.
+  const plain = measure === undefined || PRINTABLE_ASCII.test(line);
+  if ((plain ? line.length : measure(line)) <= width) return [line];
   // At least 20 columns for each continuation, however deep the value starts.
   const pad = ' '.repeat(Math.max(0, Math.min(hang, width - 20)));
-  const lines: string[] = [];
-  let text = line;
-  let lead = '';
+  const units = plain
+    ? line.split('')
+    : Array.from(new Intl.Segmenter().segment(line), (part) => part.segment);
+  const sizes = plain ? units.map(() => 1) : units.map(measure);
   // Spaces before the hang (between a key and its value) or in the indentation are no place to
   // break the first line at.
   const firstText = Math.max(/^ */.exec(line)![0].length + 1, pad.length);
-  while (lead.length + text.length > width) {
+  const lines: string[] = [];
+  let start = 0;
+  let lead = '';
+  for (;;) {
     const room = width - lead.length;
-    const from = lead === '' ? firstText : 1;
-    const space = text.lastIndexOf(' ', room);
-    // Else after a separator in the second half of the line (a cid's `|`, a path's `/`), else
-    // wherever the line is full.
-    const after = Math.max(...[...'|/,&;'].map((c) => text.lastIndexOf(c, room - 1))) + 1;
+    let end = start;
+    for (let used = 0; end < units.length && used + sizes[end]! <= room; end++) used += sizes[end]!;
+    if (end === units.length) break;
+    const from = start + (lead === '' ? firstText : 1);
+    let space = end;
+    while (space >= from && units[space] !== ' ') space--;
     if (space >= from) {
-      lines.push(lead + text.slice(0, space));
-      text = text.slice(space + 1);
+      lines.push(lead + units.slice(start, space).join(''));
+      start = space + 1;
     } else {
-      const cut = after > Math.max(from, room / 2) ? after : room;
-      lines.push(lead + text.slice(0, cut));
-      text = text.slice(cut);
+      // Else after a separator in the second half of the line (a cid's `|`, a path's `/`), else
+      // wherever the line is full.
+      let after = end;
+      while (after > start && !'|/,&;'.includes(units[after - 1]!)) after--;
+      const cut = after > start + Math.max(from - start, (end - start) / 2) ? after : end;
+      // A character wider than the room still goes somewhere.
+      const next = Math.max(cut, start + 1);
+      lines.push(lead + units.slice(start, next).join(''));
+      start = next;
     }
     lead = pad;
   }
-  lines.push(lead + text);
+  lines.push(lead + units.slice(start).join(''));
   return lines;
 }
 

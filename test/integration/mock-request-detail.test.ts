@@ -319,6 +319,15 @@ describe('a described request', () => {
     await enroll();
     const description = `${'Data classification level for every document that the company stores '.repeat(4)}in its archives`;
     await ok(['markings', 'create', 'archive-classification', '--description', description]);
+    // Text two columns wide a character: folded by the columns it takes, not its length.
+    await ok([
+      'markings',
+      'create',
+      'wide',
+      '--description',
+      '機密区分はすべての文書に適用されます。'.repeat(4),
+    ]);
+    const [cjk] = await requests('side=markings&method=POST');
     await ok(['markings', 'list']);
     await ok(['keys', 'create', '--ref', 'a-rather-long-reference-for-the-key-it-asks-for']);
     const [create] = await requests('side=device&path=/keys/create');
@@ -329,7 +338,7 @@ describe('a described request', () => {
     expect(longest(wide.stdout)).toBeGreaterThan(200);
     const views: [string, string[]][] = [
       ['--bodies', ['mock', 'requests', '--bodies']],
-      ...[create!, marking!, register!].map((entry): [string, string[]] => [
+      ...[create!, marking!, register!, cjk!].map((entry): [string, string[]] => [
         `show ${entry.path}`,
         ['mock', 'requests', 'show', String(entry.id)],
       ]),

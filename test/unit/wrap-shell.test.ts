@@ -4,6 +4,7 @@
  * longer than any line; and a line of data folded to a width keeps every character in order.
  */
 import { execFileSync } from 'node:child_process';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { foldLine, wrapCommand } from '../../src/output/wrap.js';
 
@@ -30,6 +31,8 @@ function generated(next: () => number): string {
         '$',
         '{',
         '}',
+        '機',
+        'é',
       ]),
     ).join('');
   const words = [
@@ -66,10 +69,14 @@ describe('a command broken to the width', () => {
     for (let i = 0; i < 60; i++) {
       const line = `  ${generated(next)}`;
       for (const width of [80, 40]) {
-        const lines = wrapCommand(line, width, { pairs: i % 2 === 0, split: true });
+        const lines = wrapCommand(line, width, {
+          pairs: i % 2 === 0,
+          split: true,
+          measure: stringWidth,
+        });
         const label = `case ${i} at ${width}:\n${lines.join('\n')}`;
         expect(
-          lines.filter((l) => l.length > width),
+          lines.filter((l) => stringWidth(l) > width),
           label,
         ).toEqual([]);
         expect(argv(lines.join('\n')), label).toBe(argv(line));
@@ -90,6 +97,25 @@ describe('a command broken to the width', () => {
 });
 
 describe('a line of data folded to the width', () => {
+  it('counts the columns a character takes where a measure is given', () => {
+    const line = `      "description": "${'機密区分は、すべての文書に適用されます。'.repeat(6)} and some ASCII",`;
+    for (const width of [80, 41, 20]) {
+      const lines = foldLine(line, width, 22, stringWidth);
+      expect(
+        lines.filter((l) => stringWidth(l) > width),
+        `at ${width}`,
+      ).toEqual([]);
+      expect(
+        lines
+          .map((l, n) => (n === 0 ? l : l.trimStart()))
+          .join('')
+          .replace(/ /g, ''),
+      ).toBe(line.replace(/ /g, ''));
+    }
+    // Without one, a character is one column: the lines are far too wide.
+    expect(Math.max(...foldLine(line, 80, 22).map((l) => stringWidth(l)))).toBeGreaterThan(80);
+  });
+
   it('goes on under its value, every character kept but the spaces it breaks at', () => {
     const next = random(7);
     for (let i = 0; i < 200; i++) {

@@ -350,9 +350,9 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     path = entries.length < options.tail ? page.next : undefined;
   }
   const tail = options.tail === 0 ? [] : entries.slice(-options.tail);
-  const { requestText } = await import('../../output/requests.js');
+  const { requestText, textFit } = await import('../../output/requests.js');
   // Within the terminal, or 80 columns in a pipe; -o json and -o yaml are the data, whole.
-  const width = ctx.io.columns;
+  const to = await textFit(ctx.io.columns);
   if (!options.follow) {
     if (tail.length === 0 && ctx.format() === 'table') {
       ctx.say('no requests yet');
@@ -361,7 +361,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     await ctx.render({
       kind: 'text',
       data: tail,
-      text: tail.map((entry) => `${requestText(entry, width)}\n`).join('\n'),
+      text: tail.map((entry) => `${requestText(entry, to)}\n`).join('\n'),
     });
     return;
   }
@@ -373,7 +373,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     for (const entry of list) {
       if (format === 'json') write(`${JSON.stringify(entry)}\n`);
       else if (stringify) write(`---\n${stringify(entry)}`);
-      else write(`${requestText(entry, width)}\n\n`);
+      else write(`${requestText(entry, to)}\n\n`);
     }
   };
   print(tail);
@@ -408,9 +408,9 @@ export async function requestShow(ctx: CommandContext, id: string): Promise<void
     `/_mock/requests/${id}`,
     `describe request ${id}`,
   );
-  const { requestDetailText } = await import('../../output/requests.js');
+  const { requestDetailText, textFit } = await import('../../output/requests.js');
   // Within the terminal, or 80 columns in a pipe: the lines to send it again break with ` \`
   // and still run as they are; -o json has each whole.
-  const width = ctx.io.columns;
-  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, width) });
+  const to = await textFit(ctx.io.columns);
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, to) });
 }
