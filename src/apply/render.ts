@@ -213,38 +213,57 @@ const PAST_TENSE: Record<StepAction, string> = {
 
 /**
  * What apply did: failures with their reason, one marking per line, then a summary such as
- * `applied: 3 created, 1 updated, 0 deleted; 1 failed`
+ * `applied: 3 created, 1 updated, 0 deleted; 1 failed`; with a `width`, each goes on over lines,
+ * under its own text, rather than past it.
  */
 export function renderRunReport(report: RunReport, options: RenderOptions = {}): string[] {
   const style = options.style ?? plainText;
   const limit = options.maxListed ?? DEFAULT_MAX_LISTED;
+  const width = options.width;
   const lines: string[] = [];
+  const line = (role: TextRole | undefined, text: string, indent = '') =>
+    lines.push(
+      ...changeLines(indent, role ?? 'muted', text, role === undefined ? plainText : style, width),
+    );
 
   const failures = shownAndRest(report.failed, limit);
   for (const failure of failures.shown) {
     const reference = failure.conversationId ? `, cid ${failure.conversationId}` : '';
-    lines.push(
-      style('error', `✗ ${failure.action} ${failure.name}: ${failure.message}`) +
-        style('muted', ` [${failure.code}${reference}]`),
-    );
-    if (failure.hint !== undefined) lines.push(style('muted', `${INDENT}hint: ${failure.hint}`));
+    const what = `✗ ${failure.action} ${failure.name}: ${failure.message}`;
+    const tag = ` [${failure.code}${reference}]`;
+    if (width === undefined || what.length + tag.length <= width) {
+      lines.push(style('error', what) + style('muted', tag));
+    } else {
+      // The reason broken under its text; the code and conversation id after it, or below.
+      const broken = fill(what, width, { rest: '  ' });
+      const last = broken.at(-1)!;
+      const apart = last.length + tag.length > width;
+      lines.push(...broken.map((part) => style('error', part)));
+      if (apart) {
+        for (const part of fill(tag, width - 2)) lines.push(`  ${style('muted', part)}`);
+      } else lines[lines.length - 1] += style('muted', tag);
+    }
+    if (failure.hint !== undefined) line('muted', `hint: ${failure.hint}`, INDENT);
   }
-  if (failures.rest > 0) lines.push(style('muted', `… and ${failures.rest} more failures`));
+  if (failures.rest > 0) line('muted', `… and ${failures.rest} more failures`);
 
   if (report.skipped.length > 0) {
     const why = report.interrupted
       ? 'interrupted'
       : 'the service refused the credentials, so no further request was sent';
-    lines.push(style('muted', `not attempted (${why}): ${listNames(report.skipped, limit)}`));
+    line('muted', `not attempted (${why}): ${listNames(report.skipped, limit)}`);
   }
 
   const done = (action: StepAction) =>
     `${report.applied.filter((target) => target.action === action).length} ${PAST_TENSE[action]}`;
   const failed = report.failed.length > 0 ? `; ${report.failed.length} failed` : '';
   const skipped = report.skipped.length > 0 ? `; ${report.skipped.length} not attempted` : '';
-  lines.push(`applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}`);
+  line(
+    undefined,
+    `applied: ${done('create')}, ${done('update')}, ${done('delete')}${failed}${skipped}`,
+  );
   if (report.failed.length > 0 || report.skipped.length > 0) {
-    lines.push(style('muted', 'run apply again to retry: it only sends what is still different'));
+    line('muted', 'run apply again to retry: it only sends what is still different');
   }
   return lines;
 }

@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { asKsctlError } from '../errors.js';
 import { systemIO } from '../output/io.js';
-import { proseWidth } from '../output/wrap.js';
+import { messageWidth } from '../output/wrap.js';
 import {
   CommandContext,
   type ExitCleanups,
@@ -34,8 +34,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     }
     const { formatError } = await import('../output/errors.js');
     const typed = asKsctlError(error);
-    const width = io.stderrIsTTY ? proseWidth(io.columns) : undefined;
-    io.stderr.write(formatError(typed, ctx.debugEnabled(), width));
+    io.stderr.write(formatError(typed, ctx.debugEnabled(), messageWidth(io)));
     return typed.exitCode;
   } finally {
     await ctx.dispose();

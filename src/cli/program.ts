@@ -4,7 +4,7 @@
  * the global options.
  */
 import { Command, Help, Option } from 'commander';
-import { proseWidth, reflow, wrapLines } from '../output/wrap.js';
+import { messageWidth, proseWidth, reflow, wrapLines } from '../output/wrap.js';
 import { OUTPUT_FORMATS } from '../output/render.js';
 import { apiCommand } from './commands/api.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
@@ -129,9 +129,7 @@ function configureTree(cmd: Command, ctx: CommandContext, argv: readonly string[
           withOptionSuggestion(cmd, withSecretFlagHint(cmd, text)),
           argv,
         );
-        ctx.io.stderr.write(
-          ctx.io.stderrIsTTY ? wrapLines(said, proseWidth(ctx.io.columns)) : said,
-        );
+        ctx.io.stderr.write(wrapLines(said, messageWidth(ctx.io)));
       },
     })
     .configureHelp({ helpWidth: 10_000, formatHelp: helpWithGlobalOptions })

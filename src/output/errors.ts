@@ -21,7 +21,7 @@ function lowerFirst(text: string): string {
 
 /**
  * The lines a user sees for an error: what happened, what to do, which conversation to quote;
- * wrapped to `width` when given (a terminal).
+ * wrapped to `width` when given (the terminal's, or 80 columns in a pipe or a log).
  */
 export function formatError(error: KsctlError, debug: boolean, width?: number): string {
   const lines = [`error: ${error.message}`];

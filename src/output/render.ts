@@ -6,7 +6,7 @@
 import { quoted } from '../api/names.js';
 import type { Writable } from 'node:stream';
 import type { IOStreams } from './io.js';
-import { fill, proseWidth, wrapLines } from './wrap.js';
+import { fill, messageWidth, proseWidth, wrapLines } from './wrap.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -385,19 +385,19 @@ export function writeOut(stream: Writable, text: string): void {
 }
 
 /**
- * A report for people on stdout (what `mock state check` found): on a terminal, to its width
- * between words; piped, one line an item, as written.
+ * A report for people on stdout (what `mock state check` found), between words: to the
+ * terminal's width, or in a pipe or a log to 80 columns (or COLUMNS).
  */
 export function writeReport(io: IOStreams, lines: string[]): void {
-  const text = lines.join('\n');
-  writeOut(io.stdout, `${io.stdoutIsTTY ? wrapLines(text, proseWidth(io.columns)) : text}\n`);
+  const width = io.stdoutIsTTY ? proseWidth(io.columns) : Math.max(20, io.columns);
+  writeOut(io.stdout, `${wrapLines(lines.join('\n'), width)}\n`);
 }
 
 /** A message for people on stderr (never data). Suppressed by --quiet. */
 export function say(io: IOStreams, quiet: boolean, text: string): void {
   if (quiet) return;
-  // On a terminal, to its width between words; piped, one line a message for grep.
-  const shown = io.stderrIsTTY ? wrapLines(text.replace(/\n$/, ''), proseWidth(io.columns)) : text;
+  // Between words, to the terminal's width, or in a pipe or a log to 80 columns (or COLUMNS).
+  const shown = wrapLines(text.replace(/\n$/, ''), messageWidth(io));
   io.stderr.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 

@@ -2,7 +2,10 @@
  * Requests of the mock's journal as text for a terminal (`ksctl mock requests --bodies`,
  * `ksctl mock requests show ID`): a line for the request, then its headers (`>` sent, `<`
  * answered, as curl -v shows them) and bodies, JSON indented; for a described request the
- * envelope opened, what a registration held, and the lines to send it again.
+ * envelope opened, what a registration held, and the lines to send it again. Given a width (the
+ * terminal's, or 80 in a pipe), every line fits it: a long one goes on under its value (a
+ * header's, a JSON key's), and the lines to send it again come last as shell-continued commands
+ * that still run. `-o json` is the data, whole, for scripts.
  */
 import type {
   JournalEntryWithBodies,
@@ -10,7 +13,7 @@ import type {
   OpenedDeviceRequest,
   RequestDetail,
 } from '../mock/wire.js';
-import { fill, wrapCommand } from './wrap.js';
+import { columnsOf, fill, foldLine, type Measure, wrapCommand } from './wrap.js';
 
 const INDENT = '  ';
 
@@ -55,6 +58,41 @@ function bodyText(message: JournalMessage): string {
   return shown + cut;
 }
 
+/** Where text goes: a width in terminal columns, and how to measure text that is not ASCII. */
+export interface TextFit {
+  width: number;
+  measure?: Measure;
+}
+
+/**
+ * The fit for `width`, measuring text in terminal columns (CJK two, accents none): a body shows
+ * what its bytes say, which its JSON escapes may hide until it is printed.
+ */
+export async function textFit(width: number): Promise<TextFit> {
+  return { width, measure: (await import('string-width')).default };
+}
+
+/**
+ * Lines within `width`, each going on under its value: after a header's or a label's name, after
+ * a JSON key (inside its string), else under itself.
+ */
+function fit(text: string, to: TextFit | undefined): string {
+  if (to === undefined) return text;
+  const { width, measure } = to;
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (columnsOf(line, measure) <= width) return [line];
+      const label =
+        /^ *(?:[<>] [^\s:]+: |"(?:[^"\\]|\\.)*": "?|#\d+ {2}|→ |cid |[A-Za-z][\w -]{0,30}: )/.exec(
+          line,
+        );
+      const hang = label?.[0].length ?? /^ *"?/.exec(line)![0].length;
+      return foldLine(line, width, hang, measure);
+    })
+    .join('\n');
+}
+
 function messageText(message: JournalMessage, arrow: '>' | '<'): string {
   const headers = Object.entries(message.headers).map(
     ([name, value]) => `${arrow} ${name}: ${value}`,
@@ -62,24 +100,36 @@ function messageText(message: JournalMessage, arrow: '>' | '<'): string {
   return [...headers, indent(bodyText(message))].join('\n');
 }
 
-/** The request's line: id, method, path, status, time taken, side, device. */
-export function requestLine(entry: JournalEntryWithBodies | RequestDetail): string {
+/**
+ * The request's line: id, method, path, status, time taken, side, device; where it does not fit,
+ * the answer goes on a line of its own under it.
+ */
+export function requestLine(entry: JournalEntryWithBodies | RequestDetail, to?: TextFit): string {
   const side = entry.device === undefined ? entry.side : `${entry.side} ${entry.device}`;
-  return `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}  → ${entry.status}  ${entry.durationMs} ms  (${side})\n${INDENT}cid ${entry.cid}`;
+  const sent = `#${entry.id}  ${entry.time}  ${entry.method} ${entry.path}`;
+  const answered = `→ ${entry.status}  ${entry.durationMs} ms  (${side})`;
+  const line =
+    to === undefined || sent.length + 2 + answered.length <= to.width
+      ? `${sent}  ${answered}`
+      : `${sent}\n${INDENT.repeat(2)}${answered}`;
+  return fit(`${line}\n${INDENT}cid ${entry.cid}`, to);
 }
 
 /** Device requests and registrations are sealed: `show` opens them. */
 const SEALED = /^\/v2\.\d+\//;
 
-/** One entry with both messages; `opens`: say how to see a sealed one opened. */
-export function requestText(entry: JournalEntryWithBodies, opens = true): string {
+/**
+ * One entry with both messages, fitted `to` a width when given; `opens`: say how to see a sealed one
+ * opened.
+ */
+export function requestText(entry: JournalEntryWithBodies, to?: TextFit, opens = true): string {
   const lines = [
-    requestLine(entry),
-    indent(messageText(entry.request, '>')),
-    indent(messageText(entry.response, '<')),
+    requestLine(entry, to),
+    fit(indent(messageText(entry.request, '>')), to),
+    fit(indent(messageText(entry.response, '<')), to),
   ];
   if (opens && SEALED.test(entry.path) && entry.request.bytes > 0) {
-    lines.push(`${INDENT}(sealed: ksctl mock requests show ${entry.id} opens it)`);
+    lines.push(fit(`${INDENT}(sealed: ksctl mock requests show ${entry.id} opens it)`, to));
   }
   return lines.join('\n');
 }
@@ -108,27 +158,29 @@ function openedText(opened: OpenedDeviceRequest): string {
  * between words with ` \` so it still runs when copied, and each note filled as comments. A
  * quoted body stays one word: it comes last, where a long one harms nothing after it.
  */
-function replayText(lines: string, width: number | undefined): string {
-  if (width === undefined) return indent(lines);
-  const room = width - INDENT.length;
+function replayText(lines: string, to: TextFit | undefined): string {
+  if (to === undefined) return indent(lines);
+  const room = to.width - INDENT.length;
   return lines
     .split('\n')
     .flatMap((line) =>
       line.startsWith('# ')
-        ? fill(line.slice(2), room, { first: '# ', rest: '# ' })
-        : wrapCommand(line, room),
+        ? fill(line.slice(2), room, { first: '# ', rest: '# ' }).map((l) => INDENT + l)
+        : // A body broken inside its quotes goes on in the first column: the shell reads it so.
+          wrapCommand(line, room, { pairs: true, split: true, measure: to.measure }).map(
+            (l, i, all) => (i === 0 || all[i - 1]!.endsWith(' \\') ? INDENT + l : l),
+          ),
     )
-    .map((line) => INDENT + line)
     .join('\n');
 }
 
 /**
  * A described request: the entry, what was opened, the problems, and the lines to send it again
- * (fitted to `width` when given).
+ * (fitted `to` a width when given).
  */
-export function requestDetailText(detail: RequestDetail, width?: number): string {
-  const parts = [requestText(detail, false)];
-  if (detail.opened) parts.push(openedText(detail.opened));
+export function requestDetailText(detail: RequestDetail, to?: TextFit): string {
+  const parts = [requestText(detail, to, false)];
+  if (detail.opened) parts.push(fit(openedText(detail.opened), to));
   if (detail.enrollment) {
     const e = detail.enrollment;
     const facts: [string, unknown][] = [
@@ -143,15 +195,21 @@ export function requestDetailText(detail: RequestDetail, width?: number): string
       ['refused', e.cause === undefined ? undefined : `${e.cause.code}: ${e.cause.meaning}`],
     ];
     parts.push(
-      [
-        'Registration package (its STOKEN and UIDAUTH are never shown)',
-        ...facts.filter(([, v]) => v !== undefined).map(([k, v]) => `${INDENT}${k}: ${String(v)}`),
-      ].join('\n'),
+      fit(
+        [
+          'Registration package (its STOKEN and UIDAUTH are never shown)',
+          ...facts
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => `${INDENT}${k}: ${String(v)}`),
+        ].join('\n'),
+        to,
+      ),
     );
   }
   if (detail.problems) {
-    parts.push(['Could not open:', ...detail.problems.map((p) => `${INDENT}${p}`)].join('\n'));
+    const problems = ['Could not open:', ...detail.problems.map((p) => `${INDENT}${p}`)];
+    parts.push(fit(problems.join('\n'), to));
   }
-  parts.push(`Send it again:\n${replayText(`${detail.curl}\n${detail.ksctl}`, width)}`);
+  parts.push(`Send it again:\n${replayText(`${detail.curl}\n${detail.ksctl}`, to)}`);
   return `${parts.join('\n\n')}\n`;
 }

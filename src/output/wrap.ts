@@ -16,6 +16,14 @@ export function proseWidth(columns: number): number {
   return Math.max(20, Math.min(columns, PROSE_MAX_WIDTH));
 }
 
+/**
+ * The width of messages on stderr: the terminal's, at most 100 columns (longer lines read badly);
+ * in a pipe or a log, what COLUMNS says, else 80 (`columns` holds it: see terminalColumns).
+ */
+export function messageWidth(io: { stderrIsTTY: boolean; columns: number }): number {
+  return io.stderrIsTTY ? proseWidth(io.columns) : Math.max(20, io.columns);
+}
+
 export interface FillOptions {
   /** Before the first line. */
   first?: string;
@@ -92,13 +100,231 @@ export function wrapLines(text: string, width: number): string {
     .join('\n');
 }
 
-/** A command line someone may copy: broken with ` \` and indented under itself. */
-export function wrapCommand(line: string, width: number): string[] {
-  if (line.length <= width) return [line];
+/** How a word breaks across lines: what ends the line, what begins the next. */
+const BREAKS = {
+  single: { close: "'\\", open: "'" },
+  double: { close: '"\\', open: '"' },
+  plain: { close: '\\', open: '' },
+} as const;
+type BreakKind = keyof typeof BREAKS;
+
+/**
+ * Where a shell word may be broken across lines and stay the same word: inside single quotes, as
+ * `'…'\` then `'…` (the quotes closed, the newline escaped, the quotes opened again); inside
+ * double quotes before a space, the same way (never inside a `$NAME`); or between plain
+ * characters, as `…\` then `…`. Every continuation starts in the first column: spaces there would
+ * end the word. `kinds[i]` says how the word may break before its character i.
+ */
+function wordBreaks(word: string): (BreakKind | undefined)[] {
+  const PLAIN = /[\w/:.,=%+@-]/;
+  const kinds: (BreakKind | undefined)[] = [];
+  let single = false;
+  let double = false;
+  let escaped = false;
+  for (let i = 0; i <= word.length; i++) {
+    const c = word[i];
+    const before = word[i - 1];
+    if (i > 0 && i < word.length) {
+      if (single) kinds[i] = 'single';
+      else if (double && !escaped && c === ' ') kinds[i] = 'double';
+      else if (!double && !escaped && PLAIN.test(before!) && PLAIN.test(c!)) kinds[i] = 'plain';
+    }
+    if (c === undefined) break;
+    if (single) single = c !== "'";
+    else if (escaped) escaped = false;
+    else if (c === '\\') escaped = true;
+    else if (double) double = c !== '"';
+    else if (c === "'") single = true;
+    else if (c === '"') double = true;
+  }
+  return kinds;
+}
+
+/**
+ * A word too long for any line, in pieces: the first within `first` columns, the others within
+ * `room` (each but the last ends with its continuation); the last leaves room for a ` \`.
+ * Undefined when not even the first piece fits in `first`.
+ */
+function splitWord(
+  word: string,
+  first: number,
+  room: number,
+  measure?: Measure,
+): string[] | undefined {
+  const kinds = wordBreaks(word);
+  // By grapheme, each as wide as it shows, where the word is not printable ASCII.
+  const plain = measure === undefined || PRINTABLE_ASCII.test(word);
+  const units = plain
+    ? word.split('')
+    : Array.from(new Intl.Segmenter().segment(word), (part) => part.segment);
+  const sizes = plain ? units.map(() => 1) : units.map(measure);
+  // Where each unit starts in the word, and the columns before it.
+  const offsets: number[] = [];
+  const before: number[] = [0];
+  for (let u = 0, at = 0; u < units.length; u++) {
+    offsets.push(at);
+    at += units[u]!.length;
+    before.push(before[u]! + sizes[u]!);
+  }
+  const pieces: string[] = [];
+  let start = 0;
+  let open = '';
+  let available = first;
+  for (;;) {
+    if (open.length + before[units.length]! - before[start]! + 2 <= available) {
+      pieces.push(open + units.slice(start).join(''));
+      return pieces;
+    }
+    let best: number | undefined;
+    for (let b = start + 1; b < units.length; b++) {
+      const used = open.length + before[b]! - before[start]!;
+      if (used + 1 > available) break;
+      const kind = kinds[offsets[b]!];
+      if (kind !== undefined && used + BREAKS[kind].close.length <= available) best = b;
+    }
+    if (best === undefined) {
+      if (pieces.length === 0) return undefined;
+      pieces.push(open + units.slice(start).join(''));
+      return pieces;
+    }
+    const kind = BREAKS[kinds[offsets[best]!]!];
+    pieces.push(open + units.slice(start, best).join('') + kind.close);
+    open = kind.open;
+    start = best;
+    available = room;
+  }
+}
+
+/**
+ * A command line someone may copy: broken with ` \` between words and indented under itself.
+ * With `split`, a word longer than a line (a request's body) is broken inside too, its
+ * continuations in the first column, so the shell still reads the same word.
+ */
+export function wrapCommand(
+  line: string,
+  width: number,
+  options: {
+    /** An option and its argument (`-H 'accept: …'`) stay on one line. */
+    pairs?: boolean;
+    /** A word longer than a line is broken inside (else it runs past the width, whole). */
+    split?: boolean;
+    /** Columns of text that is not ASCII (a body in Japanese takes two a character). */
+    measure?: Measure;
+  } = {},
+): string[] {
+  const cols = (text: string) => columnsOf(text, options.measure);
+  if (cols(line) <= width) return [line];
   const indent = /^ */.exec(line)![0];
-  // A break inside quotes would put the backslash and newline into the argument.
-  const words = line.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
-  return fillWords(words, width, { first: indent, rest: `${indent}    `, carry: ' \\' });
+  const rest = `${indent}    `;
+  // A word: plain characters, escaped ones (`\'`), quoted strings.
+  const words = line.match(/(?:\\[^]|[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  // (unless the two are too long for a line together: then each is a word as any other).
+  if (options.pairs) {
+    for (let i = 0; i < words.length - 1; i++) {
+      const pair = `${words[i]!} ${words[i + 1]!}`;
+      if (
+        /^--?[A-Za-z]/.test(words[i]!) &&
+        !/^(-|\|)/.test(words[i + 1]!) &&
+        rest.length + cols(pair) + 2 <= width
+      ) {
+        words.splice(i, 2, pair);
+      }
+    }
+  }
+  const lines: string[] = [];
+  let current = indent;
+  let empty = true;
+  for (const word of words) {
+    const gap = empty ? '' : ' ';
+    if (cols(current) + gap.length + cols(word) + 2 <= width) {
+      current += gap + word;
+    } else if (!empty && rest.length + cols(word) + 2 <= width) {
+      lines.push(`${current} \\`);
+      current = rest + word;
+    } else {
+      // Too long for a line of its own: begun where it is when a fair part fits there.
+      const split = (room: number) =>
+        options.split ? splitWord(word, room, width, options.measure) : undefined;
+      let pieces = split(width - cols(current) - gap.length);
+      if (!empty && (pieces === undefined || pieces[0]!.length < 16)) {
+        lines.push(`${current} \\`);
+        current = rest;
+        pieces = split(width - rest.length);
+      } else {
+        current += gap;
+      }
+      if (pieces === undefined || pieces.length === 1) {
+        current += word;
+      } else {
+        lines.push(current + pieces[0]!, ...pieces.slice(1, -1));
+        current = pieces.at(-1)!;
+      }
+    }
+    empty = false;
+  }
+  lines.push(current);
+  return lines;
+}
+
+/** How many terminal columns a text takes (string-width: CJK two, accents none). */
+export type Measure = (text: string) => number;
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** The columns a line takes: its length when printable ASCII, else as `measure` says. */
+export function columnsOf(line: string, measure?: Measure): number {
+  return measure === undefined || PRINTABLE_ASCII.test(line) ? line.length : measure(line);
+}
+
+/**
+ * A line of data for reading (a header, a line of pretty JSON) within `width`: broken at its last
+ * space that fits, else after a separator, else inside a word; each continuation starts at column
+ * `hang`, under the value it continues. With a `measure`, widths are terminal columns, by
+ * grapheme cluster (for text that is not all ASCII). The characters are all there, in order, but
+ * for the spaces the lines break at.
+ */
+export function foldLine(line: string, width: number, hang: number, measure?: Measure): string[] {
+  // Printable ASCII is as wide as it is long: measured by grapheme only where it is not.
+  const plain = measure === undefined || PRINTABLE_ASCII.test(line);
+  if ((plain ? line.length : measure(line)) <= width) return [line];
+  // At least 20 columns for each continuation, however deep the value starts.
+  const pad = ' '.repeat(Math.max(0, Math.min(hang, width - 20)));
+  const units = plain
+    ? line.split('')
+    : Array.from(new Intl.Segmenter().segment(line), (part) => part.segment);
+  const sizes = plain ? units.map(() => 1) : units.map(measure);
+  // Spaces before the hang (between a key and its value) or in the indentation are no place to
+  // break the first line at.
+  const firstText = Math.max(/^ */.exec(line)![0].length + 1, pad.length);
+  const lines: string[] = [];
+  let start = 0;
+  let lead = '';
+  for (;;) {
+    const room = width - lead.length;
+    let end = start;
+    for (let used = 0; end < units.length && used + sizes[end]! <= room; end++) used += sizes[end]!;
+    if (end === units.length) break;
+    const from = start + (lead === '' ? firstText : 1);
+    let space = end;
+    while (space >= from && units[space] !== ' ') space--;
+    if (space >= from) {
+      lines.push(lead + units.slice(start, space).join(''));
+      start = space + 1;
+    } else {
+      // Else after a separator in the second half of the line (a cid's `|`, a path's `/`), else
+      // wherever the line is full.
+      let after = end;
+      while (after > start && !'|/,&;'.includes(units[after - 1]!)) after--;
+      const cut = after > start + Math.max(from - start, (end - start) / 2) ? after : end;
+      // A character wider than the room still goes somewhere.
+      const next = Math.max(cut, start + 1);
+      lines.push(lead + units.slice(start, next).join(''));
+      start = next;
+    }
+    lead = pad;
+  }
+  lines.push(lead + units.slice(start).join(''));
+  return lines;
 }
 
 const isCommand = (text: string) => /^(\$ )?ksctl\b|^(eval|source|export) /.test(text);

@@ -55,7 +55,8 @@ describe('Ctrl-C during markings apply', () => {
     const child = spawn(
       process.execPath,
       [BIN, 'markings', 'apply', '-f', empty, '--prune', '--yes', '--concurrency', '2'],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      // A log with no COLUMNS: 80.
+      { env: { ...env, COLUMNS: undefined }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
@@ -69,6 +70,12 @@ describe('Ctrl-C during markings apply', () => {
     const code = await exited;
 
     expect(stderr).toMatch(/not attempted \(interrupted\): /);
+    // A log is 80 columns: the names not attempted go on over lines, every one of them there.
+    expect(stderr.split('\n').filter((line) => line.length > 80)).toEqual([]);
+    const notAttempted = /not attempted \(interrupted\): ([^]*?)\napplied:/.exec(stderr)?.[1];
+    // Twenty names, then how many more.
+    const more = Number(/ … and (\d+) more$/.exec(notAttempted ?? '')?.[1] ?? 0);
+    const named = notAttempted?.replace(/ … and \d+ more$/, '').split(/,\s+/);
     const summary = /applied: 0 created, 0 updated, (\d+) deleted; (\d+) not attempted/.exec(
       stderr,
     );
@@ -76,6 +83,11 @@ describe('Ctrl-C during markings apply', () => {
     const deleted = Number(summary?.[1]);
     expect(deleted).toBeGreaterThan(0);
     expect(deleted + Number(summary?.[2])).toBe(MARKINGS);
+    expect(named!.length + more, stderr).toBe(MARKINGS - deleted);
+    expect(
+      named!.every((name) => /^old-\d+$/.test(name)),
+      stderr,
+    ).toBe(true);
     expect(code).toBe(130);
     expect(stdout).toContain(`Plan: 0 to create, 0 to update, ${MARKINGS} to delete, 0 unchanged.`);
     // Every delete that started was answered: none was cut off.

@@ -65,6 +65,11 @@ async function stderrWith(mock: ServedMock, text: string): Promise<string> {
   return mock.output().stderr;
 }
 
+/** What the banner said, its words whatever the lines they were broken over. */
+async function saidWith(mock: ServedMock, text: string): Promise<string> {
+  return (await stderrWith(mock, text)).replace(/\s+/g, ' ');
+}
+
 function openssl(args: string[]): string {
   return execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -454,7 +459,7 @@ describe('a mock beyond loopback (issue 37)', () => {
   it('--host 0.0.0.0 starts the banner with a warning and gives the users random passwords', async () => {
     const dir = await temp.make();
     const wide = await serve(['--host', '0.0.0.0', '--no-context'], dir);
-    const banner = await stderrWith(wide, 'For other shells');
+    const banner = await saidWith(wide, 'For other shells');
     expect(banner.trimStart()).toMatch(
       /^WARNING: the mock listens on 0\.0\.0\.0, beyond this machine/,
     );
@@ -478,12 +483,12 @@ describe('a mock beyond loopback (issue 37)', () => {
     await wide.stop();
     // With --tls the warning does not suggest it; on loopback there is none.
     const tls = await serve(['--host', '0.0.0.0', '--tls', '--no-context'], dir);
-    const said = await stderrWith(tls, 'For other shells');
+    const said = await saidWith(tls, 'For other shells');
     expect(said).toContain('WARNING: the mock listens on 0.0.0.0');
     expect(said).not.toContain('Add --tls');
     await tls.stop();
     const local = await serve(['--no-context'], dir);
-    const quiet = await stderrWith(local, 'For other shells');
+    const quiet = await saidWith(local, 'For other shells');
     expect(quiet).not.toContain('WARNING');
     expect(quiet).toContain('password alice-password');
     await local.stop();
@@ -494,10 +499,10 @@ describe('a mock beyond loopback (issue 37)', () => {
     const state = join(dir, 'state');
     const fresh = await serve(['--host', '0.0.0.0', '--no-context', '--state', state], dir);
     const password = fresh.info.users.find((u) => u.name === 'alice')!.password!;
-    expect(await stderrWith(fresh, 'For other shells')).toContain('got random passwords');
+    expect(await saidWith(fresh, 'For other shells')).toContain('got random passwords');
     await fresh.stop();
     const restored = await serve(['--host', '0.0.0.0', '--no-context', '--state', state], dir);
-    const said = await stderrWith(restored, 'For other shells');
+    const said = await saidWith(restored, 'For other shells');
     expect(said).toContain('keep the passwords stored in the state');
     expect(said).not.toContain('got random passwords');
     expect(restored.info.users.find((u) => u.name === 'alice')!.password).toBe(password);

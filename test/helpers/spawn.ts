@@ -26,12 +26,13 @@ export function assertBuilt(): void {
 /**
  * The test process's environment without KSCTL_* settings, plus the given ones. No code cache
  * (KSCTL_CACHE_DIR empty): a test writes nothing under the user's home; the code cache's own
- * tests give it a directory.
+ * tests give it a directory. COLUMNS is 200, as runCli's terminal is, whatever the shell running
+ * the tests exports: messages in a pipe break at COLUMNS, else 80; the tests of that width unset it.
  */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KSCTL_')) env[k] = v;
-  return { ...env, NO_COLOR: '1', KSCTL_CACHE_DIR: '', ...extra };
+  return { ...env, NO_COLOR: '1', KSCTL_CACHE_DIR: '', COLUMNS: '200', ...extra };
 }
 
 export interface Exit {

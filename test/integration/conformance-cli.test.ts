@@ -408,7 +408,8 @@ describe('conformance --write', () => {
       expect(l.name).toMatch(/^ksctl-conformance-[0-9a-f]{8}-/);
       expect(l.command).toBe(`ksctl markings delete ${l.name} --yes`);
     }
-    expect(running.stderr()).toContain(
+    // The words, whatever lines the message is broken over.
+    expect(running.stderr().replace(/\s+/g, ' ')).toContain(
       `remove it with: ksctl markings delete ${left[0]!.name} --yes`,
     );
     expect((await prefixedMarkings()).sort()).toEqual(left.map((l) => l.name).sort());
@@ -430,7 +431,9 @@ describe('conformance --write', () => {
     const left = r.summary.leftBehind!.map((l) => l.name).sort();
     expect(left).toEqual((await prefixedMarkings()).sort());
     expect(left.length).toBeGreaterThan(5);
-    expect(result.stderr).toContain(`remove it with: ksctl markings delete ${left[0]} --yes`);
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(
+      `remove it with: ksctl markings delete ${left[0]} --yes`,
+    );
   });
 
   it('removes its markings when stopped with Ctrl-C, and exits 130', async () => {

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import type { TokenPair } from '../../src/enroll/wire.js';
 import type { JournalEntry, RequestDetail, RequestJournal } from '../../src/mock/wire.js';
@@ -32,6 +33,22 @@ async function ok(argv: string[], env: Record<string, string> = {}) {
 async function requests(query: string): Promise<JournalEntry[]> {
   const answer = await suite.mock.call('GET', `/_mock/requests?order=newest&${query}`);
   return (answer.body as RequestJournal).requests;
+}
+
+/** The widest line of a text, in terminal columns. */
+const longest = (text: string) => Math.max(...text.split('\n').map((line) => stringWidth(line)));
+
+/** What a shell makes of commands: each program's name, standard input and arguments. */
+async function argvOf(commands: string): Promise<string> {
+  const script = `args() { for a in "$@"; do printf '[%s]' "$a"; done; echo; }
+curl() { printf 'curl'; args "$@"; }
+ksctl() { printf 'ksctl <%s>' "$(cat)"; args "$@"; }
+${commands}`;
+  const { stdout } = await promisify(execFile)('sh', ['-c', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
+  return stdout;
 }
 
 async function describeOne(id: number): Promise<RequestDetail> {
@@ -296,6 +313,60 @@ describe('a described request', () => {
       { encoding: 'utf8', env: { ...process.env, KSCTL_TOKEN: DEV_TOKEN } },
     );
     expect(status.stdout).toBe('200');
+  });
+
+  it('fits 80 columns on a terminal and in a pipe, and the lines to send it again are the same commands', async () => {
+    await enroll();
+    const description = `${'Data classification level for every document that the company stores '.repeat(4)}in its archives`;
+    await ok(['markings', 'create', 'archive-classification', '--description', description]);
+    // Text two columns wide a character: folded by the columns it takes, not its length.
+    await ok([
+      'markings',
+      'create',
+      'wide',
+      '--description',
+      '機密区分はすべての文書に適用されます。'.repeat(4),
+    ]);
+    const [cjk] = await requests('side=markings&method=POST');
+    await ok(['markings', 'list']);
+    await ok(['keys', 'create', '--ref', 'a-rather-long-reference-for-the-key-it-asks-for']);
+    const [create] = await requests('side=device&path=/keys/create');
+    const [marking] = await requests('side=markings&method=POST');
+    const [register] = await requests('side=enrollment&path=/register/');
+    // Before: headers to 124 columns, envelopes to 720, the lines to send again over 800.
+    const wide = await cli(['mock', 'requests', '--bodies'], { columns: 1000 });
+    expect(longest(wide.stdout)).toBeGreaterThan(200);
+    const views: [string, string[]][] = [
+      ['--bodies', ['mock', 'requests', '--bodies']],
+      ...[create!, marking!, register!, cjk!].map((entry): [string, string[]] => [
+        `show ${entry.path}`,
+        ['mock', 'requests', 'show', String(entry.id)],
+      ]),
+    ];
+    for (const [name, argv] of views) {
+      for (const tty of [true, false]) {
+        // A pipe says no width: 80, as the process would take when COLUMNS is unset.
+        const shown = await cli(argv, { stdoutIsTTY: tty, columns: 80 });
+        expect(shown.code, shown.stderr).toBe(0);
+        const over = shown.stdout.split('\n').filter((line) => stringWidth(line) > 80);
+        expect(over, `${name}, ${tty ? 'terminal' : 'pipe'}`).toEqual([]);
+      }
+    }
+    // The commands as printed, given to a shell, run the same programs with the same arguments
+    // as the whole lines -o json gives (curl and ksctl stand-ins print what they were given).
+    for (const entry of [create!, marking!]) {
+      const detail = await describeOne(entry.id);
+      const shown = await cli(['mock', 'requests', 'show', String(entry.id)], { columns: 80 });
+      const again = shown.stdout.split('Send it again:\n')[1]!;
+      const commands = again.split('\n').filter((line) => !line.trimStart().startsWith('#'));
+      expect(commands.length).toBeGreaterThan(4);
+      // The fresh cid differs from one description to the next: compared without it.
+      const fresh = (text: string) =>
+        text.replace(/\|\d{13}\|[\w+/=]{8}\|/g, '|T|R|').replace(/"envelope":"[^"]*"/g, 'E');
+      expect(fresh(await argvOf(commands.join('\n')))).toBe(
+        fresh(await argvOf(`${detail.curl}\n${detail.ksctl}`)),
+      );
+    }
   });
 
   it('gives curl and ksctl lines without secrets, quoted for the shell', async () => {

@@ -5,14 +5,16 @@
  * alone on its line: nothing can break it. Beyond help, what commands say at 80 columns (status,
  * an apply plan, a state check, help written to a pipe) has no line over 80 either.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { CommandContext } from '../../src/cli/command-context.js';
 import type { IOStreams } from '../../src/output/io.js';
+import type { MockInfo } from '../../src/mock/wire.js';
 import { fill, reflow, wrapCommand, wrapLines } from '../../src/output/wrap.js';
 import stringWidth from 'string-width';
 import { saveProfiles } from '../../src/profiles/index.js';
@@ -258,7 +260,10 @@ describe('what commands say fits 80 columns, not only their help', () => {
   it('help written to a pipe is laid out for 80 columns', async () => {
     assertBuilt();
     for (const args of [['--help'], ['enroll', '--help'], ['markings', 'list', '--help']]) {
-      const piped = await ksctl(args, { env: cleanEnv({ KSCTL_CONFIG_DIR: dir }) });
+      const env = cleanEnv({ KSCTL_CONFIG_DIR: dir });
+      // A pipe with no COLUMNS: 80.
+      delete env.COLUMNS;
+      const piped = await ksctl(args, { env });
       expect(piped.code).toBe(0);
       expect(wider(piped.stdout, 80), args.join(' ')).toEqual([]);
     }
@@ -306,6 +311,11 @@ describe('what commands say fits 80 columns, not only their help', () => {
     expect(wider(plan.stdout, 80)).toEqual([]);
     // Nothing is cut: every word of both texts is there.
     expect(words(plan.stdout).join(' ')).toContain(`"${before}" → "${after}"`);
+    // In a pipe (a CI log) too, at 80 columns.
+    const piped = await cli(['markings', 'apply', '-f', file, '--dry-run'], { columns: 80 });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(wider(piped.stdout, 80)).toEqual([]);
+    expect(words(piped.stdout).join(' ')).toContain(`"${before}" → "${after}"`);
   });
 
   it('mock state check', { timeout: 30_000 }, async () => {
@@ -326,5 +336,135 @@ describe('what commands say fits 80 columns, not only their help', () => {
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/the state is whole/);
     expect(wider(checked.stdout, 80)).toEqual([]);
+    // In a pipe too, at 80 columns.
+    const piped = await runCli(['mock', 'state', 'check', state], {
+      columns: 80,
+      env: { KSCTL_CONFIG_DIR: dir },
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(wider(piped.stdout, 80)).toEqual([]);
+  });
+});
+
+/** `ksctl mock serve` in-process until it is ready: its banner (stderr) and what it said. */
+async function served(
+  args: string[],
+  options: { tty: boolean; columns: number; dir: string },
+): Promise<{ banner: string; info: MockInfo }> {
+  const ready = join(options.dir, `ready-${options.tty}.json`);
+  const serving = startCli(['mock', 'serve', '--port', '0', '--ready-file', ready, ...args], {
+    stderrIsTTY: options.tty,
+    stdoutIsTTY: options.tty,
+    columns: options.columns,
+    env: { KSCTL_CONFIG_DIR: options.dir, KSCTL_HOME: options.dir },
+  });
+  for (let i = 0; i < 2400 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 25));
+  const info = JSON.parse(await readFile(ready, 'utf8')) as MockInfo;
+  serving.stop();
+  expect(await serving.exit, serving.stderr()).toBe(0);
+  return { banner: serving.stderr(), info };
+}
+
+/** What a shell makes of commands: each program's name and arguments, one a line. */
+function argvOf(commands: string): string {
+  const script = `args() { for a in "$@"; do printf '[%s]' "$a"; done; echo; }
+keytool() { printf 'keytool'; args "$@"; }
+curl() { printf 'curl'; args "$@"; }
+java() { printf 'java'; args "$@"; }
+${commands}`;
+  return execFileSync('sh', ['-c', script], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+}
+
+describe('at 80 columns, in a pipe as on a terminal, beyond help', () => {
+  it(
+    'the mock banner with --tls: its users, its trust lines, commands that still run',
+    { timeout: 120_000 },
+    async () => {
+      // A configuration folder as deep as a home folder's: the CA file's path is long.
+      const dir = join(await dirs.make(), 'home', 'alice', '.config', 'ksctl');
+      await mkdir(dir, { recursive: true });
+      for (const tty of [false, true]) {
+        const { banner: shown, info } = await served(['--tls'], { tty, columns: 80, dir });
+        const where = tty ? 'on a terminal' : 'in a pipe';
+        expect(overlong(shownLines(shown), 80), where).toEqual([]);
+        expect(shown, where).toMatch(/^ {2}Users: +alice \(enabled/m);
+        expect(shown, where).toMatch(/^ +bob \(disabled: enrolling fails with 40101,/m);
+        // Each trust command as printed, given to a shell, is the one the ready file holds.
+        const block = (from: string, to: string) =>
+          shown.slice(
+            shown.indexOf(`    ${from}:\n`) + from.length + 6,
+            shown.indexOf(`    ${to}:\n`),
+          );
+        const trust = info.trust!;
+        expect(argvOf(block('curl', 'Java')), where).toBe(argvOf(trust.curl));
+        const [keytool, java] = trust.java.split(', then ');
+        // "then java …" is read as the java command it names.
+        const javaBlock = block('Java', 'Android').replace(/^( *)then /m, '$1');
+        expect(argvOf(javaBlock), where).toBe(argvOf(`${keytool}\n${java}`));
+        const exported = (line: string) => argvOf(`${line}\nargs "$NODE_EXTRA_CA_CERTS"`);
+        expect(exported(block('Node', 'curl')), where).toBe(exported(trust.node));
+      }
+    },
+  );
+
+  it(
+    'the mock banner in a pipe, with a state folder and a seed of long user names',
+    { timeout: 60_000 },
+    async () => {
+      const dir = join(await dirs.make(), 'a-folder-whose-name-runs-on');
+      await mkdir(dir, { recursive: true });
+      const seed = join(dir, 'seed-with-users.json');
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(
+        seed,
+        JSON.stringify({
+          users: [
+            {
+              name: 'the-quality-assurance-team-lead',
+              email: 'the-quality-assurance-team-lead@example.com',
+              password: 'a-password-as-long-as-a-sentence-is',
+            },
+          ],
+        }),
+      );
+      const { banner: shown } = await served(['--state', join(dir, 'state'), '--seed', seed], {
+        tty: false,
+        columns: 80,
+        dir,
+      });
+      expect(wider(shown, 80)).toEqual([]);
+      expect(words(shown).join(' ')).toContain(
+        'the-quality-assurance-team-lead (enabled, password a-password-as-long-as-a-sentence-is, the-quality-assurance-team-lead@example.com)',
+      );
+    },
+  );
+
+  it('errors and help on stderr from the real process in a pipe', async () => {
+    assertBuilt();
+    const dir = await dirs.make();
+    const env = cleanEnv({
+      KSCTL_CONFIG_DIR: dir,
+      KSCTL_BASE_URL: 'http://127.0.0.1:9/v2/dev',
+      KSCTL_TOKEN: 'x',
+    });
+    delete env.COLUMNS;
+    const runs: [string[], RegExp][] = [
+      [
+        ['markings', 'list', '--filter', 'nme=foo'],
+        /unknown field "nme"; did you mean name\? \(filterable: id, name,/,
+      ],
+      [
+        ['mock', 'faults', 'set', 'code=99999,path=/v2/dev/markings'],
+        /code 99999 is neither a markings error code, an enrollment cause code nor a device error code/,
+      ],
+      [[], /Usage: ksctl/],
+    ];
+    for (const [args, said] of runs) {
+      const run = await ksctl(args, { env });
+      expect(run.code, run.stderr).toBe(2);
+      expect(wider(run.stderr, 80), args.join(' ')).toEqual([]);
+      // Every word is there, whatever the breaks.
+      expect(run.stderr.replace(/\s+/g, ' ')).toMatch(said);
+    }
   });
 });

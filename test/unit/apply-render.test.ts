@@ -152,6 +152,40 @@ describe('renderRunReport', () => {
     ]);
   });
 
+  it('keeps an interrupted run and its failures within the width, every name and word kept', () => {
+    // Names as long as the service allows, and reasons that run on.
+    const names = Array.from({ length: 30 }, (_, i) => `old-marking-${'x'.repeat(i * 2)}-${i}`);
+    const report: RunReport = {
+      applied: [{ name: 'a', action: 'delete' }],
+      failed: [
+        {
+          name: `region-${'y'.repeat(70)}`,
+          action: 'delete',
+          message: 'delete marking: the service answered 503 Service Unavailable, three times over',
+          code: 'E_UNAVAILABLE',
+          exitCode: 7,
+          hint: 'the service is busy or down; run apply again later, it only sends what is still different',
+          conversationId: 'ABcd.7.4f0c4b5e-2d7a-4e89-9b7c-8f3a2b1c0d9e',
+        },
+      ],
+      skipped: names.map((name) => ({ name, action: 'delete' as const })),
+      interrupted: true,
+    };
+    const flat = (lines: string[]) => lines.join(' ').split(/\s+/).join(' ');
+    const whole = renderRunReport(report);
+    expect(whole.some((line) => line.length > 200)).toBe(true);
+    for (const width of [80, 40]) {
+      const shown = renderRunReport(report, { width });
+      const over = shown.filter((line) => line.length > width && line.trim().includes(' '));
+      expect(over, `at ${width}`).toEqual([]);
+      expect(flat(shown), `at ${width}`).toBe(flat(whole));
+      // What follows the first line of each is indented under it.
+      expect(
+        shown.filter((line) => /^(✗|not attempted|applied:|run apply)/.test(line)),
+      ).toHaveLength(4);
+    }
+  });
+
   it('prints only the counts when everything was applied', () => {
     const report: RunReport = {
       applied: [{ name: 'a', action: 'create' }],

@@ -87,7 +87,8 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
     // A long plan on a terminal folds into a line per kind; piped, or with --verbose, every line.
     const foldOver = ctx.io.stdoutIsTTY && options.verbose !== true ? FOLD_PLAN_OVER : undefined;
     const style = await styler(ctx.io.color);
-    const width = ctx.io.stdoutIsTTY ? proseWidth(ctx.io.columns) : undefined;
+    // Within the terminal, or 80 columns in a pipe or a CI log (COLUMNS says otherwise).
+    const width = ctx.io.stdoutIsTTY ? proseWidth(ctx.io.columns) : ctx.io.columns;
     writeOut(ctx.io.stdout, lines(renderPlan(plan, { style, foldOver, width })));
   } else if (options.dryRun) {
     await writeData(ctx, format, planToJson(plan));
@@ -119,7 +120,9 @@ export async function apply(ctx: CommandContext, options: ApplyOptions): Promise
     // --quiet keeps failures: a script must still learn what did not happen.
     if (!ctx.quiet || problems) {
       const style = await styler(ctx.io.color && ctx.io.stderrIsTTY);
-      ctx.io.stderr.write(lines(renderRunReport(report, { style })));
+      // Within the terminal, or 80 columns in a log: never a line of every name not attempted.
+      const width = proseWidth(ctx.io.columns);
+      ctx.io.stderr.write(lines(renderRunReport(report, { style, width })));
     }
     const removals = removalsDone(plan, report);
     if (removals.length > 0) ctx.say(removals.join('\n'));

@@ -367,7 +367,9 @@ async function followPrinter(ctx: CommandContext): Promise<(entries: JournalEntr
 async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions): Promise<void> {
   const journal = await journalReader<JournalEntryWithBodies>(ctx, options);
   const tail = await journal.tail();
-  const { requestText } = await import('../../output/requests.js');
+  const { requestText, textFit } = await import('../../output/requests.js');
+  // Within the terminal, or 80 columns in a pipe; -o json and -o yaml are the data, whole.
+  const to = await textFit(ctx.io.columns);
   if (!options.follow) {
     if (tail.length === 0 && ctx.format() === 'table') {
       ctx.say('no requests yet');
@@ -376,7 +378,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     await ctx.render({
       kind: 'text',
       data: tail,
-      text: tail.map((entry) => `${requestText(entry)}\n`).join('\n'),
+      text: tail.map((entry) => `${requestText(entry, to)}\n`).join('\n'),
     });
     return;
   }
@@ -388,7 +390,7 @@ async function requestsWithBodies(ctx: CommandContext, options: RequestsOptions)
     for (const entry of list) {
       if (format === 'json') write(`${JSON.stringify(entry)}\n`);
       else if (stringify) write(`---\n${stringify(entry)}`);
-      else write(`${requestText(entry)}\n\n`);
+      else write(`${requestText(entry, to)}\n\n`);
     }
   };
   print(tail);
@@ -407,8 +409,9 @@ export async function requestShow(ctx: CommandContext, id: string): Promise<void
     `/_mock/requests/${id}`,
     `describe request ${id}`,
   );
-  const { requestDetailText } = await import('../../output/requests.js');
-  // On a terminal the lines to send it again break to its width; piped, each is one line.
-  const width = ctx.io.stdoutIsTTY ? ctx.io.columns : undefined;
-  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, width) });
+  const { requestDetailText, textFit } = await import('../../output/requests.js');
+  // Within the terminal, or 80 columns in a pipe: the lines to send it again break with ` \`
+  // and still run as they are; -o json has each whole.
+  const to = await textFit(ctx.io.columns);
+  await ctx.render({ kind: 'text', data: detail, text: requestDetailText(detail, to) });
 }

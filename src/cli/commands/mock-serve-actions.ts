@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../../files/atomic-write.js';
 import { ensureDirectory } from '../../files/directories.js';
 import { errnoCode, fileError } from '../../files/fs-errors.js';
 import type { CommandContext } from '../command-context.js';
+import { fill, proseWidth, wrapCommand, wrapLines } from '../../output/wrap.js';
 import { type ConfigStore, MOCK_CONTEXT } from '../../config/store.js';
 
 export interface ServeOptions {
@@ -73,14 +74,52 @@ function usersSection(users: MockUserInfo[]): string {
           ],
         ]),
   ];
-  const width = Math.max(...ways.map(([command]) => command.length));
-  // Notes aligned when every line fits 80 columns; else each right after its command, so that a
-  // narrow terminal wraps them between words (say() does) rather than across the padding.
-  const aligned = ways.every(([, note]) => 19 + width + 4 + note.length <= 80);
+  const longest = Math.max(...ways.map(([command]) => command.length));
+  // Notes aligned when every line fits 80 columns; else each right after its command (and on a
+  // line of its own under it where the two do not fit: fitBanner says).
+  const aligned = ways.every(([, note]) => 19 + longest + 4 + note.length <= 80);
   const enroll = ways.map(
-    ([command, note]) => `${aligned ? command.padEnd(width) : command}  # ${note}`,
+    ([command, note]) => `${aligned ? command.padEnd(longest) : command}  # ${note}`,
   );
   return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
+}
+
+/** A command line of the banner: what may be copied to a shell (not prose that names one). */
+const BANNER_COMMAND = /^(ksctl|curl|keytool|export|java) /;
+
+/**
+ * The banner within `width`, in a pipe as on a terminal: a line that fits stays as it is; a
+ * command beside its label breaks with ` \` under itself, so it still runs when copied; a
+ * command's note (`# …`) goes under it; anything else goes on under its text.
+ */
+export function fitBanner(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width) return [line];
+      // The column where the value starts: after "  Label:   ", or under it.
+      const lead = /^( *)(?:[A-Za-z][A-Za-z ]{0,20}: +)?/.exec(line)![0];
+      const value = line.slice(lead.length);
+      const pad = ' '.repeat(lead.length);
+      const noted = /^(.*?) {2}(# .*)$/.exec(value);
+      const command = noted?.[1] ?? value;
+      // A line of prose may start with a command's name; a command is indented. Beside a label
+      // in a narrow terminal, a command goes on between words as prose does, its words whole.
+      if (lead.length === 0 || !BANNER_COMMAND.test(command) || width - lead.length < 40) {
+        return wrapLines(line, width).split('\n');
+      }
+      const lines = wrapCommand(pad + command, width, { pairs: true, split: true });
+      lines[0] = lead + lines[0]!.slice(lead.length);
+      if (noted) {
+        const note = fill(noted[2]!, width, { first: `${pad}  `, rest: `${pad}    ` });
+        const last = lines.at(-1)!;
+        if (last.length + 2 + noted[2]!.length <= width)
+          lines[lines.length - 1] = `${last}  ${noted[2]}`;
+        else lines.push(...note);
+      }
+      return lines;
+    })
+    .join('\n');
 }
 
 /** Where the state lives, for the banner's first lines. */
@@ -117,13 +156,40 @@ function exposureWarning(options: ServeOptions, info: MockInfo, restored: boolea
   return `WARNING: the mock listens on ${options.host}, beyond this machine: every device that can reach port ${port} can use the dev token and sign in as the mock's users.${random}${tls}`;
 }
 
-function tlsSection(info: MockInfo): string {
+function tlsSection(info: MockInfo, width: number): string {
   if (info.caFile === undefined || info.trust === undefined) return '';
   const indent = `\n${' '.repeat(19)}`;
   const { node, curl, java, android, ios } = info.trust;
-  return `  CA certificate:  ${info.caFile}${indent}(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)
+  const section = `  CA certificate:  ${info.caFile}${indent}(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)
   Trust it:        Node:    ${node}${indent}curl:    ${curl}${indent}Java:    ${java}${indent}Android: ${android}${indent}iOS:     ${ios}
 `;
+  if (section.split('\n').every((line) => line.length <= width)) return section;
+  // Too narrow for the columns (a CA file under a home folder is 70 columns of `export …`):
+  // each kind's lines under its name, a command broken as one that still runs when copied.
+  const commands = (...lines: string[]) =>
+    lines.flatMap((line) => wrapCommand(`      ${line}`, width, { pairs: true, split: true }));
+  const prose = (text: string) => fill(text, width, { first: '      ', rest: '      ' });
+  const [keytool, ...then] = java.split(', then ');
+  return [
+    ...(19 + info.caFile.length <= width
+      ? [`  CA certificate:  ${info.caFile}`]
+      : ['  CA certificate:', `    ${info.caFile}`]),
+    ...fill('(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)', width, {
+      first: '    ',
+    }),
+    '  Trust it:',
+    '    Node:',
+    ...commands(node),
+    '    curl:',
+    ...commands(curl),
+    '    Java:',
+    ...commands(keytool!, ...then.map((next) => `then ${next}`)),
+    '    Android:',
+    ...prose(android),
+    '    iOS:',
+    ...prose(ios),
+    '',
+  ].join('\n');
 }
 
 function banner(
@@ -131,6 +197,7 @@ function banner(
   contextNote: string,
   state: string,
   warning: string | undefined,
+  width: number,
 ): string {
   const caExports =
     info.caFile === undefined
@@ -146,7 +213,7 @@ function banner(
   Tenant:          ${info.tenantId}
   Keyspace:        ${info.keyspace}
   Dev token:       ${info.token}
-${tlsSection(info)}${consoleSection(info)}${usersSection(info.users)}
+${tlsSection(info, width)}${consoleSection(info)}${usersSection(info.users)}
 ${contextNote}
 For other shells and tools:
 
@@ -302,7 +369,10 @@ async function announce(ctx: CommandContext, options: ServeOptions, server: Mock
     // Standard output holds the JSON alone; a context other than "mock" is still told.
     if (elsewhere) ctx.warn(note.trimEnd());
   } else {
-    const text = banner(info, note, stateNote(options, server.durable?.fresh === false), warning);
+    // Within the terminal, or 80 columns in a pipe or a log.
+    const width = proseWidth(ctx.io.columns);
+    const state = stateNote(options, server.durable?.fresh === false);
+    const text = fitBanner(banner(info, note, state, warning, width), width);
     // --quiet keeps the warning.
     if (warning !== undefined && ctx.quiet) ctx.warn(warning);
     ctx.say(text);
