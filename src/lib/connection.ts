@@ -18,6 +18,12 @@ export interface ConnectionOptions {
   userAgent?: string;
   /** One line per request, answer and retry, credentials redacted (what `--debug` prints). */
   trace?: (line: string) => void;
+  /**
+   * CA certificates (PEM) to trust instead of Node's: an HTTPS mock's `ca` (`startMock({ tls })`),
+   * or a company's internal CA (what `--ca-file` is to the CLI). A server whose certificate does
+   * not chain to them is refused.
+   */
+  ca?: string;
 }
 
 export function connectionAuth(options: ConnectionOptions): Auth {
@@ -40,13 +46,18 @@ export function connectionAuth(options: ConnectionOptions): Auth {
   return { kind: 'none' };
 }
 
-export function checkTiming(options: ConnectionOptions): void {
+/** The options that shape a connection, checked before any request: timing, retries, the CA. */
+export function checkConnection(options: ConnectionOptions): void {
   const { timeout, retries } = options;
   if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
     throw new UsageError('timeout must be a number of milliseconds above 0');
   }
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
     throw new UsageError('retries must be a whole number, 0 or more');
+  }
+  const { ca } = options;
+  if (ca !== undefined && !(typeof ca === 'string' && ca.includes('-----BEGIN CERTIFICATE-----'))) {
+    throw new UsageError('ca must be PEM text of one or more CA certificates');
   }
 }
 
@@ -63,5 +74,6 @@ export function clientOptions(
   if (retries !== undefined) given.retries = retries;
   if (options.userAgent !== undefined) given.userAgent = options.userAgent;
   if (options.trace !== undefined) given.trace = options.trace;
+  if (options.ca !== undefined) given.ca = options.ca;
   return given;
 }

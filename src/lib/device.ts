@@ -19,7 +19,7 @@ import {
 import { UsageError } from '../errors.js';
 import { createKeys, fetchKeys } from '../usecases/keys.js';
 import { codeFace } from './code-words.js';
-import { checkTiming, clientOptions } from './connection.js';
+import { checkConnection, clientOptions } from './connection.js';
 
 export type { Attributes, DeviceAnswer, DeviceKey, DeviceProfile, ItemRefusal, KeyChange };
 export type { ModifyAnswer };
@@ -52,6 +52,8 @@ export interface DeviceClientOptions {
   userAgent?: string;
   /** One line per request and answer (envelopes are opaque; no key material is traced). */
   trace?: (line: string) => void;
+  /** CA certificates (PEM) to trust instead of Node's: an HTTPS mock's `ca` (ConnectionOptions). */
+  ca?: string;
 }
 
 /** The refused items of an answer, their errors in code's words as a thrown one's are. */
@@ -83,7 +85,7 @@ export class DeviceClient {
         `device API version ${String(apiVersion)} is not one ksctl speaks (${DEVICE_API_VERSIONS.join(', ')})`,
       );
     }
-    checkTiming(options);
+    checkConnection(options);
     this.deviceId = profile.deviceId;
     this.apiVersion = apiVersion;
     // Every request names the profile's server in full; the envelope is the credential.

@@ -13,7 +13,7 @@ import { profileNameProblem } from '../profiles/index.js';
 import type { Profile } from '../profiles/types.js';
 import { enrollOne } from '../usecases/enroll.js';
 import { codeFace } from './code-words.js';
-import { checkTiming, clientOptions } from './connection.js';
+import { checkConnection, clientOptions } from './connection.js';
 import type { ProfileFile } from './profile-file.js';
 
 export type { TokenPair };
@@ -51,6 +51,8 @@ export interface EnrollOptions {
   retries?: number;
   userAgent?: string;
   trace?: (line: string) => void;
+  /** CA certificates (PEM) to trust instead of Node's: an HTTPS mock's `ca` (ConnectionOptions). */
+  ca?: string;
   /** Stops the enrollment before the registration is sent (afterwards it completes). */
   signal?: AbortSignal;
 }
@@ -91,7 +93,7 @@ async function enrolled(options: EnrollOptions): Promise<Profile> {
   const name = options.name ?? hostname();
   const nameProblem = profileNameProblem(name);
   if (nameProblem !== undefined) throw new UsageError(`the profile name ${nameProblem}`);
-  checkTiming(options);
+  checkConnection(options);
   const { auth: _none, ...client } = clientOptions(undefined, { kind: 'none' }, options);
   const enrolled = await enrollOne(
     {

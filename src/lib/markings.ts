@@ -30,7 +30,7 @@ import type { DesiredMarking } from '../apply/types.js';
 import { UsageError } from '../errors.js';
 import { codeFace, inCodeWords } from './code-words.js';
 import {
-  checkTiming,
+  checkConnection,
   clientOptions,
   type ConnectionOptions,
   connectionAuth,
@@ -150,7 +150,7 @@ export class MarkingsClient {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
       throw new UsageError('MarkingsClient needs baseUrl, an http(s) URL of /v2/TENANT');
     }
-    checkTiming(options);
+    checkConnection(options);
     this.http = new ApiClient(clientOptions(options.baseUrl, connectionAuth(options), options));
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.api = new HttpMarkingsApi(this.http);

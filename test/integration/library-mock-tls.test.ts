@@ -7,6 +7,7 @@ import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DeviceClient, enroll, MarkingsClient } from '../../src/lib/index.js';
 import { type Mock, startMock } from '../../src/lib/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -163,5 +164,58 @@ describe('startMock({ tls })', () => {
       code: 'E_INPUT',
       message: expect.stringContaining(file),
     });
+  });
+});
+
+describe("the library's clients and an HTTPS mock", () => {
+  it('reach it with the mock’s `ca`: markings, an enrollment, device keys; refuse it without', async () => {
+    // This one enrolls: the key server key the mock makes itself (RSA-3072).
+    const m = await startMock({ tls: true });
+    started.push(m);
+    const connection = { token: m.token, ca: m.ca!, retries: 0 };
+
+    const markings = new MarkingsClient({ baseUrl: m.baseUrl, ...connection });
+    await markings.create({ name: 'region', detail: { values: [{ name: 'eu' }] } });
+    expect((await markings.list().toArray()).map((marking) => marking.name)).toEqual(['region']);
+
+    const profile = await enroll({
+      keyspace: m.keyspace,
+      apiUrl: m.apiUrl,
+      enrollmentUrl: m.enrollmentUrl,
+      tokens: m.mintTokens('alice'),
+      name: 'tls',
+      ca: m.ca!,
+    });
+    expect(profile.server).toBe(m.apiUrl);
+    const device = new DeviceClient(profile, { ca: m.ca!, retries: 0 });
+    const created = await device.createKeys({ ref: 'report' });
+    expect((await device.fetchKeys(created.keys.map((k) => k.id))).keys).toHaveLength(1);
+
+    // Without the CA (Node's own), or with another mock's: refused, naming the certificate.
+    const other = await mock({ tls: true });
+    for (const ca of [undefined, other.ca!]) {
+      const stranger = new MarkingsClient({
+        baseUrl: m.baseUrl,
+        token: m.token,
+        retries: 0,
+        ...(ca === undefined ? {} : { ca }),
+      });
+      await expect(stranger.list().toArray()).rejects.toMatchObject({
+        message: expect.stringMatching(/certificate/i),
+      });
+      await expect(
+        new DeviceClient(profile, { retries: 0, ...(ca === undefined ? {} : { ca }) }).fetchKeys([
+          created.keys[0]!.id,
+        ]),
+      ).rejects.toMatchObject({ message: expect.stringMatching(/certificate/i) });
+    }
+    // A `ca` that is not PEM is a usage error before any request.
+    expect(() => new MarkingsClient({ baseUrl: m.baseUrl, token: m.token, ca: 'nope' })).toThrow(
+      expect.objectContaining({
+        code: 'E_USAGE',
+        message: expect.stringContaining('ca must be PEM'),
+      }),
+    );
+    expect(m.requests().filter((r) => r.status === 0)).toEqual([]);
   });
 });
