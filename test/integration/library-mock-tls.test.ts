@@ -9,19 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeviceClient, enroll, MarkingsClient } from '../../src/lib/index.js';
 import { type Mock, startMock } from '../../src/lib/mock.js';
+import { libraryMocks } from '../helpers/library-mocks.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
-const started: Mock[] = [];
-
-/** These mocks enroll nobody: a small key server key spares generating an RSA-3072 one each. */
-const keyServerKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
-
-async function mock(options: Parameters<typeof startMock>[0] = {}): Promise<Mock> {
-  const m = await startMock({ keyServerKey, ...options });
-  started.push(m);
-  return m;
-}
+const mocks = libraryMocks();
+const mock = mocks.start;
 
 /** GET `path` of the mock over HTTPS, trusting `ca` only (or Node's default CAs): the status. */
 function get(m: Mock, path: string, ca?: string, servername?: string): Promise<number> {
@@ -47,7 +40,7 @@ function get(m: Mock, path: string, ca?: string, servername?: string): Promise<n
 }
 
 afterAll(async () => {
-  await Promise.all(started.map((m) => m.close()));
+  await mocks.closeAll();
   await temp.removeAll();
 });
 
@@ -171,7 +164,7 @@ describe("the library's clients and an HTTPS mock", () => {
   it('reach it with the mock’s `ca`: markings, an enrollment, device keys; refuse it without', async () => {
     // This one enrolls: the key server key the mock makes itself (RSA-3072).
     const m = await startMock({ tls: true });
-    started.push(m);
+    mocks.track(m);
     const connection = { token: m.token, ca: m.ca!, retries: 0 };
 
     const markings = new MarkingsClient({ baseUrl: m.baseUrl, ...connection });

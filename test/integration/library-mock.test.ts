@@ -2,25 +2,17 @@
  * `startMock()` of `ksctl/mock` (issue 20): the mock server from code, with its admin endpoints as
  * methods, each mock with a state of its own.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MarkingsClient } from '../../src/lib/index.js';
 import { type Mock, startMock } from '../../src/lib/mock.js';
+import { libraryMocks, smallKeyServerKey } from '../helpers/library-mocks.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
-const started: Mock[] = [];
-
-/** These mocks enroll nobody: a small key server key spares generating an RSA-3072 one each. */
-const keyServerKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
-
-async function mock(options: Parameters<typeof startMock>[0] = {}): Promise<Mock> {
-  const m = await startMock({ keyServerKey, ...options });
-  started.push(m);
-  return m;
-}
+const mocks = libraryMocks();
+const mock = mocks.start;
 
 function client(m: Mock, retries = 0): MarkingsClient {
   return new MarkingsClient({ baseUrl: m.baseUrl, token: m.token, retries });
@@ -36,7 +28,7 @@ async function names(m: Mock): Promise<string[]> {
 }
 
 afterAll(async () => {
-  await Promise.all(started.map((m) => m.close()));
+  await mocks.closeAll();
   await temp.removeAll();
 });
 
@@ -177,7 +169,11 @@ describe('startMock', () => {
 
   it('keeps its state in a directory across a restart', async () => {
     const state = await temp.make();
-    const first = await startMock({ state, devToken: 'ksdev.kept', keyServerKey });
+    const first = await startMock({
+      state,
+      devToken: 'ksdev.kept',
+      keyServerKey: smallKeyServerKey,
+    });
     const c = client(first);
     await c.create({ name: 'kept' });
     await c.close();
