@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      // Output goes through src/output; benchmarks write to process.stdout.
+      // Output goes through src/client/output; benchmarks write to process.stdout.
       'no-console': 'error',
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -34,8 +34,8 @@ if (mode === 'ksctl') {
   const { run } = await import('../dist/bundle/main.cjs');
   process.exitCode = await run(['markings', 'apply', '-f', file]);
 } else {
-  const { ApiClient } = await import('../dist/api/client.js');
-  const { HttpMarkingsApi } = await import('../dist/markings/http-markings-api.js');
+  const { ApiClient } = await import('../dist/client/api/client.js');
+  const { HttpMarkingsApi } = await import('../dist/client/markings/http-markings-api.js');
   const { markings } = JSON.parse(await readFile(file, 'utf8'));
   const client = new ApiClient({ baseUrl, auth: { kind: 'bearer', token } });
   const api = new HttpMarkingsApi(client);

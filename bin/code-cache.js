@@ -23,7 +23,7 @@ const HEADER_LIMIT = 4096;
 const MAX_RUN_KINDS = 32;
 /**
  * V8 refuses cached data made under other flags. The CLI sets one while it runs
- * (src/api/transport.ts: --liftoff-only, and what it implies); the caches are made with V8's flags
+ * (src/client/api/transport.ts: --liftoff-only, and what it implies); the caches are made with V8's flags
  * put back as they were at start.
  */
 const FLAGS_AT_START = '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering';

@@ -7,7 +7,7 @@
 //   net-*.cjs         what a markings command adds: configuration, the HTTP client (undici), the
 //                     markings API and the markings/values actions. `markings list` is these two
 //                     files (and rolldown's small runtime of CommonJS helpers, kept apart by it).
-//   keygen-*.cjs      the device key generation alone (src/enroll/device-keys.ts, rsa-keygen.ts,
+//   keygen-*.cjs      the device key generation alone (src/client/enroll/device-keys.ts, rsa-keygen.ts,
 //                     prime-search.ts): `ksctl enroll` starts its prime search after loading
 //                     main.cjs and this, and loads the network chunk and the rest while it runs.
 //   everything else   one chunk per lazily loaded command or heavy module (mock server, enrollment,
@@ -40,10 +40,11 @@ const OUT_DIR = STANDALONE ? 'dist/sea/bundle' : 'dist/bundle';
  * they would be one file more for `ksctl enroll`, which loads this chunk anyway.
  */
 const NETWORK_PATH =
-  /[\\/]src[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]enroll[\\/]wire\.ts$|[\\/]src[\\/]files[\\/](?!(file-lock|yaml-within|process-identity)\.ts$)|[\\/]src[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
+  /[\\/]src[\\/]client[\\/](api|config|output|markings)[\\/]|[\\/]src[\\/]common[\\/](http[\\/]|text[\\/](words|wrap)\.ts$|markings[\\/](wire|filters|names)\.ts$|enrollment[\\/]wire\.ts$)|[\\/]src[\\/]common[\\/]files[\\/](?!(file-lock|yaml-within|process-identity)\.ts$)|[\\/]src[\\/]client[\\/]cli[\\/]commands[\\/](markings|values)-actions\.ts$|[\\/]node_modules[\\/]undici[\\/]|^\0stand-in:/;
 
 /** The modules of the `keygen` chunk: what `ksctl enroll` needs to start its prime searches. */
-const KEY_GENERATION = /[\\/]src[\\/]enroll[\\/](device-keys|rsa-keygen|prime-search)\.ts$/;
+const KEY_GENERATION =
+  /[\\/]src[\\/](client[\\/]enroll[\\/]device-keys|common[\\/]enrollment[\\/](rsa-keygen|prime-search))\.ts$/;
 
 /**
  * The modules of the `enrollment` chunk: the protocol, the profile files and their formats, the
@@ -51,7 +52,7 @@ const KEY_GENERATION = /[\\/]src[\\/]enroll[\\/](device-keys|rsa-keygen|prime-se
  * 5 KB; one file is what enrollment, the profiles commands and the device commands load.
  */
 const ENROLLMENT =
-  /[\\/]src[\\/](profiles[\\/]|enroll[\\/](auth|causes|crypto|endpoints|keyspace|protocol|enroll|portal|token-sources)\.ts$|usecases[\\/]enroll\.ts$|encoding[\\/](base64|gcm-envelope)\.ts$|files[\\/]file-lock\.ts$)/;
+  /[\\/]src[\\/](client[\\/](profiles[\\/]|enroll[\\/](endpoints|protocol|enroll|portal|token-sources)\.ts$|usecases[\\/]enroll\.ts$)|common[\\/](enrollment[\\/](auth|causes|crypto|keyspace|device-id)\.ts$|encoding[\\/](base64|gcm-envelope)\.ts$|files[\\/]file-lock\.ts$))/;
 
 const nodeModules = createRequire(import.meta.url);
 
@@ -98,7 +99,7 @@ module.exports = options.some((option) => option.startsWith('--max-http-header-s
     // The configuration and file helpers of the network chunk use it only to write files (their
     // reads use node:fs): loading it loads readline, file watchers and directory streams too.
     source: 'node:fs/promises',
-    importer: /[\\/]src[\\/](config|files)[\\/]/,
+    importer: /[\\/]src[\\/](client[\\/]config|common[\\/]files)[\\/]/,
     contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:fs/promises')[key] });`,
   },
   {
@@ -175,7 +176,7 @@ await rm(OUT_DIR, { recursive: true, force: true });
 
 const cli = await rolldown({
   ...input,
-  input: { main: 'src/cli/main.ts' },
+  input: { main: 'src/client/cli/main.ts' },
   // Lets the entry's chunk be the `main` group below (it exports run and main all the same).
   preserveEntrySignatures: 'allow-extension',
 });
@@ -201,9 +202,9 @@ await cli.write({
       { name: 'net', test: NETWORK_PATH, priority: 1 },
       { name: 'keygen', test: KEY_GENERATION, priority: 1 },
       { name: 'enrollment', test: ENROLLMENT, priority: 0 },
-      // The device client (src/device/): the keys commands and a bulk enrollment's checks load
+      // The device client (src/client/device/): the keys commands and a bulk enrollment's checks load
       // it whole, rather than in seven files split by who else imports each part.
-      { name: 'device', test: /[\\/]src[\\/]device[\\/]/, priority: 0 },
+      { name: 'device', test: /[\\/]src[\\/](client|common)[\\/]device[\\/]/, priority: 0 },
     ],
   },
 });

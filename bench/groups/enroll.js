@@ -111,7 +111,7 @@ export const enrollOne = {
     return {
       notes: [
         'RSA-3072 generation time varies widely from key to key (random prime search); the medians of many runs are compared',
-        "ksctl searches the two 1536-bit primes itself in small steps (a sieve here, OpenSSL's checkPrime with 64 Miller-Rabin rounds on the thread pool), both cores drawing from one pool until the key has its primes, and puts the key together; Node's generateKeyPair goes through OpenSSL 3.0's slower SP 800-56B generation (src/enroll/prime-search.ts, rsa-keygen.ts)",
+        "ksctl searches the two 1536-bit primes itself in small steps (a sieve here, OpenSSL's checkPrime with 64 Miller-Rabin rounds on the thread pool), both cores drawing from one pool until the key has its primes, and puts the key together; Node's generateKeyPair goes through OpenSSL 3.0's slower SP 800-56B generation (src/common/enrollment/prime-search.ts, rsa-keygen.ts)",
         "the searches start once the program and the key generation chunk are loaded; the network code, the sign-in and the profile file come meanwhile (bench/README.md, where an enrollment's time goes)",
       ],
       // Issue 26: an enrollment in half a key generation.

@@ -2,12 +2,12 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ApiClient } from '../../dist/api/client.js';
-import { makeCid } from '../../dist/device/cid.js';
-import { DeviceClient } from '../../dist/device/client.js';
-import { openEnvelope, sealEnvelope } from '../../dist/device/crypto.js';
-import { KEY_PATH } from '../../dist/device/wire.js';
-import { loadProfiles } from '../../dist/profiles/index.js';
+import { ApiClient } from '../../dist/client/api/client.js';
+import { makeCid } from '../../dist/common/device/cid.js';
+import { DeviceClient } from '../../dist/client/device/client.js';
+import { openEnvelope, sealEnvelope } from '../../dist/common/device/crypto.js';
+import { KEY_PATH } from '../../dist/common/device/wire.js';
+import { loadProfiles } from '../../dist/client/profiles/index.js';
 import { probeSummary } from './measure.js';
 
 /**

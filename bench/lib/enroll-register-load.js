@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { buildRegistration } from '../../dist/enroll/protocol.js';
+import { buildRegistration } from '../../dist/client/enroll/protocol.js';
 
 /**
  * Load for the mock's register endpoint, run as its own process by bench/groups/enroll.js:

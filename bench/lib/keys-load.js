@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { ApiClient } from '../../dist/api/client.js';
-import { DeviceClient } from '../../dist/device/client.js';
-import { loadProfiles } from '../../dist/profiles/index.js';
+import { ApiClient } from '../../dist/client/api/client.js';
+import { DeviceClient } from '../../dist/client/device/client.js';
+import { loadProfiles } from '../../dist/client/profiles/index.js';
 import { probeSummary } from './measure.js';
 
 /**

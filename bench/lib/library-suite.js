@@ -3,7 +3,7 @@
  * A test suite's mocks, run as one process: `--files N` files one after another, each starting
  * its own mock, asking it one question (List Markings with the dev token) and stopping it, as a
  * test file's beforeAll and afterAll would. `--mode library` starts each with startMock() of
- * ksctl/mock (the built dist/lib/mock.js); `--mode serve` spawns `ksctl mock serve --port 0 --json`
+ * ksctl/mock (the built dist/client/lib/mock.js); `--mode serve` spawns `ksctl mock serve --port 0 --json`
  * per file, reads where it listens from its first line and stops it with SIGTERM.
  * Prints {files, firstAnswerMs: [per file: start to the first answer], totalMs}.
  */
@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startMock } from '../../dist/lib/mock.js';
+import { startMock } from '../../dist/client/lib/mock.js';
 
 const BIN = new URL('../../bin/ksctl.js', import.meta.url).pathname;
 const { values } = parseArgs({

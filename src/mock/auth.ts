@@ -1,5 +1,5 @@
-import { MarkingsErrorCode, type Scope } from '../markings/wire.js';
-import { decodeBase64Strict, decodeUtf8Strict } from '../encoding/base64.js';
+import { MarkingsErrorCode, type Scope } from '../common/markings/wire.js';
+import { decodeBase64Strict, decodeUtf8Strict } from '../common/encoding/base64.js';
 import { MockHttpError, type MockRequest } from './http.js';
 import type { MockState, Principal, Tenant } from './state.js';
 

@@ -8,7 +8,7 @@
  * yield its records in stateRecords().
  */
 import { createPrivateKey } from 'node:crypto';
-import type { FaultRule } from './wire.js';
+import type { FaultRule } from '../common/mock/wire.js';
 import type { StoredKey } from './device/store.js';
 import type { DeviceEntry, OutboxMessage } from './enrollment/store.js';
 import { type PackedValues, packValues } from './markings/packed.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorDetailWire } from '../api/errors.js';
-import { MarkingsErrorCode } from '../markings/wire.js';
+import type { ErrorDetailWire } from '../common/http/error-body.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
 import type { ParsedJson } from './json-worker.js';
 
 /** An expected error answer: becomes a JSON error body with the request's conversation id. */

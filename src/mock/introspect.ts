@@ -1,4 +1,4 @@
-import { INTROSPECTION_PATH, type TokenIntrospection } from '../api/introspection.js';
+import { INTROSPECTION_PATH, type TokenIntrospection } from '../common/http/introspection.js';
 import { authenticate } from './auth.js';
 import { json, type Route, route } from './http.js';
 import type { MockState } from './state.js';

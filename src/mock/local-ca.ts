@@ -14,9 +14,9 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type NodeForge from 'node-forge';
-import { InputError, UsageError } from '../errors.js';
-import { ensurePrivateDirectory, writeFileAtomic } from '../files/atomic-write.js';
-import { errnoCode, fileError } from '../files/fs-errors.js';
+import { InputError, UsageError } from '../common/errors.js';
+import { ensurePrivateDirectory, writeFileAtomic } from '../common/files/atomic-write.js';
+import { errnoCode, fileError } from '../common/files/fs-errors.js';
 
 /** The folder of the configuration directory that holds the CA and the server certificate. */
 export const LOCAL_CA_FOLDER = 'mock-ca';

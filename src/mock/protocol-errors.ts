@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { MarkingsErrorCode } from '../markings/wire.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
 import { conversationId, writableHeaders } from './request.js';
 
 interface ProtocolAnswer {

@@ -3,7 +3,7 @@
  * through it, and each exchange is journaled by the mock's own request journal (so its secrets
  * are redacted as the mock redacts its own), served at the same `/_mock/requests` endpoints as
  * the mock's (so `ksctl mock requests` works against it), and, with a spool, kept for the
- * recording that `--out` writes (src/mock/wire.ts `Recording`).
+ * recording that `--out` writes (src/common/mock/wire.ts `Recording`).
  *
  * - A request that bears the recorder's dev token is sent on with the target's credentials
  *   instead: the real token stays in this process, and the context `mock record` writes holds
@@ -33,7 +33,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { MarkingsErrorCode } from '../markings/wire.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
 import type { ConsoleApp } from './console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from './console/sign-in.js';
 import { MockHttpError } from './http.js';
@@ -49,7 +49,7 @@ import { journalPageAnswer } from './request-journal-page.js';
 import { Pacer } from './pacing.js';
 import { BodyReader, conversationId, errorAnswer, mockRequest, requestTarget } from './request.js';
 import { bodyBytes, sendAnswer } from './server-answers.js';
-import type { JournalEntry, Recording, RequestDetail } from './wire.js';
+import type { JournalEntry, Recording, RequestDetail } from '../common/mock/wire.js';
 
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
 export const RECORDING_BODY_KEPT_BYTES = 16 * 1024 * 1024;

@@ -20,7 +20,7 @@
  * not open, a body longer than the 64 KiB the journal keeps) is said in `problems`, and the rest
  * is still described.
  */
-import { MarkingsErrorCode } from '../markings/wire.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
 import type {
   EnrollmentDetail,
   JournalEntry,
@@ -29,10 +29,10 @@ import type {
   JournalMessage,
   OpenedDeviceRequest,
   RequestDetail,
-} from './wire.js';
-import { REDACTED_TEXT } from '../api/redact.js';
-import { deviceCause } from '../device/causes.js';
-import { makeCid, parseCid } from '../device/cid.js';
+} from '../common/mock/wire.js';
+import { REDACTED_TEXT } from '../common/http/redact.js';
+import { deviceCause } from '../common/device/causes.js';
+import { makeCid, parseCid } from '../common/device/cid.js';
 import {
   aad,
   checkAttributeSignature,
@@ -41,11 +41,11 @@ import {
   openProtectedValues,
   sealEnvelope,
   signAttributes,
-} from '../device/crypto.js';
-import { createSignatureAad, modifySignatureAad } from '../device/dialects.js';
-import { causeByCode } from '../enroll/causes.js';
-import { inspectRegistration } from '../enroll/service-side.js';
-import { isJsonObject, parseJsonObject } from '../encoding/json.js';
+} from '../common/device/crypto.js';
+import { createSignatureAad, modifySignatureAad } from '../common/device/dialects.js';
+import { causeByCode } from '../common/enrollment/causes.js';
+import { inspectRegistration } from './enrollment/service-side.js';
+import { isJsonObject, parseJsonObject } from '../common/encoding/json.js';
 import { verifyTokenPair } from './enrollment/tokens.js';
 import { MockHttpError } from './http.js';
 import {

@@ -2,7 +2,7 @@
  * Which requests of the journal to list (`GET /_mock/requests`, the console's `api/requests`,
  * `ksctl mock requests`): the filter, read from query parameters, and whether an entry matches it.
  */
-import { type JournalEntry, REQUEST_SIDES, type RequestSide } from './wire.js';
+import { type JournalEntry, REQUEST_SIDES, type RequestSide } from '../common/mock/wire.js';
 
 /** Filters of `list`; each one given must hold. */
 export interface JournalFilter {

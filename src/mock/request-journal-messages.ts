@@ -3,7 +3,7 @@
  * recorded, request-journal-redaction.ts): a body as UTF-8 text when it is, else Base64; a body
  * that could not be scrubbed safely as its size and digest only.
  */
-import type { JournalMessage } from './wire.js';
+import type { JournalMessage } from '../common/mock/wire.js';
 import type { RedactedMessage } from './request-journal-redaction.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

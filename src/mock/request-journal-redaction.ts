@@ -12,7 +12,7 @@
  *   or form-encoded, JSON-escaped, Base64, Base64url and hex. STOKEN and UIDAUTH are also found
  *   by their shape, so a pair minted before a restart is hidden too.
  * - **By name**, where the body parses: a JSON member, a form field, a `name=value` pair of a
- *   text body or a multipart part whose name is a secret's (src/api/redact.ts: `password`,
+ *   text body or a multipart part whose name is a secret's (src/common/http/redact.ts: `password`,
  *   `token`, `stoken`, `uidauth`, `auth`, …).
  *
  * A body that cannot be scrubbed safely (compressed, or multipart whose parts cannot be found)
@@ -29,7 +29,7 @@ import {
   redactHeaders,
   redactJsonText,
   scrubSecrets,
-} from '../api/redact.js';
+} from '../common/http/redact.js';
 
 /** The shortest secret looked for by value: shorter ones would match ordinary text. */
 const ANCHOR = 8;

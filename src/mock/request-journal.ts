@@ -32,7 +32,7 @@
  * request-journal-messages.ts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isSecretKey, REDACTED_TEXT } from '../api/redact.js';
+import { isSecretKey, REDACTED_TEXT } from '../common/http/redact.js';
 import {
   JournalSecrets,
   type RedactedMessage,
@@ -43,8 +43,8 @@ import {
   type JournalEntryWithBodies,
   type RequestJournal,
   type RequestSide,
-} from './wire.js';
-import { parseCid } from '../device/cid.js';
+} from '../common/mock/wire.js';
+import { parseCid } from '../common/device/cid.js';
 import { BoundedLog } from './bounded-log.js';
 import { type JournalFilter, matches } from './request-journal-filter.js';
 import { message } from './request-journal-messages.js';
@@ -98,7 +98,7 @@ export function isoTime(ms: number): string {
 export function redactQuery(params: URLSearchParams): string {
   const parts: string[] = [];
   for (const [name, value] of params) {
-    // The same names the client's --debug trace hides (one list, src/api/redact.ts).
+    // The same names the client's --debug trace hides (one list, src/common/http/redact.ts).
     const shown = isSecretKey(name) ? REDACTED_TEXT : value;
     parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(shown)}`);
   }

@@ -9,8 +9,8 @@ import {
   DESCRIPTION_MAX_LENGTH,
   MarkingsErrorCode,
   VALUES_MAX_PER_MARKING,
-} from '../markings/wire.js';
-import { CauseCode } from '../enroll/causes.js';
+} from '../common/markings/wire.js';
+import { CauseCode } from '../common/enrollment/causes.js';
 import { causeError } from './enrollment/errors.js';
 import { ENROLLMENT_PATH } from './enrollment/portal.js';
 import { MockHttpError, type MockRequest, type MockResponse } from './http.js';

@@ -2,7 +2,7 @@
  * The route table: every route of every side, as the server matches them. Faults, latency and
  * the console are the server's own; this is what the service answers.
  */
-import type { MockInfo } from './wire.js';
+import type { MockInfo } from '../common/mock/wire.js';
 import { openApiRoute } from './admin/openapi.js';
 import { adminRoutes } from './admin/routes.js';
 import { deviceRoutes } from './device/routes.js';

@@ -5,8 +5,8 @@
  * error, never skipped: a marking's `vales:` or `detail:` would otherwise start a mock without
  * the values the user meant, and `enabled: "no"` would enable a user.
  */
-import { checkMarking, found, plainTree, unknownKeyWords } from '../apply/file-rules.js';
-import { InputError } from '../errors.js';
+import { checkMarking, found, plainTree, unknownKeyWords } from '../common/markings/file-rules.js';
+import { InputError } from '../common/errors.js';
 
 type Member = 'text' | 'boolean' | 'list';
 

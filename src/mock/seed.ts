@@ -2,15 +2,15 @@
  * The mock's start-up state: the defaults every mock has (zero configuration) and a seed file's
  * tenants, markings, keyspaces, users, tokens and faults on top.
  */
-import { SCOPES, type Scope } from '../markings/wire.js';
-import type { FaultRule } from './wire.js';
-import { InputError, isKsctlError } from '../errors.js';
-import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../files/bounded-read.js';
-import { nodeBudget, parseJsonWithin } from '../files/node-budget.js';
+import { SCOPES, type Scope } from '../common/markings/wire.js';
+import type { FaultRule } from '../common/mock/wire.js';
+import { InputError, isKsctlError } from '../common/errors.js';
+import { INPUT_MAX_MIB, type ReadLimit, readBoundedFile } from '../common/files/bounded-read.js';
+import { nodeBudget, parseJsonWithin } from '../common/files/node-budget.js';
 import { faultRuleProblem } from './admin/faults.js';
 import { checkSeed } from './seed-rules.js';
 import { DEFAULT_KEYSPACE, DEFAULT_TENANT, type MockState } from './state.js';
-import { fileReason } from '../files/fs-errors.js';
+import { fileReason } from '../common/files/fs-errors.js';
 
 /** A marking in a seed file: the same shape as `markings apply` files. */
 export interface SeedMarking {
@@ -60,7 +60,7 @@ export async function readSeedFile(
     if (path.endsWith('.json')) {
       raw = parseJsonWithin(text, path, budget);
     } else {
-      const { loadYamlWithin } = await import('../files/yaml-within.js');
+      const { loadYamlWithin } = await import('../common/files/yaml-within.js');
       raw = loadYamlWithin(text, path, budget);
     }
   } catch (error) {

@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { sleep } from '../sleep.js';
+import { sleep } from '../common/sleep.js';
 
 /** As MockServerOptions names them. */
 export interface ConnectionLimits {

@@ -2,9 +2,9 @@
  * The mock server's own error answers: an injected fault, a request that came while the mock
  * stops, and a change that could not be written to the state directory.
  */
-import { MarkingsErrorCode } from '../markings/wire.js';
-import type { FaultRule } from './wire.js';
-import { CauseCode } from '../enroll/causes.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
+import type { FaultRule } from '../common/mock/wire.js';
+import { CauseCode } from '../common/enrollment/causes.js';
 import { causeError, faultCause } from './enrollment/errors.js';
 import { MockHttpError } from './http.js';
 

@@ -12,7 +12,7 @@ import type { TLSSocket } from 'node:tls';
 import type { TlsIdentity } from './local-ca.js';
 import type { Connections } from './server-connections.js';
 import { shellQuote } from './request-detail.js';
-import type { TrustLines } from './wire.js';
+import type { TrustLines } from '../common/mock/wire.js';
 
 export type { TlsIdentity } from './local-ca.js';
 

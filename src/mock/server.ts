@@ -6,8 +6,8 @@
 import { type KeyObject, randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
-import { MarkingsErrorCode } from '../markings/wire.js';
-import type { FaultRule, MockInfo } from './wire.js';
+import { MarkingsErrorCode } from '../common/markings/wire.js';
+import type { FaultRule, MockInfo } from '../common/mock/wire.js';
 import { unservedDeviceEndpoint } from './device/routes.js';
 import { CryptoPool } from './enrollment/crypto-pool.js';
 import { corsOrigin, isPreflight, preflightAnswer, withCors } from './cors.js';
@@ -35,8 +35,8 @@ import { type BodyChunks, bodyBytes, sendAnswer, type Written } from './server-a
 import { Connections } from './server-connections.js';
 import { createListener, type MockListener, type TlsIdentity, trustLines } from './server-tls.js';
 import { faultError, stateNotWritten, stopping } from './server-errors.js';
-import { fileReason } from '../files/fs-errors.js';
-import { sleep } from '../sleep.js';
+import { fileReason } from '../common/files/fs-errors.js';
+import { sleep } from '../common/sleep.js';
 
 export interface MockServerOptions {
   host?: string;

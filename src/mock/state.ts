@@ -5,9 +5,9 @@
  * makes it durable (mock/persistence/ knows it only as records).
  */
 import { randomBytes } from 'node:crypto';
-import { SCOPES, type Scope } from '../markings/wire.js';
-import type { RequestJournal } from './wire.js';
-import { CID_MAX_SKEW_MS } from '../device/cid.js';
+import { SCOPES, type Scope } from '../common/markings/wire.js';
+import type { RequestJournal } from '../common/mock/wire.js';
+import { CID_MAX_SKEW_MS } from '../common/device/cid.js';
 import { DeviceMessages, KeyStore, RecentCids } from './device/store.js';
 import { EnrollmentState } from './enrollment/store.js';
 import { FaultSet } from './admin/faults.js';

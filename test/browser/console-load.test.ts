@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/mock/wire.js';
+import type { MockInfo } from '../../src/common/mock/wire.js';
 import {
   launchChromium,
   newContext,

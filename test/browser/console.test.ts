@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/mock/wire.js';
+import type { MockInfo } from '../../src/common/mock/wire.js';
 import {
   launchChromium,
   newContext,

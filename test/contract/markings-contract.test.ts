@@ -9,13 +9,13 @@ import {
   MARKING_FILTER_FIELDS,
   VALUE_FILTER_FIELDS,
   type FilterFields,
-} from '../../src/markings/filters.js';
+} from '../../src/common/markings/filters.js';
 import {
   MarkingsErrorCode,
   SCOPES,
   type Marking,
   type MarkingValue,
-} from '../../src/markings/wire.js';
+} from '../../src/common/markings/wire.js';
 import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
@@ -147,7 +147,7 @@ beforeAll(async () => {
   values = (await listAll(`/markings/${colors.id}/values`)) as MarkingValue[];
 });
 
-// ---- the reference evaluation (docs/design.md 1.2), independent of src/markings/filters.ts ----
+// ---- the reference evaluation (docs/design.md 1.2), independent of src/common/markings/filters.ts ----
 
 type Scalar = string | number | boolean;
 

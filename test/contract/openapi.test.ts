@@ -1,6 +1,6 @@
 /**
  * schema/openapi.yaml against the OpenAPI 3.1 schema, against the filter grammar of
- * src/markings/filters.ts, and against the mock: the same routes both ways (the mock's list comes from
+ * src/common/markings/filters.ts, and against the mock: the same routes both ways (the mock's list comes from
  * its router, which every route table feeds), the document served at /_mock/openapi.json, and one
  * request of every operation with its answer checked.
  */
@@ -16,13 +16,13 @@ import {
   parseFilterTerm,
   VALUE_FILTER_FIELDS,
   type FilterFields,
-} from '../../src/markings/filters.js';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import type { Marking, MarkingValue } from '../../src/markings/wire.js';
-import { makeCid } from '../../src/device/cid.js';
-import { sealEnvelope } from '../../src/device/crypto.js';
+} from '../../src/common/markings/filters.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
+import { makeCid } from '../../src/common/device/cid.js';
+import { sealEnvelope } from '../../src/common/device/crypto.js';
 import type { AnswerSeen, MockServer } from '../../src/mock/server.js';
-import { PACKAGE_ROOT } from '../../src/package-root.js';
+import { PACKAGE_ROOT } from '../../src/common/package-root.js';
 import { DEV_TOKEN, startCheckedServer } from '../helpers/mock.js';
 import { HTTP_METHODS, OPENAPI_YAML, openApi, pointerToken } from '../helpers/openapi.js';
 import { craft, testKeys } from '../integration/mock-enroll-fixtures.js';
@@ -132,7 +132,7 @@ describe('the document', () => {
     ['MarkingFilter', MARKING_FILTER_FIELDS],
     ['ValueFilter', VALUE_FILTER_FIELDS],
   ] as const)(
-    '%s is the whole filter grammar of src/markings/filters.ts, nothing more',
+    '%s is the whole filter grammar of src/common/markings/filters.ts, nothing more',
     (name, fields) => {
       const documented = doc.components.schemas[name]!.properties as Record<
         string,

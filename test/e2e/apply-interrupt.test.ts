@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntry, RequestJournal } from '../../src/mock/wire.js';
+import type { JournalEntry, RequestJournal } from '../../src/common/mock/wire.js';
 import { assertBuilt, BIN, cleanEnv, ksctl, type ServedMock, serveMock } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 

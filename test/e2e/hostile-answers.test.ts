@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANSWER_MAX_BYTES, LISTING_ANSWER_MAX_BYTES } from '../../src/api/answer-body.js';
+import { ANSWER_MAX_BYTES, LISTING_ANSWER_MAX_BYTES } from '../../src/client/api/answer-body.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';
 import { type PeakRss, peakRssProbe } from '../helpers/peak-rss.js';
 import { tempDirs } from '../helpers/temp.js';

@@ -9,8 +9,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Marking } from '../../src/markings/wire.js';
-import { exportDocument } from '../../src/apply/export.js';
+import type { Marking } from '../../src/common/markings/wire.js';
+import { exportDocument } from '../../src/client/apply/export.js';
 import { MockServer } from '../../src/mock/server.js';
 import { DEV_TOKEN } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';

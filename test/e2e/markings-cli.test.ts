@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Marking } from '../../src/markings/wire.js';
-import type { MockInfo } from '../../src/mock/wire.js';
+import type { Marking } from '../../src/common/markings/wire.js';
+import type { MockInfo } from '../../src/common/mock/wire.js';
 import { tsvRows } from '../helpers/cli.js';
 import {
   assertBuilt,

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../../src/mock/wire.js';
+import type { JournalEntry } from '../../src/common/mock/wire.js';
 import { tsvRows } from '../helpers/cli.js';
 import { mockServeSuite, BIN } from '../helpers/spawn.js';
 

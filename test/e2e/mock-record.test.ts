@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEntryWithBodies, Recording } from '../../src/mock/wire.js';
+import type { JournalEntryWithBodies, Recording } from '../../src/common/mock/wire.js';
 import {
   assertBuilt,
   BIN,

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Marking, MarkingValue } from '../../src/markings/wire.js';
+import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
 import { assertBuilt, cleanEnv, type ServedMock, serveMock, ksctl } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 

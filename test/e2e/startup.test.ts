@@ -131,7 +131,7 @@ describe('start-up of a network command', () => {
 
   // node:crypto costs a short command a few milliseconds to load: the code cache checks its files
   // against the hashes the build listed, and a request's conversation id is random bytes from the
-  // kernel (src/encoding/random-pool.ts). Without the cache, with it being written, and read.
+  // kernel (src/common/encoding/random-pool.ts). Without the cache, with it being written, and read.
   it('markings list loads no node:crypto, with its code cache or without', async () => {
     const cacheDir = await temp.make();
     const runs: Record<string, string>[] = [

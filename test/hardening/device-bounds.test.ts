@@ -6,9 +6,9 @@
  * assert the work and the sizes.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeviceErrorCode } from '../../src/device/causes.js';
-import { openEnvelope } from '../../src/device/crypto.js';
-import { KEY_PATH } from '../../src/device/wire.js';
+import { DeviceErrorCode } from '../../src/common/device/causes.js';
+import { openEnvelope } from '../../src/common/device/crypto.js';
+import { KEY_PATH } from '../../src/common/device/wire.js';
 import { REQUEST_BOUNDS } from '../../src/mock/device/operations.js';
 import type { StoredKey } from '../../src/mock/device/store.js';
 import { healthChecksDuring } from '../helpers/give-way.js';

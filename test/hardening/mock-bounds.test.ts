@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RequestJournal } from '../../src/mock/wire.js';
+import type { RequestJournal } from '../../src/common/mock/wire.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import { errorOf, openSocket, rawRequest } from './raw.js';

@@ -3,9 +3,9 @@
  * off, a controlled environment and a scripted prompter.
  */
 import { PassThrough } from 'node:stream';
-import { run } from '../../src/cli/main.js';
-import type { Prompter } from '../../src/cli/prompter.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { run } from '../../src/client/cli/main.js';
+import type { Prompter } from '../../src/client/cli/kit/prompter.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 import { expect } from 'vitest';
 import type { TestMock } from './mock.js';
 import { withoutWaitNotices } from './wait-notices.js';

@@ -4,7 +4,7 @@
  * RSA-3072 one each.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { type Mock, startMock } from '../../src/lib/mock.js';
+import { type Mock, startMock } from '../../src/client/lib/mock.js';
 
 export const smallKeyServerKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
 

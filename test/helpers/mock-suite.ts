@@ -5,9 +5,9 @@
  * the top of a test file (or of a describe) and read its fields inside the tests.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { ApiClient, type ClientOptions } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
-import { ConfigStore } from '../../src/config/store.js';
+import { ApiClient, type ClientOptions } from '../../src/client/api/client.js';
+import { HttpMarkingsApi } from '../../src/client/markings/http-markings-api.js';
+import { ConfigStore } from '../../src/client/config/store.js';
 import type { MockServerOptions } from '../../src/mock/server.js';
 import { cliFor, mockEnv } from './cli.js';
 import { startMock, type TestMock } from './mock.js';

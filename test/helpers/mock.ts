@@ -4,7 +4,12 @@
  * gives is checked against schema/openapi.yaml; close() fails naming those that disagree.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { FaultRule, JournalEntry, MockInfo, RequestJournal } from '../../src/mock/wire.js';
+import type {
+  FaultRule,
+  JournalEntry,
+  MockInfo,
+  RequestJournal,
+} from '../../src/common/mock/wire.js';
 import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
 import { answerChecker } from './openapi.js';
 

@@ -17,7 +17,7 @@ import { BASIC } from '@hyperjump/json-schema/experimental';
 import '@hyperjump/json-schema/formats-lite';
 import YAML from 'yaml';
 import type { AnswerSeen } from '../../src/mock/server.js';
-import { PACKAGE_ROOT } from '../../src/package-root.js';
+import { PACKAGE_ROOT } from '../../src/common/package-root.js';
 
 export const OPENAPI_YAML = join(PACKAGE_ROOT, 'schema', 'openapi.yaml');
 /** Where the document is registered for the validator; no request ever goes there. */

@@ -1,8 +1,8 @@
 /**
- * Prime search steps whose Miller-Rabin tests the test ends (src/enroll/prime-search.ts): each
+ * Prime search steps whose Miller-Rabin tests the test ends (src/common/enrollment/prime-search.ts): each
  * test waits until the test answers it, so a test can count what the search starts and when.
  */
-import { OPENSSL_STEPS, type PrimeSteps } from '../../src/enroll/prime-search.js';
+import { OPENSSL_STEPS, type PrimeSteps } from '../../src/common/enrollment/prime-search.js';
 
 export function controlledTests(window: PrimeSteps['window'] = OPENSSL_STEPS.window) {
   const pending: ((prime: boolean) => void)[] = [];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Profile } from '../../src/profiles/types.js';
+import type { Profile } from '../../src/client/profiles/types.js';
 
 /** A profile with fresh random keys; the index makes its device id, name and time distinct. */
 export function testProfile(index: number, keyspace = 'ABcd'): Profile {

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
-import type { MockInfo } from '../../src/mock/wire.js';
+import type { MockInfo } from '../../src/common/mock/wire.js';
 import { tempDirs } from './temp.js';
 import { withoutWaitNotices } from './wait-notices.js';
 import { started } from './suite.js';
@@ -18,7 +18,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin', 'ksctl.js');
 
 export function assertBuilt(): void {
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(join(ROOT, 'dist', 'client', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run `npm run build` (npm test does) before these tests');
   }
 }

@@ -5,8 +5,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Marking } from '../../src/markings/wire.js';
-import type { JournalEntry } from '../../src/mock/wire.js';
+import type { Marking } from '../../src/common/markings/wire.js';
+import type { JournalEntry } from '../../src/common/mock/wire.js';
 import { cliFor, expectUsageError, mockEnv } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';

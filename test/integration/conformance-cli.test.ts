@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ConformanceReport } from '../../src/conformance/report.js';
+import type { ConformanceReport } from '../../src/client/conformance/report.js';
 import type { Seed } from '../../src/mock/seed.js';
-import { CATALOGUE } from '../../src/conformance/catalogue.js';
+import { CATALOGUE } from '../../src/client/conformance/catalogue.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { changeJson, type DriftProxy, startDriftProxy } from '../helpers/drift-proxy.js';
 import { startMock, type TestMock } from '../helpers/mock.js';

@@ -7,13 +7,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceReport } from '../../src/conformance/report.js';
-import type { JournalEntryWithBodies, Recording } from '../../src/mock/wire.js';
+import type { ConformanceReport } from '../../src/client/conformance/report.js';
+import type { JournalEntryWithBodies, Recording } from '../../src/common/mock/wire.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
-import { STAND_INS_MAX, startingState } from '../../src/conformance/replay.js';
+import { STAND_INS_MAX, startingState } from '../../src/client/conformance/replay.js';
 import type { Seed } from '../../src/mock/seed.js';
 
 const SEED = {

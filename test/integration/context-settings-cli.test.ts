@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ContextConfig } from '../../src/config/store.js';
+import type { ContextConfig } from '../../src/client/config/store.js';
 import { runCli, tsvRows } from '../helpers/cli.js';
 import { contextSuite } from './context-fixtures.js';
 

@@ -6,14 +6,14 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FaultRule } from '../../src/mock/wire.js';
-import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
-import { makeCid } from '../../src/device/cid.js';
-import { DeviceClient } from '../../src/device/client.js';
-import { openEnvelope } from '../../src/device/crypto.js';
-import { DEVICE_PATHS, KEY_PATH } from '../../src/device/wire.js';
-import type { KsctlError } from '../../src/errors.js';
-import { saveProfiles } from '../../src/profiles/index.js';
+import type { FaultRule } from '../../src/common/mock/wire.js';
+import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/common/device/causes.js';
+import { makeCid } from '../../src/common/device/cid.js';
+import { DeviceClient } from '../../src/client/device/client.js';
+import { openEnvelope } from '../../src/common/device/crypto.js';
+import { DEVICE_PATHS, KEY_PATH } from '../../src/common/device/wire.js';
+import type { KsctlError } from '../../src/common/errors.js';
+import { saveProfiles } from '../../src/client/profiles/index.js';
 import { tsvRows } from '../helpers/cli.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import { SdkDevice, SdkProtocolError } from '../helpers/sdk-device.js';

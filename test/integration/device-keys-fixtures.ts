@@ -1,9 +1,9 @@
 /** Devices for device request tests: put straight into an in-process mock, no RSA work. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ApiClient } from '../../src/api/client.js';
-import { makeCid } from '../../src/device/cid.js';
-import { sealEnvelope } from '../../src/device/crypto.js';
-import type { Profile } from '../../src/profiles/types.js';
+import { ApiClient } from '../../src/client/api/client.js';
+import { makeCid } from '../../src/common/device/cid.js';
+import { sealEnvelope } from '../../src/common/device/crypto.js';
+import type { Profile } from '../../src/client/profiles/types.js';
 import type { TestMock } from '../helpers/mock.js';
 
 export type DeviceProfile = Pick<Profile, 'deviceId' | 'server' | 'aesCdIdcKey' | 'aesCdEiKey'>;

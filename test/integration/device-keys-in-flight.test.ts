@@ -5,12 +5,12 @@
  * of time, or whose caller gives up, still says so.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { openEnvelope } from '../../src/device/crypto.js';
-import { DeviceClient } from '../../src/device/client.js';
-import { parseCid } from '../../src/device/cid.js';
-import type { KsctlError } from '../../src/errors.js';
-import type { JournalEntryWithBodies, RequestJournal } from '../../src/mock/wire.js';
+import { ApiClient } from '../../src/client/api/client.js';
+import { openEnvelope } from '../../src/common/device/crypto.js';
+import { DeviceClient } from '../../src/client/device/client.js';
+import { parseCid } from '../../src/common/device/cid.js';
+import type { KsctlError } from '../../src/common/errors.js';
+import type { JournalEntryWithBodies, RequestJournal } from '../../src/common/mock/wire.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import { addDevice, deviceHttp } from './device-keys-fixtures.js';
 

@@ -1,16 +1,21 @@
 /**
  * Device requests against the in-process mock (docs/design.md 2.4), through ksctl's own client:
  * key create, fetch and modify, the fingerprint exchange, markings as key attributes, and every
- * failure of the device cause table (src/device/causes.ts), each where a user would meet it.
+ * failure of the device cause table (src/common/device/causes.ts), each where a user would meet it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/device/causes.js';
-import { makeCid } from '../../src/device/cid.js';
-import { aad, openEnvelope, protectValues, signAttributes } from '../../src/device/crypto.js';
-import { DeviceClient } from '../../src/device/client.js';
-import type { KsctlError } from '../../src/errors.js';
-import { KEY_PATH, type MockKeyListing } from '../../src/device/wire.js';
+import { ApiClient } from '../../src/client/api/client.js';
+import { DEVICE_CAUSES, DeviceErrorCode } from '../../src/common/device/causes.js';
+import { makeCid } from '../../src/common/device/cid.js';
+import {
+  aad,
+  openEnvelope,
+  protectValues,
+  signAttributes,
+} from '../../src/common/device/crypto.js';
+import { DeviceClient } from '../../src/client/device/client.js';
+import type { KsctlError } from '../../src/common/errors.js';
+import { KEY_PATH, type MockKeyListing } from '../../src/common/device/wire.js';
 import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import {

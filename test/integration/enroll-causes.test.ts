@@ -6,8 +6,8 @@
  * happen naturally are produced naturally too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import { causeByCode, ENROLLMENT_CAUSES } from '../../src/enroll/causes.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import { causeByCode, ENROLLMENT_CAUSES } from '../../src/common/enrollment/causes.js';
 import { cliFor, conversationIdOf } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';

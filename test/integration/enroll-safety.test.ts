@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadProfiles } from '../../src/profiles/index.js';
+import { loadProfiles } from '../../src/client/profiles/index.js';
 import { cliFor } from '../helpers/cli.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 

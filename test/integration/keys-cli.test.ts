@@ -6,8 +6,8 @@
  */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { serviceSignature } from '../../src/device/crypto.js';
-import { loadProfiles, saveProfiles } from '../../src/profiles/index.js';
+import { serviceSignature } from '../../src/common/device/crypto.js';
+import { loadProfiles, saveProfiles } from '../../src/client/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 

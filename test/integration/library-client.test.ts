@@ -22,8 +22,8 @@ import {
   ServiceError,
   UnreachableError,
   UsageError,
-} from '../../src/lib/index.js';
-import { type Mock, startMock } from '../../src/lib/mock.js';
+} from '../../src/client/lib/index.js';
+import { type Mock, startMock } from '../../src/client/lib/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 import { ONE_MARKING_LISTING } from '../helpers/listings.js';
 

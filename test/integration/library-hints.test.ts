@@ -4,8 +4,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enroll, type KsctlError, MarkingsClient, ProfileFile } from '../../src/lib/index.js';
-import { type Mock, startMock } from '../../src/lib/mock.js';
+import {
+  enroll,
+  type KsctlError,
+  MarkingsClient,
+  ProfileFile,
+} from '../../src/client/lib/index.js';
+import { type Mock, startMock } from '../../src/client/lib/mock.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 

@@ -7,8 +7,8 @@ import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeviceClient, enroll, MarkingsClient } from '../../src/lib/index.js';
-import { type Mock, startMock } from '../../src/lib/mock.js';
+import { DeviceClient, enroll, MarkingsClient } from '../../src/client/lib/index.js';
+import { type Mock, startMock } from '../../src/client/lib/mock.js';
 import { libraryMocks } from '../helpers/library-mocks.js';
 import { tempDirs } from '../helpers/temp.js';
 

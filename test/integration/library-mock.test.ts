@@ -5,8 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MarkingsClient } from '../../src/lib/index.js';
-import { type Mock, startMock } from '../../src/lib/mock.js';
+import { MarkingsClient } from '../../src/client/lib/index.js';
+import { type Mock, startMock } from '../../src/client/lib/mock.js';
 import { libraryMocks, smallKeyServerKey } from '../helpers/library-mocks.js';
 import { tempDirs } from '../helpers/temp.js';
 

@@ -7,11 +7,11 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient, RequestOptions } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
-import type { Marking, MarkingInput } from '../../src/markings/wire.js';
-import type { IOStreams } from '../../src/output/io.js';
-import { writeJsonArray } from '../../src/output/streaming.js';
+import type { ApiClient, RequestOptions } from '../../src/client/api/client.js';
+import { HttpMarkingsApi } from '../../src/client/markings/http-markings-api.js';
+import type { Marking, MarkingInput } from '../../src/common/markings/wire.js';
+import type { IOStreams } from '../../src/client/output/io.js';
+import { writeJsonArray } from '../../src/client/output/streaming.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const BIG = 200;

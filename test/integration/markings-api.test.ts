@@ -2,10 +2,15 @@
  * Every markings and values operation through HttpMarkingsApi against the in-process mock.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
-import { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
-import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/markings/wire.js';
-import { ConflictError, InputError, type KsctlError, NotFoundError } from '../../src/errors.js';
+import type { ApiClient } from '../../src/client/api/client.js';
+import { HttpMarkingsApi } from '../../src/client/markings/http-markings-api.js';
+import type { BulkMarkingItem, Marking, MarkingInput } from '../../src/common/markings/wire.js';
+import {
+  ConflictError,
+  InputError,
+  type KsctlError,
+  NotFoundError,
+} from '../../src/common/errors.js';
 import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 

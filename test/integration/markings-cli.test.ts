@@ -3,7 +3,7 @@
  * what a user sees on stdout (piped and on a terminal), stderr and the exit code.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Marking, MarkingValue } from '../../src/markings/wire.js';
+import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
 import { tsvRows } from '../helpers/cli.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 

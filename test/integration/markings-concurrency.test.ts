@@ -4,9 +4,9 @@
  * "concurrent" change lands deterministically between the command's read and its write.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NO_FILTER } from '../../src/markings/filters.js';
-import type { HttpMarkingsApi } from '../../src/markings/http-markings-api.js';
-import type { Marking } from '../../src/markings/wire.js';
+import { NO_FILTER } from '../../src/common/markings/filters.js';
+import type { HttpMarkingsApi } from '../../src/client/markings/http-markings-api.js';
+import type { Marking } from '../../src/common/markings/wire.js';
 import type { RequestSeen, TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 

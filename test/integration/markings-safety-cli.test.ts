@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Marking } from '../../src/markings/wire.js';
-import type { JournalEntry } from '../../src/mock/wire.js';
+import type { Marking } from '../../src/common/markings/wire.js';
+import type { JournalEntry } from '../../src/common/mock/wire.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const suite = mockSuite();

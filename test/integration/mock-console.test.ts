@@ -12,8 +12,8 @@ import { DEV_TOKEN, startMock, type TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 import { ROOT } from '../helpers/spawn.js';
 import { mockEnv, runCli } from '../helpers/cli.js';
-import { sleep } from '../../src/sleep.js';
-import { DeviceClient } from '../../src/device/client.js';
+import { sleep } from '../../src/common/sleep.js';
+import { DeviceClient } from '../../src/client/device/client.js';
 import { addDevice, deviceHttp } from './device-keys-fixtures.js';
 
 interface Raw {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { causeByCode } from '../../src/enroll/causes.js';
+import { causeByCode } from '../../src/common/enrollment/causes.js';
 import type { MockServer } from '../../src/mock/server.js';
 import { assertBuilt } from '../helpers/spawn.js';
 import {

@@ -5,16 +5,16 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { RegisterRequest, TokenPair } from '../../src/enroll/wire.js';
-import { makeAuth } from '../../src/enroll/auth.js';
+import type { RegisterRequest, TokenPair } from '../../src/common/enrollment/wire.js';
+import { makeAuth } from '../../src/common/enrollment/auth.js';
 import {
   aesCtrEncrypt,
   encodeSpkiBase64,
   oaepEncrypt,
   signPackage,
-} from '../../src/enroll/crypto.js';
-import type { DeviceKeyPair } from '../../src/enroll/protocol.js';
-import { deviceKeySource, generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
+} from '../../src/common/enrollment/crypto.js';
+import type { DeviceKeyPair } from '../../src/client/enroll/protocol.js';
+import { deviceKeySource, generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
 import type { MockServer } from '../../src/mock/server.js';
 import { type MockServerOptions } from '../../src/mock/server.js';
 import { afterAll, beforeAll } from 'vitest';

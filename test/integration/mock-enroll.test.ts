@@ -4,10 +4,14 @@
  * client-side protocol, and the admin endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type KnsAnswer, PORTAL_HEADERS, type TokenPair } from '../../src/enroll/wire.js';
-import { CauseCode } from '../../src/enroll/causes.js';
-import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
-import { buildRegistration, recoverKeys } from '../../src/enroll/protocol.js';
+import {
+  type KnsAnswer,
+  PORTAL_HEADERS,
+  type TokenPair,
+} from '../../src/common/enrollment/wire.js';
+import { CauseCode } from '../../src/common/enrollment/causes.js';
+import { encodeSpkiBase64 } from '../../src/common/enrollment/crypto.js';
+import { buildRegistration, recoverKeys } from '../../src/client/enroll/protocol.js';
 import type { OutboxMessage } from '../../src/mock/enrollment/store.js';
 import { MockServer } from '../../src/mock/server.js';
 import {

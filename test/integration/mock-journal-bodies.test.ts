@@ -6,9 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import type { JournalEntry, JournalEntryWithBodies, RequestJournal } from '../../src/mock/wire.js';
-import { makeCid } from '../../src/device/cid.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import type {
+  JournalEntry,
+  JournalEntryWithBodies,
+  RequestJournal,
+} from '../../src/common/mock/wire.js';
+import { makeCid } from '../../src/common/device/cid.js';
 import type { TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 

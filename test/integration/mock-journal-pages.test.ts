@@ -5,7 +5,7 @@
  * paged; `mock requests` walks the pages it needs.
  */
 import { describe, expect, it } from 'vitest';
-import type { JournalEntryWithBodies } from '../../src/mock/wire.js';
+import type { JournalEntryWithBodies } from '../../src/common/mock/wire.js';
 import {
   JOURNAL_BODY_KEPT_BYTES,
   JOURNAL_PAGE_BYTES,

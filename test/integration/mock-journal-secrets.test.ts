@@ -8,8 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import type { JournalEntryWithBodies, JournalMessage, RequestDetail } from '../../src/mock/wire.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import type {
+  JournalEntryWithBodies,
+  JournalMessage,
+  RequestDetail,
+} from '../../src/common/mock/wire.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const suite = mockSuite();

@@ -9,9 +9,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import type { JournalEntry, RequestDetail, RequestJournal } from '../../src/mock/wire.js';
-import { makeCid } from '../../src/device/cid.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import type { JournalEntry, RequestDetail, RequestJournal } from '../../src/common/mock/wire.js';
+import { makeCid } from '../../src/common/device/cid.js';
 import {
   JOURNAL_BODIES_MAX_BYTES,
   JOURNAL_BODY_KEPT_BYTES,

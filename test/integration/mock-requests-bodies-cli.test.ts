@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { JournalEntryWithBodies, RequestDetail } from '../../src/mock/wire.js';
+import type { JournalEntryWithBodies, RequestDetail } from '../../src/common/mock/wire.js';
 import { mockEnv, startCli } from '../helpers/cli.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 

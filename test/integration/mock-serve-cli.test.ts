@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MockInfo } from '../../src/mock/wire.js';
-import { ConfigStore } from '../../src/config/store.js';
+import type { MockInfo } from '../../src/common/mock/wire.js';
+import { ConfigStore } from '../../src/client/config/store.js';
 import { startCli } from '../helpers/cli.js';
 import { mockContextSuite } from '../helpers/mock-suite.js';
 

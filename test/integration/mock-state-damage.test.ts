@@ -19,7 +19,7 @@ import {
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/common/errors.js';
 import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
 import { MockState } from '../../src/mock/state.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@
  * reads none.
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { NO_FILTER } from '../../src/markings/filters.js';
+import { NO_FILTER } from '../../src/common/markings/filters.js';
 import { deferredOf } from '../../src/mock/markings/deferred.js';
 import type { MarkingsStore } from '../../src/mock/markings/store.js';
 import type { StoredMarking } from '../../src/mock/markings/stored.js';

@@ -7,8 +7,8 @@
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import type { Marking } from '../../src/markings/wire.js';
+import { InputError } from '../../src/common/errors.js';
+import type { Marking } from '../../src/common/markings/wire.js';
 import { DurableState } from '../../src/mock/durable-state.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
 import type { MockState } from '../../src/mock/state.js';

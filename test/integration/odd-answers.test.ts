@@ -10,11 +10,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { encodeSpkiBase64 } from '../../src/enroll/crypto.js';
-import { fetchServerPublicKey } from '../../src/enroll/enroll.js';
-import { portalSignIn } from '../../src/enroll/portal.js';
-import type { KsctlError } from '../../src/errors.js';
+import { ApiClient } from '../../src/client/api/client.js';
+import { encodeSpkiBase64 } from '../../src/common/enrollment/crypto.js';
+import { fetchServerPublicKey } from '../../src/client/enroll/enroll.js';
+import { portalSignIn } from '../../src/client/enroll/portal.js';
+import type { KsctlError } from '../../src/common/errors.js';
 import { cliFor } from '../helpers/cli.js';
 import { ROOT } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';

@@ -7,9 +7,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { TokenPair } from '../../src/enroll/wire.js';
-import { decodeProfileFile, encodeProfileFile } from '../../src/profiles/index.js';
-import type { PersistorSpec } from '../../src/profiles/types.js';
+import type { TokenPair } from '../../src/common/enrollment/wire.js';
+import { decodeProfileFile, encodeProfileFile } from '../../src/client/profiles/index.js';
+import type { PersistorSpec } from '../../src/client/profiles/types.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';
 

@@ -6,8 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { ServiceError } from '../../src/errors.js';
+import { ApiClient } from '../../src/client/api/client.js';
+import { ServiceError } from '../../src/common/errors.js';
 import { expectUsageError, mockEnv, runCli } from '../helpers/cli.js';
 import { startMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';

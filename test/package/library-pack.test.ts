@@ -110,7 +110,7 @@ describe('the packed ksctl', () => {
     for (const bin of Object.values(manifest.bin)) expect(packed).toContain(bin);
     expect(packed).toContain('dist/bundle/main.cjs');
     expect(packed).toContain('examples/library/vitest/keys.test.ts');
-    // The CLI runs from its bundle: tsc's output of src/cli is not shipped, nor are sources.
+    // The CLI runs from its bundle: tsc's output of src/client/cli is not shipped, nor are sources.
     expect(packed.filter((path) => /^(src|test|bench|dist\/cli)\//.test(path))).toEqual([]);
   });
 

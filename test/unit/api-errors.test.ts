@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, parseRetryAfter } from '../../src/api/retry-policy.js';
-import { errorFromAnswer, parseErrorBody } from '../../src/api/errors.js';
+import { backoffDelay, parseRetryAfter } from '../../src/client/api/retry-policy.js';
+import { errorFromAnswer, parseErrorBody } from '../../src/client/api/errors.js';
 import {
   AuthError,
   ConflictError,
   InputError,
   NotFoundError,
   ServiceError,
-} from '../../src/errors.js';
+} from '../../src/common/errors.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');

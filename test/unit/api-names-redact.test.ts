@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { descriptionProblem, nameProblem } from '../../src/api/names.js';
-import { redactHeaders, redactJson } from '../../src/api/redact.js';
+import { descriptionProblem, nameProblem } from '../../src/common/markings/names.js';
+import { redactHeaders, redactJson } from '../../src/common/http/redact.js';
 
 describe('nameProblem', () => {
   it.each(['a', 'classification', 'Need to know', 'ä ö ü', 'x'.repeat(256), 'a=b', '0'])(

@@ -1,10 +1,10 @@
 /**
- * The client writes a request's query itself (src/api/client.ts, formEncode): byte for byte what
+ * The client writes a request's query itself (src/client/api/client.ts, formEncode): byte for byte what
  * URLSearchParams writes, for any text a filter or a name may hold, since the service (and the
  * mock's journal) sees exactly these bytes.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient } from '../../src/client/api/client.js';
 import { prng } from '../helpers/random.js';
 
 const client = new ApiClient({ baseUrl: 'http://127.0.0.1:9/v2/dev', auth: { kind: 'none' } });

@@ -1,16 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { MarkingsApi } from '../../src/markings/markings-api.js';
-import type { BulkMarkingItem, Marking, MarkingValue } from '../../src/markings/wire.js';
-import { type ExecuteProgress, executePlan } from '../../src/apply/execute.js';
-import type { Step } from '../../src/apply/strategy.js';
+import type { MarkingsApi } from '../../src/client/markings/markings-api.js';
+import type { BulkMarkingItem, Marking, MarkingValue } from '../../src/common/markings/wire.js';
+import { type ExecuteProgress, executePlan } from '../../src/client/apply/execute.js';
+import type { Step } from '../../src/client/apply/strategy.js';
 import {
   AuthError,
   ConflictError,
   InputError,
   NotFoundError,
   ServiceError,
-} from '../../src/errors.js';
+} from '../../src/common/errors.js';
 
 type Call = { method: string; args: unknown[] };
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Marking } from '../../src/markings/wire.js';
-import { exportDocument } from '../../src/apply/export.js';
-import { parseMarkingSources } from '../../src/apply/sources.js';
-import { computePlan, planIsEmpty } from '../../src/apply/plan.js';
-import { InternalError, ServiceError } from '../../src/errors.js';
+import type { Marking } from '../../src/common/markings/wire.js';
+import { exportDocument } from '../../src/client/apply/export.js';
+import { parseMarkingSources } from '../../src/client/apply/sources.js';
+import { computePlan, planIsEmpty } from '../../src/client/apply/plan.js';
+import { InternalError, ServiceError } from '../../src/common/errors.js';
 import { serviceMarking, withoutValues } from './apply-fixtures.js';
 
 /** The markings as the service lists them: in name order, one by one. */

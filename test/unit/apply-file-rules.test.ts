@@ -1,5 +1,5 @@
 /**
- * The rules of a markings file are written once (src/apply/file-rules.ts) and every reader calls
+ * The rules of a markings file are written once (src/common/markings/file-rules.ts) and every reader calls
  * them: the JSON fast path, the YAML reader with positions and the reader of large files. Each
  * problem here is written as JSON and as YAML, small and padded past POSITIONS_MAX_CHARS (where
  * the reader of large files takes over), and must get the same words from every one of them, and
@@ -8,14 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { POSITIONS_MAX_CHARS, type SourceText } from '../../src/apply/file-format.js';
-import { parseValidJson } from '../../src/apply/parse-json.js';
-import { parsePlain } from '../../src/apply/parse-plain.js';
-import { parseMarkingSources } from '../../src/apply/sources.js';
-import { InputError } from '../../src/errors.js';
-import { INPUT_MAX_BYTES } from '../../src/files/bounded-read.js';
+import { POSITIONS_MAX_CHARS, type SourceText } from '../../src/common/markings/file-format.js';
+import { parseValidJson } from '../../src/client/apply/parse-json.js';
+import { parsePlain } from '../../src/client/apply/parse-plain.js';
+import { parseMarkingSources } from '../../src/client/apply/sources.js';
+import { InputError } from '../../src/common/errors.js';
+import { INPUT_MAX_BYTES } from '../../src/common/files/bounded-read.js';
 import { seedFrom } from '../../src/mock/seed.js';
-import { nodeBudget } from '../../src/files/node-budget.js';
+import { nodeBudget } from '../../src/common/files/node-budget.js';
 
 const doc = (...markings: unknown[]) => ({ markings });
 const cut = (char: string, length: number) => `"${char.repeat(60)}"… (${length} characters)`;

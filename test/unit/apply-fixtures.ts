@@ -1,4 +1,4 @@
-import type { Marking, MarkingValue } from '../../src/markings/wire.js';
+import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
 
 let lastId = 0;
 function nextId(): string {

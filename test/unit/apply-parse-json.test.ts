@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseMarkingSources } from '../../src/apply/sources.js';
-import { parseMarkingsText } from '../../src/apply/parse.js';
-import { parseValidJson } from '../../src/apply/parse-json.js';
+import { parseMarkingSources } from '../../src/client/apply/sources.js';
+import { parseMarkingsText } from '../../src/client/apply/parse.js';
+import { parseValidJson } from '../../src/client/apply/parse-json.js';
 
 const both = async (label: string, text: string) => ({
   fast: await parseMarkingsText({ label, text }),

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { POSITIONS_MAX_CHARS, type SourceText } from '../../src/apply/file-format.js';
-import { parseMarkingsText } from '../../src/apply/parse.js';
-import { parseWithPositions } from '../../src/apply/parse-yaml.js';
-import { nodeBudget } from '../../src/files/node-budget.js';
+import { POSITIONS_MAX_CHARS, type SourceText } from '../../src/common/markings/file-format.js';
+import { parseMarkingsText } from '../../src/client/apply/parse.js';
+import { parseWithPositions } from '../../src/client/apply/parse-yaml.js';
+import { nodeBudget } from '../../src/common/files/node-budget.js';
 import { prng } from '../helpers/random.js';
 
 const random = prng(1717);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { computePlan, markingsNeedingValues, planIsEmpty } from '../../src/apply/plan.js';
-import type { DesiredMarking } from '../../src/apply/types.js';
-import { InputError, InternalError } from '../../src/errors.js';
+import { computePlan, markingsNeedingValues, planIsEmpty } from '../../src/client/apply/plan.js';
+import type { DesiredMarking } from '../../src/common/markings/desired.js';
+import { InputError, InternalError } from '../../src/common/errors.js';
 import { serviceMarking, withoutValues } from './apply-fixtures.js';
 
 const at = { file: 'm.yaml', line: 1, column: 1 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { computePlan, type Plan } from '../../src/apply/plan.js';
-import { planToJson, renderPlan, renderRunReport } from '../../src/apply/render.js';
-import type { RunReport } from '../../src/apply/report.js';
-import type { DesiredMarking } from '../../src/apply/types.js';
+import { computePlan, type Plan } from '../../src/client/apply/plan.js';
+import { planToJson, renderPlan, renderRunReport } from '../../src/client/apply/render.js';
+import type { RunReport } from '../../src/client/apply/report.js';
+import type { DesiredMarking } from '../../src/common/markings/desired.js';
 import { manyValues, serviceMarking } from './apply-fixtures.js';
 
 const at = { file: 'm.yaml', line: 3, column: 5 };

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { nameProblem } from '../../src/api/names.js';
+import { nameProblem } from '../../src/common/markings/names.js';
 import {
   DESCRIPTION_MAX_LENGTH,
   NAME_MAX_LENGTH,
   VALUES_MAX_PER_MARKING,
-} from '../../src/markings/wire.js';
-import { FILE_KEYS } from '../../src/apply/file-format.js';
+} from '../../src/common/markings/wire.js';
+import { FILE_KEYS } from '../../src/common/markings/file-format.js';
 
 interface SchemaObject {
   properties: Record<string, unknown>;

@@ -7,8 +7,8 @@ import {
   parseMarkingSources,
   readSources,
   STDIN_LABEL,
-} from '../../src/apply/sources.js';
-import { InputError, UsageError } from '../../src/errors.js';
+} from '../../src/client/apply/sources.js';
+import { InputError, UsageError } from '../../src/common/errors.js';
 
 /** The `file:line:column: reason` lines of the InputError that parsing throws. */
 async function problemLines(sources: { label: string; text: string }[]): Promise<string[]> {

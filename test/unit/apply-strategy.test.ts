@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { computePlan } from '../../src/apply/plan.js';
-import { planSteps, type Step } from '../../src/apply/strategy.js';
-import type { DesiredMarking } from '../../src/apply/types.js';
+import { computePlan } from '../../src/client/apply/plan.js';
+import { planSteps, type Step } from '../../src/client/apply/strategy.js';
+import type { DesiredMarking } from '../../src/common/markings/desired.js';
 import { manyValues, serviceMarking } from './apply-fixtures.js';
 
 const at = { file: 'm.yaml', line: 1, column: 1 };

@@ -15,9 +15,9 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { resolveWriteTarget, writeFileAtomic } from '../../src/files/atomic-write.js';
-import { addProfile, loadProfiles, saveProfiles } from '../../src/profiles/index.js';
-import type { PersistorSpec } from '../../src/profiles/types.js';
+import { resolveWriteTarget, writeFileAtomic } from '../../src/common/files/atomic-write.js';
+import { addProfile, loadProfiles, saveProfiles } from '../../src/client/profiles/index.js';
+import type { PersistorSpec } from '../../src/client/profiles/types.js';
 import { testProfile } from '../helpers/profiles.js';
 import { tempDirs } from '../helpers/temp.js';
 

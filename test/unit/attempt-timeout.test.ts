@@ -1,10 +1,10 @@
 /**
- * The deadline of one attempt of a request (src/api/attempt-timeout.ts): it aborts as
+ * The deadline of one attempt of a request (src/client/api/attempt-timeout.ts): it aborts as
  * AbortSignal.timeout does, so a timed-out request reads "timed out", and clearing it stops it.
  */
 import { describe, expect, it } from 'vitest';
-import { attemptTimeout } from '../../src/api/attempt-timeout.js';
-import { networkMessage, TIMED_OUT } from '../../src/api/network-failures.js';
+import { attemptTimeout } from '../../src/client/api/attempt-timeout.js';
+import { networkMessage, TIMED_OUT } from '../../src/client/api/network-failures.js';
 
 describe('an attempt timeout', () => {
   it('aborts with a TimeoutError once its time is up, which reads as timed out', async () => {

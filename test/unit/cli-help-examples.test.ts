@@ -2,10 +2,10 @@
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { CommandContext } from '../../src/cli/command-context.js';
-import { buildProgram } from '../../src/cli/program.js';
-import type { Prompter } from '../../src/cli/prompter.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { CommandContext } from '../../src/client/cli/kit/command-context.js';
+import { buildProgram } from '../../src/client/cli/program.js';
+import type { Prompter } from '../../src/client/cli/kit/prompter.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 
 const io: IOStreams = {
   stdin: new PassThrough(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameAndDescription } from '../../src/markings/changes.js';
+import { nameAndDescription } from '../../src/client/markings/changes.js';
 import { parseFaultText, parseLatency } from '../../src/mock/admin/faults.js';
 
 describe('nameAndDescription (NAME[=DESCRIPTION])', () => {

@@ -3,10 +3,10 @@
  * otherwise: checked through the commands it holds and what a user reads.
  */
 import { describe, expect, it } from 'vitest';
-import { CommandContext } from '../../src/cli/command-context.js';
-import { buildProgram, COMMANDS } from '../../src/cli/program.js';
-import type { Prompter } from '../../src/cli/prompter.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { CommandContext } from '../../src/client/cli/kit/command-context.js';
+import { buildProgram, COMMANDS } from '../../src/client/cli/program.js';
+import type { Prompter } from '../../src/client/cli/kit/prompter.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 import { runCli } from '../helpers/cli.js';
 
 const unused = () => {

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { expect, it } from 'vitest';
-import { terminalPrompter } from '../../src/cli/prompter.js';
-import { InterruptedError } from '../../src/errors.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { terminalPrompter } from '../../src/client/cli/kit/prompter.js';
+import { InterruptedError } from '../../src/common/errors.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 
 function terminal(): { io: IOStreams; keys: PassThrough } {
   const keys = new PassThrough();

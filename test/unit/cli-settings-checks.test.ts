@@ -10,16 +10,16 @@ import {
   wholeNumber,
   positiveWholeNumber,
   wholeNumberFrom,
-} from '../../src/cli/options.js';
+} from '../../src/client/cli/kit/options.js';
 import {
   bearerToken,
   environmentTimeoutMs,
   type GlobalOptions,
   parseTimeoutMs,
   resolveConnection,
-} from '../../src/config/settings.js';
-import { ConfigStore } from '../../src/config/store.js';
-import { UsageError } from '../../src/errors.js';
+} from '../../src/client/config/settings.js';
+import { ConfigStore } from '../../src/client/config/store.js';
+import { UsageError } from '../../src/common/errors.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();

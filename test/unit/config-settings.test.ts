@@ -2,9 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GlobalOptions, resolveConnection } from '../../src/config/settings.js';
-import { ConfigStore } from '../../src/config/store.js';
-import { NotFoundError, UsageError } from '../../src/errors.js';
+import { type GlobalOptions, resolveConnection } from '../../src/client/config/settings.js';
+import { ConfigStore } from '../../src/client/config/store.js';
+import { NotFoundError, UsageError } from '../../src/common/errors.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();

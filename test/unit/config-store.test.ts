@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ConfigStore } from '../../src/config/store.js';
-import { InputError } from '../../src/errors.js';
+import { ConfigStore } from '../../src/client/config/store.js';
+import { InputError } from '../../src/common/errors.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const dirs = tempDirs();

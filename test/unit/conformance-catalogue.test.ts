@@ -4,9 +4,9 @@
  * only markings named with the run's prefix; names are unique (the report and JUnit key on them).
  */
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE } from '../../src/conformance/catalogue.js';
-import type { HeldMarking, ScenarioContext } from '../../src/conformance/scenario.js';
-import type { SentRequest, Side } from '../../src/conformance/side.js';
+import { CATALOGUE } from '../../src/client/conformance/catalogue.js';
+import type { HeldMarking, ScenarioContext } from '../../src/client/conformance/scenario.js';
+import type { SentRequest, Side } from '../../src/client/conformance/side.js';
 
 const PREFIX = 'ksctl-conformance-0badcafe-';
 

@@ -1,5 +1,5 @@
 /**
- * The comparison that `ksctl conformance` and `--replay` share (src/conformance/compare.ts), on
+ * The comparison that `ksctl conformance` and `--replay` share (src/client/conformance/compare.ts), on
  * generated answers: an answer never differs from itself; a changed value is reported at its path
  * unless the rules set it aside; a member missing or of another JSON type always is.
  */
@@ -10,8 +10,8 @@ import {
   IGNORED_MEMBERS,
   LEGEND,
   type ObservedAnswer,
-} from '../../src/conformance/compare.js';
-import { junitXml, summarize, compared, skipped } from '../../src/conformance/report.js';
+} from '../../src/client/conformance/compare.js';
+import { junitXml, summarize, compared, skipped } from '../../src/client/conformance/report.js';
 import { prng, type Random } from '../helpers/random.js';
 
 const IGNORED = new Set(IGNORED_MEMBERS.flatMap((r) => r.members));

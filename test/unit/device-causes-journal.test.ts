@@ -4,7 +4,7 @@
  * ask to report a bug where the journal just shows the protocol at work.
  */
 import { describe, expect, it } from 'vitest';
-import { DEVICE_CAUSES } from '../../src/device/causes.js';
+import { DEVICE_CAUSES } from '../../src/common/device/causes.js';
 
 describe('device error hints in the journal', () => {
   it('never speak of ksctl or --debug, for any cause the journal can show', () => {

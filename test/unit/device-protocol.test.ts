@@ -1,5 +1,5 @@
 /**
- * The device request protocol (src/device/) against independent implementations.
+ * The device request protocol (src/client/device/) against independent implementations.
  *
  * 1. Fixed vectors, computed once with python's `cryptography` package (AESGCM) and its standard
  *    `hashlib`/`hmac`, from key IDC = bytes 0..31, KS = bytes 32..63, data key = bytes 64..95,
@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { makeCid, parseCid } from '../../src/device/cid.js';
+import { makeCid, parseCid } from '../../src/common/device/cid.js';
 import {
   aad,
   checkAttributeSignature,
@@ -25,7 +25,7 @@ import {
   signAttributes,
   unwrapDataKey,
   wrapDataKey,
-} from '../../src/device/crypto.js';
+} from '../../src/common/device/crypto.js';
 
 const bytes = (from: number) => Buffer.from(Array.from({ length: 32 }, (_, i) => from + i));
 const IDC = bytes(0);

@@ -4,7 +4,7 @@ import {
   decodeBase64Strict,
   decodeBase64UrlStrict,
   decodeUtf8Strict,
-} from '../../src/encoding/base64.js';
+} from '../../src/common/encoding/base64.js';
 import { prng } from '../helpers/random.js';
 
 describe('decodeBase64Strict', () => {

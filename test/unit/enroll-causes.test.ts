@@ -5,14 +5,14 @@ import {
   causeErrorBody,
   ENROLLMENT_CAUSES,
   enrollmentErrorFromAnswer,
-} from '../../src/enroll/causes.js';
+} from '../../src/common/enrollment/causes.js';
 import {
   AuthError,
   ConflictError,
   InputError,
   NotFoundError,
   ServiceError,
-} from '../../src/errors.js';
+} from '../../src/common/errors.js';
 import { EXIT_BY_STATUS } from '../helpers/exit-codes.js';
 
 const CID = 'Basic 2f1c7a52-93c4-4d4e-9d8e-0a1b2c3d4e5f';

@@ -4,7 +4,7 @@
  */
 import { createSign, createVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deviceKeySource, searchSlots } from '../../src/enroll/device-keys.js';
+import { deviceKeySource, searchSlots } from '../../src/client/enroll/device-keys.js';
 
 describe('deviceKeySource', () => {
   it('makes a complete RSA-3072 pair with both primes searched at once', async () => {

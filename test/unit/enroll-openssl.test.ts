@@ -9,17 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterRequest } from '../../src/enroll/wire.js';
-import { encodeSpkiBase64, parseServerPublicKey } from '../../src/enroll/crypto.js';
+import type { RegisterRequest } from '../../src/common/enrollment/wire.js';
+import { encodeSpkiBase64, parseServerPublicKey } from '../../src/common/enrollment/crypto.js';
 import {
   buildRegistration,
   type DeviceKeyPair,
   makeAuth,
   type RegistrationSession,
   recoverKeys,
-} from '../../src/enroll/protocol.js';
-import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
-import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
+} from '../../src/client/enroll/protocol.js';
+import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
+import { openRegistration, sealResponse } from '../../src/mock/enrollment/service-side.js';
 import { loadKeyServerKey } from '../../src/mock/enrollment/key-server-key.js';
 import { requireProgram } from '../helpers/programs.js';
 

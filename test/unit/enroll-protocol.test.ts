@@ -1,13 +1,13 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterResponse } from '../../src/enroll/wire.js';
-import { decodeBase64Strict } from '../../src/encoding/base64.js';
+import type { RegisterResponse } from '../../src/common/enrollment/wire.js';
+import { decodeBase64Strict } from '../../src/common/encoding/base64.js';
 import {
   aesCtrEncrypt,
   encodeSpkiBase64,
   oaepEncrypt,
   parseServerPublicKey,
-} from '../../src/enroll/crypto.js';
+} from '../../src/common/enrollment/crypto.js';
 import {
   buildRegistration,
   type DeviceKeyPair,
@@ -16,10 +16,10 @@ import {
   makeAuth,
   type RegistrationSession,
   recoverKeys,
-} from '../../src/enroll/protocol.js';
-import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
-import { openRegistration, sealResponse } from '../../src/enroll/service-side.js';
-import { InputError, InternalError, ServiceError } from '../../src/errors.js';
+} from '../../src/client/enroll/protocol.js';
+import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
+import { openRegistration, sealResponse } from '../../src/mock/enrollment/service-side.js';
+import { InputError, InternalError, ServiceError } from '../../src/common/errors.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';
 const UIDAUTH = ',IeyJ1aWQiOiJhbGljZSJ9.c2lnbmF0dXJl';

@@ -1,15 +1,18 @@
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RegisterRequest } from '../../src/enroll/wire.js';
-import { makeAuth } from '../../src/enroll/auth.js';
+import type { RegisterRequest } from '../../src/common/enrollment/wire.js';
+import { makeAuth } from '../../src/common/enrollment/auth.js';
 import {
   aesCtrEncrypt,
   encodeSpkiBase64,
   oaepEncrypt,
   signPackage,
-} from '../../src/enroll/crypto.js';
-import { generateDeviceKeyPair } from '../../src/enroll/device-keys.js';
-import { openRegistration, validateConversationId } from '../../src/enroll/service-side.js';
+} from '../../src/common/enrollment/crypto.js';
+import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
+import {
+  openRegistration,
+  validateConversationId,
+} from '../../src/mock/enrollment/service-side.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';
 const UIDAUTH = ',IeyJ1aWQiOiJhbGljZSJ9.c2lnbmF0dXJl';

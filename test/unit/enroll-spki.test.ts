@@ -1,12 +1,12 @@
 /**
- * The fast reading of a device's SubjectPublicKeyInfo (src/enroll/crypto.ts rsaKeyOfSpki) must
+ * The fast reading of a device's SubjectPublicKeyInfo (src/common/enrollment/crypto.ts rsaKeyOfSpki) must
  * agree with OpenSSL's general decoder on every input: the same key where both read one, a
  * refusal where OpenSSL refuses. Checked on real keys of several sizes and on seeded mutations of
  * them (KSCTL_FUZZ_SEED=N replays a run).
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeRsaSpkiBase64, rsaKeyOfSpki } from '../../src/enroll/crypto.js';
+import { decodeRsaSpkiBase64, rsaKeyOfSpki } from '../../src/common/enrollment/crypto.js';
 import { prng } from '../helpers/random.js';
 
 const SEED = Number(process.env.KSCTL_FUZZ_SEED ?? 20_261_125);

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { makeAuth, splitAuth } from '../../src/enroll/auth.js';
+import { makeAuth, splitAuth } from '../../src/common/enrollment/auth.js';
 import {
   mintTokenPair,
   TOKEN_TTL_MS_DEFAULT,

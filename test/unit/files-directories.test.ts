@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
-import { ensureDirectory } from '../../src/files/directories.js';
+import { InputError } from '../../src/common/errors.js';
+import { ensureDirectory } from '../../src/common/files/directories.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDirs } from '../helpers/temp.js';
 

@@ -16,27 +16,24 @@ import { describe, expect, it } from 'vitest';
  * with `*` in it; the longest pattern that matches a file decides its layer.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  // The floor: what every part uses, and which uses nothing of ksctl.
-  ['errors.ts', 'package-root.ts', 'sleep.ts', 'did-you-mean.ts', 'encoding/', 'files/'],
-  // The HTTP client and each service's wire types (the markings filter grammar with them); the
-  // profile file formats.
-  [
-    'api/',
-    'profiles/',
-    'markings/wire.ts',
-    'markings/filters.ts',
-    'enroll/wire.ts',
-    'mock/wire.ts',
-  ],
-  // Rendering; contexts and settings; the markings client (its interface, HTTP implementation,
-  // views) and the markings logic that commands share.
-  ['output/', 'config/', 'markings/'],
-  // Markings files (apply) and the enrollment protocol.
-  ['apply/', 'enroll/'],
-  // Device requests with an enrolled profile.
-  ['device/'],
-  // The use cases both faces (the CLI and the library) call: enroll, apply, export, keys.
-  ['usecases/'],
+  // ---- The floor (src/common/): what both wings speak. It imports nothing of either wing.
+  // Errors, the package's root, sleeping.
+  ['common/'],
+  // Text for messages: quoting, plurals, wrapping to the terminal, "did you mean".
+  ['common/text/'],
+  ['common/encoding/'],
+  // Bounded reads, atomic writes, locks.
+  ['common/files/'],
+  // What every service's HTTP answers share: the error body, redaction, introspection.
+  ['common/http/'],
+  // Each service's wire and rules, as the client sends them and the mock checks them.
+  ['common/markings/'],
+  ['common/enrollment/'],
+  ['common/device/'],
+  // The mock's own API (`/_mock/...`), which the client and the console read.
+  ['common/mock/'],
+
+  // ---- The service wing (src/mock/).
   // The mock's floor: HTTP plumbing, the request journal, and the hook every store reports its
   // changes through.
   [
@@ -71,6 +68,7 @@ const LAYERS: readonly (readonly string[])[] = [
     'mock/enrollment/tokens.ts',
     'mock/enrollment/errors.ts',
     'mock/enrollment/key-server-key.ts',
+    'mock/enrollment/service-side.ts',
     'mock/admin/faults.ts',
     'mock/seed-rules.ts',
   ],
@@ -87,34 +85,36 @@ const LAYERS: readonly (readonly string[])[] = [
   // The mock server: the factory that wires routes, state and persistence to a port; and the
   // recording proxy of `ksctl mock record`, which serves the console over its own journal.
   ['mock/server.ts', 'mock/server-*.ts', 'mock/recorder.ts'],
-  // Starting the mock, as both faces do: the one use case above the mock server.
-  ['usecases/mock-start.ts'],
+
+  // ---- The client wing (src/client/).
+  // The HTTP client.
+  ['client/api/'],
+  // The profile files and their formats.
+  ['client/profiles/'],
+  // Rendering: tables, JSON and YAML, progress, the terminal.
+  ['client/output/'],
+  // The markings client: its interface, its HTTP implementation, its views, the logic commands share.
+  ['client/markings/'],
+  // Contexts and settings.
+  ['client/config/'],
+  // The enrollment protocol.
+  ['client/enroll/'],
+  // Markings files: plan, apply, export.
+  ['client/apply/'],
+  // Device requests with an enrolled profile.
+  ['client/device/'],
+  // The use cases both faces call: enroll, apply, export, keys, starting the mock.
+  ['client/usecases/'],
   // The conformance check: the service against a fresh embedded mock, or a recording replayed.
-  ['conformance/'],
-  // The library's entry points (`ksctl`, `ksctl/mock`): faces over the layers below.
-  ['lib/'],
-  // The CLI's shared pieces: command context, option parsers, help, prompts.
-  ['cli/'],
-  // The actions the commands load lazily, and what they share.
-  ['cli/commands/'],
-  // The command definitions (commander), which load their actions lazily.
-  [
-    'cli/commands/api.ts',
-    'cli/commands/apply.ts',
-    'cli/commands/completion.ts',
-    'cli/commands/conformance.ts',
-    'cli/commands/context.ts',
-    'cli/commands/demo.ts',
-    'cli/commands/enroll.ts',
-    'cli/commands/keys.ts',
-    'cli/commands/markings.ts',
-    'cli/commands/mock.ts',
-    'cli/commands/profiles.ts',
-    'cli/commands/status.ts',
-    'cli/commands/values.ts',
-  ],
+  ['client/conformance/'],
+  // The library's entry points (`ksctl`, `ksctl/mock`).
+  ['client/lib/'],
+  // What every command uses: the command context, option parsers, help, prompts, completion.
+  ['client/cli/kit/'],
+  // The command definitions (commander) and the actions they load lazily.
+  ['client/cli/commands/'],
   // The program and the process entry.
-  ['cli/program.ts', 'cli/main.ts'],
+  ['client/cli/'],
 ];
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
@@ -208,9 +208,9 @@ describe('the import structure of src/', () => {
 
   it('reads the imports: static, type-only and lazy ones', () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('cli/main.ts')).toContain('cli/program.ts');
-    expect(graph.get('cli/commands/api.ts')).toContain('cli/commands/api-actions.ts');
-    expect(graph.get('cli/commands/api.ts')).toContain('cli/command-context.ts');
+    expect(graph.get('client/cli/main.ts')).toContain('client/cli/program.ts');
+    expect(graph.get('client/cli/commands/api.ts')).toContain('client/cli/commands/api-actions.ts');
+    expect(graph.get('client/cli/commands/api.ts')).toContain('client/cli/kit/command-context.ts');
   });
 
   it('every import names a file that exists', () => {
@@ -250,7 +250,7 @@ describe('the import structure of src/', () => {
       ['d.ts', []],
     ]);
     expect(circles(made)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
-    expect(layerOf('errors.ts')).toBeLessThan(layerOf('cli/main.ts')!);
+    expect(layerOf('common/errors.ts')).toBeLessThan(layerOf('client/cli/main.ts')!);
     expect(layerOf('mock/state.ts')).toBeGreaterThan(layerOf('mock/markings/store.ts')!);
     expect(layerOf('mock/server.ts')).toBeGreaterThan(layerOf('mock/persistence/durable.ts')!);
     // Inside the mock: persistence below the models, each side's model below the state, the

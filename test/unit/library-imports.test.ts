@@ -34,22 +34,30 @@ function staticGraph(entry: string): { files: string[]; packages: string[] } {
 describe('importing the library', () => {
   beforeAll(() => {
     assertBuilt();
-    expect(existsSync(join(DIST, 'lib', 'index.js')), 'dist/lib is built').toBe(true);
+    expect(existsSync(join(DIST, 'client', 'lib', 'index.js')), 'dist/client/lib is built').toBe(
+      true,
+    );
   });
 
   it('ksctl loads the clients, and no mock, prompts, renderer or command line', () => {
-    const { files, packages } = staticGraph('lib/index.js');
-    expect(files).toEqual(expect.arrayContaining(['api/client.js', 'device/client.js']));
-    expect(files.filter((f) => /^(mock|cli)\//.test(f))).toEqual([]);
-    expect(files.filter((f) => /^output\/(render|progress|io)\.js$/.test(f))).toEqual([]);
-    expect(files.filter((f) => /^apply\//.test(f))).toEqual([]);
+    const { files, packages } = staticGraph('client/lib/index.js');
+    expect(files).toEqual(
+      expect.arrayContaining(['client/api/client.js', 'client/device/client.js']),
+    );
+    expect(files.filter((f) => /^(mock|client\/cli)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /^client\/output\/(render|progress|io)\.js$/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) =>
+        /^(client\/apply\/|common\/markings\/(file-rules|file-format|desired)\.js$)/.test(f),
+      ),
+    ).toEqual([]);
     expect(packages.filter((p) => /^(@inquirer|chalk|commander|conf|yaml)/.test(p))).toEqual([]);
   });
 
   it('ksctl/mock loads the mock server and no command line or prompts', () => {
-    const { files, packages } = staticGraph('lib/mock.js');
+    const { files, packages } = staticGraph('client/lib/mock.js');
     expect(files).toContain('mock/server.js');
-    expect(files.filter((f) => /^cli\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /^client\/cli\//.test(f))).toEqual([]);
     expect(packages.filter((p) => /^(@inquirer|chalk|commander|conf)/.test(p))).toEqual([]);
   });
 

@@ -1,11 +1,14 @@
 /** What ksctl says on stderr starts lower-case and has no final full stop. */
 import { describe, expect, it } from 'vitest';
-import { errorFromAnswer } from '../../src/api/errors.js';
-import { ENROLLMENT_CAUSES, enrollmentErrorFromAnswer } from '../../src/enroll/causes.js';
-import { fileError } from '../../src/files/fs-errors.js';
-import { refuseToReplace } from '../../src/files/replace-guard.js';
-import { InputError, type KsctlError } from '../../src/errors.js';
-import { formatError } from '../../src/output/errors.js';
+import { errorFromAnswer } from '../../src/client/api/errors.js';
+import {
+  ENROLLMENT_CAUSES,
+  enrollmentErrorFromAnswer,
+} from '../../src/common/enrollment/causes.js';
+import { fileError } from '../../src/common/files/fs-errors.js';
+import { refuseToReplace } from '../../src/common/files/replace-guard.js';
+import { InputError, type KsctlError } from '../../src/common/errors.js';
+import { formatError } from '../../src/client/output/errors.js';
 
 /** Lower-case first letter (an upper-case word such as STOKEN may start it), no final full stop. */
 function expectStyle(text: string | undefined): void {
@@ -43,7 +46,7 @@ describe('message style of the typed errors', () => {
 describe('message style of what commands say themselves', () => {
   it('a destructive question off a terminal: the error begins in lower case like the rest', async () => {
     const { PassThrough } = await import('node:stream');
-    const { CommandContext } = await import('../../src/cli/command-context.js');
+    const { CommandContext } = await import('../../src/client/cli/kit/command-context.js');
     const io = {
       stdin: new PassThrough(),
       stdout: new PassThrough(),

@@ -6,9 +6,9 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JournalEntry } from '../../src/mock/wire.js';
+import type { JournalEntry } from '../../src/common/mock/wire.js';
 import { BATCH_MS, EventStreams, MAX_PENDING } from '../../src/mock/console/events.js';
-import { sleep } from '../../src/sleep.js';
+import { sleep } from '../../src/common/sleep.js';
 
 class FakeResponse extends EventEmitter {
   written: string[] = [];

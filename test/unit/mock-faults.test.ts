@@ -3,9 +3,9 @@
  * would answer with a code the service does not have, was accepted.
  */
 import { describe, expect, it } from 'vitest';
-import { MarkingsErrorCode } from '../../src/markings/wire.js';
-import { DEVICE_CAUSES } from '../../src/device/causes.js';
-import { CauseCode } from '../../src/enroll/causes.js';
+import { MarkingsErrorCode } from '../../src/common/markings/wire.js';
+import { DEVICE_CAUSES } from '../../src/common/device/causes.js';
+import { CauseCode } from '../../src/common/enrollment/causes.js';
 import { FaultSet, faultRuleProblem, parseFaultText } from '../../src/mock/admin/faults.js';
 
 describe('fault rules', () => {

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError, UsageError } from '../../src/errors.js';
+import { InputError, UsageError } from '../../src/common/errors.js';
 import {
   certificateNames,
   localCaFiles,

@@ -4,7 +4,7 @@
  * other writes between the steps, as other clients' requests come between the slices.
  */
 import { describe, expect, it } from 'vitest';
-import type { Marking } from '../../src/markings/wire.js';
+import type { Marking } from '../../src/common/markings/wire.js';
 import { IdGenerator } from '../../src/mock/ids.js';
 import { MarkingsStore } from '../../src/mock/markings/store.js';
 import type { Steps } from '../../src/mock/pacing.js';

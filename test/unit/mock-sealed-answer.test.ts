@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { openEnvelope } from '../../src/device/crypto.js';
+import { openEnvelope } from '../../src/common/device/crypto.js';
 import { sealedAnswer } from '../../src/mock/device/sealed-answer.js';
 import { jsonPieces } from '../../src/mock/json-pieces.js';
 import { Pacer } from '../../src/mock/pacing.js';

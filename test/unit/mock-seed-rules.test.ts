@@ -5,7 +5,7 @@
  * the words are the same).
  */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors.js';
+import { InputError } from '../../src/common/errors.js';
 import { seedFrom } from '../../src/mock/seed.js';
 import { MockState } from '../../src/mock/state.js';
 import { loadDefaults } from '../../src/mock/seed.js';

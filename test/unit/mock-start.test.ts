@@ -4,10 +4,10 @@
  * EACCES is about the address; a state directory's EACCES names the directory.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InputError, UsageError } from '../../src/errors.js';
-import { startMock } from '../../src/lib/mock.js';
+import { InputError, UsageError } from '../../src/common/errors.js';
+import { startMock } from '../../src/client/lib/mock.js';
 import { MockServer } from '../../src/mock/server.js';
-import { startMockServer } from '../../src/usecases/mock-start.js';
+import { startMockServer } from '../../src/client/usecases/mock-start.js';
 
 const errno = (code: string, syscall: string) =>
   Object.assign(new Error(`${syscall} ${code}`), { code, syscall });

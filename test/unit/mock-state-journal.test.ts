@@ -5,8 +5,8 @@
 import { appendFile, open as fsOpen, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { NO_FILTER } from '../../src/markings/filters.js';
-import { InputError } from '../../src/errors.js';
+import { NO_FILTER } from '../../src/common/markings/filters.js';
+import { InputError } from '../../src/common/errors.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
 import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
 import type { MockState } from '../../src/mock/state.js';

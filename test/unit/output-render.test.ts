@@ -1,14 +1,14 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type IOStreams, terminalColumns } from '../../src/output/io.js';
+import { type IOStreams, terminalColumns } from '../../src/client/output/io.js';
 import {
   type Column,
   type View,
   fitWidths,
   relativeTime,
   renderView,
-} from '../../src/output/render.js';
-import { writeJsonArray } from '../../src/output/streaming.js';
+} from '../../src/client/output/render.js';
+import { writeJsonArray } from '../../src/client/output/streaming.js';
 
 function io(tty: boolean, width = 120) {
   const stdout = new PassThrough();

@@ -1,9 +1,9 @@
 /** The spinner of a wait: terminal only, and off the line while a prompt asks. */
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CommandContext } from '../../src/cli/command-context.js';
-import type { Prompter } from '../../src/cli/prompter.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { CommandContext } from '../../src/client/cli/kit/command-context.js';
+import type { Prompter } from '../../src/client/cli/kit/prompter.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 
 function streams(tty: boolean): { io: IOStreams; written: () => string } {
   const stderr = new PassThrough();

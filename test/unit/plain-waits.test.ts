@@ -5,12 +5,12 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RequestActivity } from '../../src/api/client.js';
-import { retryMessage } from '../../src/api/retry-policy.js';
-import type { IOStreams } from '../../src/output/io.js';
-import { elapsed } from '../../src/output/plain-waits.js';
-import { progressBar } from '../../src/output/progress.js';
-import { Spinners } from '../../src/output/spinners.js';
+import type { RequestActivity } from '../../src/client/api/client.js';
+import { retryMessage } from '../../src/client/api/retry-policy.js';
+import type { IOStreams } from '../../src/client/output/io.js';
+import { elapsed } from '../../src/client/output/plain-waits.js';
+import { progressBar } from '../../src/client/output/progress.js';
+import { Spinners } from '../../src/client/output/spinners.js';
 
 function piped(): { io: IOStreams; written: () => string } {
   const stderr = new PassThrough();

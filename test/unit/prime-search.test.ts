@@ -1,5 +1,5 @@
 /**
- * The prime search in small steps (src/enroll/prime-search.ts): what its sieve leaves, what it
+ * The prime search in small steps (src/common/enrollment/prime-search.ts): what its sieve leaves, what it
  * returns, when it gives up, and that it starts nothing once stopped or once enough is found.
  */
 import { checkPrimeSync } from 'node:crypto';
@@ -11,8 +11,8 @@ import {
   RSA_PUBLIC_EXPONENT as E,
   randomStart,
   sievedCandidates,
-} from '../../src/enroll/prime-search.js';
-import { RsaKeySupply } from '../../src/enroll/rsa-keygen.js';
+} from '../../src/common/enrollment/prime-search.js';
+import { RsaKeySupply } from '../../src/common/enrollment/rsa-keygen.js';
 import { controlledTests } from '../helpers/prime-steps.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,5 @@
 /**
- * What a state directory's lock says of its holder (src/files/process-identity.ts): parsed from
+ * What a state directory's lock says of its holder (src/common/files/process-identity.ts): parsed from
  * whatever the file holds without throwing, and judged live only when that very process runs.
  */
 import { spawn } from 'node:child_process';
@@ -10,7 +10,7 @@ import {
   identityText,
   ownIdentity,
   parseIdentity,
-} from '../../src/files/process-identity.js';
+} from '../../src/common/files/process-identity.js';
 
 describe('parseIdentity', () => {
   it.each(['', '\n', 'abc', '-5', '0', '1e3', '12abc', '9'.repeat(30), ' \t ', 'NaN 1 x'])(

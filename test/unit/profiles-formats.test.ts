@@ -1,17 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { AuthError, InputError, UsageError } from '../../src/errors.js';
+import { AuthError, InputError, UsageError } from '../../src/common/errors.js';
 import {
   decodeAesGcmFile,
   encodeAesGcmFile,
   parseAesGcmKeyHex,
-} from '../../src/profiles/aesgcm-format.js';
-import { decodeProfileFile, encodeProfileFile } from '../../src/profiles/codec.js';
-import { defaultPersistorPath } from '../../src/profiles/default-paths.js';
-import { decodePasswordFile, encodePasswordFile } from '../../src/profiles/password-format.js';
-import { decodePlaintextFile, encodePlaintextFile } from '../../src/profiles/plaintext-format.js';
-import type { Profile, ProfileSet } from '../../src/profiles/types.js';
+} from '../../src/client/profiles/aesgcm-format.js';
+import { decodeProfileFile, encodeProfileFile } from '../../src/client/profiles/codec.js';
+import { defaultPersistorPath } from '../../src/client/profiles/default-paths.js';
+import {
+  decodePasswordFile,
+  encodePasswordFile,
+} from '../../src/client/profiles/password-format.js';
+import {
+  decodePlaintextFile,
+  encodePlaintextFile,
+} from '../../src/client/profiles/plaintext-format.js';
+import type { Profile, ProfileSet } from '../../src/client/profiles/types.js';
 import { testProfile } from '../helpers/profiles.js';
 import {
   IONIC_SAMPLE_PT as PT_FIXTURE,

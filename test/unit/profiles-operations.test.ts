@@ -3,8 +3,8 @@ import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, InputError, NotFoundError, UsageError } from '../../src/errors.js';
-import type { PersistorSpec, Profile } from '../../src/profiles/index.js';
+import { ConflictError, InputError, NotFoundError, UsageError } from '../../src/common/errors.js';
+import type { PersistorSpec, Profile } from '../../src/client/profiles/index.js';
 import {
   addProfile,
   convertProfiles,
@@ -14,7 +14,7 @@ import {
   REDACTED,
   showProfile,
   useProfile,
-} from '../../src/profiles/index.js';
+} from '../../src/client/profiles/index.js';
 import { testProfile } from '../helpers/profiles.js';
 import {
   IONIC_SAMPLE_PT as PT_FIXTURE,

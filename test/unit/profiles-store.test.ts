@@ -12,14 +12,14 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AuthError, ConflictError, InputError } from '../../src/errors.js';
+import { AuthError, ConflictError, InputError } from '../../src/common/errors.js';
 import {
   loadProfiles,
   saveProfiles,
   updateProfiles,
   withProfileFileLock,
-} from '../../src/profiles/store.js';
-import type { PersistorSpec, Profile, ProfileSet } from '../../src/profiles/types.js';
+} from '../../src/client/profiles/store.js';
+import type { PersistorSpec, Profile, ProfileSet } from '../../src/client/profiles/types.js';
 import { testProfile } from '../helpers/profiles.js';
 import { IONIC_SAMPLE_PW as PW_FIXTURE } from '../helpers/fixtures.js';
 
@@ -186,9 +186,9 @@ describe('updateProfiles', () => {
     // Fresh module instances do not share the in-process mutex, so only the lock file
     // keeps them apart, as it must between two ksctl processes.
     vi.resetModules();
-    const first = await import('../../src/profiles/store.js');
+    const first = await import('../../src/client/profiles/store.js');
     vi.resetModules();
-    const second = await import('../../src/profiles/store.js');
+    const second = await import('../../src/client/profiles/store.js');
     expect(first.updateProfiles).not.toBe(second.updateProfiles);
     const spec = specs()[0]!;
     await Promise.all(

@@ -1,9 +1,9 @@
 /**
- * Conversation ids and temporary file names without node:crypto (src/encoding/random-pool.ts):
+ * Conversation ids and temporary file names without node:crypto (src/common/encoding/random-pool.ts):
  * from the kernel's random device, in the shape crypto.randomUUID gives, and no two the same.
  */
 import { describe, expect, it } from 'vitest';
-import { publicRandomBytes, randomUuid } from '../../src/encoding/random-pool.js';
+import { publicRandomBytes, randomUuid } from '../../src/common/encoding/random-pool.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,11 +1,11 @@
 /**
- * IVs and cid nonces are cut from blocks of random bytes drawn at once (src/encoding/random-pool.ts):
+ * IVs and cid nonces are cut from blocks of random bytes drawn at once (src/common/encoding/random-pool.ts):
  * each value must still be fresh, never a slice another value had, across the blocks.
  */
 import { describe, expect, it } from 'vitest';
-import { makeCid } from '../../src/device/cid.js';
-import { sealGcmEnvelope, GCM_IV_BYTES } from '../../src/encoding/gcm-envelope.js';
-import { publicRandomBytes } from '../../src/encoding/random-pool.js';
+import { makeCid } from '../../src/common/device/cid.js';
+import { sealGcmEnvelope, GCM_IV_BYTES } from '../../src/common/encoding/gcm-envelope.js';
+import { publicRandomBytes } from '../../src/common/encoding/random-pool.js';
 
 describe('public random bytes', () => {
   it('are as many as asked, and never the same bytes twice, across many blocks', () => {

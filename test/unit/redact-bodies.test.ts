@@ -1,10 +1,10 @@
 /**
- * Bodies as the request journal shows them (src/api/redact.ts): secret JSON members and form
+ * Bodies as the request journal shows them (src/common/http/redact.ts): secret JSON members and form
  * fields redacted on the text, also when the text is cut short, and a secret found once is
  * replaced wherever else it occurs.
  */
 import { describe, expect, it } from 'vitest';
-import { redactFormText, redactJsonText } from '../../src/api/redact.js';
+import { redactFormText, redactJsonText } from '../../src/common/http/redact.js';
 
 describe('redacting body texts', () => {
   it('replaces secret members of any type and keeps the rest as written', () => {

@@ -1,5 +1,5 @@
 /**
- * RSA keys put together from primes of the prime search (src/enroll/rsa-keygen.ts): the checks
+ * RSA keys put together from primes of the prime search (src/common/enrollment/rsa-keygen.ts): the checks
  * that depend on both primes, the retry when a prime is unusable, and the steps running at once.
  * The search itself is in prime-search.test.ts; openssl's own key check of a generated key is in
  * enroll-openssl.test.ts.
@@ -12,14 +12,14 @@ import {
   RSA_PUBLIC_EXPONENT as E,
   searchPrime,
   usablePrime,
-} from '../../src/enroll/prime-search.js';
+} from '../../src/common/enrollment/prime-search.js';
 import {
   generateRsaKeyPair,
   inverse,
   keyPairFromPrimes,
   RsaKeySupply,
   type RsaShape,
-} from '../../src/enroll/rsa-keygen.js';
+} from '../../src/common/enrollment/rsa-keygen.js';
 import { controlledTests } from '../helpers/prime-steps.js';
 
 /** Small but real: RSA-1024 from two 512-bit primes keeps these tests quick. */

@@ -4,8 +4,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CommandContext } from '../../src/cli/command-context.js';
-import type { IOStreams } from '../../src/output/io.js';
+import { CommandContext } from '../../src/client/cli/kit/command-context.js';
+import type { IOStreams } from '../../src/client/output/io.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,12 +1,12 @@
 /**
- * ksctl loads two files of undici instead of its entry point (src/api/transport.ts). They must be
+ * ksctl loads two files of undici instead of its entry point (src/client/api/transport.ts). They must be
  * the very objects the entry point exports, in the pinned version and in any later one.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as undici from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, request } from '../../src/api/transport.js';
+import { Agent, request } from '../../src/client/api/transport.js';
 
 let seen: { method?: string; url?: string; headers: IncomingMessage['headers']; body: string }[];
 const server = createServer((req, res) => {

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { foldLine, wrapCommand } from '../../src/output/wrap.js';
+import { foldLine, wrapCommand } from '../../src/common/text/wrap.js';
 
 /** A small seeded generator, so a failure names a case that comes back. */
 function random(seed: number): () => number {

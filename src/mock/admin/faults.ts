@@ -2,16 +2,16 @@
  * Fault injection for the mock: `--latency`, and fault rules (method, path, status, or a markings,
  * enrollment cause or device error code, probability, times) from the command line, a seed file
  * or `PUT /_mock/faults`, checked in one place; FaultSet holds the rules in force and picks the
- * one that fires for a request. A rule with a device error code (src/device/causes.ts) fires
+ * one that fires for a request. A rule with a device error code (src/common/device/causes.ts) fires
  * only on a device request that proved its device, from the device routes (fireDevice).
  */
-import { HTTP_METHODS } from '../../api/retry-policy.js';
-import { MarkingsErrorCode } from '../../markings/wire.js';
-import type { FaultRule } from '../wire.js';
-import { type DeviceCause, deviceCause } from '../../device/causes.js';
-import { DEVICE_PATHS, type DeviceOperation } from '../../device/wire.js';
-import { causeByCode } from '../../enroll/causes.js';
-import { UsageError } from '../../errors.js';
+import { HTTP_METHODS } from '../../common/http/methods.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
+import type { FaultRule } from '../../common/mock/wire.js';
+import { type DeviceCause, deviceCause } from '../../common/device/causes.js';
+import { DEVICE_PATHS, type DeviceOperation } from '../../common/device/wire.js';
+import { causeByCode } from '../../common/enrollment/causes.js';
+import { UsageError } from '../../common/errors.js';
 
 export interface Latency {
   minMs: number;

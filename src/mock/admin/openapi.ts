@@ -3,10 +3,10 @@
  * (schema/openapi.yaml, turned into JSON at build time by scripts/openapi.js), with `servers`
  * naming this mock. Read from disk on the first request only: nothing else in ksctl loads it.
  */
-import type { MockInfo } from '../wire.js';
-import { MarkingsErrorCode } from '../../markings/wire.js';
+import type { MockInfo } from '../../common/mock/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import { MockHttpError, type Route, route } from '../http.js';
-import { packageFile } from '../../package-root.js';
+import { packageFile } from '../../common/package-root.js';
 
 export const OPENAPI_PATH = '/_mock/openapi.json';
 

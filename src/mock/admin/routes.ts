@@ -1,4 +1,4 @@
-import { MarkingsErrorCode } from '../../markings/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import { requireAdmin } from '../auth.js';
 import { faultRuleProblem } from './faults.js';
 import { json, MockHttpError, type Route, route } from '../http.js';

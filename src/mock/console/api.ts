@@ -25,9 +25,9 @@
  * are served; the pages of the mock's state are not found, and the answer says they belong to a mock.
  */
 import type { ServerResponse } from 'node:http';
-import { MarkingsErrorCode } from '../../markings/wire.js';
-import type { JournalEntry, MockInfo } from '../wire.js';
-import { aad, isProtectedAttribute, openProtectedValues } from '../../device/crypto.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
+import type { JournalEntry, MockInfo } from '../../common/mock/wire.js';
+import { aad, isProtectedAttribute, openProtectedValues } from '../../common/device/crypto.js';
 import { faultRuleProblem } from '../admin/faults.js';
 import { filterFromQuery } from '../request-journal-filter.js';
 import type { StoredKey } from '../device/store.js';

@@ -17,7 +17,7 @@
  * CSRF token in `X-Ksctl-Csrf` and, when the browser sends an Origin, the mock's own (403
  * otherwise, `null` included). The sign-in form, plain or sent from script, checks the Origin too.
  */
-import { MarkingsErrorCode } from '../../markings/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import { requireAdmin } from '../auth.js';
 import {
   json,

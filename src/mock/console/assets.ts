@@ -6,7 +6,7 @@
  * a backslash, an encoded slash or a hidden segment is not found.
  */
 import { extname } from 'node:path';
-import { packageFile } from '../../package-root.js';
+import { packageFile } from '../../common/package-root.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -10,7 +10,7 @@
  * `event: missed` and `data: {"missed": N}` once it reads again.
  */
 import type { ServerResponse } from 'node:http';
-import type { JournalEntry } from '../wire.js';
+import type { JournalEntry } from '../../common/mock/wire.js';
 import { CONSOLE_PATH } from './sign-in.js';
 
 export const BATCH_MS = 250;

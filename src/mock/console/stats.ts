@@ -5,7 +5,7 @@
  * and one logarithm a request, no allocation but for the first error of a status in a second.
  * Answer times are counted in logarithmic bins 10 % wide, so a percentile is right within 5 %.
  */
-import { REQUEST_SIDES, type RequestSide } from '../wire.js';
+import { REQUEST_SIDES, type RequestSide } from '../../common/mock/wire.js';
 
 export const STATS_SECONDS = 600;
 /** The lowest bin holds answers up to this many milliseconds; each next one is 10 % wider. */

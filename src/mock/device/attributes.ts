@@ -9,10 +9,10 @@ import {
   isProtectedAttribute,
   openProtectedValues,
   protectValues,
-} from '../../device/crypto.js';
-import { DeviceErrorCode } from '../../device/causes.js';
-import type { ItemErrorWire } from '../../device/wire.js';
-import { isJsonObject } from '../../encoding/json.js';
+} from '../../common/device/crypto.js';
+import { DeviceErrorCode } from '../../common/device/causes.js';
+import type { ItemErrorWire } from '../../common/device/wire.js';
+import { isJsonObject } from '../../common/encoding/json.js';
 import type { MarkingsStore } from '../markings/store.js';
 
 export type Attributes = Record<string, string[]>;

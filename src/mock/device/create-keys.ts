@@ -4,10 +4,10 @@
  * conversation; all refs or none.
  */
 import { randomBytes } from 'node:crypto';
-import { DeviceErrorCode } from '../../device/causes.js';
-import { DATA_KEY_BYTES, serviceSignature, wrapDataKey } from '../../device/crypto.js';
-import { createdKeyAad, createSignatureAad } from '../../device/dialects.js';
-import type { CreatedKeyWire, ItemErrorWire } from '../../device/wire.js';
+import { DeviceErrorCode } from '../../common/device/causes.js';
+import { DATA_KEY_BYTES, serviceSignature, wrapDataKey } from '../../common/device/crypto.js';
+import { createdKeyAad, createSignatureAad } from '../../common/device/dialects.js';
+import type { CreatedKeyWire, ItemErrorWire } from '../../common/device/wire.js';
 import {
   type Attributes,
   enforceMarkings,

@@ -2,10 +2,10 @@
  * Fetch (docs/design.md 2.4): keys by id and by attribute queries, each sealed for the
  * conversation, within REQUEST_BOUNDS (a fetch that would pass them is refused before the work).
  */
-import { fetchedKeyAad } from '../../device/dialects.js';
-import { asStringList, wrapDataKey } from '../../device/crypto.js';
-import type { FetchedKeyWire, ItemErrorWire } from '../../device/wire.js';
-import { isJsonObject } from '../../encoding/json.js';
+import { fetchedKeyAad } from '../../common/device/dialects.js';
+import { asStringList, wrapDataKey } from '../../common/device/crypto.js';
+import type { FetchedKeyWire, ItemErrorWire } from '../../common/device/wire.js';
+import { isJsonObject } from '../../common/encoding/json.js';
 import type { Attributes } from './attributes.js';
 import {
   attempt,

@@ -2,10 +2,10 @@
  * Modify (docs/design.md 2.4, v2.4 only): replaces keys' mutable attributes, guarded by the
  * signatures the client last fetched unless forced.
  */
-import { DeviceErrorCode } from '../../device/causes.js';
-import { serviceSignature } from '../../device/crypto.js';
-import { modifySignatureAad, modifySigs, modifySigsText } from '../../device/dialects.js';
-import type { ItemErrorWire, ModifiedKeyWire } from '../../device/wire.js';
+import { DeviceErrorCode } from '../../common/device/causes.js';
+import { serviceSignature } from '../../common/device/crypto.js';
+import { modifySignatureAad, modifySigs, modifySigsText } from '../../common/device/dialects.js';
+import type { ItemErrorWire, ModifiedKeyWire } from '../../common/device/wire.js';
 import {
   enforceMarkings,
   ItemFailure,

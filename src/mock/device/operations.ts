@@ -6,11 +6,11 @@
  * ones, resources and messages, are here. Each returns the answer envelope's content, or undefined
  * when `data` does not have the operation's shape (the route answers 40023).
  */
-import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../device/causes.js';
-import type { ApiVersion } from '../../device/api-version.js';
-import { checkAttributeSignature, serviceSignature } from '../../device/crypto.js';
-import type { ItemErrorWire, MockDeviceMessage } from '../../device/wire.js';
-import { isJsonObject } from '../../encoding/json.js';
+import { type DeviceCause, DeviceErrorCode, deviceCause } from '../../common/device/causes.js';
+import type { ApiVersion } from '../../common/device/api-version.js';
+import { checkAttributeSignature, serviceSignature } from '../../common/device/crypto.js';
+import type { ItemErrorWire, MockDeviceMessage } from '../../common/device/wire.js';
+import { isJsonObject } from '../../common/encoding/json.js';
 import { injectedMessage } from '../admin/faults.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';
 import type { MockState } from '../state.js';

@@ -15,13 +15,17 @@
  * operation that may run long works in slices, so other clients are answered meanwhile, and
  * changes the state in one step at its end (operations.ts).
  */
-import type { ApiVersion } from '../../device/api-version.js';
-import { CID_MAX_SKEW_MS, parseCid } from '../../device/cid.js';
-import { DeviceErrorCode, deviceCause, type DeviceErrorCodeValue } from '../../device/causes.js';
-import { openEnvelopeBytes, sealEnvelope } from '../../device/crypto.js';
-import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../device/wire.js';
-import { decodeUtf8Strict } from '../../encoding/base64.js';
-import { isJsonObject, parseJsonObject } from '../../encoding/json.js';
+import type { ApiVersion } from '../../common/device/api-version.js';
+import { CID_MAX_SKEW_MS, parseCid } from '../../common/device/cid.js';
+import {
+  DeviceErrorCode,
+  deviceCause,
+  type DeviceErrorCodeValue,
+} from '../../common/device/causes.js';
+import { openEnvelopeBytes, sealEnvelope } from '../../common/device/crypto.js';
+import { DEVICE_PATHS, type DeviceOperation, type EnvelopeMeta } from '../../common/device/wire.js';
+import { decodeUtf8Strict } from '../../common/encoding/base64.js';
+import { isJsonObject, parseJsonObject } from '../../common/encoding/json.js';
 import { injectedMessage } from '../admin/faults.js';
 import { requireAdmin } from '../auth.js';
 import type { DeviceKeys, DeviceRecord } from '../enrollment/store.js';

@@ -5,8 +5,8 @@
  * JSON.stringify, one encryption and one encoding of the whole take. The envelope is the one
  * sealEnvelope makes (encoding/gcm-envelope.ts, its chunked sealer), the cid as AAD, in Base64.
  */
-import { Base64Writer } from '../../encoding/base64.js';
-import { gcmEnvelopeSealer, sealGcmEnvelope } from '../../encoding/gcm-envelope.js';
+import { Base64Writer } from '../../common/encoding/base64.js';
+import { gcmEnvelopeSealer, sealGcmEnvelope } from '../../common/encoding/gcm-envelope.js';
 import type { MockResponse } from '../http.js';
 import { jsonChunks } from '../json-pieces.js';
 import type { Pacer } from '../pacing.js';

@@ -4,7 +4,11 @@
  * `create`, `modify`, `addFingerprint` and `clear`, each reported to the change feed that the
  * durable state journals (persistence/records.ts).
  */
-import type { MockDeviceMessage, MockDeviceMessages, MockKeyListing } from '../../device/wire.js';
+import type {
+  MockDeviceMessage,
+  MockDeviceMessages,
+  MockKeyListing,
+} from '../../common/device/wire.js';
 import { BoundedLog } from '../bounded-log.js';
 import type { ChangeFeed } from '../changes.js';
 import { runWhole, type Steps } from '../pacing.js';

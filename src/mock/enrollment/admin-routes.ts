@@ -8,11 +8,11 @@
  *   PUT  /_mock/users/{name} {enabled?, password?, email?, tenant?}  create or change a user
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
-import type { ErrorDetailWire } from '../../api/errors.js';
-import type { TokenPair } from '../../enroll/wire.js';
-import { MarkingsErrorCode } from '../../markings/wire.js';
-import { isJsonObject } from '../../encoding/json.js';
-import { isKeyspace } from '../../enroll/keyspace.js';
+import type { ErrorDetailWire } from '../../common/http/error-body.js';
+import type { TokenPair } from '../../common/enrollment/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
+import { isJsonObject } from '../../common/encoding/json.js';
+import { isKeyspace } from '../../common/enrollment/device-id.js';
 import { requireAdmin } from '../auth.js';
 import { mintTokenPair } from './tokens.js';
 import { json, MockHttpError, type MockRequest, type Route, route } from '../http.js';

@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { type OpenedRegistration, openRegistration } from '../../enroll/service-side.js';
-import { executableText } from '../../package-root.js';
+import { type OpenedRegistration, openRegistration } from './service-side.js';
+import { executableText } from '../../common/package-root.js';
 
 export interface OpenJob {
   id: number;
@@ -45,7 +45,7 @@ export class CryptoPool {
       existsSync(fileURLToPath(WORKER_FILE)),
   ) {}
 
-  /** openRegistration (src/enroll/service-side.ts), on the least busy worker. */
+  /** openRegistration (src/mock/enrollment/service-side.ts), on the least busy worker. */
   async open(body: unknown, keyspace: string, privateKey: KeyObject): Promise<OpenedRegistration> {
     if (!this.useThreads || this.closed) return openRegistration(body, keyspace, privateKey);
     const target = this.leastBusy();

@@ -3,7 +3,7 @@
  * a registration, off the thread that answers HTTP.
  */
 import { parentPort } from 'node:worker_threads';
-import { openRegistration } from '../../enroll/service-side.js';
+import { openRegistration } from './service-side.js';
 import type { OpenJob, OpenResult } from './crypto-pool.js';
 
 parentPort?.on('message', (job: OpenJob) => {

@@ -2,7 +2,7 @@ import {
   causeByCode,
   type EnrollmentCause,
   type EnrollmentCauseCode,
-} from '../../enroll/causes.js';
+} from '../../common/enrollment/causes.js';
 import { MockHttpError } from '../http.js';
 
 /**

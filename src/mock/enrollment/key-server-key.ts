@@ -1,7 +1,7 @@
 import { createPrivateKey, KeyObject } from 'node:crypto';
-import { RSA_MODULUS_BITS } from '../../enroll/crypto.js';
-import { generateRsaKeyPair } from '../../enroll/rsa-keygen.js';
-import { InputError } from '../../errors.js';
+import { RSA_MODULUS_BITS } from '../../common/enrollment/crypto.js';
+import { generateRsaKeyPair } from '../../common/enrollment/rsa-keygen.js';
+import { InputError } from '../../common/errors.js';
 
 /**
  * The key server's private key: the one given (a PEM text or a KeyObject, so tests and

@@ -1,6 +1,6 @@
-import type { KnsAnswer } from '../../enroll/wire.js';
-import type { MockInfo } from '../wire.js';
-import { CauseCode } from '../../enroll/causes.js';
+import type { KnsAnswer } from '../../common/enrollment/wire.js';
+import type { MockInfo } from '../../common/mock/wire.js';
+import { CauseCode } from '../../common/enrollment/causes.js';
 import { causeError } from './errors.js';
 import { json, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';

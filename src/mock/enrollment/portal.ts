@@ -11,10 +11,10 @@
  * Disabled users still get tokens: their registration then fails with 40101, as on the service.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { PORTAL_HEADERS, type TokenPair } from '../../enroll/wire.js';
-import { MarkingsErrorCode } from '../../markings/wire.js';
-import type { MockInfo } from '../wire.js';
-import { CauseCode } from '../../enroll/causes.js';
+import { PORTAL_HEADERS, type TokenPair } from '../../common/enrollment/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
+import type { MockInfo } from '../../common/mock/wire.js';
+import { CauseCode } from '../../common/enrollment/causes.js';
 import { causeError } from './errors.js';
 import { mintFor } from './admin-routes.js';
 import { MockHttpError, type MockResponse, type Route, route } from '../http.js';

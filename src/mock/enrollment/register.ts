@@ -22,12 +22,12 @@
  * has not enrolled anything.
  */
 import { randomBytes } from 'node:crypto';
-import type { RegisterRequest } from '../../enroll/wire.js';
-import { CauseCode } from '../../enroll/causes.js';
-import { AES_KEY_BYTES } from '../../enroll/crypto.js';
-import { isJsonObject } from '../../encoding/json.js';
-import { isKeyspace, newDeviceId } from '../../enroll/keyspace.js';
-import { sealResponse, validateConversationId } from '../../enroll/service-side.js';
+import type { RegisterRequest } from '../../common/enrollment/wire.js';
+import { CauseCode } from '../../common/enrollment/causes.js';
+import { AES_KEY_BYTES } from '../../common/enrollment/crypto.js';
+import { isJsonObject } from '../../common/encoding/json.js';
+import { isKeyspace, newDeviceId } from '../../common/enrollment/device-id.js';
+import { sealResponse, validateConversationId } from './service-side.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { causeError } from './errors.js';
 import { verifyTokenPair } from './tokens.js';

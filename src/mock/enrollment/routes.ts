@@ -1,4 +1,4 @@
-import type { MockInfo } from '../wire.js';
+import type { MockInfo } from '../../common/mock/wire.js';
 import { enrollAdminRoutes } from './admin-routes.js';
 import type { CryptoPool } from './crypto-pool.js';
 import { knsRoute } from './kns.js';

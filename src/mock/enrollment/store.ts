@@ -4,7 +4,7 @@
  * pair, so a reset does not invalidate public keys that clients have already fetched.
  */
 import { createHash, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
-import { encodeSpkiBase64 } from '../../enroll/crypto.js';
+import { encodeSpkiBase64 } from '../../common/enrollment/crypto.js';
 import { ChangeFeed } from '../changes.js';
 
 const PORTAL_SECRET_BYTES = 32;

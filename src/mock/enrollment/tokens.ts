@@ -5,11 +5,11 @@
  * The signature covers STOKEN, so a UIDAUTH validates only together with its own STOKEN.
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { TokenPair } from '../../enroll/wire.js';
-import { STOKEN_PREFIX, UIDAUTH_PREFIX } from '../../enroll/auth.js';
-import { decodeBase64UrlStrict, decodeUtf8Strict } from '../../encoding/base64.js';
-import { CauseCode } from '../../enroll/causes.js';
-import { parseJsonObject } from '../../encoding/json.js';
+import type { TokenPair } from '../../common/enrollment/wire.js';
+import { STOKEN_PREFIX, UIDAUTH_PREFIX } from '../../common/enrollment/auth.js';
+import { decodeBase64UrlStrict, decodeUtf8Strict } from '../../common/encoding/base64.js';
+import { CauseCode } from '../../common/enrollment/causes.js';
+import { parseJsonObject } from '../../common/encoding/json.js';
 
 export const TOKEN_TTL_MS_DEFAULT = 10 * 60 * 1000;
 

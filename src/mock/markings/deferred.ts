@@ -7,7 +7,7 @@
  * record need no reading. A deferred marking does not change: values take members from their
  * marking (packed.ts), so the store reads them before anything changes the marking.
  */
-import { MarkingsErrorCode } from '../../markings/wire.js';
+import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import { MockHttpError } from '../http.js';
 import { type PackedHead, parseColumns, unpackValues } from './packed.js';
 import type { StoredMarking, StoredValue } from './stored.js';

@@ -2,7 +2,11 @@
  * The fields a list filter reads from stored markings and values, and the exact name an AND
  * filter asks for (which the store looks up through its name index instead of scanning).
  */
-import type { ListFilter, MarkingFilterField, ValueFilterField } from '../../markings/filters.js';
+import type {
+  ListFilter,
+  MarkingFilterField,
+  ValueFilterField,
+} from '../../common/markings/filters.js';
 import type { FieldReader } from './filter-match.js';
 import type { StoredMarking, StoredValue } from './stored.js';
 

@@ -1,8 +1,8 @@
 /**
- * Evaluates a parsed list filter (src/markings/filters.ts) against the mock's markings and values.
+ * Evaluates a parsed list filter (src/common/markings/filters.ts) against the mock's markings and values.
  * Only the mock evaluates filters; ksctl sends them as they are.
  */
-import type { FilterScalar, FilterTerm, ListFilter } from '../../markings/filters.js';
+import type { FilterScalar, FilterTerm, ListFilter } from '../../common/markings/filters.js';
 
 /** Compares strings by Unicode code point (JavaScript's `<` compares UTF-16 units). */
 function compareCodePoints(a: string, b: string): number {

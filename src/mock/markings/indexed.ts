@@ -4,7 +4,7 @@
  * durable state, and rebuilt from those records. The service's operations on them are
  * MarkingsStore (store.ts); the values plan of an update is values-plan.ts.
  */
-import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../markings/wire.js';
+import { type Marking, type MarkingValue, MarkingsErrorCode } from '../../common/markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { IdGenerator } from '../ids.js';
 import { CHEAP_UNITS, LOOK, runWhole, type Steps, sortSteps } from '../pacing.js';

@@ -15,8 +15,12 @@ import {
   parseFilterTerm,
   parseOrParameter,
   unionOfRepeatedAny,
-} from '../../markings/filters.js';
-import { MarkingsErrorCode, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../../markings/wire.js';
+} from '../../common/markings/filters.js';
+import {
+  MarkingsErrorCode,
+  PAGE_LIMIT_DEFAULT,
+  PAGE_LIMIT_MAX,
+} from '../../common/markings/wire.js';
 import { MockHttpError } from '../http.js';
 
 export function badQuery(name: string, message: string): MockHttpError {

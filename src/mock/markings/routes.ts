@@ -3,8 +3,8 @@
  * markings and their values, Create or Update Multiple, with If-Match preconditions and the
  * list paging (skip/limit, or SCIM's startIndex/count) the service answers with.
  */
-import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../markings/filters.js';
-import type { ListEnvelope, Marking } from '../../markings/wire.js';
+import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../common/markings/filters.js';
+import type { ListEnvelope, Marking } from '../../common/markings/wire.js';
 import { authenticate, authorize } from '../auth.js';
 import { json, type MockRequest, type MockResponse, type Route, route } from '../http.js';
 import type { MockState } from '../state.js';

@@ -3,9 +3,9 @@
  * every problem collected (a 400 lists them all), then checked against the stored markings (value
  * ids, the default value, unique names across a bulk request), and the errors for names in use.
  */
-import { descriptionProblem, nameProblem } from '../../api/names.js';
-import type { ErrorDetailWire } from '../../api/errors.js';
-import { MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../markings/wire.js';
+import { descriptionProblem, nameProblem } from '../../common/markings/names.js';
+import type { ErrorDetailWire } from '../../common/http/error-body.js';
+import { MarkingsErrorCode, VALUES_MAX_PER_MARKING } from '../../common/markings/wire.js';
 import { MockHttpError } from '../http.js';
 import type { StoredMarking, StoredValue } from './stored.js';
 import { CHEAP_UNITS, type Steps } from '../pacing.js';

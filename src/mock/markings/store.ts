@@ -3,15 +3,15 @@
  * writes checked whole before anything changes (specs.ts). How they are held, indexed, reported
  * and put in wire form is indexed.ts.
  */
-import type { ListFilter } from '../../markings/filters.js';
-import type { ErrorDetailWire } from '../../api/errors.js';
+import type { ListFilter } from '../../common/markings/filters.js';
+import type { ErrorDetailWire } from '../../common/http/error-body.js';
 import {
   BULK_MAX_ITEMS,
   type Marking,
   MarkingsErrorCode,
   type MarkingValue,
   VALUES_MAX_PER_MARKING,
-} from '../../markings/wire.js';
+} from '../../common/markings/wire.js';
 import { MockHttpError } from '../http.js';
 import { CHEAP_UNITS, runWhole, type Steps } from '../pacing.js';
 import { exactName, readMarkingField, readValueField } from './fields.js';

@@ -3,7 +3,7 @@
  * of each user name (built once per name; its id is stable for a name within the tenant).
  */
 import { createHash } from 'node:crypto';
-import type { ChangedBy, Marking, MarkingValue } from '../../markings/wire.js';
+import type { ChangedBy, Marking, MarkingValue } from '../../common/markings/wire.js';
 import { valueCountOf } from './deferred.js';
 import type { StoredMarking, StoredValue } from './stored.js';
 

@@ -12,9 +12,9 @@
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InputError } from '../../errors.js';
-import { ensureDirectory } from '../../files/directories.js';
-import { errnoCode, fileReason } from '../../files/fs-errors.js';
+import { InputError } from '../../common/errors.js';
+import { ensureDirectory } from '../../common/files/directories.js';
+import { errnoCode, fileReason } from '../../common/files/fs-errors.js';
 import {
   CLOSE_KIND,
   inFileOrder,

@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errnoCode, fileReason } from '../../files/fs-errors.js';
+import { errnoCode, fileReason } from '../../common/files/fs-errors.js';
 import {
   CLOSE_KIND,
   journalGeneration,

@@ -5,8 +5,8 @@
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { syncDirectory } from '../../files/atomic-write.js';
-import { fileError } from '../../files/fs-errors.js';
+import { syncDirectory } from '../../common/files/atomic-write.js';
+import { fileError } from '../../common/files/fs-errors.js';
 
 interface Waiter {
   upTo: number;

@@ -4,7 +4,7 @@
  * Its header names its generation, id, the journal sequence number it covers and its record
  * count (integrity.ts).
  */
-import { writeFileAtomic } from '../../files/atomic-write.js';
+import { writeFileAtomic } from '../../common/files/atomic-write.js';
 import { recordLine, type SnapshotHeader, snapshotHeaderLine } from './integrity.js';
 import type { StateRecord } from './records.js';
 

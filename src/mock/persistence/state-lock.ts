@@ -6,16 +6,16 @@
  */
 import { readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { createLockFile, takeOverLockFile } from '../../files/file-lock.js';
-import { errnoCode, fileError } from '../../files/fs-errors.js';
+import { UsageError } from '../../common/errors.js';
+import { createLockFile, takeOverLockFile } from '../../common/files/file-lock.js';
+import { errnoCode, fileError } from '../../common/files/fs-errors.js';
 import {
   goneReason,
   identityText,
   ownIdentity,
   parseIdentity,
   type ProcessIdentity,
-} from '../../files/process-identity.js';
+} from '../../common/files/process-identity.js';
 
 export const LOCK_FILE = 'lock';
 

@@ -1,9 +1,0 @@
-/** Keyspaces in the enrollment protocol: their form (a setting's, src/config) and new device ids. */
-import { randomUUID } from 'node:crypto';
-
-export { assertKeyspace, isKeyspace, keyspaceOfDeviceId } from '../config/keyspace.js';
-
-/** A new device id in the form the service uses, for the mock. */
-export function newDeviceId(keyspace: string): string {
-  return `${keyspace}.1.${randomUUID()}`;
-}
