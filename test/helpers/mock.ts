@@ -103,7 +103,13 @@ export async function startMock(options: MockServerOptions = {}): Promise<TestMo
     return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
   };
   const admin = async (method: string, path: string, body?: unknown) => {
-    const answer = await call(method, path, body);
+    const answer = await call(method, path, body).catch((error: unknown) => {
+      // A kept-alive socket the mock closed just as fetch reused it (its 5 s keep-alive ends
+      // late on a loaded machine): the request never reached a handler, and every admin call
+      // here (reset, faults, the journal) may be sent again.
+      if (!staleSocket(error)) throw error;
+      return call(method, path, body);
+    });
     if (answer.status !== 200) {
       throw new Error(
         `${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`,
@@ -139,4 +145,11 @@ export async function startMock(options: MockServerOptions = {}): Promise<TestMo
     },
   };
   return mock;
+}
+
+/** fetch's failure when the socket it reused was closed before any answer came. */
+function staleSocket(error: unknown): boolean {
+  const cause =
+    error instanceof TypeError ? (error.cause as { code?: string } | undefined) : undefined;
+  return ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(cause?.code ?? '');
 }
