@@ -5,7 +5,8 @@
  * ApiError carrying the API's message, details and conversation id, for the page to show.
  */
 
-const BASE = new URL('api/', document.baseURI);
+/** The API's base, beside the page (read when called: this module touches no page at import). */
+const base = () => new URL('api/', document.baseURI);
 let csrf = '';
 /**
  * On the console of `ksctl mock record`: the origin it records (its session says).
@@ -49,7 +50,7 @@ export function whenSignedOut(handler) {
  * @returns {Promise<import('../../src/mock/wire.js').ConsoleSessionAnswer | undefined>}
  */
 export async function session() {
-  const answer = await fetch(new URL('session', BASE), { headers: { Accept: 'application/json' } });
+  const answer = await fetch(new URL('session', base()), { headers: { Accept: 'application/json' } });
   if (answer.status === 401 || answer.status === 403) return undefined;
   if (!answer.ok) throw new ApiError(answer.status, await answer.json().catch(() => undefined));
   const body = await answer.json();
@@ -86,7 +87,7 @@ export async function api(method, path, body, extraHeaders = {}) {
   const headers = { Accept: 'application/json', ...extraHeaders };
   if (method !== 'GET' && method !== 'HEAD') headers['X-Ksctl-Csrf'] = csrf;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const answer = await fetch(new URL(path, BASE), {
+  const answer = await fetch(new URL(path, base()), {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -119,7 +120,7 @@ export const get = (path) => api('GET', path);
  * @param {string} token
  */
 export async function signIn(token) {
-  const answer = await fetch(new URL('../login', BASE), {
+  const answer = await fetch(new URL('../login', base()), {
     method: 'POST',
     body: new URLSearchParams({ token }),
   });
@@ -133,7 +134,7 @@ export async function signIn(token) {
 
 /** Signs out: the mock forgets the session; the page then shows the sign-in screen. */
 export async function signOut() {
-  await fetch(new URL('../logout', BASE), { method: 'POST', headers: { 'X-Ksctl-Csrf': csrf } });
+  await fetch(new URL('../logout', base()), { method: 'POST', headers: { 'X-Ksctl-Csrf': csrf } });
 }
 
 /** @typedef {import('../../src/mock/wire.js').JournalEntry} JournalEntry */
@@ -144,7 +145,7 @@ export async function signOut() {
  * @param {(state: 'live' | 'reconnecting' | 'closed') => void} [onState]
  */
 export function events(onBatch, onState) {
-  const source = new EventSource(new URL('events', BASE));
+  const source = new EventSource(new URL('events', base()));
   source.addEventListener('requests', (event) => {
     try {
       const batch = JSON.parse(event.data);

@@ -5,6 +5,8 @@
  * shows: tables, facts, alerts, dialogs, copy buttons, times and sizes.
  */
 
+export { bytes, clockText, count } from './format.js';
+
 /** @typedef {Node | string | number | null | undefined | false} Leaf */
 /**
  * What h() and fill() take as children: nodes, text, nothing, or arrays of them (two deep).
@@ -391,12 +393,6 @@ const timeFormat = new Intl.DateTimeFormat(undefined, {
   minute: '2-digit',
   second: '2-digit',
 });
-const clockFormat = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hour12: false,
-});
 
 /**
  * A <time> with a readable date; accepts ISO text or epoch ms.
@@ -407,30 +403,6 @@ export function when(value) {
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
   return h('time', { datetime: date.toISOString() }, timeFormat.format(date));
-}
-
-/**
- * hh:mm:ss.mmm of a request's time (plain text: the list makes hundreds a second).
- * @param {string | number | undefined} value
- */
-export function clockText(value) {
-  const date = new Date(value ?? NaN);
-  if (Number.isNaN(date.getTime())) return String(value ?? '');
-  return `${clockFormat.format(date)}.${String(date.getMilliseconds()).padStart(3, '0')}`;
-}
-
-/** @param {unknown} n a size in bytes */
-export function bytes(n) {
-  if (typeof n !== 'number') return '—';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-const numberFormat = new Intl.NumberFormat('en');
-/** @param {unknown} n */
-export function count(n) {
-  return typeof n === 'number' ? numberFormat.format(n) : '—';
 }
 
 /**

@@ -7,8 +7,6 @@ import { recording } from './api.js';
 import { bytes, codeLine, facts, h, statusBadge, table, when } from './dom.js';
 import { jsonView } from './json-view.js';
 
-/** How long a request took, as the list and the detail show it. */
-export const took = (ms) => `${(ms ?? 0) < 10 ? (ms ?? 0).toFixed(1) : Math.round(ms)} ms`;
 
 /**
  * What the detail pane shows of request `d` (GET /_mock/requests/{id}), in order, with `close`
