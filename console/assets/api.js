@@ -50,7 +50,9 @@ export function whenSignedOut(handler) {
  * @returns {Promise<import('../../src/mock/wire.js').ConsoleSessionAnswer | undefined>}
  */
 export async function session() {
-  const answer = await fetch(new URL('session', base()), { headers: { Accept: 'application/json' } });
+  const answer = await fetch(new URL('session', base()), {
+    headers: { Accept: 'application/json' },
+  });
   if (answer.status === 401 || answer.status === 403) return undefined;
   if (!answer.ok) throw new ApiError(answer.status, await answer.json().catch(() => undefined));
   const body = await answer.json();

@@ -198,7 +198,11 @@ async function start() {
   } catch (error) {
     fill(
       main,
-      h('p', { class: 'error-box', role: 'alert' }, `The mock did not answer: ${errorMessage(error)}`),
+      h(
+        'p',
+        { class: 'error-box', role: 'alert' },
+        `The mock did not answer: ${errorMessage(error)}`,
+      ),
     );
     return;
   }

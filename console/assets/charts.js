@@ -90,7 +90,10 @@ export function timeChart(title, { unit, describe }) {
         ),
       ),
     );
-    root.setAttribute('aria-label', describe(series.map((s) => `${s.label} ${figure(s)}`).join(', ')));
+    root.setAttribute(
+      'aria-label',
+      describe(series.map((s) => `${s.label} ${figure(s)}`).join(', ')),
+    );
   }
 
   return { el: figure, update };
@@ -128,8 +131,15 @@ function scaleOf(points, bars, lines) {
 function drawScale(root, { max, y }, length) {
   for (const frac of [0, 0.5, 1]) {
     const v = max * frac;
-    root.append(svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: 'grid' }));
-    const label = svg('text', { x: PAD.left - 6, y: y(v) + 4, class: 'axis', 'text-anchor': 'end' });
+    root.append(
+      svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: 'grid' }),
+    );
+    const label = svg('text', {
+      x: PAD.left - 6,
+      y: y(v) + 4,
+      class: 'axis',
+      'text-anchor': 'end',
+    });
     label.textContent = `${Number.isInteger(v) ? v : v.toFixed(1)}`;
     root.append(label);
   }

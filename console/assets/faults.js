@@ -143,7 +143,10 @@ function ruleInputs() {
   return {
     method: field('Method', {
       tag: 'select',
-      options: [['', 'Any method'], ...METHODS.map((m) => /** @type {[string, string]} */ ([m, m]))],
+      options: [
+        ['', 'Any method'],
+        ...METHODS.map((m) => /** @type {[string, string]} */ ([m, m])),
+      ],
     }),
     path: field(
       'Path',

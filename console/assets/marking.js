@@ -188,7 +188,11 @@ async function showValues(box, shown) {
 /** The form that adds a value, and where it shows a refusal. @param {Shown} shown */
 function addValueForm({ id, again }) {
   const errors = errorBox();
-  const name = field('New value name', { id: 'new-value-name', autocomplete: 'off', required: true });
+  const name = field('New value name', {
+    id: 'new-value-name',
+    autocomplete: 'off',
+    required: true,
+  });
   const description = field('New value description', { autocomplete: 'off' });
   const form = h(
     'form',

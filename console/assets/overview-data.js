@@ -79,7 +79,8 @@ export function errorSeries(points) {
   const statuses = [
     ...new Set(points.flatMap((p) => Object.keys(p).filter((k) => k.startsWith('err')))),
   ].sort();
-  if (statuses.length === 0) return [{ key: 'none', label: 'Errors', colour: 'e4 v0', kind: 'bar' }];
+  if (statuses.length === 0)
+    return [{ key: 'none', label: 'Errors', colour: 'e4 v0', kind: 'bar' }];
   return statuses.map((k, i) => ({
     key: k,
     label: k.slice(3),

@@ -47,7 +47,10 @@ export function mount(main) {
   let aboutShown = '';
   async function refreshOverview() {
     const o = await readOverview();
-    fill(counts, countCards(o).map(([label, n]) => statCard(label, n)));
+    fill(
+      counts,
+      countCards(o).map(([label, n]) => statCard(label, n)),
+    );
     // Rebuilt only when it changed, so a focused copy button is not taken from under the user.
     const shown = aboutKey(o);
     if (shown === aboutShown) return;

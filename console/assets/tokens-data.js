@@ -19,7 +19,8 @@ export function mintBody(user, keyspace) {
 }
 
 /** @param {{ user: string, keyspace?: string }} body */
-export const mint = async (body) => /** @type {ConsoleTokenPair} */ (await api('POST', 'tokens', body));
+export const mint = async (body) =>
+  /** @type {ConsoleTokenPair} */ (await api('POST', 'tokens', body));
 
 /**
  * The outbox's messages, newest first, whichever shape the answer has (a list, or one under
@@ -28,7 +29,10 @@ export const mint = async (body) => /** @type {ConsoleTokenPair} */ (await api('
  * @returns {ConsoleOutboxMessage[]}
  */
 export function outboxMessages(answer) {
-  const shaped = /** @type {{ messages?: ConsoleOutboxMessage[], outbox?: ConsoleOutboxMessage[] } | undefined} */ (answer);
+  const shaped =
+    /** @type {{ messages?: ConsoleOutboxMessage[], outbox?: ConsoleOutboxMessage[] } | undefined} */ (
+      answer
+    );
   const messages = Array.isArray(answer) ? answer : (shaped?.messages ?? shaped?.outbox ?? []);
   return [...messages].reverse();
 }

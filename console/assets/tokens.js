@@ -41,7 +41,10 @@ export function mount(main) {
     try {
       const messages = await readOutbox();
       outboxErrors.clear();
-      fill(outbox, table('Outbox messages', OUTBOX_COLUMNS, messages, { empty: 'No e-mail sent yet.' }));
+      fill(
+        outbox,
+        table('Outbox messages', OUTBOX_COLUMNS, messages, { empty: 'No e-mail sent yet.' }),
+      );
     } catch (error) {
       outboxErrors.show(error);
     }
