@@ -25,7 +25,7 @@ function filesUnder(dir: string): string[] {
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
 /** "file:line name (n lines)" for each function of a script longer than `max` lines. */
-export function longFunctions(file: string, text: string, max: number): string[] {
+function longFunctions(file: string, text: string, max: number): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
   const long: string[] = [];
   const visit = (node: ts.Node): void => {
