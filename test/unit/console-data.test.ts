@@ -150,7 +150,7 @@ describe('the Overview’s data', () => {
   });
 
   it('has a bar series a status, 5xx coloured apart, or one empty series', () => {
-    const points = [
+    const points: ({ t: number } & Record<string, number>)[] = [
       { t: 1, err503: 1 },
       { t: 2, err404: 2 },
     ];
