@@ -71,8 +71,8 @@ async function show() {
   /** @type {{ name: string, page: MountedPage | undefined }} */
   const mine = { name: route.name, page: undefined };
   current = mine;
-  const entry = pageNamed(route.name) ?? PAGES[0];
-  if (entry === undefined) return;
+  const entry = pageNamed(route.name);
+  if (entry === undefined) return; // never: parseRoute names a page of the registry
   const module = await entry.load();
   if (current !== mine) return; // another route was asked for meanwhile
   fill(main);

@@ -4,8 +4,8 @@
  * check the pages themselves).
  */
 import { describe, expect, it } from 'vitest';
-import { cellText, ruleFrom } from '../../console/assets/faults-data.js';
-import { listAsked, termsQuery, filterTerms } from '../../console/assets/markings-data.js';
+import { cellText, ruleFrom } from '../../../console/assets/faults-data.js';
+import { listAsked, termsQuery, filterTerms } from '../../../console/assets/markings-data.js';
 import {
   countCards,
   errorSeries,
@@ -13,16 +13,16 @@ import {
   perSecond,
   tenantText,
   WINDOW_S,
-} from '../../console/assets/overview-data.js';
+} from '../../../console/assets/overview-data.js';
 import {
   filterOf,
   liveStateText,
   matches,
   RequestFeed,
   selectedOf,
-} from '../../console/assets/requests-data.js';
-import { mintBody, outboxMessages } from '../../console/assets/tokens-data.js';
-import type { JournalEntry } from '../../src/mock/wire.js';
+} from '../../../console/assets/requests-data.js';
+import { mintBody, outboxMessages } from '../../../console/assets/tokens-data.js';
+import type { JournalEntry } from '../../../src/mock/wire.js';
 
 describe('the Markings page’s data', () => {
   it('reads the filter grammar: terms, quoted values, bare words as name__contains', () => {

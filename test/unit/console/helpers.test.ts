@@ -4,11 +4,11 @@
  * nav, the routes and the titles.
  */
 import { describe, expect, it } from 'vitest';
-import { query } from '../../console/assets/api.js';
-import { niceMax } from '../../console/assets/charts.js';
-import { bytes, clockText, count, plural, took } from '../../console/assets/format.js';
-import { HOME, PAGES, pageNamed, RECORDER_HOME } from '../../console/assets/pages.js';
-import { parseRoute, routeHash } from '../../console/assets/route.js';
+import { query } from '../../../console/assets/api.js';
+import { niceMax } from '../../../console/assets/charts.js';
+import { bytes, clockText, count, plural, took } from '../../../console/assets/format.js';
+import { HOME, PAGES, pageNamed, RECORDER_HOME } from '../../../console/assets/pages.js';
+import { parseRoute, routeHash } from '../../../console/assets/route.js';
 
 describe('numbers and times', () => {
   it('writes sizes, counts and durations', () => {
