@@ -31,13 +31,7 @@ export function mount(main) {
   fill(
     main,
     h('div', { class: 'page-head' }, h('h1', {}, 'Faults'), clearButton),
-    h(
-      'p',
-      { class: 'muted' },
-      'Rules that make the mock fail on purpose, as ',
-      h('code', { class: 'nowrap' }, '--fault'),
-      ' does: the first that matches a request answers it.',
-    ),
+    intro(),
     listErrors.el,
     list,
     form,
@@ -64,17 +58,28 @@ export function mount(main) {
     }
   }
 
-  /** @param {ListedRule} rule */
-  async function remove(rule) {
+  /**
+   * Makes a change, says so and shows the rules again: true when done; a refusal is shown.
+   * @param {() => Promise<unknown>} action
+   * @param {string} done what is announced once it is done
+   */
+  async function change(action, done) {
     try {
-      await removeRule(rule);
-      announce(`Rule ${rule.index + 1} removed`);
+      await action();
+      announce(done);
       await refresh();
-      const next = list.querySelector('tbody button') ?? form.querySelector('select');
-      if (next instanceof HTMLElement) next.focus();
+      return true;
     } catch (error) {
       listErrors.show(error);
+      return false;
     }
+  }
+
+  /** @param {ListedRule} rule */
+  async function remove(rule) {
+    if (!(await change(() => removeRule(rule), `Rule ${rule.index + 1} removed`))) return;
+    const next = list.querySelector('tbody button') ?? form.querySelector('select');
+    if (next instanceof HTMLElement) next.focus();
   }
 
   async function clearAll() {
@@ -82,19 +87,23 @@ export function mount(main) {
       confirm: 'Clear all',
       detail: 'The mock then answers every request normally.',
     });
-    if (!sure) return;
-    try {
-      await clearRules();
-      announce('All rules cleared');
-      await refresh();
-    } catch (error) {
-      listErrors.show(error);
-    }
+    if (sure) await change(clearRules, 'All rules cleared');
   }
 
   void refresh();
   const timer = setInterval(refresh, 3000);
   return { unmount: () => clearInterval(timer) };
+}
+
+/** What the page is for, under its heading. */
+function intro() {
+  return h(
+    'p',
+    { class: 'muted' },
+    'Rules that make the mock fail on purpose, as ',
+    h('code', { class: 'nowrap' }, '--fault'),
+    ' does: the first that matches a request answers it.',
+  );
 }
 
 /**
