@@ -230,9 +230,10 @@ export function errorBox() {
  * @returns {{ message: string, details: ErrorDetail[], cid?: string }}
  */
 function errorParts(error) {
-  if (!(error instanceof Error)) return { message: String(error), details: [] };
-  const { details, cid } = /** @type {{ details?: ErrorDetail[], cid?: string }} */ (error);
-  return { message: error.message, details: details ?? [], cid };
+  if (typeof error !== 'object' || error === null) return { message: String(error), details: [] };
+  const { message, details, cid } =
+    /** @type {{ message?: string, details?: ErrorDetail[], cid?: string }} */ (error);
+  return { message: message ?? String(error), details: details ?? [], cid };
 }
 
 /** A polite live region for short confirmations ("Copied", "Saved"). */
