@@ -1,9 +1,9 @@
-// `npm run check`: the type check, ESLint and Prettier's format check. Together they are over a
-// minute of one core's work on a fresh clone, so they run side by side, and each keeps a cache
-// under node_modules/.cache/ksctl-check (what did not change since the last run is not checked
-// again; each tool checks its own cache against the files, its version and its settings). Each
-// tool's output is printed whole once it ends, in a fixed order; the exit code is the first
-// failure's, 0 when all pass.
+// `npm run check`: the type checks (the code's, and the console's browser code's), ESLint and
+// Prettier's format check. Together they are over a minute of one core's work on a fresh clone,
+// so they run side by side, and each keeps a cache under node_modules/.cache/ksctl-check (what
+// did not change since the last run is not checked again; each tool checks its own cache against
+// the files, its version and its settings). Each tool's output is printed whole once it ends, in
+// a fixed order; the exit code is the first failure's, 0 when all pass.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,6 +29,15 @@ const TOOLS = [
     ],
   },
   {
+    // The console's browser code: JSDoc-typed ES modules, against the DOM and the wire types.
+    name: 'typecheck console',
+    argv: [
+      bin('typescript', 'tsc'),
+      ...['-p', join('console', 'tsconfig.json'), '--incremental'],
+      ...['--tsBuildInfoFile', join(CACHE, 'typecheck-console.tsbuildinfo')],
+    ],
+  },
+  {
     name: 'eslint',
     argv: [
       bin('eslint', 'eslint'),
@@ -49,7 +58,7 @@ const TOOLS = [
 function run({ name, argv }) {
   return new Promise((resolve) => {
     const started = Date.now();
-    // Three processes on few cores: V8's garbage collector on one thread each costs less in all.
+    // Four processes on few cores: V8's garbage collector on one thread each costs less in all.
     const child = spawn(process.execPath, ['--single-threaded-gc', ...argv], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });

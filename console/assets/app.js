@@ -1,29 +1,51 @@
+// @ts-check
 /**
  * The console's entry: asks the mock whether this browser is signed in, shows the sign-in
  * screen when not (nothing of the tenant), and otherwise routes #/overview, #/markings, … to the
- * page modules. A page is mount(main, route) → { update?(route), unmount?() }; a route change
- * within one page calls update, so the Requests page keeps its live list while one is opened.
+ * page modules that pages.js lists (which also gives the nav and the titles). A page is
+ * mount(main, route) → { update?(route), unmount?() }; a route change within one page calls
+ * update, so the Requests page keeps its live list while one is opened.
  */
 import { session, signIn, signOut, whenSignedOut } from './api.js';
 import { fill, h } from './dom.js';
+import { HOME, PAGES, pageNamed, RECORDER_HOME } from './pages.js';
 import { parseRoute } from './route.js';
 
-const PAGES = {
-  overview: () => import('./overview.js'),
-  markings: () => import('./markings.js'),
-  devices: () => import('./devices.js'),
-  requests: () => import('./requests.js'),
-  faults: () => import('./faults.js'),
-  tokens: () => import('./tokens.js'),
-};
+/** @typedef {import('./pages.js').MountedPage} MountedPage */
 
-const main = document.getElementById('main');
-const nav = document.getElementById('nav');
-const menu = document.querySelector('.menu-toggle');
-let current; // { name, page }
-/** Set on the console of `ksctl mock record`: the origin it records, and only its requests. */
+/**
+ * The element of a selector that index.html holds.
+ * @template {Element} T
+ * @param {string} selector
+ * @param {new () => T} type
+ * @returns {T}
+ */
+function part(selector, type) {
+  const el = document.querySelector(selector);
+  if (!(el instanceof type)) throw new Error(`index.html has no ${selector}`);
+  return el;
+}
+
+const main = part('#main', HTMLElement);
+const nav = part('#nav', HTMLElement);
+const menu = part('.menu-toggle', HTMLButtonElement);
+/** @type {{ name: string, page: MountedPage | undefined } | undefined} */
+let current;
+/**
+ * Set on the console of `ksctl mock record`: the origin it records, and only its requests.
+ * @type {string | undefined}
+ */
 let recording;
 
+/** The nav's links, one a page of the registry (on a recorder's console, its pages only). */
+function buildNav() {
+  const shown = PAGES.filter((page) => recording === undefined || page.recorder);
+  part('#nav ul', HTMLUListElement).replaceChildren(
+    ...shown.map((page) => h('li', {}, h('a', { href: `#/${page.name}` }, page.title))),
+  );
+}
+
+/** @param {string} name */
 function markCurrent(name) {
   for (const link of nav.querySelectorAll('a')) {
     if (link.getAttribute('href') === `#/${name}`) link.setAttribute('aria-current', 'page');
@@ -33,10 +55,10 @@ function markCurrent(name) {
 
 async function show() {
   const route = parseRoute();
-  if (recording !== undefined && route.name !== 'requests') {
+  if (recording !== undefined && !pageNamed(route.name)?.recorder) {
     // A recorder holds no markings, devices, faults or tokens: those belong to a mock.
-    history.replaceState(null, '', '#/requests');
-    route.name = 'requests';
+    history.replaceState(null, '', `#/${RECORDER_HOME}`);
+    route.name = RECORDER_HOME;
     route.rest = [];
   }
   markCurrent(route.name);
@@ -46,13 +68,16 @@ async function show() {
     return;
   }
   current?.page?.unmount?.();
+  /** @type {{ name: string, page: MountedPage | undefined }} */
   const mine = { name: route.name, page: undefined };
   current = mine;
-  const module = await PAGES[route.name]();
+  const entry = pageNamed(route.name);
+  if (entry === undefined) return; // never: parseRoute names a page of the registry
+  const module = await entry.load();
   if (current !== mine) return; // another route was asked for meanwhile
   fill(main);
   mine.page = module.mount(main, route);
-  document.title = `${route.name[0].toUpperCase()}${route.name.slice(1)} · ksctl ${recording === undefined ? 'mock' : 'mock record'} console`;
+  document.title = `${entry.title} · ksctl ${recording === undefined ? 'mock' : 'mock record'} console`;
   const heading = main.querySelector('h1');
   if (heading && document.activeElement?.closest?.('nav')) {
     heading.setAttribute('tabindex', '-1');
@@ -60,17 +85,22 @@ async function show() {
   }
 }
 
+/** @param {boolean} open */
 function setMenu(open) {
   menu.setAttribute('aria-expanded', String(open));
   nav.classList.toggle('open', open);
 }
 
-/** What the browser sees without a session: the sign-in form and nothing of the tenant. */
+/**
+ * What the browser sees without a session: the sign-in form and nothing of the tenant.
+ * @param {string | null} [reason] why it asks again: 'failed', 'expired'
+ */
 function signInScreen(reason = new URLSearchParams(location.search).get('signin')) {
   current?.page?.unmount?.();
   current = undefined;
   nav.hidden = true;
   menu.hidden = true;
+  /** @type {Record<string, string>} */
   const notes = {
     failed: 'That is not the mock’s dev token. Try again, or use the sign-in link.',
     expired:
@@ -120,12 +150,14 @@ function signInScreen(reason = new URLSearchParams(location.search).get('signin'
   );
 }
 
+/** @param {SubmitEvent} event */
 async function submitToken(event) {
   event.preventDefault();
-  const input = event.target.elements.token;
+  const form = /** @type {HTMLFormElement} */ (event.target);
+  const input = /** @type {HTMLInputElement} */ (form.elements.namedItem('token'));
   try {
     if (await signIn(input.value)) {
-      history.replaceState(null, '', location.pathname + (location.hash || '#/overview'));
+      history.replaceState(null, '', location.pathname + (location.hash || `#/${HOME}`));
       location.reload();
       return;
     }
@@ -134,9 +166,15 @@ async function submitToken(event) {
     signInScreen();
     main
       .querySelector('.signin h1')
-      .after(h('p', { class: 'error-box', role: 'alert' }, error.message));
+      ?.after(h('p', { class: 'error-box', role: 'alert' }, errorMessage(error)));
   }
-  main.querySelector('#token')?.focus();
+  const token = main.querySelector('#token');
+  if (token instanceof HTMLInputElement) token.focus();
+}
+
+/** @param {unknown} error */
+function errorMessage(error) {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function start() {
@@ -150,7 +188,7 @@ async function start() {
   );
   whenSignedOut(signInScreen);
   // The skip link moves focus without touching the hash, which holds the route.
-  document.querySelector('.skip').addEventListener('click', (event) => {
+  part('.skip', HTMLAnchorElement).addEventListener('click', (event) => {
     event.preventDefault();
     main.focus();
   });
@@ -160,7 +198,11 @@ async function start() {
   } catch (error) {
     fill(
       main,
-      h('p', { class: 'error-box', role: 'alert' }, `The mock did not answer: ${error.message}`),
+      h(
+        'p',
+        { class: 'error-box', role: 'alert' },
+        `The mock did not answer: ${errorMessage(error)}`,
+      ),
     );
     return;
   }
@@ -171,24 +213,22 @@ async function start() {
   if (location.search) history.replaceState(null, '', location.pathname + location.hash);
   if (typeof signedIn.recording === 'string') {
     recording = signedIn.recording;
-    for (const link of nav.querySelectorAll('a')) {
-      if (link.getAttribute('href') !== '#/requests') link.parentElement.remove();
-    }
-    document.querySelector('.brand strong').textContent = 'mock record console';
-    document
-      .querySelector('.brand')
-      .append(h('span', { class: 'recording' }, ` · recording ${recording}`));
+    part('.brand strong', HTMLElement).textContent = 'mock record console';
+    part('.brand', HTMLElement).append(
+      h('span', { class: 'recording' }, ` · recording ${recording}`),
+    );
   }
+  buildNav();
   nav.hidden = false;
   menu.hidden = false;
   menu.addEventListener('click', () => setMenu(menu.getAttribute('aria-expanded') !== 'true'));
-  nav.querySelector('.signout').addEventListener('click', async () => {
+  part('#nav .signout', HTMLButtonElement).addEventListener('click', async () => {
     await signOut();
     signInScreen();
   });
   window.addEventListener('hashchange', () => void show());
   if (!location.hash) {
-    history.replaceState(null, '', recording === undefined ? '#/overview' : '#/requests');
+    history.replaceState(null, '', `#/${recording === undefined ? HOME : RECORDER_HOME}`);
   }
   await show();
 }

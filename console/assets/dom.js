@@ -1,23 +1,40 @@
+// @ts-check
 /**
  * Building the page: h() makes elements whose text is always set as text (never parsed as
  * HTML), so a value from a request can never become markup. Small helpers for what every page
  * shows: tables, facts, alerts, dialogs, copy buttons, times and sizes.
  */
 
+export { bytes, clockText, count } from './format.js';
+
+/** @typedef {Node | string | number | null | undefined | false} Leaf */
+/**
+ * What h() and fill() take as children: nodes, text, nothing, or arrays of them (two deep).
+ * @typedef {Leaf | Leaf[] | Leaf[][]} Child
+ */
+/** @typedef {Record<string, unknown>} Attrs */
+
 /**
  * h('button', { class: 'x', onclick: fn, 'aria-label': 'Close' }, 'text', child, [more]).
  * Attributes starting with "on" become listeners; true/false toggle boolean attributes; null and
  * undefined are left out. Children are nodes or strings (as text), nested arrays flattened.
+ */
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attrs | null} [attrs]
+ * @param {Child[]} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on') && typeof value === 'function') {
-      el.addEventListener(name.slice(2), value);
+      el.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
     } else if (name === 'value' && 'value' in el) {
       el.value = String(value);
-    } else if (name === 'checked' && 'checked' in el) {
+    } else if (name === 'checked' && el instanceof HTMLInputElement) {
       el.checked = Boolean(value);
     } else {
       el.setAttribute(name, value === true ? '' : String(value));
@@ -27,6 +44,13 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * Appends children (see Child) to an element.
+ * @template {Element} E
+ * @param {E} el
+ * @param {Child[]} children
+ * @returns {E}
+ */
 export function append(el, children) {
   for (const child of children) {
     if (child === undefined || child === null || child === false) continue;
@@ -36,7 +60,12 @@ export function append(el, children) {
   return el;
 }
 
-/** Replaces an element's children. */
+/**
+ * Replaces an element's children.
+ * @template {Element} E
+ * @param {E} el
+ * @param {Child[]} children
+ */
 export function fill(el, ...children) {
   el.replaceChildren();
   return append(el, children);
@@ -49,13 +78,32 @@ export function uid(prefix = 'id') {
   return `${prefix}-${ids}`;
 }
 
-/** A labelled form field: { label, input }. Extra attributes go on the input. */
+/**
+ * A field's input: what field() made for its tag (the value and checked of each are there).
+ * @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} FieldInput
+ */
+/**
+ * The attributes of field(): tag (input, select, textarea), a select's options ([value, text]
+ * or text), and the input's own attributes.
+ * @typedef {Attrs & { tag?: 'input' | 'select' | 'textarea', options?: (string | [string, string])[] }} FieldAttrs
+ */
+
+/**
+ * A labelled form field: { wrap, input }. Extra attributes go on the input.
+ * @param {string} label
+ * @param {FieldAttrs} [attrs]
+ * @param {string} [hint]
+ * @returns {{ wrap: HTMLDivElement, input: HTMLInputElement }}
+ */
 export function field(label, attrs = {}, hint) {
-  const id = attrs.id ?? uid('f');
+  const id = typeof attrs.id === 'string' ? attrs.id : uid('f');
   const hintId = hint ? `${id}-hint` : undefined;
   const tag = attrs.tag ?? 'input';
   const { tag: _tag, options, ...rest } = attrs;
-  const input = h(tag, { id, name: id, ...rest, 'aria-describedby': hintId });
+  // Typed as an input: a select and a textarea have the value it is read for.
+  const input = /** @type {HTMLInputElement} */ (
+    h(tag, { id, name: id, ...rest, 'aria-describedby': hintId })
+  );
   if (tag === 'select') {
     for (const option of options ?? []) {
       const [value, text] = Array.isArray(option) ? option : [option, option];
@@ -75,8 +123,18 @@ export function field(label, attrs = {}, hint) {
 }
 
 /**
+ * A column of table(): its title, the cell of a row, and a class for its cells.
+ * @template R
+ * @typedef {{ title: string, cell: (row: R) => Child, class?: string }} Column
+ */
+
+/**
  * A table in a scrollable region (focusable, so a keyboard can scroll it).
- * columns: [{ title, cell(row) -> node|string, class? }].
+ * @template R
+ * @param {string} caption
+ * @param {Column<R>[]} columns
+ * @param {R[]} rows
+ * @param {{ empty?: string, rowAttrs?: (row: R) => Attrs }} [options]
  */
 export function table(caption, columns, rows, { empty = 'Nothing yet.', rowAttrs } = {}) {
   const tbody = h('tbody');
@@ -110,7 +168,10 @@ export function table(caption, columns, rows, { empty = 'Nothing yet.', rowAttrs
   return h('div', { class: 'table-wrap', role: 'region', 'aria-label': caption, tabindex: 0 }, t);
 }
 
-/** A definition list of [term, value] pairs; values that are undefined are left out. */
+/**
+ * A definition list of [term, value] pairs; values that are undefined are left out.
+ * @param {[string, Child][]} pairs
+ */
 export function facts(pairs) {
   return h(
     'dl',
@@ -129,11 +190,12 @@ export function errorBox() {
   const box = h('div', { class: 'error-box', role: 'alert', hidden: true });
   return {
     el: box,
+    /** @param {unknown} error an ApiError, or any error */
     show(error) {
-      const details = error?.details ?? [];
+      const { message, details, cid } = errorParts(error);
       fill(
         box,
-        h('p', { class: 'error-message' }, error?.message ?? String(error)),
+        h('p', { class: 'error-message' }, message),
         details.length
           ? h(
               'ul',
@@ -149,7 +211,7 @@ export function errorBox() {
               ),
             )
           : null,
-        error?.cid ? h('p', { class: 'hint' }, `Conversation id ${error.cid}`) : null,
+        cid ? h('p', { class: 'hint' }, `Conversation id ${cid}`) : null,
       );
       box.hidden = false;
     },
@@ -160,8 +222,23 @@ export function errorBox() {
   };
 }
 
+/** @typedef {{ path?: string, message?: string }} ErrorDetail */
+
+/**
+ * What an error box shows of an error: an ApiError's message, details and conversation id.
+ * @param {unknown} error
+ * @returns {{ message: string, details: ErrorDetail[], cid?: string }}
+ */
+function errorParts(error) {
+  if (typeof error !== 'object' || error === null) return { message: String(error), details: [] };
+  const { message, details, cid } =
+    /** @type {{ message?: string, details?: ErrorDetail[], cid?: string }} */ (error);
+  return { message: message ?? String(error), details: details ?? [], cid };
+}
+
 /** A polite live region for short confirmations ("Copied", "Saved"). */
 const status = () => document.getElementById('status-live');
+/** @param {string} text */
 export function announce(text) {
   const el = status();
   if (!el) return;
@@ -170,7 +247,10 @@ export function announce(text) {
   requestAnimationFrame(() => (el.textContent = text));
 }
 
-/** Copies text; a non-secure origin (a --host address) falls back to a selected textarea. */
+/**
+ * Copies text; a non-secure origin (a --host address) falls back to a selected textarea.
+ * @param {string} text
+ */
 export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
@@ -185,7 +265,11 @@ export async function copyText(text) {
   announce('Copied');
 }
 
-/** A button that copies text() and says so. */
+/**
+ * A button that copies text() and says so.
+ * @param {string} label
+ * @param {string | (() => string)} text
+ */
 export function copyButton(label, text) {
   const button = h(
     'button',
@@ -204,7 +288,11 @@ export function copyButton(label, text) {
   return button;
 }
 
-/** A line of code with a copy button. */
+/**
+ * A line of code with a copy button.
+ * @param {string} label
+ * @param {string} text
+ */
 export function codeLine(label, text) {
   return h(
     'div',
@@ -217,6 +305,9 @@ export function codeLine(label, text) {
 /**
  * Asks first: a modal <dialog> with the question and two buttons; resolves true when confirmed.
  * Escape and Cancel resolve false; focus returns to where it was.
+ * @param {string} question
+ * @param {{ confirm?: string, detail?: string }} [options]
+ * @returns {Promise<boolean>}
  */
 export function confirmDialog(question, { confirm = 'Remove', detail } = {}) {
   return new Promise((resolve) => {
@@ -251,6 +342,10 @@ export function confirmDialog(question, { confirm = 'Remove', detail } = {}) {
 /**
  * A modal dialog holding a form: build(form) adds the fields; submit(form) returns a promise
  * that rejects with the API's error (shown in the dialog) or resolves to close it.
+ * @param {string} title
+ * @param {(form: HTMLFormElement) => void} build
+ * @param {(form: HTMLFormElement) => Promise<void>} submit
+ * @param {{ action?: string }} [options]
  */
 export function formDialog(title, build, submit, { action = 'Save' } = {}) {
   const titleId = uid('dlg');
@@ -299,14 +394,11 @@ const timeFormat = new Intl.DateTimeFormat(undefined, {
   minute: '2-digit',
   second: '2-digit',
 });
-const clockFormat = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hour12: false,
-});
 
-/** A <time> with a readable date; accepts ISO text or epoch ms. */
+/**
+ * A <time> with a readable date; accepts ISO text or epoch ms.
+ * @param {string | number | null | undefined} value
+ */
 export function when(value) {
   if (value === undefined || value === null || value === '') return '—';
   const date = new Date(value);
@@ -314,32 +406,20 @@ export function when(value) {
   return h('time', { datetime: date.toISOString() }, timeFormat.format(date));
 }
 
-/** hh:mm:ss.mmm of a request's time (plain text: the list makes hundreds a second). */
-export function clockText(value) {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return String(value ?? '');
-  return `${clockFormat.format(date)}.${String(date.getMilliseconds()).padStart(3, '0')}`;
-}
-
-export function bytes(n) {
-  if (typeof n !== 'number') return '—';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-const numberFormat = new Intl.NumberFormat('en');
-export function count(n) {
-  return typeof n === 'number' ? numberFormat.format(n) : '—';
-}
-
-/** A status badge: 2xx, 3xx, 4xx, 5xx coloured. */
+/**
+ * A status badge: 2xx, 3xx, 4xx, 5xx coloured.
+ * @param {number | string} status
+ */
 export function statusBadge(status) {
   const group = `s${String(status).charAt(0)}xx`;
   return h('span', { class: `badge ${group}` }, String(status));
 }
 
-/** Attributes {name: [values]} as "name: a, b" lines; the names in `decrypted` marked so. */
+/**
+ * Attributes {name: [values]} as "name: a, b" lines; the names in `decrypted` marked so.
+ * @param {Record<string, unknown> | undefined} attrs
+ * @param {string[]} [decrypted]
+ */
 export function attributes(attrs, decrypted = []) {
   const entries = Object.entries(attrs ?? {});
   if (entries.length === 0) return h('span', { class: 'muted' }, 'none');

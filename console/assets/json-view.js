@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * JSON shown as indented text built from text nodes (never parsed as markup), with the values
  * the mock decrypted marked: an object {decrypted: true, values: […]} — how an opened envelope
@@ -6,21 +7,33 @@
  */
 import { h } from './dom.js';
 
+/**
+ * @param {unknown} value
+ * @returns {value is { decrypted: true, values?: unknown, value?: unknown }}
+ */
 function isDecrypted(value) {
   return (
     value !== null &&
     typeof value === 'object' &&
     !Array.isArray(value) &&
-    value.decrypted === true &&
+    /** @type {{ decrypted?: unknown }} */ (value).decrypted === true &&
     ('values' in value || 'value' in value)
   );
 }
 
+/** @param {unknown} value */
 function scalar(value) {
   const kind = value === null ? 'null' : typeof value;
   return h('span', { class: `j-${kind}` }, JSON.stringify(value));
 }
 
+/**
+ * Appends the parts of a JSON value to out.
+ * @param {unknown} value
+ * @param {number} depth
+ * @param {(Node | string)[]} out
+ * @returns {(Node | string)[]}
+ */
 function node(value, depth, out) {
   const pad = '  '.repeat(depth + 1);
   const end = '  '.repeat(depth);
@@ -31,7 +44,7 @@ function node(value, depth, out) {
       h('span', { class: 'decrypted-label' }, ' decrypted'),
     );
   } else if (Array.isArray(value)) {
-    if (value.length === 0) return out.push('[]');
+    if (value.length === 0) return (out.push('[]'), out);
     out.push('[\n');
     value.forEach((item, i) => {
       out.push(pad);
@@ -41,7 +54,7 @@ function node(value, depth, out) {
     out.push(`${end}]`);
   } else if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
-    if (entries.length === 0) return out.push('{}');
+    if (entries.length === 0) return (out.push('{}'), out);
     out.push('{\n');
     entries.forEach(([key, item], i) => {
       out.push(pad, h('span', { class: 'j-key' }, JSON.stringify(key)), ': ');
@@ -55,7 +68,11 @@ function node(value, depth, out) {
   return out;
 }
 
-/** A <pre> showing value as JSON, decrypted values marked. */
+/**
+ * A <pre> showing value as JSON, decrypted values marked.
+ * @param {unknown} value
+ * @param {string} label
+ */
 export function jsonView(value, label) {
   return h(
     'div',
@@ -64,7 +81,11 @@ export function jsonView(value, label) {
   );
 }
 
-/** Whether a JSON value holds a decrypted mark anywhere. */
+/**
+ * Whether a JSON value holds a decrypted mark anywhere.
+ * @param {unknown} value
+ * @returns {boolean}
+ */
 export function hasDecrypted(value) {
   if (isDecrypted(value)) return true;
   if (value !== null && typeof value === 'object') return Object.values(value).some(hasDecrypted);

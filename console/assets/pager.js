@@ -1,10 +1,17 @@
+// @ts-check
 /** Paging controls: "51–100 of 20,000" with First, Previous, Next and Last buttons. */
 import { count, h } from './dom.js';
 
+/**
+ * @param {string} label
+ * @param {{ total: number, skip: number, limit: number }} page
+ * @param {(skip: number) => void} go called with the skip of the page asked for
+ */
 export function pager(label, { total, skip, limit }, go) {
   const last = Math.max(0, Math.floor((total - 1) / limit) * limit);
   const from = total === 0 ? 0 : skip + 1;
   const to = Math.min(skip + limit, total);
+  /** @type {(text: string, target: number, disabled: boolean, aria: string) => HTMLButtonElement} */
   const button = (text, target, disabled, aria) =>
     h(
       'button',

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * One request of the mock's journal, opened on the Requests page: its facts, headers and both
  * bodies, the envelope opened for a device request, an enrollment's package facts, and copyable
@@ -5,14 +6,19 @@
  */
 import { recording } from './api.js';
 import { bytes, codeLine, facts, h, statusBadge, table, when } from './dom.js';
+import { took } from './format.js';
 import { jsonView } from './json-view.js';
 
-/** How long a request took, as the list and the detail show it. */
-export const took = (ms) => `${(ms ?? 0) < 10 ? (ms ?? 0).toFixed(1) : Math.round(ms)} ms`;
+/** @typedef {import('../../src/mock/wire.js').RequestDetail} RequestDetail */
+/** @typedef {import('../../src/mock/wire.js').OpenedDeviceRequest} OpenedDeviceRequest */
+/** @typedef {import('../../src/mock/wire.js').EnrollmentDetail} EnrollmentDetail */
+/** @typedef {import('../../src/mock/wire.js').JournalMessage} JournalMessage */
 
 /**
  * What the detail pane shows of request `d` (GET /_mock/requests/{id}), in order, with `close`
  * beside its heading; the heading is returned too, to be focused once shown.
+ * @param {RequestDetail} d
+ * @param {HTMLElement} close
  */
 export function requestDetail(d, close) {
   const heading = h(
@@ -58,6 +64,7 @@ export function requestDetail(d, close) {
   return { heading, parts };
 }
 
+/** @param {OpenedDeviceRequest} opened */
 function openedSection(opened) {
   return h(
     'section',
@@ -100,6 +107,7 @@ function openedSection(opened) {
   );
 }
 
+/** @param {EnrollmentDetail} e */
 function enrollmentSection(e) {
   return h(
     'section',
@@ -119,40 +127,14 @@ function enrollmentSection(e) {
   );
 }
 
+/**
+ * @param {string} title
+ * @param {JournalMessage | undefined} message
+ */
 function messageSection(title, message) {
   if (!message) return null;
   const id = `msg-${title.toLowerCase()}`;
   const headers = Object.entries(message.headers ?? {});
-  let body;
-  if (message.withheld)
-    body = h(
-      'p',
-      { class: 'muted' },
-      `Not kept: it could not be scrubbed of secrets safely. Its digest: ${message.withheld}.`,
-    );
-  else if (!message.body) body = h('p', { class: 'muted' }, 'No body.');
-  else if (message.encoding === 'base64')
-    body = h(
-      'div',
-      { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${title} body, Base64` },
-      h('pre', {}, message.body),
-    );
-  else {
-    let parsed;
-    try {
-      parsed = message.truncated ? undefined : JSON.parse(message.body);
-    } catch {
-      parsed = undefined;
-    }
-    body =
-      parsed === undefined
-        ? h(
-            'div',
-            { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${title} body` },
-            h('pre', {}, message.body),
-          )
-        : jsonView(parsed, `${title} body`);
-  }
   return h(
     'section',
     { 'aria-labelledby': id },
@@ -173,6 +155,47 @@ function messageSection(title, message) {
       message.truncated ? ', the first 64 KiB shown' : '',
       message.encoding === 'base64' ? ', binary, shown as Base64' : '',
     ),
-    body,
+    messageBody(title, message),
   );
+}
+
+/**
+ * A message's body: JSON shown as JSON, other text as it is, binary in Base64; or why not.
+ * @param {string} title
+ * @param {JournalMessage} message
+ */
+function messageBody(title, message) {
+  /** @type {HTMLElement} */
+  let body;
+  if (message.withheld)
+    body = h(
+      'p',
+      { class: 'muted' },
+      `Not kept: it could not be scrubbed of secrets safely. Its digest: ${message.withheld}.`,
+    );
+  else if (!message.body) body = h('p', { class: 'muted' }, 'No body.');
+  else if (message.encoding === 'base64')
+    body = h(
+      'div',
+      { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${title} body, Base64` },
+      h('pre', {}, message.body),
+    );
+  else {
+    /** @type {unknown} */
+    let parsed;
+    try {
+      parsed = message.truncated ? undefined : JSON.parse(message.body);
+    } catch {
+      parsed = undefined;
+    }
+    body =
+      parsed === undefined
+        ? h(
+            'div',
+            { class: 'scroll', role: 'region', tabindex: 0, 'aria-label': `${title} body` },
+            h('pre', {}, message.body),
+          )
+        : jsonView(parsed, `${title} body`);
+  }
+  return body;
 }

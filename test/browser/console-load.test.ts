@@ -24,7 +24,7 @@ const suite = mockServeSuite();
 const MARKINGS = 20_000;
 const RATE = 500;
 const SECONDS = 10;
-/** The rows the Requests page keeps (console/assets/requests.js). */
+/** The rows the Requests page keeps (MAX_ROWS in console/assets/requests-data.js). */
 const MAX_ROWS = 500;
 
 let browser: Browser;

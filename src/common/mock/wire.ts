@@ -207,3 +207,148 @@ export interface Recording {
   /** In the order the app sent them. A body longer than the recording keeps is `truncated`. */
   exchanges: JournalEntryWithBodies[];
 }
+
+/*
+ * The console's API (`/_mock/console/api/…`), as the console's pages (console/assets/*.js) read
+ * it: types only, which the pages name in JSDoc and `npm run typecheck` checks them against.
+ */
+
+/** `GET api/session`: the CSRF token of the browser's session; on a recorder's console its origin. */
+export interface ConsoleSessionAnswer {
+  csrf: string;
+  recording?: string;
+}
+
+/** A keyspace of the mock (`--keyspace`) as the overview lists it. */
+export interface ConsoleKeyspace {
+  id: string;
+  tenant: string;
+  enrollment: boolean;
+  online: boolean;
+}
+
+/** A tenant with how much it holds. */
+export interface ConsoleTenant {
+  id: string;
+  markings: number;
+  values: number;
+}
+
+/** `GET api/overview`: where the mock answers and how much it holds (a recorder's: url, counts). */
+export interface ConsoleOverview {
+  url: string;
+  baseUrl?: string;
+  apiUrl?: string;
+  enrollmentUrl?: string;
+  knsUrl?: string;
+  /** On a recorder's console: the origin it records. */
+  recording?: string;
+  tenant?: string;
+  keyspace?: string;
+  keyspaces?: ConsoleKeyspace[];
+  tenants?: ConsoleTenant[];
+  users?: Omit<MockUserInfo, 'password'>[];
+  counts: {
+    markings?: number;
+    values?: number;
+    devices?: number;
+    keys?: number;
+    requests: number;
+  };
+}
+
+/** One second of requests (`GET api/stats`). */
+export interface ConsoleSecond {
+  /** Epoch seconds. */
+  t: number;
+  markings: number;
+  enrollment: number;
+  device: number;
+  admin: number;
+  /** Milliseconds; 0 in a second without requests. */
+  p50: number;
+  p95: number;
+  /** Status → how many answers had it. */
+  errors: Record<string, number>;
+}
+
+/** `GET api/stats`: the seconds of the last ten minutes that had requests. */
+export interface ConsoleStats {
+  seconds: ConsoleSecond[];
+}
+
+/** An enrolled device as `GET api/devices` lists it. */
+export interface ConsoleDevice {
+  id: string;
+  user: string;
+  keyspace: string;
+  tenant: string;
+  /** ISO 8601. */
+  enrolled: string;
+  /** ISO 8601: its newest request, else its newest key; null when neither. */
+  lastSeen: string | null;
+  /** How many keys it created. */
+  keys: number;
+}
+
+/** `GET api/devices`: newest first. */
+export interface ConsoleDevices {
+  devices: ConsoleDevice[];
+}
+
+/** A key a device created, its attributes opened. */
+export interface ConsoleDeviceKey {
+  id: string;
+  ref: string;
+  attributes: Record<string, unknown>;
+  mutableAttributes: Record<string, unknown>;
+  /** The attribute names whose protected values the mock opened. */
+  decrypted: string[];
+  created: string;
+  modified: string | null;
+}
+
+/** A message a device logged with `/v2.4/messages`. */
+export interface ConsoleDeviceMessage {
+  /** ISO 8601, when the mock received it. */
+  time: string;
+  deviceId: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** `GET api/devices/{id}`. */
+export interface ConsoleDeviceDetail {
+  device: ConsoleDevice;
+  keys: ConsoleDeviceKey[];
+  messages: ConsoleDeviceMessage[];
+}
+
+/** `GET api/faults` (and what adding, removing and clearing answer): the rules in force. */
+export interface ConsoleFaults {
+  faults: (FaultRule & { hits: number })[];
+}
+
+/** `POST api/tokens`: a STOKEN/UIDAUTH pair for one enrollment, and the line that uses it. */
+export interface ConsoleTokenPair {
+  stoken: string;
+  uidauth: string;
+  keyspace: string;
+  /** A `ksctl enroll` line with the pair. */
+  enroll?: string;
+}
+
+/** A registration code the enrollment portal "e-mailed". */
+export interface ConsoleOutboxMessage {
+  to: string;
+  keyspace: string;
+  /** The STOKEN. */
+  code: string;
+  /** ISO 8601. */
+  time: string;
+}
+
+/** `GET api/outbox`. */
+export interface ConsoleOutbox {
+  messages: ConsoleOutboxMessage[];
+}
