@@ -47,7 +47,7 @@ export function whenSignedOut(handler) {
 
 /**
  * The session: resolves {csrf} when signed in, undefined when not.
- * @returns {Promise<import('../../src/mock/wire.js').ConsoleSessionAnswer | undefined>}
+ * @returns {Promise<import('../../src/common/mock/wire.js').ConsoleSessionAnswer | undefined>}
  */
 export async function session() {
   const answer = await fetch(new URL('session', base()), {
@@ -139,7 +139,7 @@ export async function signOut() {
   await fetch(new URL('../logout', base()), { method: 'POST', headers: { 'X-Ksctl-Csrf': csrf } });
 }
 
-/** @typedef {import('../../src/mock/wire.js').JournalEntry} JournalEntry */
+/** @typedef {import('../../src/common/mock/wire.js').JournalEntry} JournalEntry */
 
 /**
  * The live journal: calls onBatch(summaries) for each batch the mock sends. Returns close().

@@ -2,11 +2,11 @@
 /** The Devices page's data: the enrolled devices, and one with its keys and messages. */
 import { get } from './api.js';
 
-/** @typedef {import('../../src/mock/wire.js').ConsoleDevices} ConsoleDevices */
-/** @typedef {import('../../src/mock/wire.js').ConsoleDevice} ConsoleDevice */
-/** @typedef {import('../../src/mock/wire.js').ConsoleDeviceDetail} ConsoleDeviceDetail */
-/** @typedef {import('../../src/mock/wire.js').ConsoleDeviceKey} ConsoleDeviceKey */
-/** @typedef {import('../../src/mock/wire.js').ConsoleDeviceMessage} ConsoleDeviceMessage */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleDevices} ConsoleDevices */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleDevice} ConsoleDevice */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleDeviceDetail} ConsoleDeviceDetail */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleDeviceKey} ConsoleDeviceKey */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleDeviceMessage} ConsoleDeviceMessage */
 
 export const readDevices = async () => /** @type {ConsoleDevices} */ (await get('devices'));
 

@@ -2,8 +2,8 @@
 /** The Faults page's data: the rule a form describes, and the calls that list and change rules. */
 import { api, get } from './api.js';
 
-/** @typedef {import('../../src/mock/wire.js').ConsoleFaults} ConsoleFaults */
-/** @typedef {import('../../src/mock/wire.js').FaultRule} FaultRule */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleFaults} ConsoleFaults */
+/** @typedef {import('../../src/common/mock/wire.js').FaultRule} FaultRule */
 /** A rule in force as the table lists it: its place (from 0) and its hits. */
 /** @typedef {FaultRule & { hits?: number, index: number }} ListedRule */
 

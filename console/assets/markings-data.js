@@ -6,11 +6,11 @@
  */
 import { api, get, query } from './api.js';
 
-/** @typedef {import('../../src/markings/wire.js').Marking} Marking */
-/** @typedef {import('../../src/markings/wire.js').MarkingValue} MarkingValue */
+/** @typedef {import('../../src/common/markings/wire.js').Marking} Marking */
+/** @typedef {import('../../src/common/markings/wire.js').MarkingValue} MarkingValue */
 /**
  * @template T
- * @typedef {import('../../src/markings/wire.js').ListEnvelope<T>} ListEnvelope
+ * @typedef {import('../../src/common/markings/wire.js').ListEnvelope<T>} ListEnvelope
  */
 /**
  * What the marking form sends: defaultValue null for none.

@@ -6,11 +6,11 @@
 import { get } from './api.js';
 import { plural } from './format.js';
 
-/** @typedef {import('../../src/mock/wire.js').ConsoleOverview} ConsoleOverview */
-/** @typedef {import('../../src/mock/wire.js').ConsoleStats} ConsoleStats */
-/** @typedef {import('../../src/mock/wire.js').ConsoleSecond} ConsoleSecond */
-/** @typedef {import('../../src/mock/wire.js').ConsoleKeyspace} ConsoleKeyspace */
-/** @typedef {import('../../src/mock/wire.js').ConsoleTenant} ConsoleTenant */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleOverview} ConsoleOverview */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleStats} ConsoleStats */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleSecond} ConsoleSecond */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleKeyspace} ConsoleKeyspace */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleTenant} ConsoleTenant */
 /**
  * One second of a chart: its time (epoch seconds) and a number for each series' key
  * (markings, …, p50, p95, and err<status> for each error status).

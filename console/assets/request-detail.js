@@ -9,10 +9,10 @@ import { bytes, codeLine, facts, h, statusBadge, table, when } from './dom.js';
 import { took } from './format.js';
 import { jsonView } from './json-view.js';
 
-/** @typedef {import('../../src/mock/wire.js').RequestDetail} RequestDetail */
-/** @typedef {import('../../src/mock/wire.js').OpenedDeviceRequest} OpenedDeviceRequest */
-/** @typedef {import('../../src/mock/wire.js').EnrollmentDetail} EnrollmentDetail */
-/** @typedef {import('../../src/mock/wire.js').JournalMessage} JournalMessage */
+/** @typedef {import('../../src/common/mock/wire.js').RequestDetail} RequestDetail */
+/** @typedef {import('../../src/common/mock/wire.js').OpenedDeviceRequest} OpenedDeviceRequest */
+/** @typedef {import('../../src/common/mock/wire.js').EnrollmentDetail} EnrollmentDetail */
+/** @typedef {import('../../src/common/mock/wire.js').JournalMessage} JournalMessage */
 
 /**
  * What the detail pane shows of request `d` (GET /_mock/requests/{id}), in order, with `close`

@@ -6,9 +6,9 @@
  */
 import { get, query } from './api.js';
 
-/** @typedef {import('../../src/mock/wire.js').JournalEntry} JournalEntry */
-/** @typedef {import('../../src/mock/wire.js').RequestJournal} RequestJournal */
-/** @typedef {import('../../src/mock/wire.js').RequestDetail} RequestDetail */
+/** @typedef {import('../../src/common/mock/wire.js').JournalEntry} JournalEntry */
+/** @typedef {import('../../src/common/mock/wire.js').RequestJournal} RequestJournal */
+/** @typedef {import('../../src/common/mock/wire.js').RequestDetail} RequestDetail */
 /**
  * The filter of the Requests page: only the keys with a value.
  * @typedef {{ side?: string, method?: string, path?: string, status?: string, device?: string, cid?: string }} RequestFilter

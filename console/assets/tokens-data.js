@@ -2,8 +2,8 @@
 /** The Tokens page's data: minting a token pair, and the outbox of registration codes. */
 import { api, get } from './api.js';
 
-/** @typedef {import('../../src/mock/wire.js').ConsoleTokenPair} ConsoleTokenPair */
-/** @typedef {import('../../src/mock/wire.js').ConsoleOutboxMessage} ConsoleOutboxMessage */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleTokenPair} ConsoleTokenPair */
+/** @typedef {import('../../src/common/mock/wire.js').ConsoleOutboxMessage} ConsoleOutboxMessage */
 
 /**
  * What the mint form asks for: the user, and the keyspace when one was typed.

@@ -22,7 +22,7 @@ import {
   selectedOf,
 } from '../../../console/assets/requests-data.js';
 import { mintBody, outboxMessages } from '../../../console/assets/tokens-data.js';
-import type { JournalEntry } from '../../../src/mock/wire.js';
+import type { JournalEntry } from '../../../src/common/mock/wire.js';
 
 describe('the Markings page’s data', () => {
   it('reads the filter grammar: terms, quoted values, bare words as name__contains', () => {
