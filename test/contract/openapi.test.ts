@@ -21,7 +21,7 @@ import type { TokenPair } from '../../src/common/enrollment/wire.js';
 import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
 import { makeCid } from '../../src/common/device/cid.js';
 import { sealEnvelope } from '../../src/common/device/crypto.js';
-import type { AnswerSeen, MockServer } from '../../src/mock/server.js';
+import type { AnswerSeen, MockServer } from '../../src/mock/server/server.js';
 import { PACKAGE_ROOT } from '../../src/common/package-root.js';
 import { DEV_TOKEN, startCheckedServer } from '../helpers/mock.js';
 import { HTTP_METHODS, OPENAPI_YAML, openApi, pointerToken } from '../helpers/openapi.js';
