@@ -25,7 +25,6 @@ import type { FileHandle } from 'node:fs/promises';
 import {
   createServer,
   request as httpRequest,
-  type IncomingHttpHeaders,
   type IncomingMessage,
   type Server,
   type ServerResponse,
@@ -34,28 +33,11 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../../common/markings/wire.js';
-import type { ConsoleApp } from '../routes/console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from '../routes/console/sign-in.js';
-import { MockHttpError } from '../kit/http.js';
-import {
-  type DeviceKeyring,
-  openDeviceRequest,
-  replayLines,
-  scrubbedDetail,
-} from '../request-detail/request-detail.js';
-import { isoTime, Journal, JOURNAL_MAX_ENTRIES, redactQuery } from '../journal/request-journal.js';
-import { filterFromQuery } from '../journal/filter.js';
-import { journalPageAnswer } from '../journal/page.js';
-import { Pacer } from '../kit/pacing.js';
-import {
-  BodyReader,
-  conversationId,
-  errorAnswer,
-  mockRequest,
-  requestTarget,
-} from '../request/request.js';
-import { bodyBytes, sendAnswer } from './answers.js';
-import type { JournalEntry, Recording, RequestDetail } from '../../common/mock/wire.js';
+import type { DeviceKeyring } from '../request-detail/device.js';
+import { isoTime, Journal, redactQuery } from '../journal/request-journal.js';
+import { errorBody, header, RecorderEndpoints } from './recorder-endpoints.js';
+import type { JournalEntry, Recording } from '../../common/mock/wire.js';
 
 /** How much of each body the recording keeps; the rest is marked `truncated`. */
 export const RECORDING_BODY_KEPT_BYTES = 16 * 1024 * 1024;
@@ -118,10 +100,6 @@ function keep(into: Kept, chunk: Buffer): void {
 
 const bodyOf = (kept: Kept) => Buffer.concat(kept.chunks, kept.kept);
 
-function errorBody(cid: string, code: number, message: string): string {
-  return JSON.stringify({ error: { cid, code, message } });
-}
-
 export class Recorder {
   /** What `ksctl mock requests` and `/_mock/requests` read: bodies cut at 64 KiB. */
   readonly journal: Journal;
@@ -135,8 +113,8 @@ export class Recorder {
   readonly startedAt = new Date().toISOString();
   /** Set while the console is on. */
   private readonly signIn: ConsoleSignIn | undefined;
-  /** The console itself, loaded when a browser first asks for it. */
-  private consoleApp: Promise<ConsoleApp> | undefined;
+  /** `/_mock/health`, `/_mock/requests` and the console. */
+  private readonly endpoints: RecorderEndpoints;
   private closing = false;
 
   private constructor(
@@ -163,6 +141,16 @@ export class Recorder {
         },
       );
     }
+    this.endpoints = new RecorderEndpoints({
+      journal: this.journal,
+      target: options.target,
+      tenant: options.tenant,
+      devToken: options.devToken,
+      keyring: options.keyring,
+      signIn: this.signIn,
+      url: () => this.url,
+      closing: () => this.closing,
+    });
   }
 
   /** A fresh one-time sign-in link to the console, or undefined when it is off. */
@@ -205,7 +193,7 @@ export class Recorder {
   /** Stops taking connections and waits for the exchanges in flight to be journaled. */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.consoleApp) (await this.consoleApp).close();
+    await this.endpoints.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     await Promise.allSettled([...this.inFlight]);
@@ -259,144 +247,10 @@ export class Recorder {
       res.writeHead(400, { 'content-type': 'application/json' }).end(body);
       return;
     }
-    if (this.signIn && isConsolePath(path)) return this.console(req, res, target);
-    if (path === '/_mock' || path.startsWith('/_mock/')) return this.admin(req, res, target);
+    if (this.signIn && isConsolePath(path)) return this.endpoints.console(req, res, target);
+    if (path === '/_mock' || path.startsWith('/_mock/'))
+      return this.endpoints.admin(req, res, target);
     return this.forward(req, res, upstream);
-  }
-
-  /** `/_mock/health` (open), `/_mock/requests` and `/_mock/requests/{id}` (dev token). */
-  private async admin(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
-    const url = new URL(target, 'http://recorder');
-    const cid = header(req.headers, 'x-conversation-id') ?? '';
-    const send = (status: number, body: unknown) => {
-      res
-        .writeHead(status, { 'content-type': 'application/json' })
-        .end(typeof body === 'string' ? body : JSON.stringify(body));
-    };
-    if (url.pathname === '/_mock/health') {
-      send(200, { status: 'ok', recording: this.options.target });
-      return;
-    }
-    const known =
-      url.pathname === '/_mock/requests' || /^\/_mock\/requests\/[^/]+$/.test(url.pathname);
-    if (!known) {
-      send(
-        404,
-        errorBody(
-          cid,
-          MarkingsErrorCode.notFound,
-          'ksctl mock record serves only /_mock/health, /_mock/requests and /_mock/console/',
-        ),
-      );
-      return;
-    }
-    if (req.method !== 'GET') {
-      res.setHeader('allow', 'GET');
-      send(
-        405,
-        errorBody(cid, MarkingsErrorCode.methodNotAllowed, `${req.method} is not allowed here`),
-      );
-      return;
-    }
-    if (header(req.headers, 'authorization') !== `Bearer ${this.options.devToken}`) {
-      send(
-        401,
-        errorBody(
-          cid,
-          MarkingsErrorCode.unauthorized,
-          "the recorder's journal needs its dev token",
-        ),
-      );
-      return;
-    }
-    if (url.pathname === '/_mock/requests') {
-      const filter = filterFromQuery(url.searchParams);
-      if (typeof filter === 'string') {
-        send(400, errorBody(cid, MarkingsErrorCode.validation, filter));
-        return;
-      }
-      // Paged as the mock pages it, with the same links.
-      const { chunks, headers } = await journalPageAnswer(
-        this.journal,
-        url.searchParams,
-        filter,
-        new Pacer(),
-      );
-      res.writeHead(200, headers);
-      for (const chunk of chunks) res.write(chunk);
-      res.end();
-      return;
-    }
-    const id = url.pathname.slice('/_mock/requests/'.length);
-    const detail = await this.describe(id);
-    if (detail === undefined) {
-      send(404, errorBody(cid, MarkingsErrorCode.notFound, noRequest(id)));
-      return;
-    }
-    send(200, JSON.stringify(detail));
-  }
-
-  /**
-   * A journal entry described as `/_mock/requests/{id}` describes it, a device request opened
-   * with `--profiles`; whatever was opened, neither token is in it. Undefined when none.
-   */
-  private async describe(id: string): Promise<RequestDetail | undefined> {
-    const entry = /^\d{1,15}$/.test(id) ? this.journal.get(Number(id)) : undefined;
-    if (entry === undefined) return undefined;
-    const detail: RequestDetail = {
-      ...entry,
-      ...replayLines(this.options.tenant, entry, {}),
-    };
-    const raw = this.journal.sealed(entry.id);
-    const { keyring } = this.options;
-    if (keyring !== undefined && raw !== undefined && entry.side === 'device') {
-      // Devices the app enrolled since the start are in the file now.
-      await keyring.refresh?.();
-      const problems: string[] = [];
-      const opened = openDeviceRequest(keyring, entry, raw, problems);
-      if (opened) detail.opened = opened;
-      if (problems.length > 0) detail.problems = problems;
-    }
-    return scrubbedDetail(this.journal.secrets, detail);
-  }
-
-  /** A request under /_mock/console, answered by the mock's console over this journal. */
-  private async console(req: IncomingMessage, res: ServerResponse, target: string): Promise<void> {
-    const cid = conversationId(req);
-    const parsed = requestTarget(target);
-    let answer;
-    try {
-      if (parsed === undefined) {
-        throw new MockHttpError(
-          400,
-          MarkingsErrorCode.badRequest,
-          'the request target is not a path',
-        );
-      }
-      this.consoleApp ??= import('../routes/console/app.js').then(
-        ({ ConsoleApp }) =>
-          new ConsoleApp({
-            signIn: this.signIn!,
-            devToken: this.options.devToken,
-            url: () => this.url,
-            journal: this.journal,
-            feed: (listener) => this.journal.subscribe(listener),
-            describe: async (id) => {
-              const detail = await this.describe(id);
-              if (detail !== undefined) return detail;
-              throw new MockHttpError(404, MarkingsErrorCode.notFound, noRequest(id));
-            },
-            recording: this.options.target,
-          }),
-      );
-      const app = await this.consoleApp;
-      const body = new BodyReader(req);
-      answer = await app.answer(mockRequest(req, req.method ?? 'GET', parsed, cid, body));
-    } catch (error) {
-      answer = errorAnswer(cid, error, parsed?.pathname ?? '');
-    }
-    const bytes = await bodyBytes(answer).catch(() => undefined);
-    sendAnswer(res, cid, answer, bytes, this.closing);
   }
 
   /** Sends the request on to the target and its answer back, journaling both. */
@@ -514,19 +368,10 @@ export class Recorder {
   }
 }
 
-function noRequest(id: string): string {
-  return `the journal holds no request ${id.slice(0, 50)} (it keeps the newest ${JOURNAL_MAX_ENTRIES.toLocaleString('en')})`;
-}
-
 function urlOf(text: string): URL | undefined {
   try {
     return new URL(text);
   } catch {
     return undefined;
   }
-}
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -11,7 +11,7 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import type { TLSSocket } from 'node:tls';
 import type { TlsIdentity } from '../kit/local-ca.js';
 import type { Connections } from './connections.js';
-import { shellQuote } from '../request-detail/request-detail.js';
+import { shellQuote } from '../request-detail/replay.js';
 import type { TrustLines } from '../../common/mock/wire.js';
 
 export type { TlsIdentity } from '../kit/local-ca.js';

@@ -16,7 +16,7 @@ import { fileReason } from '../../../common/files/fs-errors.js';
 import { refuseToReplace } from '../../../common/files/replace-guard.js';
 import type { DeviceKeys } from '../../../mock/model/enrollment/store.js';
 import { Recorder } from '../../../mock/server/recorder.js';
-import type { DeviceKeyring } from '../../../mock/request-detail/request-detail.js';
+import type { DeviceKeyring } from '../../../mock/request-detail/device.js';
 import { plural } from '../../../common/text/words.js';
 import { listenError } from '../../usecases/mock-start.js';
 import type { CommandContext } from '../kit/command-context.js';
