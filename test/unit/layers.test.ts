@@ -48,6 +48,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['mock/model/enrollment/'],
   // The device model: keys and their attributes, the devices' messages.
   ['mock/model/device/'],
+  // The console's sign-in: one-time codes, sessions and their CSRF tokens (in memory only).
+  ['mock/model/console/'],
   // The whole mock's model: the sides composed, the start-up state, its records on disk.
   ['mock/model/'],
   // A request's plumbing: from Node's request to the routes', who may call, errors as answers.

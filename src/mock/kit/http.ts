@@ -71,75 +71,10 @@ export interface MockRequest {
   parsedBody(): Promise<ParsedJson>;
 }
 
-export type Handler = (req: MockRequest) => MockResponse | Promise<MockResponse>;
-
-export interface Route {
-  method: string;
-  /** Segments; `:name` captures one segment. */
-  pattern: string;
-  handler: Handler;
-}
-
-export function route(method: string, pattern: string, handler: Handler): Route {
-  return { method, pattern, handler };
-}
-
 export function json(
   status: number,
   body: unknown,
   headers?: Record<string, string>,
 ): MockResponse {
   return { status, body, headers };
-}
-
-interface CompiledRoute extends Route {
-  segments: string[];
-}
-
-/** Routes as values, matched by segments; answers 404 or 405 when nothing matches. */
-export class Router {
-  private readonly routes: CompiledRoute[] = [];
-
-  add(...routes: Route[]): this {
-    for (const r of routes)
-      this.routes.push({ ...r, segments: r.pattern.split('/').filter(Boolean) });
-    return this;
-  }
-
-  /** Every route's method and pattern, in the order they were added. */
-  list(): { method: string; pattern: string }[] {
-    return this.routes.map(({ method, pattern }) => ({ method, pattern }));
-  }
-
-  match(
-    method: string,
-    path: string,
-  ): { handler: Handler; params: Record<string, string> } | { allowed: string[] } | undefined {
-    const parts = path.split('/').filter(Boolean);
-    const allowed: string[] = [];
-    for (const r of this.routes) {
-      const params = matchSegments(r.segments, parts);
-      if (!params) continue;
-      if (r.method === method) return { handler: r.handler, params };
-      allowed.push(r.method);
-    }
-    return allowed.length > 0 ? { allowed } : undefined;
-  }
-}
-
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
-  if (pattern.length !== parts.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i]!;
-    const part = parts[i]!;
-    if (p.startsWith(':')) {
-      try {
-        params[p.slice(1)] = decodeURIComponent(part);
-      } catch {
-        return undefined;
-      }
-    } else if (p !== part) return undefined;
-  }
-  return params;
 }

@@ -1,6 +1,6 @@
 import { INTROSPECTION_PATH, type TokenIntrospection } from '../../common/http/introspection.js';
-import { authenticate } from '../request/auth.js';
-import { json, type Route, route } from '../kit/http.js';
+import { type Route, route } from '../request/route.js';
+import { json } from '../kit/http.js';
 import type { MockState } from '../model/state.js';
 
 /**
@@ -10,8 +10,7 @@ import type { MockState } from '../model/state.js';
  */
 export function introspectionRoutes(state: MockState): Route[] {
   return [
-    route('POST', INTROSPECTION_PATH, async (req) => {
-      const caller = authenticate(state, req);
+    route('POST', INTROSPECTION_PATH, 'caller', async (req, { principal: caller }) => {
       const token = new URLSearchParams((await req.body()).toString('utf8')).get('token');
       const principal = token === null ? caller : state.bearer.get(token);
       if (!principal) return json(200, { active: false } satisfies TokenIntrospection);

@@ -22,7 +22,10 @@ import {
   requestTarget,
 } from '../request/request.js';
 import type { ConsoleApp } from '../routes/console/app.js';
-import type { ConsoleSignIn } from '../routes/console/sign-in.js';
+import { type ConsoleSignIn, sameSecret } from '../model/console/sign-in.js';
+import { consoleSession } from '../request/auth.js';
+import { type Gate, RouteTable } from '../request/route.js';
+import { consoleFamilies } from '../routes/console/family.js';
 import { bodyBytes, sendAnswer } from './answers.js';
 
 /** What the recorder's endpoints need of it. */
@@ -50,7 +53,55 @@ export class RecorderEndpoints {
   /** The console itself, loaded when a browser first asks for it. */
   private consoleApp: Promise<ConsoleApp> | undefined;
 
-  constructor(private readonly deps: RecorderEndpointsDeps) {}
+  /** The console's families over this journal, the recorder's dev token for sign-in links. */
+  private readonly consoleTable: RouteTable;
+
+  constructor(private readonly deps: RecorderEndpointsDeps) {
+    const served = () => {
+      throw new Error('a recorder serves no route that needs a principal');
+    };
+    const gate: Gate = {
+      caller: served,
+      authorize: served,
+      admin: (req) => {
+        const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+        if (given === undefined || !sameSecret(given, deps.devToken)) {
+          throw new MockHttpError(
+            401,
+            MarkingsErrorCode.unauthorized,
+            "a sign-in link of the recorder's console needs its dev token",
+          );
+        }
+      },
+      session: (req) => consoleSession(deps.signIn, req),
+    };
+    this.consoleTable = new RouteTable(
+      gate,
+      consoleFamilies(() => this.app(), false),
+      (req, e) => errorAnswer(req.cid, e, req.path),
+    );
+  }
+
+  /** The console, loaded the first time a browser asks for it. */
+  private app(): Promise<ConsoleApp> {
+    this.consoleApp ??= import('../routes/console/app.js').then(
+      ({ ConsoleApp }) =>
+        new ConsoleApp({
+          signIn: this.deps.signIn!,
+          devToken: this.deps.devToken,
+          url: this.deps.url,
+          journal: this.deps.journal,
+          feed: (listener) => this.deps.journal.subscribe(listener),
+          describe: async (id) => {
+            const detail = await this.describe(id);
+            if (detail !== undefined) return detail;
+            throw new MockHttpError(404, MarkingsErrorCode.notFound, noRequest(id));
+          },
+          recording: this.deps.target,
+        }),
+    );
+    return this.consoleApp;
+  }
 
   /** Ends the console's event streams. */
   async close(): Promise<void> {
@@ -166,25 +217,10 @@ export class RecorderEndpoints {
           'the request target is not a path',
         );
       }
-      this.consoleApp ??= import('../routes/console/app.js').then(
-        ({ ConsoleApp }) =>
-          new ConsoleApp({
-            signIn: this.deps.signIn!,
-            devToken: this.deps.devToken,
-            url: this.deps.url,
-            journal: this.deps.journal,
-            feed: (listener) => this.deps.journal.subscribe(listener),
-            describe: async (id) => {
-              const detail = await this.describe(id);
-              if (detail !== undefined) return detail;
-              throw new MockHttpError(404, MarkingsErrorCode.notFound, noRequest(id));
-            },
-            recording: this.deps.target,
-          }),
-      );
-      const app = await this.consoleApp;
       const body = new BodyReader(req);
-      answer = await app.answer(mockRequest(req, req.method ?? 'GET', parsed, cid, body));
+      answer = await this.consoleTable.answer(
+        mockRequest(req, req.method ?? 'GET', parsed, cid, body),
+      );
     } catch (error) {
       answer = errorAnswer(cid, error, parsed?.pathname ?? '');
     }

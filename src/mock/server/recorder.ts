@@ -33,7 +33,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../../common/markings/wire.js';
-import { ConsoleSignIn, isConsolePath, signInLink } from '../routes/console/sign-in.js';
+import { ConsoleSignIn, isConsolePath, signInLink } from '../model/console/sign-in.js';
 import type { DeviceKeyring } from '../request-detail/device.js';
 import { isoTime, Journal, redactQuery } from '../journal/request-journal.js';
 import { errorBody, header, RecorderEndpoints } from './recorder-endpoints.js';

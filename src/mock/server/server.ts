@@ -8,19 +8,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import type { FaultRule, MockInfo } from '../../common/mock/wire.js';
-import { unservedDeviceEndpoint } from '../routes/device/routes.js';
 import { CryptoPool } from '../model/enrollment/crypto-pool.js';
 import { corsOrigin, isPreflight, preflightAnswer, withCors } from '../kit/cors.js';
 import { loadKeyServerKey } from '../model/enrollment/key-server-key.js';
 import { ENROLLMENT_PATH } from '../model/enrollment/errors.js';
 import { type Latency, latencyDelay } from '../model/admin/faults.js';
-import {
-  methodNotAllowed,
-  MockHttpError,
-  type MockRequest,
-  type MockResponse,
-  Router,
-} from '../kit/http.js';
+import { MockHttpError, type MockRequest, type MockResponse } from '../kit/http.js';
 import { answerProtocolError, answerUnmetExpectation } from '../request/protocol-errors.js';
 import {
   BodyReader,
@@ -30,10 +23,11 @@ import {
   requestTarget,
 } from '../request/request.js';
 import { isoTime, redactQuery } from '../journal/request-journal.js';
-import { mockRoutes } from '../routes/table.js';
+import { mockRouteTable, mockRoutes } from '../routes/table.js';
+import type { Route, RouteTable } from '../request/route.js';
 import { DurableState } from '../model/durable-state.js';
 import type { ConsoleApp } from '../routes/console/app.js';
-import { ConsoleSignIn, isConsolePath, signInLink } from '../routes/console/sign-in.js';
+import { ConsoleSignIn, isConsolePath, signInLink } from '../model/console/sign-in.js';
 import { RequestStats } from '../routes/console/stats.js';
 import { loadDefaults, type Seed } from '../model/seed.js';
 import { MockState, newDevToken } from '../model/state.js';
@@ -133,7 +127,9 @@ export interface AnswerSeen {
  */
 export class MockServer {
   readonly state: MockState;
-  private readonly router = new Router();
+  /** The service's routes, as `routes()` lists them. */
+  private readonly serviceRoutes: Route[];
+  private readonly table: RouteTable;
   private readonly crypto = new CryptoPool();
   private readonly http: MockListener;
   /** What listens on the port: the server itself, or with TLS the front that routes to it. */
@@ -177,12 +173,15 @@ export class MockServer {
       loadDefaults(this.state, options.seed, this.passwords);
       if (options.faults) this.state.faults.replace(options.faults);
     }
-    this.router.add(
-      ...mockRoutes(this.state, {
-        reset: () => this.reset(),
-        info: () => this.info,
-        crypto: this.crypto,
-      }),
+    this.serviceRoutes = mockRoutes(this.state, {
+      reset: () => this.reset(),
+      info: () => this.info,
+      crypto: this.crypto,
+    });
+    this.table = mockRouteTable(
+      this.state,
+      this.serviceRoutes,
+      this.signIn && { signIn: this.signIn, app: () => this.console() },
     );
     this.connections = new Connections(options);
     const headersTimeout = options.headersTimeoutMs ?? 20_000;
@@ -245,7 +244,7 @@ export class MockServer {
 
   /** Every route the mock serves, as method and pattern (`:name` captures a segment). */
   routes(): { method: string; pattern: string }[] {
-    return this.router.list();
+    return this.serviceRoutes.map(({ method, pattern }) => ({ method, pattern }));
   }
 
   get info(): MockInfo {
@@ -390,14 +389,13 @@ export class MockServer {
   }
 
   private async answer(req: MockRequest): Promise<MockResponse> {
-    if (this.signIn && isConsolePath(req.path)) return (await this.console()).answer(req);
     if (!req.path.startsWith('/_mock/')) {
       const delay = latencyDelay(this.options.latency);
       if (delay > 0) await sleep(delay);
       const fault = this.state.faults.fire(req.method, req.path);
       if (fault) throw faultError(fault);
     }
-    return this.route(req);
+    return this.table.answer(req);
   }
 
   /** The console, loaded the first time it is asked for. */
@@ -419,26 +417,12 @@ export class MockServer {
             state: this.state,
             stats: this.stats!,
             info: () => this.info,
-            route: (req) => this.route(req),
+            route: (req) => this.table.answer(req),
             entries: () => this.state.requests().requests,
           },
         }),
     );
     return this.consoleApp;
-  }
-
-  /** The answer of the route a request names (no faults or latency). */
-  private async route(req: MockRequest): Promise<MockResponse> {
-    const match = this.router.match(req.method, req.path);
-    if (!match) {
-      // A device's request to an endpoint the mock lacks: sealed for the device when it can be.
-      const sealed = await unservedDeviceEndpoint(this.state, req);
-      if (sealed) return sealed;
-      throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
-    }
-    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
-    Object.assign(req.params, match.params);
-    return match.handler(req);
   }
 
   /** Writes the answer (sendAnswer) and shows it to `onAnswer`. */

@@ -3,9 +3,10 @@
  * (schema/openapi.yaml, turned into JSON at build time by scripts/openapi.js), with `servers`
  * naming this mock. Read from disk on the first request only: nothing else in ksctl loads it.
  */
+import { type Route, route } from '../../request/route.js';
 import type { MockInfo } from '../../../common/mock/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
-import { MockHttpError, type Route, route } from '../../kit/http.js';
+import { MockHttpError } from '../../kit/http.js';
 import { packageFile } from '../../../common/package-root.js';
 
 export const OPENAPI_PATH = '/_mock/openapi.json';
@@ -15,7 +16,7 @@ const OPENAPI_FILE = 'dist/openapi.json';
 
 export function openApiRoute(info: () => MockInfo): Route {
   let document: Promise<string> | undefined;
-  return route('GET', OPENAPI_PATH, async () => {
+  return route('GET', OPENAPI_PATH, 'anyone', async () => {
     document ??= served(info().url);
     try {
       return { status: 200, text: await document, headers: { 'content-type': 'application/json' } };

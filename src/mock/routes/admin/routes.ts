@@ -1,7 +1,7 @@
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
-import { requireAdmin } from '../../request/auth.js';
+import { type Route, route } from '../../request/route.js';
 import { faultRuleProblem } from '../../model/admin/faults.js';
-import { json, MockHttpError, type Route, route } from '../../kit/http.js';
+import { json, MockHttpError } from '../../kit/http.js';
 import { describeRequestAt, hostOf } from '../../request-detail/request-detail.js';
 import type { ServedAt } from '../../request-detail/replay.js';
 import { filterFromQuery } from '../../journal/filter.js';
@@ -12,18 +12,15 @@ import type { MockState } from '../../model/state.js';
 /** `/_mock/*`: health (open), and reset, faults and the request journal (dev token). */
 export function adminRoutes(state: MockState, reset: () => void, info: () => ServedAt): Route[] {
   return [
-    route('GET', '/_mock/health', () => json(200, { status: 'ok' })),
-    route('POST', '/_mock/reset', (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/health', 'anyone', () => json(200, { status: 'ok' })),
+    route('POST', '/_mock/reset', 'admin', () => {
       reset();
       return json(200, { status: 'reset' });
     }),
-    route('GET', '/_mock/faults', (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/faults', 'admin', () => {
       return json(200, state.faults.list());
     }),
-    route('PUT', '/_mock/faults', async (req) => {
-      requireAdmin(state, req);
+    route('PUT', '/_mock/faults', 'admin', async (req) => {
       const rules = await req.json();
       if (!Array.isArray(rules)) {
         throw new MockHttpError(
@@ -47,8 +44,7 @@ export function adminRoutes(state: MockState, reset: () => void, info: () => Ser
       state.faults.replace(rules);
       return json(200, state.faults.list());
     }),
-    route('GET', '/_mock/requests', async (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/requests', 'admin', async (req) => {
       const filter = filterFromQuery(req.query);
       if (typeof filter === 'string') {
         throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
@@ -62,8 +58,7 @@ export function adminRoutes(state: MockState, reset: () => void, info: () => Ser
       );
       return { status: 200, bytes: chunks, headers };
     }),
-    route('GET', '/_mock/requests/:id', async (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/requests/:id', 'admin', async (req) => {
       return json(200, await describeRequestAt(state, req.params.id!, info(), hostOf(req)));
     }),
   ];

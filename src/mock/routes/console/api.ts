@@ -1,5 +1,5 @@
 /**
- * The console's JSON API, under /_mock/console/api/ (the session is checked by app.ts):
+ * The console's JSON API, under /_mock/console/api/, each route behind the session:
  *
  *   GET    session               {csrf}: the token for X-Ksctl-Csrf
  *   GET    overview              URLs, keyspace(s), tenants, counts (never the dev token)
@@ -32,18 +32,11 @@ import { faultRuleProblem } from '../../model/admin/faults.js';
 import { filterFromQuery } from '../../journal/filter.js';
 import type { StoredKey } from '../../model/device/store.js';
 import type { MockState } from '../../model/state.js';
-import {
-  json,
-  methodNotAllowed,
-  MockHttpError,
-  type MockRequest,
-  type MockResponse,
-  type Route,
-  Router,
-} from '../../kit/http.js';
+import { json, MockHttpError, type MockRequest, type MockResponse } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import type { Journal } from '../../journal/request-journal.js';
 import type { EntryFeed } from './events.js';
-import { CONSOLE_PATH, type ConsoleSession, type ConsoleSignIn } from './sign-in.js';
+import { CONSOLE_PATH, type ConsoleSignIn } from '../../model/console/sign-in.js';
 import type { RequestStats } from './stats.js';
 
 /**
@@ -79,10 +72,6 @@ export interface MockConsoleDeps {
   /** Journal entries, oldest first, as far as the journal keeps them. */
   entries: () => JournalEntry[];
 }
-
-/** Why a page of the mock's state is not found on a recorder's console. */
-export const RECORDER_PAGES_ONLY =
-  "ksctl mock record's console shows its requests only: markings, devices, faults and tokens belong to a mock (ksctl mock serve)";
 
 /** Starts an event stream on an answer whose head is written. */
 export type OpenStream = (res: ServerResponse) => void;
@@ -128,85 +117,58 @@ function openedAttributes(
   return { attributes, decrypted };
 }
 
-export function consoleApi(
-  deps: ConsoleDeps,
-  openStream: OpenStream,
-): (req: MockRequest, session: ConsoleSession) => Promise<MockResponse> {
+/** The console's API: every route behind the session (the route table checks it). */
+export function consoleApi(deps: ConsoleDeps, openStream: OpenStream): Route[] {
   const { mock } = deps;
-  const router = new Router();
-  router.add(
-    {
-      method: 'GET',
-      pattern: `${API}/requests`,
-      handler: (req) => {
-        const filter = filterFromQuery(req.query);
-        if (typeof filter === 'string')
-          throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
-        const limit = Math.min(filter.limit ?? REQUESTS_DEFAULT_LIMIT, REQUESTS_MAX_LIMIT);
-        // Every match is counted (the page says how many it does not show); a few are sent.
-        const { requests } = deps.journal.list({
-          ...filter,
-          limit: undefined,
-          bodies: false,
-          newestFirst: true,
-        });
-        return json(200, { total: requests.length, requests: requests.slice(0, limit) });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: `${API}/requests/:id`,
-      // Described on demand: envelopes opened, packages inspected (request-detail.ts).
-      handler: async (req) => json(200, await deps.describe(req.params.id!, req)),
-    },
-    {
-      method: 'GET',
-      pattern: `${API}/events`,
-      handler: () => ({
-        status: 200,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
-        stream: openStream,
-      }),
-    },
-  );
-  if (mock) router.add(...mockPages(mock));
-  else {
-    router.add({
-      method: 'GET',
-      pattern: `${API}/overview`,
-      handler: () =>
-        json(200, {
-          url: deps.url(),
-          recording: deps.recording,
-          counts: { requests: deps.journal.list({ limit: 0 }).total },
-        }),
-    });
-  }
-
-  return async (req, session) => {
-    if (req.path === `${API}/session`) {
-      if (req.method !== 'GET') throw methodNotAllowed(req.method, ['GET']);
-      return json(200, {
+  const routes: Route[] = [
+    route('GET', `${API}/session`, 'session', (_req, { session }) =>
+      json(200, {
         csrf: session.csrf,
         ...(deps.recording === undefined ? {} : { recording: deps.recording }),
+      }),
+    ),
+    route('GET', `${API}/requests`, 'session', (req) => {
+      const filter = filterFromQuery(req.query);
+      if (typeof filter === 'string')
+        throw new MockHttpError(400, MarkingsErrorCode.validation, filter);
+      const limit = Math.min(filter.limit ?? REQUESTS_DEFAULT_LIMIT, REQUESTS_MAX_LIMIT);
+      // Every match is counted (the page says how many it does not show); a few are sent.
+      const { requests } = deps.journal.list({
+        ...filter,
+        limit: undefined,
+        bodies: false,
+        newestFirst: true,
       });
-    }
-    if (mock && (req.path === `${API}/markings` || req.path.startsWith(`${API}/markings/`))) {
-      const path = `/v2/${encodeURIComponent(mock.state.defaultTenant)}${req.path.slice(API.length)}`;
-      return mock.route(forwarded(req, path, mock.state.devToken));
-    }
-    const match = router.match(req.method, req.path);
-    if (!match) {
-      throw new MockHttpError(
-        404,
-        MarkingsErrorCode.notFound,
-        mock ? `no such resource: ${req.path}` : RECORDER_PAGES_ONLY,
-      );
-    }
-    if ('allowed' in match) throw methodNotAllowed(req.method, match.allowed);
-    Object.assign(req.params, match.params);
-    return match.handler(req);
-  };
+      return json(200, { total: requests.length, requests: requests.slice(0, limit) });
+    }),
+    // Described on demand: envelopes opened, packages inspected (request-detail/).
+    route('GET', `${API}/requests/:id`, 'session', async (req) =>
+      json(200, await deps.describe(req.params.id!, req)),
+    ),
+    route('GET', `${API}/events`, 'session', () => ({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
+      stream: openStream,
+    })),
+  ];
+  if (mock) return [...routes, ...mockPages(mock)];
+  return [
+    ...routes,
+    route('GET', `${API}/overview`, 'session', () =>
+      json(200, {
+        url: deps.url(),
+        recording: deps.recording,
+        counts: { requests: deps.journal.list({ limit: 0 }).total },
+      }),
+    ),
+  ];
+}
+
+/** `markings…`: the request sent to the default tenant's markings API as the dev principal. */
+export function forwardedMarkings(deps: ConsoleDeps, req: MockRequest): Promise<MockResponse> {
+  const { state, route: answer } = deps.mock!;
+  const path = `/v2/${encodeURIComponent(state.defaultTenant)}${req.path.slice(API.length)}`;
+  return answer(forwarded(req, path, state.devToken));
 }
 
 /** The API of the pages that show and change the mock's state. */
@@ -248,6 +210,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/overview`,
+      access: 'session',
       handler: () => {
         const info = deps.info();
         const markings = state.tenant(tenant())?.markings;
@@ -285,6 +248,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/stats`,
+      access: 'session',
       handler: (req) => {
         const since = req.query.get('since');
         if (since !== null && !/^\d{1,12}$/.test(since))
@@ -295,6 +259,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/devices`,
+      access: 'session',
       handler: () => {
         const counts = state.keys.countsByDevice();
         const seen = lastSeen();
@@ -310,6 +275,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/devices/:id`,
+      access: 'session',
       handler: (req) => {
         const record = state.enrollment.device(req.params.id!);
         if (!record) {
@@ -346,11 +312,13 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/faults`,
+      access: 'session',
       handler: () => json(200, { faults: state.faults.listWithHits() }),
     },
     {
       method: 'POST',
       pattern: `${API}/faults`,
+      access: 'session',
       handler: async (req) => {
         const rule = await req.json();
         const problem = faultRuleProblem(rule);
@@ -369,6 +337,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'DELETE',
       pattern: `${API}/faults`,
+      access: 'session',
       handler: () => {
         state.faults.replace([]);
         return json(200, { faults: [] });
@@ -377,6 +346,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'DELETE',
       pattern: `${API}/faults/:index`,
+      access: 'session',
       handler: (req) => {
         const index = req.params.index!;
         if (!/^\d{1,6}$/.test(index) || !state.faults.remove(Number(index))) {
@@ -388,6 +358,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'POST',
       pattern: `${API}/tokens`,
+      access: 'session',
       handler: async (req) => {
         // The admin endpoint checks the body and mints, as for `ksctl mock tokens`.
         const minted = await deps.route(forwarded(req, '/_mock/tokens', state.devToken));
@@ -406,6 +377,7 @@ function mockPages(deps: MockConsoleDeps): Route[] {
     {
       method: 'GET',
       pattern: `${API}/outbox`,
+      access: 'session',
       handler: () => json(200, { messages: state.enrollment.outbox() }),
     },
   ];

@@ -11,7 +11,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { JournalEntry } from '../../../common/mock/wire.js';
-import { CONSOLE_PATH } from './sign-in.js';
+import { CONSOLE_PATH } from '../../model/console/sign-in.js';
 
 export const BATCH_MS = 250;
 export const HEARTBEAT_MS = 15_000;

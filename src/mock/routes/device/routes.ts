@@ -15,6 +15,7 @@
  * operation that may run long works in slices, so other clients are answered meanwhile, and
  * changes the state in one step at its end (operations.ts).
  */
+import { type Route, route } from '../../request/route.js';
 import type { ApiVersion } from '../../../common/device/api-version.js';
 import { CID_MAX_SKEW_MS, parseCid } from '../../../common/device/cid.js';
 import {
@@ -31,9 +32,8 @@ import {
 import { decodeUtf8Strict } from '../../../common/encoding/base64.js';
 import { isJsonObject, parseJsonObject } from '../../../common/encoding/json.js';
 import { injectedMessage } from '../../model/admin/faults.js';
-import { requireAdmin } from '../../request/auth.js';
 import type { DeviceKeys, DeviceRecord } from '../../model/enrollment/store.js';
-import { json, type MockRequest, type MockResponse, type Route, route } from '../../kit/http.js';
+import { json, type MockRequest, type MockResponse } from '../../kit/http.js';
 import { type JsonLimits, overLimit, parseJsonBody } from '../../kit/json-worker.js';
 import { Pacer, runPaced } from '../../kit/pacing.js';
 import type { MockState } from '../../model/state.js';
@@ -82,16 +82,14 @@ export function deviceRoutes(state: MockState): Route[] {
   ][]) {
     for (const [name, path] of Object.entries(paths) as [DeviceOperation, string][]) {
       const operation = OPERATIONS[name];
-      routes.push(route('POST', path, (req) => answer(state, req, version, operation)));
+      routes.push(route('POST', path, 'device', (req) => answer(state, req, version, operation)));
     }
   }
   routes.push(
-    route('GET', '/_mock/keys', async (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/keys', 'admin', async () => {
       return json(200, await runPaced(state.keys.listSteps()));
     }),
-    route('GET', '/_mock/messages', (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/messages', 'admin', () => {
       return json(200, state.deviceMessages.list());
     }),
   );

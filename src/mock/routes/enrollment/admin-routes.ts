@@ -8,14 +8,14 @@
  *   PUT  /_mock/users/{name} {enabled?, password?, email?, tenant?}  create or change a user
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
+import { type Route, route } from '../../request/route.js';
 import type { ErrorDetailWire } from '../../../common/http/error-body.js';
 import type { TokenPair } from '../../../common/enrollment/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
 import { isJsonObject } from '../../../common/encoding/json.js';
 import { isKeyspace } from '../../../common/enrollment/device-id.js';
-import { requireAdmin } from '../../request/auth.js';
 import { mintTokenPair } from '../../model/enrollment/tokens.js';
-import { json, MockHttpError, type MockRequest, type Route, route } from '../../kit/http.js';
+import { json, MockHttpError, type MockRequest } from '../../kit/http.js';
 import type { MockKeyspace, MockState, MockUser } from '../../model/state.js';
 
 type FieldType = 'string' | 'boolean' | 'seconds';
@@ -85,8 +85,7 @@ export function mintFor(
 
 export function enrollAdminRoutes(state: MockState): Route[] {
   return [
-    route('POST', '/_mock/tokens', async (req) => {
-      requireAdmin(state, req);
+    route('POST', '/_mock/tokens', 'admin', async (req) => {
       const body = await readFields(req, {
         keyspace: 'string',
         user: 'string',
@@ -111,16 +110,13 @@ export function enrollAdminRoutes(state: MockState): Route[] {
       const pair = mintFor(state, keyspace, omitUid ? undefined : user, ttlSeconds);
       return json(200, pair);
     }),
-    route('GET', '/_mock/outbox', (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/outbox', 'admin', () => {
       return json(200, state.enrollment.outbox());
     }),
-    route('GET', '/_mock/devices', (req) => {
-      requireAdmin(state, req);
+    route('GET', '/_mock/devices', 'admin', () => {
       return json(200, state.enrollment.devices());
     }),
-    route('PUT', '/_mock/users/:name', async (req) => {
-      requireAdmin(state, req);
+    route('PUT', '/_mock/users/:name', 'admin', async (req) => {
       const body = await readFields(req, {
         enabled: 'boolean',
         password: 'string',
@@ -140,8 +136,7 @@ export function enrollAdminRoutes(state: MockState): Route[] {
       state.users.set(name, user);
       return json(before ? 200 : 201, publicUser(user));
     }),
-    route('PUT', '/_mock/keyspaces/:keyspace', async (req) => {
-      requireAdmin(state, req);
+    route('PUT', '/_mock/keyspaces/:keyspace', 'admin', async (req) => {
       const body = await readFields(req, {
         enrollment: 'boolean',
         online: 'boolean',

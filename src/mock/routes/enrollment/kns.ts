@@ -1,8 +1,9 @@
 import type { KnsAnswer } from '../../../common/enrollment/wire.js';
+import { type Route, route } from '../../request/route.js';
 import type { MockInfo } from '../../../common/mock/wire.js';
 import { CauseCode } from '../../../common/enrollment/causes.js';
 import { causeError } from '../../model/enrollment/errors.js';
-import { json, type Route, route } from '../../kit/http.js';
+import { json } from '../../kit/http.js';
 import type { MockState } from '../../model/state.js';
 
 /** How long a client may cache a lookup answer. */
@@ -13,7 +14,7 @@ const KNS_TTL_SECONDS = 3600;
  * use. Offline or enrollment-disabled keyspaces are still named; registration says why it fails.
  */
 export function knsRoute(state: MockState, info: () => MockInfo): Route {
-  return route('GET', '/v2.4/kns/keyspaces/:keyspace', (req) => {
+  return route('GET', '/v2.4/kns/keyspaces/:keyspace', 'anyone', (req) => {
     const keyspace = state.keyspaces.get(req.params.keyspace!);
     if (!keyspace) throw causeError(CauseCode.keyspaceNotFound);
     const { apiUrl, enrollmentUrl } = info();

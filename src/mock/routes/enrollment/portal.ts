@@ -10,6 +10,7 @@
  *     which addresses exist), with a UIDAUTH whose STOKEN nobody ever sees, and nothing is sent.
  * Disabled users still get tokens: their registration then fails with 40101, as on the service.
  */
+import { type Route, route } from '../../request/route.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PORTAL_HEADERS, type TokenPair } from '../../../common/enrollment/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
@@ -17,7 +18,7 @@ import type { MockInfo } from '../../../common/mock/wire.js';
 import { CauseCode } from '../../../common/enrollment/causes.js';
 import { causeError, ENROLLMENT_PATH } from '../../model/enrollment/errors.js';
 import { mintFor } from './admin-routes.js';
-import { MockHttpError, type MockResponse, type Route, route } from '../../kit/http.js';
+import { MockHttpError, type MockResponse } from '../../kit/http.js';
 import type { MockKeyspace, MockState, MockUser } from '../../model/state.js';
 
 /** A user name, a password or an address: a sign-in form is small. */
@@ -25,11 +26,11 @@ const FORM_MAX_BYTES = 64 * 1024;
 
 export function portalRoutes(state: MockState, info: () => MockInfo): Route[] {
   return [
-    route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, async (req) => {
+    route('GET', `${ENROLLMENT_PATH}/keyspace/:keyspace/pubkey`, 'anyone', async (req) => {
       knownKeyspace(state, req.params.keyspace!);
       return { status: 200, text: (await state.enrollment.keyServer()).spkiBase64 };
     }),
-    route('POST', `${ENROLLMENT_PATH}/keyspace/:keyspace/register`, async (req) => {
+    route('POST', `${ENROLLMENT_PATH}/keyspace/:keyspace/register`, 'device', async (req) => {
       const keyspace = knownKeyspace(state, req.params.keyspace!);
       // Read from the body only: a query string would put the password in the request journal.
       const raw = await req.body();

@@ -31,19 +31,13 @@ import { sealResponse, validateConversationId } from '../../model/enrollment/ser
 import type { CryptoPool } from '../../model/enrollment/crypto-pool.js';
 import { causeError } from '../../model/enrollment/errors.js';
 import { verifyTokenPair } from '../../model/enrollment/tokens.js';
-import {
-  json,
-  MockHttpError,
-  type MockRequest,
-  type MockResponse,
-  type Route,
-  route,
-} from '../../kit/http.js';
+import { json, MockHttpError, type MockRequest, type MockResponse } from '../../kit/http.js';
 import type { MockKeyspace, MockState, MockUser } from '../../model/state.js';
+import { type Route, route } from '../../request/route.js';
 
 export function registerRoutes(state: MockState, crypto: CryptoPool): Route[] {
   return (['2.3', '2.4'] as const).map((version) =>
-    route('POST', `/v${version}/register/:keyspace`, async (req) => {
+    route('POST', `/v${version}/register/:keyspace`, 'device', async (req) => {
       try {
         return await register(state, crypto, req, version);
       } catch (error) {

@@ -4,7 +4,7 @@ import type { CryptoPool } from '../../model/enrollment/crypto-pool.js';
 import { knsRoute } from './kns.js';
 import { portalRoutes } from './portal.js';
 import { registerRoutes } from './register.js';
-import type { Route } from '../../kit/http.js';
+import type { Route } from '../../request/route.js';
 import type { MockState } from '../../model/state.js';
 
 /**

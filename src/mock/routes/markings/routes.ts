@@ -3,10 +3,11 @@
  * markings and their values, Create or Update Multiple, with If-Match preconditions and the
  * list paging (skip/limit, or SCIM's startIndex/count) the service answers with.
  */
+import { type Route, route } from '../../request/route.js';
 import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../../common/markings/filters.js';
 import type { ListEnvelope, Marking } from '../../../common/markings/wire.js';
-import { authenticate, authorize } from '../../request/auth.js';
-import { json, type MockRequest, type MockResponse, type Route, route } from '../../kit/http.js';
+import { authorize } from '../../request/auth.js';
+import { json, type MockRequest, type MockResponse } from '../../kit/http.js';
 import type { MockState } from '../../model/state.js';
 import {
   type ListQuery,
@@ -50,17 +51,16 @@ function listEnvelope<T>(query: ListQuery, total: number, items: T[]): ListEnvel
 export function markingsRoutes(state: MockState): Route[] {
   const base = '/v2/:tenant/markings';
   return [
-    route('GET', base, async (req) => {
-      const { tenant } = authorize(state, req, 'markings:read');
+    route('GET', base, { scope: 'markings:read' }, async (req, { tenant }) => {
       const query = parseListQuery(req.query, MARKING_FILTER_FIELDS, { valueLimit: true });
       const result = await runPaced(
         tenant.markings.listSteps(query.filter, query.skip, query.limit, query.valueLimit),
       );
       return json(200, listEnvelope(query, result.total, result.items));
     }),
-    route('POST', base, async (req) => {
-      // Credentials are checked before the body is read: a stranger learns nothing about bodies.
-      authenticate(state, req);
+    // Credentials are checked before the body is read: a stranger learns nothing about bodies.
+    // The body then says which scope it needs.
+    route('POST', base, 'caller', async (req) => {
       const body = await req.json();
       if (Array.isArray(body)) {
         // Items without an id create (markings:create), items with one update (markings:update).
@@ -81,80 +81,92 @@ export function markingsRoutes(state: MockState): Route[] {
       const created = await runPaced(tenant.markings.createSteps(body, principal));
       return withEtag(201, created, { location: `/v2/${tenant.id}/markings/${created.id}` });
     }),
-    route('GET', `${base}/:id`, async (req) => {
-      const { tenant } = authorize(state, req, 'markings:read');
+    route('GET', `${base}/:id`, { scope: 'markings:read' }, async (req, { tenant }) => {
       const marking = await runPaced(tenant.markings.getSteps(req.params.id!, valueLimitOnly(req)));
       return withEtag(200, marking);
     }),
-    route('PUT', `${base}/:id`, async (req) => {
-      const { principal, tenant } = authorize(state, req, 'markings:update');
-      onlyParameters(req.query);
-      const body = await req.json();
-      const steps = tenant.markings.updateSteps(
-        req.params.id!,
-        body,
-        principal,
-        ifMatchVersion(req),
-      );
-      return withEtag(200, await runPaced(steps));
-    }),
-    route('DELETE', `${base}/:id`, (req) => {
-      const { tenant } = authorize(state, req, 'markings:delete');
+    route(
+      'PUT',
+      `${base}/:id`,
+      { scope: 'markings:update' },
+      async (req, { principal, tenant }) => {
+        onlyParameters(req.query);
+        const body = await req.json();
+        const steps = tenant.markings.updateSteps(
+          req.params.id!,
+          body,
+          principal,
+          ifMatchVersion(req),
+        );
+        return withEtag(200, await runPaced(steps));
+      },
+    ),
+    route('DELETE', `${base}/:id`, { scope: 'markings:delete' }, (req, { tenant }) => {
       onlyParameters(req.query);
       tenant.markings.delete(req.params.id!, ifMatchVersion(req));
       return { status: 204 };
     }),
-    route('GET', `${base}/:id/values`, async (req) => {
-      const { tenant } = authorize(state, req, 'markings:read');
+    route('GET', `${base}/:id/values`, { scope: 'markings:read' }, async (req, { tenant }) => {
       const query = parseListQuery(req.query, VALUE_FILTER_FIELDS, { valueLimit: false });
       const result = await runPaced(
         tenant.markings.listValuesSteps(req.params.id!, query.filter, query.skip, query.limit),
       );
       return json(200, listEnvelope(query, result.total, result.items));
     }),
-    route('GET', `${base}/:id/values/:valueId`, (req) => {
-      const { tenant } = authorize(state, req, 'markings:read');
+    route('GET', `${base}/:id/values/:valueId`, { scope: 'markings:read' }, (req, { tenant }) => {
       onlyParameters(req.query);
       return json(200, tenant.markings.getValue(req.params.id!, req.params.valueId!));
     }),
-    route('POST', `${base}/:id/values`, async (req) => {
-      const { principal, tenant } = authorize(state, req, 'markings:update');
-      onlyParameters(req.query);
-      const body = await req.json();
-      const value = tenant.markings.createValue(
-        req.params.id!,
-        body,
-        principal,
-        ifMatchVersion(req),
-      );
-      return json(201, value, {
-        location: `/v2/${tenant.id}/markings/${value.markingId}/values/${value.id}`,
-        etag: `"${tenant.markings.version(value.markingId)}"`,
-      });
-    }),
-    route('PUT', `${base}/:id/values/:valueId`, async (req) => {
-      const { principal, tenant } = authorize(state, req, 'markings:update');
-      onlyParameters(req.query);
-      const body = await req.json();
-      const value = tenant.markings.updateValue(
-        req.params.id!,
-        req.params.valueId!,
-        body,
-        principal,
-        ifMatchVersion(req),
-      );
-      return json(200, value, { etag: `"${tenant.markings.version(value.markingId)}"` });
-    }),
-    route('DELETE', `${base}/:id/values/:valueId`, (req) => {
-      const { principal, tenant } = authorize(state, req, 'markings:update');
-      onlyParameters(req.query);
-      tenant.markings.deleteValue(
-        req.params.id!,
-        req.params.valueId!,
-        principal,
-        ifMatchVersion(req),
-      );
-      return { status: 204 };
-    }),
+    route(
+      'POST',
+      `${base}/:id/values`,
+      { scope: 'markings:update' },
+      async (req, { principal, tenant }) => {
+        onlyParameters(req.query);
+        const body = await req.json();
+        const value = tenant.markings.createValue(
+          req.params.id!,
+          body,
+          principal,
+          ifMatchVersion(req),
+        );
+        return json(201, value, {
+          location: `/v2/${tenant.id}/markings/${value.markingId}/values/${value.id}`,
+          etag: `"${tenant.markings.version(value.markingId)}"`,
+        });
+      },
+    ),
+    route(
+      'PUT',
+      `${base}/:id/values/:valueId`,
+      { scope: 'markings:update' },
+      async (req, { principal, tenant }) => {
+        onlyParameters(req.query);
+        const body = await req.json();
+        const value = tenant.markings.updateValue(
+          req.params.id!,
+          req.params.valueId!,
+          body,
+          principal,
+          ifMatchVersion(req),
+        );
+        return json(200, value, { etag: `"${tenant.markings.version(value.markingId)}"` });
+      },
+    ),
+    route(
+      'DELETE',
+      `${base}/:id/values/:valueId`,
+      { scope: 'markings:update' },
+      (req, { principal, tenant }) => {
+        onlyParameters(req.query);
+        tenant.markings.deleteValue(
+          req.params.id!,
+          req.params.valueId!,
+          principal,
+          ifMatchVersion(req),
+        );
+        return { status: 204 };
+      },
+    ),
   ];
 }
