@@ -235,6 +235,41 @@ describe('the mock and the document', () => {
     expect(documented.filter((route) => !served.includes(route)).sort()).toEqual([]);
   });
 
+  it('documents who may call each route as the route declares it', () => {
+    // A route's access (src/mock/request/route.ts) in the words of the document's `security`.
+    const declared = server.routes().map(({ method, pattern, access }) => {
+      const word =
+        typeof access === 'object'
+          ? `scope ${access.scope}`
+          : access === 'anyone' || access === 'device'
+            ? 'open'
+            : access;
+      return `${method} ${pattern.replace(/:([^/]+)/g, '{$1}')}: ${word}`;
+    });
+    const paths = api.document.paths as Record<string, Record<string, { security?: unknown }>>;
+    const documented = api.operations().map(({ method, template }) => {
+      const security = (paths[template]![method.toLowerCase()]!.security ?? []) as Record<
+        string,
+        string[]
+      >[];
+      const schemes = [...new Set(security.flatMap((requirement) => Object.keys(requirement)))];
+      const scopes = [
+        ...new Set(security.flatMap((requirement) => Object.values(requirement).flat())),
+      ];
+      const word =
+        security.length === 0
+          ? 'open'
+          : schemes.join() === 'devToken'
+            ? 'admin'
+            : scopes.length === 1
+              ? `scope ${scopes[0]}`
+              : // Introspection (any scope), and Create or Update Multiple, whose body says which.
+                'caller';
+      return `${method} ${template}: ${word}`;
+    });
+    expect(declared.sort()).toEqual(documented.sort());
+  });
+
   it('serves the document at /_mock/openapi.json, without credentials, naming itself', async () => {
     const reply = await send('GET', '/_mock/openapi.json', { token: null });
     expect(reply.status).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * An entry's messages as the journal gives them out, from what it kept (already redacted when
- * recorded, request-journal-redaction.ts): a body as UTF-8 text when it is, else Base64; a body
+ * recorded, redaction.ts): a body as UTF-8 text when it is, else Base64; a body
  * that could not be scrubbed safely as its size and digest only.
  */
 import type { JournalMessage } from '../../common/mock/wire.js';

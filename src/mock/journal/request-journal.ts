@@ -9,7 +9,7 @@
  * body's full size. Those count towards a byte bound of their own (JOURNAL_BODIES_MAX_BYTES): the
  * oldest entries' messages are let go first, their summaries stay.
  *
- * Recording redacts (request-journal-redaction.ts, the journal's one redaction): nothing the
+ * Recording redacts (redaction.ts, the journal's one redaction): nothing the
  * journal keeps holds a secret, whoever reads it. Only device requests and registrations keep
  * their bodies as they came too (sealed envelopes and packages, which hold no secret in clear),
  * for request-detail.ts to open with the mock's keys (`sealed()`); nothing it gives is sent as is.
@@ -23,13 +23,13 @@
  * - `list(filter?)`: entries, oldest first, or newest first with `newestFirst`; with `bodies` each
  *   with its messages (the library's `requests()`).
  * - `page(filter, pacer)`: a page of them as JSON text, bounded in entries and bytes, made in
- *   slices (`GET /_mock/requests`, request-journal-page.ts).
+ *   slices (`GET /_mock/requests`, page.ts).
  * - `subscribe(listener)`: the listener is told each entry's summary as it is recorded (what the
  *   console's events send); it must be cheap, and what it throws is ignored. Returns the
  *   unsubscribe function.
  *
- * The filter of `list` is request-journal-filter.ts; how the messages are given out, redacted,
- * request-journal-messages.ts.
+ * The filter of `list` is filter.ts; how the messages are given out, redacted,
+ * messages.ts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isSecretKey, REDACTED_TEXT } from '../../common/http/redact.js';
@@ -125,7 +125,7 @@ function entrySize(entry: JournalEntry): number {
 /** The side of the service a path belongs to. */
 export function requestSide(path: string): RequestSide {
   if (path.startsWith('/_mock/') || path === '/_mock') return 'admin';
-  // The portal and the key server key, under `{enrollment_url}` (enrollment/portal.ts).
+  // The portal and the key server key, under `{enrollment_url}` (routes/enrollment/portal.ts).
   if (path.startsWith('/enrollment/')) return 'enrollment';
   if (/^\/v2\.\d+\/(?:register|kns)\//.test(path)) return 'enrollment';
   if (/^\/v2\.\d+\//.test(path)) return 'device';

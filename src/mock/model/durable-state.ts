@@ -2,7 +2,7 @@
  * The mock's state made durable (`--state`, docs/design.md 3.2): what each kind of record does to
  * the state, the state as records, and DurableState, which wires a MockState to its state
  * directory (persistence/durable.ts knows the model only as records). The stores report records
- * as they hold the data (mock/changes.ts), so members added to a marking or a value persist
+ * as they hold the data (kit/changes.ts), so members added to a marking or a value persist
  * without a change here. To make a new piece of state durable: report its changes to
  * `state.changes`, name its kinds in persistence/records.ts and apply them in RECORD_KINDS, and
  * yield its records in stateRecords().

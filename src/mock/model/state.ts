@@ -76,7 +76,7 @@ const devPrincipal = (): Principal => ({ name: 'dev', scopes: new Set(SCOPES), a
 
 /**
  * Everything the mock knows. Enrollment state is added to it by the enrollment side. Every change
- * is reported to `changes` (mock/changes.ts), which the durable state (`--state`) journals.
+ * is reported to `changes` (kit/changes.ts), which the durable state (`--state`) journals.
  */
 export class MockState {
   readonly changes = new ChangeFeed();

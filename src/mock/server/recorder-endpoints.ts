@@ -24,8 +24,8 @@ import {
 import type { ConsoleApp } from '../routes/console/app.js';
 import { type ConsoleSignIn, sameSecret } from '../model/console/sign-in.js';
 import { consoleSession } from '../request/auth.js';
-import { type Gate, RouteTable } from '../request/route.js';
-import { consoleFamilies } from '../routes/console/family.js';
+import { type Gate, type RouteFamily, RouteTable } from '../request/route.js';
+import { consoleFamilies, SECURITY_HEADERS } from '../routes/console/family.js';
 import { bodyBytes, sendAnswer } from './answers.js';
 
 /** What the recorder's endpoints need of it. */
@@ -75,9 +75,18 @@ export class RecorderEndpoints {
       },
       session: (req) => consoleSession(deps.signIn, req),
     };
+    // A console path can name another once resolved (`/_mock/console/assets/../../x`): not found.
+    const elsewhere: RouteFamily = {
+      prefix: '',
+      headers: SECURITY_HEADERS,
+      routes: () => [],
+      unmatched: (req) => {
+        throw new MockHttpError(404, MarkingsErrorCode.notFound, `no such resource: ${req.path}`);
+      },
+    };
     this.consoleTable = new RouteTable(
       gate,
-      consoleFamilies(() => this.app(), false),
+      [...consoleFamilies(() => this.app(), false), elsewhere],
       (req, e) => errorAnswer(req.cid, e, req.path),
     );
   }

@@ -24,7 +24,7 @@ import {
 } from '../request/request.js';
 import { isoTime, redactQuery } from '../journal/request-journal.js';
 import { mockRouteTable, mockRoutes } from '../routes/table.js';
-import type { Route, RouteTable } from '../request/route.js';
+import type { Access, Route, RouteTable } from '../request/route.js';
 import { DurableState } from '../model/durable-state.js';
 import type { ConsoleApp } from '../routes/console/app.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from '../model/console/sign-in.js';
@@ -242,9 +242,12 @@ export class MockServer {
     }
   }
 
-  /** Every route the mock serves, as method and pattern (`:name` captures a segment). */
-  routes(): { method: string; pattern: string }[] {
-    return this.serviceRoutes.map(({ method, pattern }) => ({ method, pattern }));
+  /**
+   * Every route of the service the mock serves, as method and pattern (`:name` captures a
+   * segment), with who may call it.
+   */
+  routes(): { method: string; pattern: string; access: Access }[] {
+    return this.serviceRoutes.map(({ method, pattern, access }) => ({ method, pattern, access }));
   }
 
   get info(): MockInfo {
