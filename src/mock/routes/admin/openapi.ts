@@ -3,10 +3,10 @@
  * (schema/openapi.yaml, turned into JSON at build time by scripts/openapi.js), with `servers`
  * naming this mock. Read from disk on the first request only: nothing else in ksctl loads it.
  */
-import { type Route, route } from '../../request/route.js';
 import type { MockInfo } from '../../../common/mock/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
 import { MockHttpError } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import { packageFile } from '../../../common/package-root.js';
 
 export const OPENAPI_PATH = '/_mock/openapi.json';

@@ -15,7 +15,6 @@
  * operation that may run long works in slices, so other clients are answered meanwhile, and
  * changes the state in one step at its end (operations.ts).
  */
-import { type Route, route } from '../../request/route.js';
 import type { ApiVersion } from '../../../common/device/api-version.js';
 import { CID_MAX_SKEW_MS, parseCid } from '../../../common/device/cid.js';
 import {
@@ -34,6 +33,7 @@ import { isJsonObject, parseJsonObject } from '../../../common/encoding/json.js'
 import { injectedMessage } from '../../model/admin/faults.js';
 import type { DeviceKeys, DeviceRecord } from '../../model/enrollment/store.js';
 import { json, type MockRequest, type MockResponse } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import { type JsonLimits, overLimit, parseJsonBody } from '../../kit/json-worker.js';
 import { Pacer, runPaced } from '../../kit/pacing.js';
 import type { MockState } from '../../model/state.js';

@@ -8,7 +8,6 @@
  *   PUT  /_mock/users/{name} {enabled?, password?, email?, tenant?}  create or change a user
  *   PUT  /_mock/keyspaces/{ks} {enrollment?, online?, tenant?}       create or change a keyspace
  */
-import { type Route, route } from '../../request/route.js';
 import type { ErrorDetailWire } from '../../../common/http/error-body.js';
 import type { TokenPair } from '../../../common/enrollment/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
@@ -16,6 +15,7 @@ import { isJsonObject } from '../../../common/encoding/json.js';
 import { isKeyspace } from '../../../common/enrollment/device-id.js';
 import { mintTokenPair } from '../../model/enrollment/tokens.js';
 import { json, MockHttpError, type MockRequest } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import type { MockKeyspace, MockState, MockUser } from '../../model/state.js';
 
 type FieldType = 'string' | 'boolean' | 'seconds';

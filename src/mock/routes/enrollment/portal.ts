@@ -10,7 +10,6 @@
  *     which addresses exist), with a UIDAUTH whose STOKEN nobody ever sees, and nothing is sent.
  * Disabled users still get tokens: their registration then fails with 40101, as on the service.
  */
-import { type Route, route } from '../../request/route.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PORTAL_HEADERS, type TokenPair } from '../../../common/enrollment/wire.js';
 import { MarkingsErrorCode } from '../../../common/markings/wire.js';
@@ -19,6 +18,7 @@ import { CauseCode } from '../../../common/enrollment/causes.js';
 import { causeError, ENROLLMENT_PATH } from '../../model/enrollment/errors.js';
 import { mintFor } from './admin-routes.js';
 import { MockHttpError, type MockResponse } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import type { MockKeyspace, MockState, MockUser } from '../../model/state.js';
 
 /** A user name, a password or an address: a sign-in form is small. */

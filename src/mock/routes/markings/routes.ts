@@ -3,11 +3,11 @@
  * markings and their values, Create or Update Multiple, with If-Match preconditions and the
  * list paging (skip/limit, or SCIM's startIndex/count) the service answers with.
  */
-import { type Route, route } from '../../request/route.js';
 import { MARKING_FILTER_FIELDS, VALUE_FILTER_FIELDS } from '../../../common/markings/filters.js';
 import type { ListEnvelope, Marking } from '../../../common/markings/wire.js';
 import { authorize } from '../../request/auth.js';
 import { json, type MockRequest, type MockResponse } from '../../kit/http.js';
+import { type Route, route } from '../../request/route.js';
 import type { MockState } from '../../model/state.js';
 import {
   type ListQuery,
