@@ -3,6 +3,8 @@
  * handler, and the handler gets what the check found; a family checks its own access for every
  * path under it before a route is looked for, and puts its headers on every answer, errors too.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { json, MockHttpError, type MockRequest } from '../../src/mock/kit/http.js';
 import type { ConsoleSession } from '../../src/mock/model/console/sign-in.js';
@@ -170,5 +172,26 @@ describe('the router', () => {
     });
     expect(router.match('GET', '/_mock/console/assets/')).toMatchObject({ route: routes[1] });
     expect(router.match('GET', '/_mock/console/assets')).toBeUndefined();
+  });
+});
+
+describe('the route families (src/mock/routes/)', () => {
+  const ROUTES = join(import.meta.dirname, '..', '..', 'src', 'mock', 'routes');
+  const files = (readdirSync(ROUTES, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(ROUTES, file));
+
+  it('leave credentials to the table: no handler checks them itself', () => {
+    const checks = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/\b(requireAdmin|authenticate|authorize)\(/g)].map(
+        (found) => `${relative(ROUTES, file)}: ${found[1]}`,
+      ),
+    );
+    // Create or Update Multiple: the body says which scope it needs, once the caller is known.
+    expect(checks).toEqual([
+      'markings/routes.ts: authorize',
+      'markings/routes.ts: authorize',
+      'markings/routes.ts: authorize',
+    ]);
   });
 });
