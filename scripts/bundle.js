@@ -241,7 +241,7 @@ await writeFile(join(OUT_DIR, 'hashes.json'), `${JSON.stringify(hashes, null, 1)
 
 const worker = await rolldown({
   ...input,
-  input: { 'crypto-worker': 'src/mock/enrollment/crypto-worker.ts' },
+  input: { 'crypto-worker': 'src/mock/model/enrollment/crypto-worker.ts' },
 });
 await worker.write(
   STANDALONE

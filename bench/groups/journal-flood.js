@@ -7,7 +7,7 @@ const BODY_KIB = 200;
  * bodies several times over before the reads start.
  */
 const REQUESTS = floodRequests(process.env.KSCTL_BENCH_FLOOD_REQUESTS);
-/** The journal's stated bound (src/mock/request-journal.ts): entries and kept messages, MiB. */
+/** The journal's stated bound (src/mock/journal/request-journal.ts): entries and kept messages, MiB. */
 const JOURNAL_BOUND_MIB = 4 + 16;
 
 function floodRequests(given) {

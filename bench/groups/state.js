@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DurableState } from '../../dist/mock/durable-state.js';
-import { MockState } from '../../dist/mock/state.js';
+import { DurableState } from '../../dist/mock/model/durable-state.js';
+import { MockState } from '../../dist/mock/model/state.js';
 
 const LOAD = new URL('../lib/write-load.js', import.meta.url).pathname;
 const RESTART = new URL('../lib/state-restart.js', import.meta.url).pathname;

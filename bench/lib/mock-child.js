@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { MockServer } from '../../dist/mock/server.js';
+import { MockServer } from '../../dist/mock/server/server.js';
 import { syntheticSeed } from './seed.js';
 
 /**

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { MockServer } from '../../dist/mock/server.js';
+import { MockServer } from '../../dist/mock/server/server.js';
 
 /**
  * One restart of a durable mock, run as its own process by bench/groups/state.js: starts the mock

@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Recorder } from '../../src/mock/recorder.js';
+import { Recorder } from '../../src/mock/server/recorder.js';
 import {
   launchChromium,
   newContext,

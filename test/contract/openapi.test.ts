@@ -21,7 +21,7 @@ import type { TokenPair } from '../../src/common/enrollment/wire.js';
 import type { Marking, MarkingValue } from '../../src/common/markings/wire.js';
 import { makeCid } from '../../src/common/device/cid.js';
 import { sealEnvelope } from '../../src/common/device/crypto.js';
-import type { AnswerSeen, MockServer } from '../../src/mock/server.js';
+import type { AnswerSeen, MockServer } from '../../src/mock/server/server.js';
 import { PACKAGE_ROOT } from '../../src/common/package-root.js';
 import { DEV_TOKEN, startCheckedServer } from '../helpers/mock.js';
 import { HTTP_METHODS, OPENAPI_YAML, openApi, pointerToken } from '../helpers/openapi.js';
@@ -233,6 +233,41 @@ describe('the mock and the document', () => {
     expect(served.length).toBeGreaterThan(30);
     expect(served.filter((route) => !documented.includes(route)).sort()).toEqual([]);
     expect(documented.filter((route) => !served.includes(route)).sort()).toEqual([]);
+  });
+
+  it('documents who may call each route as the route declares it', () => {
+    // A route's access (src/mock/request/route.ts) in the words of the document's `security`.
+    const declared = server.routes().map(({ method, pattern, access }) => {
+      const word =
+        typeof access === 'object'
+          ? `scope ${access.scope}`
+          : access === 'anyone' || access === 'device'
+            ? 'open'
+            : access;
+      return `${method} ${pattern.replace(/:([^/]+)/g, '{$1}')}: ${word}`;
+    });
+    const paths = api.document.paths as Record<string, Record<string, { security?: unknown }>>;
+    const documented = api.operations().map(({ method, template }) => {
+      const security = (paths[template]![method.toLowerCase()]!.security ?? []) as Record<
+        string,
+        string[]
+      >[];
+      const schemes = [...new Set(security.flatMap((requirement) => Object.keys(requirement)))];
+      const scopes = [
+        ...new Set(security.flatMap((requirement) => Object.values(requirement).flat())),
+      ];
+      const word =
+        security.length === 0
+          ? 'open'
+          : schemes.join() === 'devToken'
+            ? 'admin'
+            : scopes.length === 1
+              ? `scope ${scopes[0]}`
+              : // Introspection (any scope), and Create or Update Multiple, whose body says which.
+                'caller';
+      return `${method} ${template}: ${word}`;
+    });
+    expect(declared.sort()).toEqual(documented.sort());
   });
 
   it('serves the document at /_mock/openapi.json, without credentials, naming itself', async () => {

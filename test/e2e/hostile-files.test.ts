@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Marking } from '../../src/common/markings/wire.js';
 import { exportDocument } from '../../src/client/apply/export.js';
-import { MockServer } from '../../src/mock/server.js';
+import { MockServer } from '../../src/mock/server/server.js';
 import { DEV_TOKEN } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';
 import { assertBuilt, cleanEnv, ksctl } from '../helpers/spawn.js';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SeedMarking } from '../../src/mock/seed.js';
+import type { SeedMarking } from '../../src/mock/model/seed.js';
 import { type RunningCli, startCli } from '../helpers/cli.js';
 import { peakRssProbe } from '../helpers/peak-rss.js';
 import { prng } from '../helpers/random.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, type ServedMock, serveMock } from '../helpers/spawn.js';
 import { tempDirs } from '../helpers/temp.js';
 import { errorOf, openSocket, type RawAnswer, rawRequest } from './raw.js';
-import { requestTarget } from '../../src/mock/request.js';
+import { requestTarget } from '../../src/mock/request/request.js';
 import { openApi } from '../helpers/openapi.js';
 import { prng, type Random } from '../helpers/random.js';
 

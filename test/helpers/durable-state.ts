@@ -2,8 +2,8 @@
  * A mock state on a state directory, as `mock serve --state` opens it: the durable files read
  * (or made, with a "dev" tenant) and the model attached to them.
  */
-import { DurableState } from '../../src/mock/durable-state.js';
-import { MockState } from '../../src/mock/state.js';
+import { DurableState } from '../../src/mock/model/durable-state.js';
+import { MockState } from '../../src/mock/model/state.js';
 
 /** `devToken`: the new state's dev token; `warnings`: what start-up forgave, as it said it. */
 export async function openDurableState(

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { ApiClient, type ClientOptions } from '../../src/client/api/client.js';
 import { HttpMarkingsApi } from '../../src/client/markings/http-markings-api.js';
 import { ConfigStore } from '../../src/client/config/store.js';
-import type { MockServerOptions } from '../../src/mock/server.js';
+import type { MockServerOptions } from '../../src/mock/server/server.js';
 import { cliFor, mockEnv } from './cli.js';
 import { startMock, type TestMock } from './mock.js';
 import { started } from './suite.js';

@@ -10,7 +10,7 @@ import type {
   MockInfo,
   RequestJournal,
 } from '../../src/common/mock/wire.js';
-import { MockServer, type MockServerOptions } from '../../src/mock/server.js';
+import { MockServer, type MockServerOptions } from '../../src/mock/server/server.js';
 import { answerChecker } from './openapi.js';
 
 export const DEV_TOKEN = 'ksdev.integration-test-token';

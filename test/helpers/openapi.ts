@@ -16,7 +16,7 @@ import {
 import { BASIC } from '@hyperjump/json-schema/experimental';
 import '@hyperjump/json-schema/formats-lite';
 import YAML from 'yaml';
-import type { AnswerSeen } from '../../src/mock/server.js';
+import type { AnswerSeen } from '../../src/mock/server/server.js';
 import { PACKAGE_ROOT } from '../../src/common/package-root.js';
 
 export const OPENAPI_YAML = join(PACKAGE_ROOT, 'schema', 'openapi.yaml');
@@ -178,7 +178,7 @@ function load(): OpenApi {
   }
 
   async function problems(answer: AnswerSeen): Promise<string[]> {
-    // The console's pages and their own API are not the service's interface (src/mock/console/).
+    // The console's pages and their own API are not the service's interface (src/mock/routes/console/).
     if (answer.path === '/_mock/console' || answer.path.startsWith('/_mock/console/')) return [];
     // A CORS preflight, answered on every path and outside the document (its description says so).
     if (

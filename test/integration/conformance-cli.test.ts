@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../src/client/conformance/report.js';
-import type { Seed } from '../../src/mock/seed.js';
+import type { Seed } from '../../src/mock/model/seed.js';
 import { CATALOGUE } from '../../src/client/conformance/catalogue.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { changeJson, type DriftProxy, startDriftProxy } from '../helpers/drift-proxy.js';

@@ -14,7 +14,7 @@ import { startMock, type TestMock } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
 import { STAND_INS_MAX, startingState } from '../../src/client/conformance/replay.js';
-import type { Seed } from '../../src/mock/seed.js';
+import type { Seed } from '../../src/mock/model/seed.js';
 
 const SEED = {
   markings: [

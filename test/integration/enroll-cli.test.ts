@@ -13,7 +13,7 @@ import type { TokenPair } from '../../src/common/enrollment/wire.js';
 import { deviceKeySource } from '../../src/client/enroll/device-keys.js';
 import { run } from '../../src/client/cli/main.js';
 import type { Prompter } from '../../src/client/cli/kit/prompter.js';
-import type { OutboxMessage } from '../../src/mock/enrollment/store.js';
+import type { OutboxMessage } from '../../src/mock/model/enrollment/store.js';
 import type { IOStreams } from '../../src/client/output/io.js';
 import { loadProfiles } from '../../src/client/profiles/index.js';
 import { cliFor, tsvRows } from '../helpers/cli.js';

@@ -1,5 +1,5 @@
 /**
- * The console's server side (src/mock/console/): the sign-in link and the session cookie, the
+ * The console's server side (src/mock/routes/console/): the sign-in link and the session cookie, the
  * CSRF defence, the JSON API, the event stream and `console: false`. Sent with node:http, which
  * lets a test set Origin and Cookie as a browser would. The pages themselves are tested in a
  * browser elsewhere.

@@ -1,5 +1,5 @@
 /**
- * Cross-origin requests (src/mock/cors.ts): the vendor's JS SDK runs in web pages on another
+ * Cross-origin requests (src/mock/kit/cors.ts): the vendor's JS SDK runs in web pages on another
  * origin than the mock, so browsers preflight its registration and read answers only when they
  * name the page's origin. Sent with node:http, which lets a test set Origin as a browser would.
  */

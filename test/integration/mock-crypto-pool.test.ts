@@ -1,5 +1,5 @@
 /**
- * The mock's crypto pool (src/mock/enrollment/crypto-pool.ts) on real worker threads. Run from the
+ * The mock's crypto pool (src/mock/model/enrollment/crypto-pool.ts) on real worker threads. Run from the
  * TypeScript sources the pool works inline (there is no compiled worker), so this suite starts the
  * built mock from dist/, as `ksctl mock serve` runs it: registrations opened on a worker give the
  * same answers and causes as before, and closing the server ends the workers.
@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { causeByCode } from '../../src/common/enrollment/causes.js';
-import type { MockServer } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server/server.js';
 import { assertBuilt } from '../helpers/spawn.js';
 import {
   type Answer,
@@ -22,7 +22,7 @@ let mock: MockServer;
 
 /** The compiled mock, whose pool finds its compiled worker. */
 async function startBuilt(): Promise<MockServer> {
-  const built = '../../dist/mock/server.js';
+  const built = '../../dist/mock/server/server.js';
   const { MockServer: BuiltMock } = (await import(built)) as { MockServer: typeof MockServer };
   const { server } = await testKeys();
   return BuiltMock.start({ port: 0, keyServerKey: server.privateKey });

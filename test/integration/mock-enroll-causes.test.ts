@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisterRequest } from '../../src/common/enrollment/wire.js';
 import { CauseCode, causeByCode, ENROLLMENT_CAUSES } from '../../src/common/enrollment/causes.js';
-import type { MockServer } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server/server.js';
 import {
   type Answer,
   call,

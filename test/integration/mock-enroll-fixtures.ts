@@ -15,8 +15,8 @@ import {
 } from '../../src/common/enrollment/crypto.js';
 import type { DeviceKeyPair } from '../../src/client/enroll/protocol.js';
 import { deviceKeySource, generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
-import type { MockServer } from '../../src/mock/server.js';
-import { type MockServerOptions } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server/server.js';
+import { type MockServerOptions } from '../../src/mock/server/server.js';
 import { afterAll, beforeAll } from 'vitest';
 import { DEV_TOKEN, startCheckedServer, type TestMock } from '../helpers/mock.js';
 import { mockSuite } from '../helpers/mock-suite.js';

@@ -12,8 +12,8 @@ import {
 import { CauseCode } from '../../src/common/enrollment/causes.js';
 import { encodeSpkiBase64 } from '../../src/common/enrollment/crypto.js';
 import { buildRegistration, recoverKeys } from '../../src/client/enroll/protocol.js';
-import type { OutboxMessage } from '../../src/mock/enrollment/store.js';
-import { MockServer } from '../../src/mock/server.js';
+import type { OutboxMessage } from '../../src/mock/model/enrollment/store.js';
+import { MockServer } from '../../src/mock/server/server.js';
 import {
   type Answer,
   call,

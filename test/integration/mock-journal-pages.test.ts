@@ -10,7 +10,7 @@ import {
   JOURNAL_BODY_KEPT_BYTES,
   JOURNAL_PAGE_BYTES,
   JOURNAL_PAGE_ENTRIES,
-} from '../../src/mock/request-journal.js';
+} from '../../src/mock/journal/request-journal.js';
 import { mockSuite } from '../helpers/mock-suite.js';
 
 const suite = mockSuite();

@@ -15,7 +15,7 @@ import { makeCid } from '../../src/common/device/cid.js';
 import {
   JOURNAL_BODIES_MAX_BYTES,
   JOURNAL_BODY_KEPT_BYTES,
-} from '../../src/mock/request-journal.js';
+} from '../../src/mock/journal/request-journal.js';
 import { cliFor } from '../helpers/cli.js';
 import { DEV_TOKEN } from '../helpers/mock.js';
 import { enrollingSuite } from './mock-enroll-fixtures.js';

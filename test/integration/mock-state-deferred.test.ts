@@ -8,9 +8,9 @@
  */
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/common/markings/filters.js';
-import { deferredOf } from '../../src/mock/markings/deferred.js';
-import type { MarkingsStore } from '../../src/mock/markings/store.js';
-import type { StoredMarking } from '../../src/mock/markings/stored.js';
+import { deferredOf } from '../../src/mock/model/markings/deferred.js';
+import type { MarkingsStore } from '../../src/mock/model/markings/store.js';
+import type { StoredMarking } from '../../src/mock/model/markings/stored.js';
 import { tempDirs } from '../helpers/temp.js';
 import { openDurableState } from '../helpers/durable-state.js';
 

@@ -15,8 +15,8 @@ import { DeviceClient } from '../../src/client/device/client.js';
 import { CauseCode } from '../../src/common/enrollment/causes.js';
 import { buildRegistration, recoverKeys } from '../../src/client/enroll/protocol.js';
 import { UsageError } from '../../src/common/errors.js';
-import type { MockServer } from '../../src/mock/server.js';
-import { type MockServerOptions } from '../../src/mock/server.js';
+import type { MockServer } from '../../src/mock/server/server.js';
+import { type MockServerOptions } from '../../src/mock/server/server.js';
 import { startCheckedServer } from '../helpers/mock.js';
 import { tempDirs } from '../helpers/temp.js';
 import {

@@ -14,7 +14,7 @@ import { parsePlain } from '../../src/client/apply/parse-plain.js';
 import { parseMarkingSources } from '../../src/client/apply/sources.js';
 import { InputError } from '../../src/common/errors.js';
 import { INPUT_MAX_BYTES } from '../../src/common/files/bounded-read.js';
-import { seedFrom } from '../../src/mock/seed.js';
+import { seedFrom } from '../../src/mock/model/seed.js';
 import { nodeBudget } from '../../src/common/files/node-budget.js';
 
 const doc = (...markings: unknown[]) => ({ markings });

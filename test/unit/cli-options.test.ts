@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nameAndDescription } from '../../src/client/markings/changes.js';
-import { parseFaultText, parseLatency } from '../../src/mock/admin/faults.js';
+import { parseFaultText, parseLatency } from '../../src/mock/model/admin/faults.js';
 
 describe('nameAndDescription (NAME[=DESCRIPTION])', () => {
   it.each([

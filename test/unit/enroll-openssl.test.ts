@@ -19,8 +19,8 @@ import {
   recoverKeys,
 } from '../../src/client/enroll/protocol.js';
 import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
-import { openRegistration, sealResponse } from '../../src/mock/enrollment/service-side.js';
-import { loadKeyServerKey } from '../../src/mock/enrollment/key-server-key.js';
+import { openRegistration, sealResponse } from '../../src/mock/model/enrollment/service-side.js';
+import { loadKeyServerKey } from '../../src/mock/model/enrollment/key-server-key.js';
 import { requireProgram } from '../helpers/programs.js';
 
 const run = promisify(execFile);

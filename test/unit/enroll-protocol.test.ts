@@ -18,7 +18,7 @@ import {
   recoverKeys,
 } from '../../src/client/enroll/protocol.js';
 import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
-import { openRegistration, sealResponse } from '../../src/mock/enrollment/service-side.js';
+import { openRegistration, sealResponse } from '../../src/mock/model/enrollment/service-side.js';
 import { InputError, InternalError, ServiceError } from '../../src/common/errors.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';

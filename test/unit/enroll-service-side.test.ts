@@ -12,7 +12,7 @@ import { generateDeviceKeyPair } from '../../src/client/enroll/device-keys.js';
 import {
   openRegistration,
   validateConversationId,
-} from '../../src/mock/enrollment/service-side.js';
+} from '../../src/mock/model/enrollment/service-side.js';
 
 const STOKEN = 'I.c2VjcmV0LXN0b2tlbg';
 const UIDAUTH = ',IeyJ1aWQiOiJhbGljZSJ9.c2lnbmF0dXJl';

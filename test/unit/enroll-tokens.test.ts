@@ -5,7 +5,7 @@ import {
   mintTokenPair,
   TOKEN_TTL_MS_DEFAULT,
   verifyTokenPair,
-} from '../../src/mock/enrollment/tokens.js';
+} from '../../src/mock/model/enrollment/tokens.js';
 
 const SECRET = 'portal secret for tests';
 const NOW = Date.UTC(2030, 0, 1, 12, 0, 0);

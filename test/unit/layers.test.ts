@@ -33,58 +33,39 @@ const LAYERS: readonly (readonly string[])[] = [
   // The mock's own API (`/_mock/...`), which the client and the console read.
   ['common/mock/'],
 
-  // ---- The service wing (src/mock/).
-  // The mock's floor: HTTP plumbing, the request journal, and the hook every store reports its
-  // changes through.
-  [
-    'mock/http.ts',
-    'mock/json-worker.ts',
-    'mock/changes.ts',
-    'mock/ids.ts',
-    'mock/request-journal*.ts',
-    'mock/bounded-log.ts',
-    'mock/pacing.ts',
-    'mock/json-pieces.ts',
-    'mock/cors.ts',
-    'mock/local-ca.ts',
-  ],
+  // ---- The service wing (src/mock/). Each side's model below its routes, the server on top.
+  // The mock's floor: HTTP errors, routes as values, off-thread JSON, pacing, ids, CORS, local CA.
+  ['mock/kit/'],
+  // The request journal: what was asked and answered, filtered, paged and scrubbed of secrets.
+  ['mock/journal/'],
   // The durable state's files (`--state`): it takes and gives records, and knows no model.
   ['mock/persistence/'],
-  // Each side's model: its store, its rules and its part of the state. No routes.
-  [
-    'mock/markings/store.ts',
-    'mock/markings/indexed.ts',
-    'mock/markings/values-plan.ts',
-    'mock/markings/stored.ts',
-    'mock/markings/packed.ts',
-    'mock/markings/deferred.ts',
-    'mock/markings/specs.ts',
-    'mock/markings/fields.ts',
-    'mock/markings/filter-match.ts',
-    'mock/markings/wire-form.ts',
-    'mock/device/store.ts',
-    'mock/device/attributes.ts',
-    'mock/enrollment/store.ts',
-    'mock/enrollment/tokens.ts',
-    'mock/enrollment/errors.ts',
-    'mock/enrollment/key-server-key.ts',
-    'mock/enrollment/service-side.ts',
-    'mock/admin/faults.ts',
-    'mock/seed-rules.ts',
-  ],
-  // The whole mock's model: the sides' models composed.
-  ['mock/state.ts'],
-  // What works on the model below the routes: authentication, the start-up state, a journaled
-  // request's detail, and the durable state's wiring (records to and from the model).
-  ['mock/auth.ts', 'mock/seed.ts', 'mock/request-detail.ts', 'mock/durable-state.ts'],
-  // Each side's routes and the route table (mock/routes.ts), with the plumbing of a request
-  // around them (mock/request.ts, mock/protocol-errors.ts).
-  ['mock/'],
-  // The console: its pages, its API and its event streams.
-  ['mock/console/'],
-  // The mock server: the factory that wires routes, state and persistence to a port; and the
-  // recording proxy of `ksctl mock record`, which serves the console over its own journal.
-  ['mock/server.ts', 'mock/server-*.ts', 'mock/recorder.ts'],
+  // Faults and latency: the rules an admin sets and the hits they count.
+  ['mock/model/admin/'],
+  // The markings model: each tenant's markings and values, their rules, their packed form.
+  ['mock/model/markings/'],
+  // The enrollment model: keyspaces, tokens, devices, the key server's key and its RSA work.
+  ['mock/model/enrollment/'],
+  // The device model: keys and their attributes, the devices' messages.
+  ['mock/model/device/'],
+  // The console's sign-in: one-time codes, sessions and their CSRF tokens (in memory only).
+  ['mock/model/console/'],
+  // The whole mock's model: the sides composed, the start-up state, its records on disk.
+  ['mock/model/'],
+  // A request's plumbing: from Node's request to the routes', who may call, errors as answers.
+  ['mock/request/'],
+  // A journaled request described: envelopes opened, packages inspected.
+  ['mock/request-detail/'],
+  // Each side's routes, one family a folder.
+  ['mock/routes/markings/'],
+  ['mock/routes/enrollment/'],
+  ['mock/routes/device/'],
+  ['mock/routes/admin/'],
+  ['mock/routes/console/'],
+  // The route table: every family, each route with who may call it.
+  ['mock/routes/'],
+  // The server that wires the table, the state and persistence to a port; the recording proxy.
+  ['mock/server/'],
 
   // ---- The client wing (src/client/).
   // The HTTP client.
@@ -251,17 +232,28 @@ describe('the import structure of src/', () => {
     ]);
     expect(circles(made)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     expect(layerOf('common/errors.ts')).toBeLessThan(layerOf('client/cli/main.ts')!);
-    expect(layerOf('mock/state.ts')).toBeGreaterThan(layerOf('mock/markings/store.ts')!);
-    expect(layerOf('mock/server.ts')).toBeGreaterThan(layerOf('mock/persistence/durable.ts')!);
-    // Inside the mock: persistence below the models, each side's model below the state, the
-    // state below the routes, the routes below the console and the server.
-    expect(layerOf('mock/persistence/durable.ts')).toBeLessThan(layerOf('mock/device/store.ts')!);
-    expect(layerOf('mock/markings/indexed.ts')).toBeLessThan(layerOf('mock/state.ts')!);
-    expect(layerOf('mock/state.ts')).toBeLessThan(layerOf('mock/durable-state.ts')!);
-    expect(layerOf('mock/auth.ts')).toBeLessThan(layerOf('mock/markings/routes.ts')!);
-    expect(layerOf('mock/enrollment/admin-routes.ts')).toBeLessThan(
-      layerOf('mock/console/api.ts')!,
+    expect(layerOf('mock/model/state.ts')).toBeGreaterThan(
+      layerOf('mock/model/markings/store.ts')!,
     );
-    expect(layerOf('mock/console/app.ts')).toBeLessThan(layerOf('mock/server-answers.ts')!);
+    expect(layerOf('mock/server/server.ts')).toBeGreaterThan(
+      layerOf('mock/persistence/durable.ts')!,
+    );
+    // Inside the mock: persistence below the models, each side's model below the state, the
+    // state below the routes, the routes below the table and the server.
+    expect(layerOf('mock/persistence/durable.ts')).toBeLessThan(
+      layerOf('mock/model/device/store.ts')!,
+    );
+    expect(layerOf('mock/model/markings/indexed.ts')).toBeLessThan(layerOf('mock/model/state.ts')!);
+    expect(layerOf('mock/model/state.ts')).toBeLessThan(layerOf('mock/request/auth.ts')!);
+    expect(layerOf('mock/request/auth.ts')).toBeLessThan(
+      layerOf('mock/routes/markings/routes.ts')!,
+    );
+    expect(layerOf('mock/routes/enrollment/admin-routes.ts')).toBeLessThan(
+      layerOf('mock/routes/console/api.ts')!,
+    );
+    expect(layerOf('mock/routes/console/app.ts')).toBeLessThan(layerOf('mock/routes/table.ts')!);
+    expect(layerOf('mock/routes/table.ts')).toBeLessThan(layerOf('mock/server/answers.ts')!);
+    // A new file in a folder takes the folder's layer.
+    expect(layerOf('mock/model/markings/new.ts')).toBe(layerOf('mock/model/markings/store.ts'));
   });
 });

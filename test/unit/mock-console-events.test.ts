@@ -1,5 +1,5 @@
 /**
- * The console's event streams (src/mock/console/events.ts): entries batched into one event per
+ * The console's event streams (src/mock/routes/console/events.ts): entries batched into one event per
  * interval, the console's own requests left out, and a reader that falls behind costs the mock a
  * bounded amount: what it cannot take is dropped, counted and reported once it reads again.
  */
@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JournalEntry } from '../../src/common/mock/wire.js';
-import { BATCH_MS, EventStreams, MAX_PENDING } from '../../src/mock/console/events.js';
+import { BATCH_MS, EventStreams, MAX_PENDING } from '../../src/mock/routes/console/events.js';
 import { sleep } from '../../src/common/sleep.js';
 
 class FakeResponse extends EventEmitter {

@@ -5,7 +5,7 @@ import {
   MESSAGE_DATA_MAX_BYTES,
   MESSAGES_KEPT,
   MESSAGES_MAX_BYTES,
-} from '../../src/mock/device/store.js';
+} from '../../src/mock/model/device/store.js';
 
 const message = (n: number, data: Record<string, unknown> = { n }) => ({
   time: '2026-01-01T00:00:00.000Z',

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MarkingsErrorCode } from '../../src/common/markings/wire.js';
 import { DEVICE_CAUSES } from '../../src/common/device/causes.js';
 import { CauseCode } from '../../src/common/enrollment/causes.js';
-import { FaultSet, faultRuleProblem, parseFaultText } from '../../src/mock/admin/faults.js';
+import { FaultSet, faultRuleProblem, parseFaultText } from '../../src/mock/model/admin/faults.js';
 
 describe('fault rules', () => {
   it.each([

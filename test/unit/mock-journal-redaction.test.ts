@@ -1,12 +1,12 @@
 /**
- * The journal's one redaction (src/mock/request-journal-redaction.ts) on generated bodies: each
+ * The journal's one redaction (src/mock/journal/redaction.ts) on generated bodies: each
  * known secret, in each encoding, at random places among random bytes, and across the 64 KiB
  * cut, is found; the bytes around it are left as they were.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Journal, JOURNAL_BODY_KEPT_BYTES } from '../../src/mock/request-journal.js';
-import { JournalSecrets } from '../../src/mock/request-journal-redaction.js';
+import { Journal, JOURNAL_BODY_KEPT_BYTES } from '../../src/mock/journal/request-journal.js';
+import { JournalSecrets } from '../../src/mock/journal/redaction.js';
 
 const secretText = () => `pw-${randomBytes(randomInt(4, 40)).toString('base64url')}`;
 

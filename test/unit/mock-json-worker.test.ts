@@ -4,7 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { OFF_THREAD_BYTES, parseJsonBody } from '../../src/mock/json-worker.js';
+import { OFF_THREAD_BYTES, parseJsonBody } from '../../src/mock/kit/json-worker.js';
 import { prng, type Random } from '../helpers/random.js';
 
 function randomValue(random: Random, depth: number): unknown {

@@ -1,5 +1,5 @@
 /**
- * Issue 37: the mock's local CA (src/mock/local-ca.ts) over its folder's life: made once, kept,
+ * Issue 37: the mock's local CA (src/mock/kit/local-ca.ts) over its folder's life: made once, kept,
  * its server certificate made again when the names change, when it nears its end (a
  * certificate openssl issued for one day stands for an old one), when it is damaged or from
  * another CA; a damaged CA is reported, never silently replaced (devices trust it). openssl
@@ -17,7 +17,7 @@ import {
   localCaFiles,
   localTlsIdentity,
   tlsName,
-} from '../../src/mock/local-ca.js';
+} from '../../src/mock/kit/local-ca.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
 

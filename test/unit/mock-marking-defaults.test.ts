@@ -7,10 +7,10 @@
  * one a scan of the markings gives.
  */
 import { describe, expect, it } from 'vitest';
-import { IdGenerator } from '../../src/mock/ids.js';
-import { MarkingsStore } from '../../src/mock/markings/store.js';
-import type { MarkingChanges } from '../../src/mock/markings/stored.js';
-import type { Steps } from '../../src/mock/pacing.js';
+import { IdGenerator } from '../../src/mock/kit/ids.js';
+import { MarkingsStore } from '../../src/mock/model/markings/store.js';
+import type { MarkingChanges } from '../../src/mock/model/markings/stored.js';
+import type { Steps } from '../../src/mock/kit/pacing.js';
 import { prng, type Random } from '../helpers/random.js';
 
 const actor = { name: 'dev' };

@@ -1,13 +1,13 @@
 /**
- * Issue 26: a marking's values packed for a snapshot (src/mock/markings/packed.ts) come back
+ * Issue 26: a marking's values packed for a snapshot (src/mock/model/markings/packed.ts) come back
  * exactly, every member of every value, in their order: generated values on their own, and
  * generated markings through the durable state (a snapshot, then a restart).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { packValues, unpackValues } from '../../src/mock/markings/packed.js';
-import type { MarkingRecord, StoredValue } from '../../src/mock/markings/stored.js';
-import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
-import { MockState } from '../../src/mock/state.js';
+import { packValues, unpackValues } from '../../src/mock/model/markings/packed.js';
+import type { MarkingRecord, StoredValue } from '../../src/mock/model/markings/stored.js';
+import { DurableState, stateRecords } from '../../src/mock/model/durable-state.js';
+import { MockState } from '../../src/mock/model/state.js';
 import { prng, type Random } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
 

@@ -1,14 +1,14 @@
 /**
- * Issue 17: the markings writes run in steps (src/mock/pacing.ts), so a request of 100,000 values
+ * Issue 17: the markings writes run in steps (src/mock/kit/pacing.ts), so a request of 100,000 values
  * never holds the mock; the store must still change in one step. Driven step by step here, with
  * other writes between the steps, as other clients' requests come between the slices.
  */
 import { describe, expect, it } from 'vitest';
 import type { Marking } from '../../src/common/markings/wire.js';
-import { IdGenerator } from '../../src/mock/ids.js';
-import { MarkingsStore } from '../../src/mock/markings/store.js';
-import type { Steps } from '../../src/mock/pacing.js';
-import type { StoredMarking } from '../../src/mock/markings/stored.js';
+import { IdGenerator } from '../../src/mock/kit/ids.js';
+import { MarkingsStore } from '../../src/mock/model/markings/store.js';
+import type { Steps } from '../../src/mock/kit/pacing.js';
+import type { StoredMarking } from '../../src/mock/model/markings/stored.js';
 
 const actor = { name: 'dev' };
 const values = (count: number, prefix = 'value') =>

@@ -1,10 +1,10 @@
 /**
- * Issue 26: the mock sorts the values of a large marking in steps (src/mock/pacing.ts), runs sorted
+ * Issue 26: the mock sorts the values of a large marking in steps (src/mock/kit/pacing.ts), runs sorted
  * natively and merged, so a sort of 100,000 values never holds it. The order must be exactly that
  * of one native sort, ties included.
  */
 import { describe, expect, it } from 'vitest';
-import { Pacer, runWhole, sortSteps } from '../../src/mock/pacing.js';
+import { Pacer, runWhole, sortSteps } from '../../src/mock/kit/pacing.js';
 
 /** A fixed sequence of pseudo-random numbers, so that a failure can be run again. */
 function numbers(count: number, seed: number, range: number): number[] {

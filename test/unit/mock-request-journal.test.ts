@@ -9,7 +9,7 @@ import {
   Journal,
   type RecordedRequest,
   redactQuery,
-} from '../../src/mock/request-journal.js';
+} from '../../src/mock/journal/request-journal.js';
 
 const entry = (i: number, path: string, cid = `cid-${i}`): RecordedRequest => ({
   time: new Date(0).toISOString(),

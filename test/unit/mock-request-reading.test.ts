@@ -5,8 +5,8 @@
  * gives, whatever a client sends.
  */
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/mock/request-journal.js';
-import { requestTarget, writableHeaders } from '../../src/mock/request.js';
+import { isoTime } from '../../src/mock/journal/request-journal.js';
+import { requestTarget, writableHeaders } from '../../src/mock/request/request.js';
 import { prng } from '../helpers/random.js';
 
 /** What the URL parser makes of an origin-form target. */

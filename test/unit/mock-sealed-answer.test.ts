@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openEnvelope } from '../../src/common/device/crypto.js';
-import { sealedAnswer } from '../../src/mock/device/sealed-answer.js';
-import { jsonPieces } from '../../src/mock/json-pieces.js';
-import { Pacer } from '../../src/mock/pacing.js';
+import { sealedAnswer } from '../../src/mock/routes/device/sealed-answer.js';
+import { jsonPieces } from '../../src/mock/kit/json-pieces.js';
+import { Pacer } from '../../src/mock/kit/pacing.js';
 import { prng, type Random } from '../helpers/random.js';
 
 /** Answer-like data: objects and arrays of every size around the piecewise threshold. */

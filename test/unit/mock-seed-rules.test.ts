@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/common/errors.js';
-import { seedFrom } from '../../src/mock/seed.js';
-import { MockState } from '../../src/mock/state.js';
-import { loadDefaults } from '../../src/mock/seed.js';
+import { seedFrom } from '../../src/mock/model/seed.js';
+import { MockState } from '../../src/mock/model/state.js';
+import { loadDefaults } from '../../src/mock/model/seed.js';
 
 const refused = (seed: unknown): string => {
   try {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InputError, UsageError } from '../../src/common/errors.js';
 import { startMock } from '../../src/client/lib/mock.js';
-import { MockServer } from '../../src/mock/server.js';
+import { MockServer } from '../../src/mock/server/server.js';
 import { startMockServer } from '../../src/client/usecases/mock-start.js';
 
 const errno = (code: string, syscall: string) =>

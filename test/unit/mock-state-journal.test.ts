@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { NO_FILTER } from '../../src/common/markings/filters.js';
 import { InputError } from '../../src/common/errors.js';
 import { journalHeaderLine, recordLine } from '../../src/mock/persistence/integrity.js';
-import { DurableState, stateRecords } from '../../src/mock/durable-state.js';
-import type { MockState } from '../../src/mock/state.js';
+import { DurableState, stateRecords } from '../../src/mock/model/durable-state.js';
+import type { MockState } from '../../src/mock/model/state.js';
 import { tempDirs } from '../helpers/temp.js';
 import { openDurableState } from '../helpers/durable-state.js';
 

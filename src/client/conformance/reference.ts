@@ -5,8 +5,8 @@
  */
 import { ApiClient } from '../api/client.js';
 import { randomUuid } from '../../common/encoding/random-pool.js';
-import type { Seed } from '../../mock/seed.js';
-import type { MockServer } from '../../mock/server.js';
+import type { Seed } from '../../mock/model/seed.js';
+import type { MockServer } from '../../mock/server/server.js';
 import { startMockServer } from '../usecases/mock-start.js';
 import { Side, type SideEndpoints } from './side.js';
 

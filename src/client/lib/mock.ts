@@ -20,19 +20,19 @@ import type {
 import { InputError, NotFoundError, UsageError } from '../../common/errors.js';
 import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../../common/device/wire.js';
-import { mintFor } from '../../mock/enrollment/admin-routes.js';
-import { faultRuleProblem, type Latency } from '../../mock/admin/faults.js';
-import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
-import type { JournalFilter } from '../../mock/request-journal-filter.js';
+import { mintFor } from '../../mock/routes/enrollment/admin-routes.js';
+import { faultRuleProblem, type Latency } from '../../mock/model/admin/faults.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/model/enrollment/store.js';
+import type { JournalFilter } from '../../mock/journal/filter.js';
 import { type MockTlsChoice, mockTlsIdentity, startMockServer } from '../usecases/mock-start.js';
-import type { TlsIdentity } from '../../mock/local-ca.js';
-import { readSeedFile, type Seed, seedFrom } from '../../mock/seed.js';
+import type { TlsIdentity } from '../../mock/kit/local-ca.js';
+import { readSeedFile, type Seed, seedFrom } from '../../mock/model/seed.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
 export type { JournalEntryWithBodies, JournalMessage, RequestSide };
 export type { EnrollmentDetail, OpenedDeviceRequest, RequestDetail };
 export type { DeviceRecord, MockKeyListing, OutboxMessage, Seed };
-export type { SeedMarking } from '../../mock/seed.js';
+export type { SeedMarking } from '../../mock/model/seed.js';
 
 export interface StartMockOptions {
   /**
@@ -336,7 +336,7 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
       if (!Number.isInteger(id) || id < 1) {
         throw new UsageError(`a request id is a whole number from 1, not ${String(id)}`);
       }
-      const { describeRequest } = await import('../../mock/request-detail.js');
+      const { describeRequest } = await import('../../mock/request-detail/request-detail.js');
       return describeRequest(state, { id }, server.info);
     },
     devices: () => state.enrollment.devices(),

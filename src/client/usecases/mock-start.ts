@@ -7,8 +7,8 @@
  */
 import { KsctlError, UsageError } from '../../common/errors.js';
 import { fileError } from '../../common/files/fs-errors.js';
-import type { TlsIdentity } from '../../mock/local-ca.js';
-import { MockServer, type MockServerOptions } from '../../mock/server.js';
+import type { TlsIdentity } from '../../mock/kit/local-ca.js';
+import { MockServer, type MockServerOptions } from '../../mock/server/server.js';
 
 /**
  * How the mock gets its certificate, whoever asks (`mock serve --tls`, `startMock({ tls })`):
@@ -43,7 +43,7 @@ export type MockTlsChoice =
 /** The certificate and key the mock listens with, by `choice`. */
 export async function mockTlsIdentity(choice: MockTlsChoice): Promise<TlsIdentity> {
   const { certificateNames, isLoopbackHost, localTlsIdentity, pairedTlsIdentity, userTlsIdentity } =
-    await import('../../mock/local-ca.js');
+    await import('../../mock/kit/local-ca.js');
   if (choice.kind === 'files') return userTlsIdentity(choice.certFile, choice.keyFile);
   if (choice.kind === 'own') return pairedTlsIdentity(choice.cert, choice.key, choice.says);
   const host = choice.host.replace(/^\[(.*)\]$/, '$1');

@@ -162,7 +162,7 @@ async function replay(
 ): Promise<ConformanceReport> {
   const [{ recordingFrom, runReplay }, { readSeedFile }] = await Promise.all([
     import('../../conformance/replay.js'),
-    import('../../../mock/seed.js'),
+    import('../../../mock/model/seed.js'),
   ]);
   const raw = await readRecording(file);
   const recording = recordingFrom(raw, `recording ${file}`);

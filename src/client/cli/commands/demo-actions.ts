@@ -207,7 +207,7 @@ const PAUSE_PROMPT = 'Press Enter for the next step (q to stop)';
 export async function demo(ctx: CommandContext, { keep, pause }: DemoOptions): Promise<void> {
   const runCommandLine = ctx.runCommandLine;
   if (runCommandLine === undefined) throw new InternalError('the demo needs a command-line runner');
-  const { MockServer } = await import('../../../mock/server.js');
+  const { MockServer } = await import('../../../mock/server/server.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
   const { fill, proseWidth, wrapCommand, wrapProse } = await import('../../../common/text/wrap.js');
   const width = proseWidth(ctx.io.columns);

@@ -1,5 +1,5 @@
 /**
- * `ksctl mock record --target CONTEXT`: a recording proxy (src/mock/recorder.ts) in front of the
+ * `ksctl mock record --target CONTEXT`: a recording proxy (src/mock/server/recorder.ts) in front of the
  * service a context names, until Ctrl-C or SIGTERM. It prints how to reach it (a banner, or
  * JSON), writes the `record` context that points through it (with its own dev token, never the
  * target's), writes the ready file last, and on stop writes `--out` whole or not at all.
@@ -14,9 +14,9 @@ import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../../common/files/atomic
 import { ensureDirectory } from '../../../common/files/directories.js';
 import { fileReason } from '../../../common/files/fs-errors.js';
 import { refuseToReplace } from '../../../common/files/replace-guard.js';
-import type { DeviceKeys } from '../../../mock/enrollment/store.js';
-import { Recorder } from '../../../mock/recorder.js';
-import type { DeviceKeyring } from '../../../mock/request-detail.js';
+import type { DeviceKeys } from '../../../mock/model/enrollment/store.js';
+import { Recorder } from '../../../mock/server/recorder.js';
+import type { DeviceKeyring } from '../../../mock/request-detail/device.js';
 import { plural } from '../../../common/text/words.js';
 import { listenError } from '../../usecases/mock-start.js';
 import type { CommandContext } from '../kit/command-context.js';

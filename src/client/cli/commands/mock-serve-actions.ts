@@ -6,8 +6,8 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import type { MockServer } from '../../../mock/server.js';
-import { isLoopbackHost, type TlsIdentity } from '../../../mock/local-ca.js';
+import type { MockServer } from '../../../mock/server/server.js';
+import { isLoopbackHost, type TlsIdentity } from '../../../mock/kit/local-ca.js';
 import type { MockInfo, MockUserInfo } from '../../../common/mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../../../common/errors.js';
 import { writeFileAtomic } from '../../../common/files/atomic-write.js';
@@ -385,8 +385,8 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
     await Promise.all([
       import('../../usecases/mock-start.js'),
-      import('../../../mock/admin/faults.js'),
-      import('../../../mock/seed.js'),
+      import('../../../mock/model/admin/faults.js'),
+      import('../../../mock/model/seed.js'),
     ]);
   const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
   if (options.latency !== undefined && !latency) {
@@ -454,7 +454,7 @@ export async function caCertificate(
   ctx: CommandContext,
   options: { pem?: boolean },
 ): Promise<void> {
-  const { localCaFiles } = await import('../../../mock/local-ca.js');
+  const { localCaFiles } = await import('../../../mock/kit/local-ca.js');
   const { caFile } = localCaFiles(dirname((await ctx.config()).path));
   let pem: string;
   try {

@@ -117,7 +117,7 @@ export async function recover(
   }
   const [{ problemText }, { DurableState, rebuildState }, { inspectStateDir }] = await Promise.all([
     import('../../../mock/persistence/integrity.js'),
-    import('../../../mock/durable-state.js'),
+    import('../../../mock/model/durable-state.js'),
     import('../../../mock/persistence/inspection.js'),
   ]);
   const { inspection, report } = await inspect(dir);
