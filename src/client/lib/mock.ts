@@ -24,7 +24,7 @@ import { mintFor } from '../../mock/enrollment/admin-routes.js';
 import { faultRuleProblem, type Latency } from '../../mock/admin/faults.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 import type { JournalFilter } from '../../mock/request-journal-filter.js';
-import { type MockTlsChoice, mockTlsIdentity, startMockServer } from '../usecases/mock-start.js';
+import { type MockTlsChoice, mockTlsIdentity, startMockServer } from '../usecases/mock.js';
 import type { TlsIdentity } from '../../mock/local-ca.js';
 import { readSeedFile, type Seed, seedFrom } from '../../mock/seed.js';
 

@@ -18,7 +18,7 @@ import type { DeviceKeys } from '../../../mock/enrollment/store.js';
 import { Recorder } from '../../../mock/recorder.js';
 import type { DeviceKeyring } from '../../../mock/request-detail.js';
 import { plural } from '../../../common/text/words.js';
-import { listenError } from '../../usecases/mock-start.js';
+import { listenError } from '../../usecases/mock.js';
 import type { CommandContext } from '../kit/command-context.js';
 import { prepareReadyFile } from './mock-serve-actions.js';
 

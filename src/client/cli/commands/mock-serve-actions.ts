@@ -384,7 +384,7 @@ async function announce(ctx: CommandContext, options: ServeOptions, server: Mock
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
   const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
     await Promise.all([
-      import('../../usecases/mock-start.js'),
+      import('../../usecases/mock.js'),
       import('../../../mock/admin/faults.js'),
       import('../../../mock/seed.js'),
     ]);
@@ -490,7 +490,7 @@ async function tlsIdentity(
     throw new UsageError('--tls-name needs --tls');
   }
   if (!options.tls && !own) return undefined;
-  const { mockTlsIdentity } = await import('../../usecases/mock-start.js');
+  const { mockTlsIdentity } = await import('../../usecases/mock.js');
   if (own) {
     return mockTlsIdentity({ kind: 'files', certFile: options.tlsCert!, keyFile: options.tlsKey! });
   }
