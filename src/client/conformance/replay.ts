@@ -10,7 +10,7 @@ import type { ApiClient } from '../api/client.js';
 import { redactUrl } from '../../common/http/redact.js';
 import { InputError } from '../../common/errors.js';
 import { VALUES_MAX_PER_MARKING } from '../../common/markings/wire.js';
-import type { Seed, SeedMarking } from '../../mock/seed.js';
+import type { Seed, SeedMarking } from '../usecases/mock.js';
 import type { JournalEntryWithBodies, JournalMessage, Recording } from '../../common/mock/wire.js';
 import { compareAnswers, type ObservedAnswer } from './compare.js';
 import { startReference } from './reference.js';

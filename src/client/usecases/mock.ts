@@ -1,14 +1,55 @@
 /**
- * Starting the mock, as `ksctl mock serve` and the library's `startMock` do: the server, and what
- * a start that fails means in the user's words. An address that cannot be listened on is a usage
- * error that names it; anything else wrong with the state directory names the directory, whatever
- * the system call (an EACCES there is the directory's, not the address's). And the certificate
- * the mock speaks HTTPS with, by the same rules for the CLI's flags and the library's options.
+ * The mock, as the client runs it: the one door from the client wing to the service wing (the
+ * layers test holds every other file of src/client/ to it). Starting the mock, as `ksctl mock
+ * serve`, the library's `startMock`, the demo and conformance do: the server, and what a start
+ * that fails means in the user's words. An address that cannot be listened on is a usage error
+ * that names it; anything else wrong with the state directory names the directory, whatever the
+ * system call (an EACCES there is the directory's, not the address's). The certificate the mock
+ * speaks HTTPS with, by the same rules for the CLI's flags and the library's options. And the few
+ * things of the mock the faces need beside: its seeds and fault rules read by its own rules, a
+ * state directory checked and recovered, a running mock's controls in this process, and the
+ * recording proxy of `ksctl mock record`.
+ *
+ * The mock's modules load when a function here first needs them (the server, the state, the
+ * persistence, the recorder), so that a command that imports this file for a fault rule's check
+ * loads none of the server.
  */
-import { KsctlError, UsageError } from '../../common/errors.js';
+import type { FileHandle } from 'node:fs/promises';
+import type { TokenPair } from '../../common/enrollment/wire.js';
+import type { MockKeyListing } from '../../common/device/wire.js';
+import type { FaultRule, JournalEntry, Recording, RequestDetail } from '../../common/mock/wire.js';
+import { KsctlError, NotFoundError, UsageError } from '../../common/errors.js';
 import { fileError } from '../../common/files/fs-errors.js';
+import type { ReadLimit } from '../../common/files/bounded-read.js';
+import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
+import type { Inspection } from '../../mock/persistence/inspection.js';
+import type { StateReport } from '../../mock/persistence/report.js';
+import type { Recorder, RecorderOptions } from '../../mock/recorder.js';
+import type { JournalFilter } from '../../mock/request-journal-filter.js';
+import type { Seed } from '../../mock/seed.js';
 import type { TlsIdentity } from '../../mock/local-ca.js';
-import { MockServer, type MockServerOptions } from '../../mock/server.js';
+import type { MockServer, MockServerOptions } from '../../mock/server.js';
+
+export type { DeviceKeys, DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
+export type { Latency } from '../../mock/admin/faults.js';
+export type { DeviceKeyring } from '../../mock/request-detail.js';
+export type { JournalFilter } from '../../mock/request-journal-filter.js';
+export type { Seed, SeedMarking } from '../../mock/seed.js';
+export type { MockServer, MockServerOptions, TlsIdentity };
+export type { Inspection, StateReport };
+
+/**
+ * What the faces check before a mock starts, by the mock's own rules: a fault rule (as an
+ * object, or as `--fault` text), a latency (`MS` or `MIN-MAX`), and whether an address is this
+ * machine's alone. Small and without the server: they load with this file.
+ */
+export {
+  faultRuleProblem,
+  faultRulesFromArguments,
+  parseLatency,
+} from '../../mock/admin/faults.js';
+export { isLoopbackHost } from '../../mock/local-ca.js';
+import { isLoopbackHost } from '../../mock/local-ca.js';
 
 /**
  * How the mock gets its certificate, whoever asks (`mock serve --tls`, `startMock({ tls })`):
@@ -42,7 +83,7 @@ export type MockTlsChoice =
 
 /** The certificate and key the mock listens with, by `choice`. */
 export async function mockTlsIdentity(choice: MockTlsChoice): Promise<TlsIdentity> {
-  const { certificateNames, isLoopbackHost, localTlsIdentity, pairedTlsIdentity, userTlsIdentity } =
+  const { certificateNames, localTlsIdentity, pairedTlsIdentity, userTlsIdentity } =
     await import('../../mock/local-ca.js');
   if (choice.kind === 'files') return userTlsIdentity(choice.certFile, choice.keyFile);
   if (choice.kind === 'own') return pairedTlsIdentity(choice.cert, choice.key, choice.says);
@@ -56,7 +97,9 @@ export async function mockTlsIdentity(choice: MockTlsChoice): Promise<TlsIdentit
   return localTlsIdentity(choice.configDir, names, choice.note);
 }
 
+/** The mock server, started and listening; a start that fails says why in the user's words. */
 export async function startMockServer(options: MockServerOptions): Promise<MockServer> {
+  const { MockServer } = await import('../../mock/server.js');
   try {
     return await MockServer.start(options);
   } catch (error) {
@@ -93,4 +136,148 @@ export function listenError(error: unknown, host: string, port: number): unknown
     return new UsageError(`cannot listen on ${host}:${port} (${code})`, { cause: error });
   }
   return error;
+}
+
+/** The local CA's certificate file in a configuration folder (`ksctl mock ca`). */
+export async function localCaFile(configDir: string): Promise<string> {
+  const { localCaFiles } = await import('../../mock/local-ca.js');
+  return localCaFiles(configDir).caFile;
+}
+
+// ---- Seeds
+
+/** A seed file (YAML or JSON) read and checked by the mock's rules, within `limit`. */
+export async function readSeed(file: string, limit?: ReadLimit): Promise<Seed> {
+  const { readSeedFile } = await import('../../mock/seed.js');
+  return readSeedFile(file, limit);
+}
+
+/** A seed given as an object (the library's `seed`), checked by the mock's rules. */
+export async function checkedSeed(raw: unknown, where: string): Promise<Seed> {
+  const { seedFrom } = await import('../../mock/seed.js');
+  return seedFrom(raw, where);
+}
+
+/** Whether a mock serves `keyspace` with no seed naming it: its default keyspace. */
+export async function servedWithoutSeed(keyspace: string): Promise<boolean> {
+  const { DEFAULT_KEYSPACE } = await import('../../mock/state.js');
+  return keyspace === DEFAULT_KEYSPACE;
+}
+
+// ---- A running mock's controls, in this process
+
+/**
+ * What the `/_mock` endpoints offer over HTTP, called on a mock of this process (the library's
+ * `Mock`): tokens, faults, the journal, and what the mock holds.
+ */
+export interface MockControls {
+  /**
+   * A fresh token pair for `user` in `keyspace` (default: the mock's own), valid `ttlSeconds`
+   * (whole, 0 or more).
+   */
+  mintTokens(user: string, keyspace: string | undefined, ttlSeconds?: number): TokenPair;
+  faults: { replace(rules: FaultRule[]): void; list(): FaultRule[] };
+  requests(filter: JournalFilter): JournalEntry[];
+  describeRequest(id: number): Promise<RequestDetail | undefined>;
+  devices(): DeviceRecord[];
+  keys(): MockKeyListing[];
+  outbox(): OutboxMessage[];
+}
+
+export async function mockControls(server: MockServer): Promise<MockControls> {
+  const { mintFor } = await import('../../mock/enrollment/admin-routes.js');
+  const { state } = server;
+  return {
+    mintTokens(user, keyspaceId = state.defaultKeyspace, ttlSeconds) {
+      const keyspace = state.keyspaces.get(keyspaceId);
+      if (!keyspace) throw new NotFoundError(`keyspace ${keyspaceId} not found in the mock`);
+      if (ttlSeconds !== undefined && !(Number.isInteger(ttlSeconds) && ttlSeconds >= 0)) {
+        throw new UsageError('ttlSeconds must be a whole number of seconds, 0 or more');
+      }
+      return mintFor(state, keyspace, user, ttlSeconds);
+    },
+    faults: {
+      replace: (rules) => state.faults.replace(rules),
+      list: () => state.faults.list(),
+    },
+    requests: (filter) => state.journal.list(filter).requests,
+    describeRequest: async (id) => {
+      const { describeRequest } = await import('../../mock/request-detail.js');
+      return describeRequest(state, { id }, server.info);
+    },
+    devices: () => state.enrollment.devices(),
+    keys: () => state.keys.list(),
+    outbox: () => state.enrollment.outbox(),
+  };
+}
+
+// ---- A state directory (`--state`), checked and recovered
+
+export interface StateDirCheck {
+  inspection: Inspection;
+  report: StateReport;
+}
+
+/** What a state directory holds and what is wrong with it; nothing in it changes. */
+export async function checkStateDir(dir: string): Promise<StateDirCheck> {
+  const [{ inspectStateDir }, { stateReport }, { lockHolder }] = await Promise.all([
+    import('../../mock/persistence/inspection.js'),
+    import('../../mock/persistence/report.js'),
+    import('../../mock/persistence/state-lock.js'),
+  ]);
+  const holder = await lockHolder(dir);
+  // A lock file left behind means the last mock died: a torn last line is then forgiven.
+  const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
+  return { inspection, report: stateReport(inspection, holder) };
+}
+
+/** The error a mock started on a damaged directory gives, as `check` found it. */
+export async function damagedStateDirError(dir: string, report: StateReport): Promise<KsctlError> {
+  const { damagedStateError } = await import('../../mock/persistence/durable.js');
+  return damagedStateError(dir, report.problems, true);
+}
+
+/**
+ * A new state directory `to`, made of every record of `dir` that verifies: what was kept, what
+ * could not be applied, each problem in words, and the records written, read back as `check`
+ * reads them.
+ */
+export async function recoverStateDir(dir: string, to: string) {
+  const [{ problemText }, { DurableState, rebuildState }, { inspectStateDir }] = await Promise.all([
+    import('../../mock/persistence/integrity.js'),
+    import('../../mock/durable-state.js'),
+    import('../../mock/persistence/inspection.js'),
+  ]);
+  const { inspection, report } = await checkStateDir(dir);
+  const { state, kept, unusable } = rebuildState(inspection);
+  const target = await DurableState.open({ dir: to });
+  await target.attach(state);
+  await target.close();
+  const written = await inspectStateDir(to, { crashed: false });
+  return {
+    report,
+    kept,
+    unusable,
+    problems: report.problems.map(problemText),
+    writtenRecords: written.snapshot?.records.length ?? 0,
+  };
+}
+
+// ---- The recording proxy of `ksctl mock record`
+
+/** The recording proxy, listening; an address it cannot listen on said as the mock's is. */
+export async function startRecorder(options: RecorderOptions): Promise<Recorder> {
+  const { Recorder } = await import('../../mock/recorder.js');
+  return Recorder.start(options).catch((error: unknown) => {
+    throw listenError(error, options.host, options.port);
+  });
+}
+
+/** A recording as JSON text in chunks, its exchanges read back from the spool. After close(). */
+export async function recordingText(
+  header: Omit<Recording, 'exchanges'>,
+  spool: FileHandle,
+): Promise<AsyncIterable<string>> {
+  const { Recorder } = await import('../../mock/recorder.js');
+  return Recorder.recordingText(header, Recorder.spoolLines(spool));
 }

@@ -6,8 +6,17 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import type { MockServer } from '../../../mock/server.js';
-import { isLoopbackHost, type TlsIdentity } from '../../../mock/local-ca.js';
+import {
+  faultRulesFromArguments,
+  isLoopbackHost,
+  localCaFile,
+  type MockServer,
+  mockTlsIdentity,
+  parseLatency,
+  readSeed,
+  startMockServer,
+  type TlsIdentity,
+} from '../../usecases/mock.js';
 import type { MockInfo, MockUserInfo } from '../../../common/mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../../../common/errors.js';
 import { writeFileAtomic } from '../../../common/files/atomic-write.js';
@@ -382,12 +391,6 @@ async function announce(ctx: CommandContext, options: ServeOptions, server: Mock
 }
 
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
-  const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
-    await Promise.all([
-      import('../../usecases/mock.js'),
-      import('../../../mock/admin/faults.js'),
-      import('../../../mock/seed.js'),
-    ]);
   const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
   if (options.latency !== undefined && !latency) {
     throw new UsageError(`--latency "${options.latency}" is not MS or MIN-MAX`);
@@ -400,7 +403,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const seed =
     options.seed === undefined
       ? undefined
-      : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
+      : await readSeed(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
   const tls = await tlsIdentity(ctx, options);
   // From here on, Ctrl-C, SIGTERM or a reader gone away stop the mock cleanly, its state closed;
@@ -454,8 +457,7 @@ export async function caCertificate(
   ctx: CommandContext,
   options: { pem?: boolean },
 ): Promise<void> {
-  const { localCaFiles } = await import('../../../mock/local-ca.js');
-  const { caFile } = localCaFiles(dirname((await ctx.config()).path));
+  const caFile = await localCaFile(dirname((await ctx.config()).path));
   let pem: string;
   try {
     pem = await readFile(caFile, 'utf8');
@@ -490,7 +492,6 @@ async function tlsIdentity(
     throw new UsageError('--tls-name needs --tls');
   }
   if (!options.tls && !own) return undefined;
-  const { mockTlsIdentity } = await import('../../usecases/mock.js');
   if (own) {
     return mockTlsIdentity({ kind: 'files', certFile: options.tlsCert!, keyFile: options.tlsKey! });
   }
