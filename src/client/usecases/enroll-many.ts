@@ -90,12 +90,9 @@ function enrollDevices(options: EnrollRun, devices: ManyDevices): Promise<ManyEn
     // The longest name, with its number: only its length can fail after --name was checked.
     await checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
     const shared = prepareRun(run);
-    // A wrong profile password or an unreachable key server fails once, not once per device
-    // (a portal that sends the key inline is asked for it with each sign-in instead).
-    await Promise.all([
-      shared.ready,
-      run.tokens.mayCarryServerKey ? undefined : shared.serverPublicKey(),
-    ]);
+    // An unreachable key server fails once, not once per device (a portal that sends the key
+    // inline is asked for it with each sign-in instead).
+    if (!run.tokens.mayCarryServerKey) await shared.serverPublicKey();
 
     devices.onStart?.(count);
     const started = performance.now();

@@ -59,8 +59,9 @@ export interface HeldRun {
 }
 
 /**
- * Sets a run up and runs `work` in it, the profile file locked and read first and held until
- * the last profile is saved: a device is never registered whose profile cannot be stored.
+ * Sets a run up and runs `work` in it, the profile file locked and read first (once: the run's
+ * profiles are stored from the set read) and held until the last profile is saved: a device is
+ * never registered whose profile cannot be stored.
  */
 export async function withEnrollmentRun<T>(
   options: EnrollRun,
@@ -79,11 +80,16 @@ export async function withEnrollmentRun<T>(
     const run: RegistrationRun = { endpoints, http, tokens, signal: options.signal };
     const persistor = options.persistor;
     if (persistor === undefined) return await work({ run, existing: emptyProfileSet() });
-    const stored: EnrollmentRun = { ...run, persistor, setActive: options.setActive };
-    return await withProfilesHeld(persistor, (existing) => work({ run, stored, existing }), {
-      timeoutMs: PROFILE_FILE_WAIT_MS,
-      onWait: options.onWait,
-    });
+    return await withProfilesHeld(
+      persistor,
+      (profiles) =>
+        work({
+          run,
+          stored: { ...run, profiles, setActive: options.setActive },
+          existing: profiles.set,
+        }),
+      { timeoutMs: PROFILE_FILE_WAIT_MS, onWait: options.onWait },
+    );
   } finally {
     await Promise.all([http.close(), tokens?.close?.()]);
   }
