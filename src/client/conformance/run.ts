@@ -204,7 +204,7 @@ async function runCatalogue(
 }
 
 /** The reference mock, started with the service's markings, keyspace and token scopes. */
-async function startLikeService(
+function startLikeService(
   seed: SeedMarking[],
   scopes: readonly string[] | undefined,
   options: ConformanceOptions,
@@ -212,7 +212,7 @@ async function startLikeService(
   const keyspace = options.endpoints.keyspace;
   const mockSeed: Seed = {
     markings: seed,
-    ...(keyspace !== undefined && isKeyspace(keyspace) && !(await servedWithoutSeed(keyspace))
+    ...(keyspace !== undefined && isKeyspace(keyspace) && !servedWithoutSeed(keyspace)
       ? { keyspaces: [{ id: keyspace }] }
       : {}),
   };

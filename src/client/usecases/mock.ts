@@ -10,9 +10,9 @@
  * state directory checked and recovered, a running mock's controls in this process, and the
  * recording proxy of `ksctl mock record`.
  *
- * The mock's modules load when a function here first needs them (the server, the state, the
- * persistence, the recorder), so that a command that imports this file for a fault rule's check
- * loads none of the server.
+ * The server loads with this file (the library's `ksctl/mock` is the mock); the rest of the mock
+ * (the persistence's checks, the recorder, a request's description) when a function here first
+ * needs it.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { TokenPair } from '../../common/enrollment/wire.js';
@@ -28,7 +28,8 @@ import type { Recorder, RecorderOptions } from '../../mock/recorder.js';
 import type { JournalFilter } from '../../mock/request-journal-filter.js';
 import type { Seed } from '../../mock/seed.js';
 import type { TlsIdentity } from '../../mock/local-ca.js';
-import type { MockServer, MockServerOptions } from '../../mock/server.js';
+import { MockServer, type MockServerOptions } from '../../mock/server.js';
+import { DEFAULT_KEYSPACE } from '../../mock/state.js';
 
 export type { DeviceKeys, DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
 export type { Latency } from '../../mock/admin/faults.js';
@@ -41,7 +42,7 @@ export type { Inspection, StateReport };
 /**
  * What the faces check before a mock starts, by the mock's own rules: a fault rule (as an
  * object, or as `--fault` text), a latency (`MS` or `MIN-MAX`), and whether an address is this
- * machine's alone. Small and without the server: they load with this file.
+ * machine's alone.
  */
 export {
   faultRuleProblem,
@@ -99,7 +100,6 @@ export async function mockTlsIdentity(choice: MockTlsChoice): Promise<TlsIdentit
 
 /** The mock server, started and listening; a start that fails says why in the user's words. */
 export async function startMockServer(options: MockServerOptions): Promise<MockServer> {
-  const { MockServer } = await import('../../mock/server.js');
   try {
     return await MockServer.start(options);
   } catch (error) {
@@ -159,8 +159,7 @@ export async function checkedSeed(raw: unknown, where: string): Promise<Seed> {
 }
 
 /** Whether a mock serves `keyspace` with no seed naming it: its default keyspace. */
-export async function servedWithoutSeed(keyspace: string): Promise<boolean> {
-  const { DEFAULT_KEYSPACE } = await import('../../mock/state.js');
+export function servedWithoutSeed(keyspace: string): boolean {
   return keyspace === DEFAULT_KEYSPACE;
 }
 

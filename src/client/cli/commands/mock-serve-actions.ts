@@ -6,17 +6,7 @@ import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import {
-  faultRulesFromArguments,
-  isLoopbackHost,
-  localCaFile,
-  type MockServer,
-  mockTlsIdentity,
-  parseLatency,
-  readSeed,
-  startMockServer,
-  type TlsIdentity,
-} from '../../usecases/mock.js';
+import type { MockServer, TlsIdentity } from '../../usecases/mock.js';
 import type { MockInfo, MockUserInfo } from '../../../common/mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../../../common/errors.js';
 import { writeFileAtomic } from '../../../common/files/atomic-write.js';
@@ -364,11 +354,16 @@ export async function prepareReadyFile(path: string): Promise<void> {
  * Tells who is listening where: the banner (or the info as JSON) and, last, the ready file, on
  * which whoever waits for it may rely on everything before it having happened.
  */
-async function announce(ctx: CommandContext, options: ServeOptions, server: MockServer) {
+async function announce(
+  ctx: CommandContext,
+  options: ServeOptions,
+  server: MockServer,
+  exposed: boolean,
+) {
   const info = server.info;
-  const warning = isLoopbackHost(options.host)
-    ? undefined
-    : exposureWarning(options, info, server.durable?.fresh === false);
+  const warning = exposed
+    ? exposureWarning(options, info, server.durable?.fresh === false)
+    : undefined;
   const { note, elsewhere } = options.context
     ? await refreshContext(ctx, info)
     : { note: '', elsewhere: false };
@@ -391,6 +386,9 @@ async function announce(ctx: CommandContext, options: ServeOptions, server: Mock
 }
 
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
+  const { faultRulesFromArguments, isLoopbackHost, parseLatency, readSeed, startMockServer } =
+    await import('../../usecases/mock.js');
+  const exposed = !isLoopbackHost(options.host);
   const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
   if (options.latency !== undefined && !latency) {
     throw new UsageError(`--latency "${options.latency}" is not MS or MIN-MAX`);
@@ -422,7 +420,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     cors: options.cors,
     console: options.console,
     tls,
-    randomUserPasswords: !isLoopbackHost(options.host),
+    randomUserPasswords: exposed,
     onRequest: options.log
       ? (r) => {
           // The console's own requests (it polls) would drown the client's.
@@ -432,7 +430,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       : undefined,
   });
   try {
-    if (!ctx.signal.aborted) await announce(ctx, options, server);
+    if (!ctx.signal.aborted) await announce(ctx, options, server, exposed);
   } catch (error) {
     await server.close();
     throw error;
@@ -457,6 +455,7 @@ export async function caCertificate(
   ctx: CommandContext,
   options: { pem?: boolean },
 ): Promise<void> {
+  const { localCaFile } = await import('../../usecases/mock.js');
   const caFile = await localCaFile(dirname((await ctx.config()).path));
   let pem: string;
   try {
@@ -492,6 +491,7 @@ async function tlsIdentity(
     throw new UsageError('--tls-name needs --tls');
   }
   if (!options.tls && !own) return undefined;
+  const { mockTlsIdentity } = await import('../../usecases/mock.js');
   if (own) {
     return mockTlsIdentity({ kind: 'files', certFile: options.tlsCert!, keyFile: options.tlsKey! });
   }
