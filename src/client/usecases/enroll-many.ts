@@ -6,12 +6,12 @@
  */
 import { checkProfileName } from '../config/enrollment.js';
 import { checkDevice, storedButFailed } from '../device/check.js';
-import { enrollAndStore, prepareRun, type StoredDevice } from '../enroll/enroll.js';
+import { enrollAndStore, prepareRun, type StoredDevice } from '../enroll/registration.js';
 import { bulkKeySupply, defaultConcurrency, type KeyPairSupply } from '../enroll/device-keys.js';
 import { InternalError, isKsctlError, UsageError } from '../../common/errors.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { ProfileSet } from '../profiles/types.js';
-import { type EnrollRun, withEnrollmentRun } from './enroll.js';
+import { type EnrollRun, withEnrollmentRun } from './enroll-device.js';
 import { bulkExitCode, runPool, type TaskOutcome } from './pool.js';
 
 const DEFAULT_BULK_NAME = 'test-device';

@@ -17,7 +17,7 @@ import {
   type EnrollmentRun,
   prepareRun,
   type RegistrationRun,
-} from '../enroll/enroll.js';
+} from '../enroll/registration.js';
 import { EnrollmentEndpoints } from '../enroll/endpoints.js';
 import type { DeviceKeyPair } from '../enroll/protocol.js';
 import {
