@@ -11,7 +11,7 @@ import { bulkKeySupply, defaultConcurrency, type KeyPairSupply } from '../enroll
 import { InternalError, isKsctlError, UsageError } from '../../common/errors.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { ProfileSet } from '../profiles/types.js';
-import { type EnrollRun, withEnrollmentRun } from './enroll-device.js';
+import { type EnrollRun, withEnrollmentRun } from './enrollment-run.js';
 import { bulkExitCode, runPool, type TaskOutcome } from './pool.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
