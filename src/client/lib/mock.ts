@@ -282,7 +282,7 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
       ? undefined
       : typeof options.seed === 'string'
         ? await readSeed(options.seed)
-        : await checkedSeed(options.seed, 'the seed');
+        : checkedSeed(options.seed, 'the seed');
   const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
   const latency = latencyOf(options.latency);
   const tlsOptions = tlsOptionsOf(options.tls);
@@ -291,7 +291,6 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
       ? undefined
       : await tlsIdentityOf(tlsOptions, options.host ?? '127.0.0.1');
   let server: Awaited<ReturnType<typeof startMockServer>>;
-  let controls: Awaited<ReturnType<typeof mockControls>>;
   try {
     server = await startMockServer({
       host: options.host,
@@ -306,11 +305,11 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
       closeGraceMs: options.closeGraceMs,
       tls: tls?.identity,
     });
-    controls = await mockControls(server);
   } catch (error) {
     await tls?.cleanup?.();
     throw error;
   }
+  const controls = mockControls(server);
   let closing: Promise<void> | undefined;
   const close = async () => {
     await server.close();

@@ -10,24 +10,38 @@
  * state directory checked and recovered, a running mock's controls in this process, and the
  * recording proxy of `ksctl mock record`.
  *
- * The server loads with this file (the library's `ksctl/mock` is the mock); the rest of the mock
- * (the persistence's checks, the recorder, a request's description) when a function here first
- * needs it.
+ * The server loads with this file (the library's `ksctl/mock` is the mock), and with it what it
+ * holds (seeds, faults, the durable state); the state directory's report and the recorder, which
+ * it does not use, when a function here first needs them.
  */
 import type { FileHandle } from 'node:fs/promises';
 import type { TokenPair } from '../../common/enrollment/wire.js';
 import type { MockKeyListing } from '../../common/device/wire.js';
 import type { FaultRule, JournalEntry, Recording, RequestDetail } from '../../common/mock/wire.js';
-import { KsctlError, NotFoundError, UsageError } from '../../common/errors.js';
+import { type InputError, KsctlError, NotFoundError, UsageError } from '../../common/errors.js';
 import { fileError } from '../../common/files/fs-errors.js';
 import type { ReadLimit } from '../../common/files/bounded-read.js';
+import { DurableState, rebuildState } from '../../mock/durable-state.js';
+import { mintFor } from '../../mock/enrollment/admin-routes.js';
 import type { DeviceRecord, OutboxMessage } from '../../mock/enrollment/store.js';
-import type { Inspection } from '../../mock/persistence/inspection.js';
+import {
+  certificateNames,
+  isLoopbackHost,
+  localCaFiles,
+  localTlsIdentity,
+  pairedTlsIdentity,
+  type TlsIdentity,
+  userTlsIdentity,
+} from '../../mock/local-ca.js';
+import { damagedStateError } from '../../mock/persistence/durable.js';
+import { type Inspection, inspectStateDir } from '../../mock/persistence/inspection.js';
+import { problemText } from '../../mock/persistence/integrity.js';
 import type { StateReport } from '../../mock/persistence/report.js';
+import { lockHolder } from '../../mock/persistence/state-lock.js';
 import type { Recorder, RecorderOptions } from '../../mock/recorder.js';
+import { describeRequest } from '../../mock/request-detail.js';
 import type { JournalFilter } from '../../mock/request-journal-filter.js';
-import type { Seed } from '../../mock/seed.js';
-import type { TlsIdentity } from '../../mock/local-ca.js';
+import { readSeedFile, type Seed, seedFrom } from '../../mock/seed.js';
 import { MockServer, type MockServerOptions } from '../../mock/server.js';
 import { DEFAULT_KEYSPACE } from '../../mock/state.js';
 
@@ -37,7 +51,7 @@ export type { DeviceKeyring } from '../../mock/request-detail.js';
 export type { JournalFilter } from '../../mock/request-journal-filter.js';
 export type { Seed, SeedMarking } from '../../mock/seed.js';
 export type { MockServer, MockServerOptions, TlsIdentity };
-export type { Inspection, StateReport };
+export type { StateReport };
 
 /**
  * What the faces check before a mock starts, by the mock's own rules: a fault rule (as an
@@ -50,7 +64,6 @@ export {
   parseLatency,
 } from '../../mock/admin/faults.js';
 export { isLoopbackHost } from '../../mock/local-ca.js';
-import { isLoopbackHost } from '../../mock/local-ca.js';
 
 /**
  * How the mock gets its certificate, whoever asks (`mock serve --tls`, `startMock({ tls })`):
@@ -84,8 +97,6 @@ export type MockTlsChoice =
 
 /** The certificate and key the mock listens with, by `choice`. */
 export async function mockTlsIdentity(choice: MockTlsChoice): Promise<TlsIdentity> {
-  const { certificateNames, localTlsIdentity, pairedTlsIdentity, userTlsIdentity } =
-    await import('../../mock/local-ca.js');
   if (choice.kind === 'files') return userTlsIdentity(choice.certFile, choice.keyFile);
   if (choice.kind === 'own') return pairedTlsIdentity(choice.cert, choice.key, choice.says);
   const host = choice.host.replace(/^\[(.*)\]$/, '$1');
@@ -139,22 +150,19 @@ export function listenError(error: unknown, host: string, port: number): unknown
 }
 
 /** The local CA's certificate file in a configuration folder (`ksctl mock ca`). */
-export async function localCaFile(configDir: string): Promise<string> {
-  const { localCaFiles } = await import('../../mock/local-ca.js');
+export function localCaFile(configDir: string): string {
   return localCaFiles(configDir).caFile;
 }
 
 // ---- Seeds
 
 /** A seed file (YAML or JSON) read and checked by the mock's rules, within `limit`. */
-export async function readSeed(file: string, limit?: ReadLimit): Promise<Seed> {
-  const { readSeedFile } = await import('../../mock/seed.js');
+export function readSeed(file: string, limit?: ReadLimit): Promise<Seed> {
   return readSeedFile(file, limit);
 }
 
 /** A seed given as an object (the library's `seed`), checked by the mock's rules. */
-export async function checkedSeed(raw: unknown, where: string): Promise<Seed> {
-  const { seedFrom } = await import('../../mock/seed.js');
+export function checkedSeed(raw: unknown, where: string): Seed {
   return seedFrom(raw, where);
 }
 
@@ -183,8 +191,7 @@ export interface MockControls {
   outbox(): OutboxMessage[];
 }
 
-export async function mockControls(server: MockServer): Promise<MockControls> {
-  const { mintFor } = await import('../../mock/enrollment/admin-routes.js');
+export function mockControls(server: MockServer): MockControls {
   const { state } = server;
   return {
     mintTokens(user, keyspaceId = state.defaultKeyspace, ttlSeconds) {
@@ -200,10 +207,7 @@ export async function mockControls(server: MockServer): Promise<MockControls> {
       list: () => state.faults.list(),
     },
     requests: (filter) => state.journal.list(filter).requests,
-    describeRequest: async (id) => {
-      const { describeRequest } = await import('../../mock/request-detail.js');
-      return describeRequest(state, { id }, server.info);
-    },
+    describeRequest: (id) => describeRequest(state, { id }, server.info),
     devices: () => state.enrollment.devices(),
     keys: () => state.keys.list(),
     outbox: () => state.enrollment.outbox(),
@@ -219,11 +223,7 @@ export interface StateDirCheck {
 
 /** What a state directory holds and what is wrong with it; nothing in it changes. */
 export async function checkStateDir(dir: string): Promise<StateDirCheck> {
-  const [{ inspectStateDir }, { stateReport }, { lockHolder }] = await Promise.all([
-    import('../../mock/persistence/inspection.js'),
-    import('../../mock/persistence/report.js'),
-    import('../../mock/persistence/state-lock.js'),
-  ]);
+  const { stateReport } = await import('../../mock/persistence/report.js');
   const holder = await lockHolder(dir);
   // A lock file left behind means the last mock died: a torn last line is then forgiven.
   const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
@@ -231,8 +231,7 @@ export async function checkStateDir(dir: string): Promise<StateDirCheck> {
 }
 
 /** The error a mock started on a damaged directory gives, as `check` found it. */
-export async function damagedStateDirError(dir: string, report: StateReport): Promise<KsctlError> {
-  const { damagedStateError } = await import('../../mock/persistence/durable.js');
+export function damagedStateDirError(dir: string, report: StateReport): InputError {
   return damagedStateError(dir, report.problems, true);
 }
 
@@ -242,11 +241,6 @@ export async function damagedStateDirError(dir: string, report: StateReport): Pr
  * reads them.
  */
 export async function recoverStateDir(dir: string, to: string) {
-  const [{ problemText }, { DurableState, rebuildState }, { inspectStateDir }] = await Promise.all([
-    import('../../mock/persistence/integrity.js'),
-    import('../../mock/durable-state.js'),
-    import('../../mock/persistence/inspection.js'),
-  ]);
   const { inspection, report } = await checkStateDir(dir);
   const { state, kept, unusable } = rebuildState(inspection);
   const target = await DurableState.open({ dir: to });

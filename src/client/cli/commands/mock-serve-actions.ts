@@ -277,7 +277,7 @@ export async function caCertificate(
   options: { pem?: boolean },
 ): Promise<void> {
   const { localCaFile } = await import('../../usecases/mock.js');
-  const caFile = await localCaFile(dirname((await ctx.config()).path));
+  const caFile = localCaFile(dirname((await ctx.config()).path));
   let pem: string;
   try {
     pem = await readFile(caFile, 'utf8');

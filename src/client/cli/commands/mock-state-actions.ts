@@ -81,7 +81,7 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
   }
   if (damaged) {
     const { damagedStateDirError } = await import('../../usecases/mock.js');
-    throw await damagedStateDirError(dir, report);
+    throw damagedStateDirError(dir, report);
   }
 }
 
