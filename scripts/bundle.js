@@ -52,7 +52,7 @@ const KEY_GENERATION =
  * 5 KB; one file is what enrollment, the profiles commands and the device commands load.
  */
 const ENROLLMENT =
-  /[\\/]src[\\/](client[\\/](profiles[\\/]|enroll[\\/](endpoints|protocol|enroll|portal|token-sources)\.ts$|usecases[\\/]enroll\.ts$)|common[\\/](enrollment[\\/](auth|causes|crypto|keyspace|device-id)\.ts$|encoding[\\/](base64|gcm-envelope)\.ts$|files[\\/]file-lock\.ts$))/;
+  /[\\/]src[\\/](client[\\/](profiles[\\/]|enroll[\\/](endpoints|protocol|registration|portal|token-sources)\.ts$|usecases[\\/](enrollment-run|enroll-device)\.ts$)|common[\\/](enrollment[\\/](auth|causes|crypto|keyspace|device-id)\.ts$|encoding[\\/](base64|gcm-envelope)\.ts$|files[\\/]file-lock\.ts$))/;
 
 const nodeModules = createRequire(import.meta.url);
 

@@ -13,7 +13,7 @@ import { mockEnv, runCli } from '../helpers/cli.js';
 import { startMock, type TestMock } from '../helpers/mock.js';
 import { prng } from '../helpers/random.js';
 import { tempDirs } from '../helpers/temp.js';
-import { STAND_INS_MAX, startingState } from '../../src/client/conformance/replay.js';
+import { STAND_INS_MAX, startingState } from '../../src/client/conformance/starting-state.js';
 import type { Seed } from '../../src/mock/model/seed.js';
 
 const SEED = {

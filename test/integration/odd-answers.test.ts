@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api/client.js';
 import { encodeSpkiBase64 } from '../../src/common/enrollment/crypto.js';
-import { fetchServerPublicKey } from '../../src/client/enroll/enroll.js';
+import { fetchServerPublicKey } from '../../src/client/enroll/registration.js';
 import { portalSignIn } from '../../src/client/enroll/portal.js';
 import type { KsctlError } from '../../src/common/errors.js';
 import { cliFor } from '../helpers/cli.js';

@@ -1,7 +1,7 @@
 /**
- * The client writes a request's query itself (src/client/api/client.ts, formEncode): byte for byte what
- * URLSearchParams writes, for any text a filter or a name may hold, since the service (and the
- * mock's journal) sees exactly these bytes.
+ * The client writes a request's query itself (src/client/api/request-url.ts, formEncode): byte
+ * for byte what URLSearchParams writes, for any text a filter or a name may hold, since the
+ * service (and the mock's journal) sees exactly these bytes.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/client/api/client.js';

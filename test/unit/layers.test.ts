@@ -184,6 +184,28 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The two wings and their floor: the client wing (client/) reaches the service wing (mock/) through
+ * one door, the use case that runs the mock; the service wing imports nothing of the client; the
+ * floor (common/) imports neither wing.
+ */
+const MOCK_DOOR = 'client/usecases/mock.ts';
+
+/** Imports that cross between the wings, or up from the floor, other than through the door. */
+function wingCrossings(graph: Map<string, string[]>): string[] {
+  const wing = (file: string) => file.split('/')[0];
+  const allowed = (file: string, target: string): boolean => {
+    const [from, to] = [wing(file), wing(target)];
+    if (from === 'common') return to === 'common';
+    if (from === 'mock') return to !== 'client';
+    if (from === 'client' && to === 'mock') return file === MOCK_DOOR;
+    return true;
+  };
+  return [...graph].flatMap(([file, targets]) =>
+    targets.filter((target) => !allowed(file, target)).map((target) => `${file} -> ${target}`),
+  );
+}
+
 describe('the import structure of src/', () => {
   const graph = importGraph();
 
@@ -217,6 +239,27 @@ describe('the import structure of src/', () => {
         ),
     );
     expect(upward).toEqual([]);
+  });
+
+  it(`the client reaches the mock only through ${MOCK_DOOR}; the mock and the floor import no wing above`, () => {
+    expect(graph.has(MOCK_DOOR)).toBe(true);
+    expect(wingCrossings(graph)).toEqual([]);
+  });
+
+  it('finds an import that crosses the wings', () => {
+    const made = new Map([
+      [MOCK_DOOR, ['mock/server.ts', 'common/errors.ts']],
+      ['client/lib/mock.ts', ['client/usecases/mock.ts', 'mock/seed.ts']],
+      ['mock/server.ts', ['common/errors.ts', 'client/api/client.ts']],
+      ['common/errors.ts', []],
+      ['common/text/words.ts', ['mock/state.ts', 'client/output/render.ts']],
+    ]);
+    expect(wingCrossings(made)).toEqual([
+      'client/lib/mock.ts -> mock/seed.ts',
+      'mock/server.ts -> client/api/client.ts',
+      'common/text/words.ts -> mock/state.ts',
+      'common/text/words.ts -> client/output/render.ts',
+    ]);
   });
 
   it('no files import each other in a circle', () => {

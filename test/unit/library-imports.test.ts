@@ -56,7 +56,7 @@ describe('importing the library', () => {
 
   it('ksctl/mock loads the mock server and no command line or prompts', () => {
     const { files, packages } = staticGraph('client/lib/mock.js');
-    expect(files).toContain('mock/server.js');
+    expect(files).toContain('mock/server/server.js');
     expect(files.filter((f) => /^client\/cli\//.test(f))).toEqual([]);
     expect(packages.filter((p) => /^(@inquirer|chalk|commander|conf)/.test(p))).toEqual([]);
   });

@@ -1,13 +1,13 @@
 /**
  * Starting the mock fails in the same words from `ksctl mock serve` and from the library's
- * `startMock` (usecases/mock-start.ts): an address is named as an address, and only listen's own
+ * `startMock` (usecases/mock.ts): an address is named as an address, and only listen's own
  * EACCES is about the address; a state directory's EACCES names the directory.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InputError, UsageError } from '../../src/common/errors.js';
 import { startMock } from '../../src/client/lib/mock.js';
 import { MockServer } from '../../src/mock/server/server.js';
-import { startMockServer } from '../../src/client/usecases/mock-start.js';
+import { startMockServer } from '../../src/client/usecases/mock.js';
 
 const errno = (code: string, syscall: string) =>
   Object.assign(new Error(`${syscall} ${code}`), { code, syscall });

@@ -26,6 +26,7 @@ import {
   readBody,
 } from './answer-body.js';
 import { isTlsRefusal, networkMessage, type Tries, unreachableHint } from './network-failures.js';
+import { isAbsolute, type Query, RequestUrls } from './request-url.js';
 import { notDecodableError, redirectError, tooLargeError } from './answer-errors.js';
 import {
   backoffDelay,
@@ -94,7 +95,7 @@ export interface RequestActivity {
 
 export interface RequestOptions {
   /** Query parameters; an array sends the parameter once per item (repeated filter terms). */
-  query?: Record<string, string | number | boolean | readonly string[] | undefined>;
+  query?: Query;
   body?: unknown;
   headers?: Record<string, string>;
   /** Overrides the generated `X-Conversation-ID` (enrollment sends `Basic <uuid>`). */
@@ -129,22 +130,6 @@ export interface Answer<T> {
   bytes: number;
 }
 
-/** URLs a client keeps made (ApiClient.url), a few more than one client asks for. */
-const URLS_KEPT = 64;
-
-/**
- * Where a request goes: its URL; as traces and errors show it (without credentials in its user
- * info or query); and its origin and path, as undici takes them.
- */
-interface RequestUrl {
-  href: string;
-  shown: string;
-  origin: string;
-  path: string;
-}
-
-const isAbsolute = (path: string): boolean => /^https?:\/\//.test(path);
-
 /**
  * Milliseconds on a monotonic clock. Not `performance.now()`: the first use of that global loads
  * node:perf_hooks, a millisecond of every command's start-up for a duration in a trace line.
@@ -169,32 +154,13 @@ interface AttemptNames {
 }
 
 /**
- * A query string's name or value as URLSearchParams writes it (application/x-www-form-urlencoded:
- * every byte but `*-._` and alphanumerics percent-encoded, a space as `+`). Written out because
- * the first URLSearchParams of a process costs a short command about a millisecond.
- */
-function formEncode(text: string): string {
-  let encoded: string;
-  try {
-    encoded = encodeURIComponent(text);
-  } catch {
-    // A lone surrogate: URLSearchParams writes it as U+FFFD.
-    return new URLSearchParams([['', text]]).toString().slice(1);
-  }
-  return encoded
-    .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
-}
-
-/**
  * The HTTP client for every endpoint of the service: JSON in and out, a conversation id on every
  * request, per-attempt timeout, retries with backoff and jitter, typed errors.
  */
 export class ApiClient {
   readonly baseUrl: string | undefined;
   private readonly dispatcher: Agent;
-  /** Paths requestUrl() resolved without a query. */
-  private readonly urls = new Map<string, RequestUrl>();
+  private readonly urls: RequestUrls;
   private readonly options: Required<
     Omit<
       ClientOptions,
@@ -213,6 +179,7 @@ export class ApiClient {
   constructor(options: ClientOptions) {
     if (options.shortLived === true) compileWasmForShortProcess();
     this.baseUrl = options.baseUrl?.replace(/\/+$/, '');
+    this.urls = new RequestUrls(this.baseUrl);
     this.options = {
       timeoutMs: 30_000,
       retries: 3,
@@ -236,44 +203,7 @@ export class ApiClient {
 
   /** A path relative to the base URL, or an absolute URL (enrollment and portal endpoints). */
   url(path: string, query?: RequestOptions['query']): string {
-    return this.requestUrl(path, query).href;
-  }
-
-  /** url(), with how messages show it and undici's origin and path, made once per path. */
-  private requestUrl(path: string, query: RequestOptions['query']): RequestUrl {
-    // A device client posts to the same two or three URLs again and again.
-    const known = query === undefined ? this.urls.get(path) : undefined;
-    if (known !== undefined) return known;
-    if (!isAbsolute(path) && this.baseUrl === undefined) {
-      throw new Error(`${path}: this client has no base URL, it takes absolute URLs only`);
-    }
-    const url = isAbsolute(path) ? new URL(path) : new URL(`${this.baseUrl}${path}`);
-    const pairs: string[] = [];
-    for (const [k, v] of Object.entries(query ?? {})) {
-      if (Array.isArray(v))
-        for (const item of v) pairs.push(`${formEncode(k)}=${formEncode(item)}`);
-      else if (v !== undefined) pairs.push(`${formEncode(k)}=${formEncode(String(v))}`);
-    }
-    if (pairs.length > 0 && url.search !== '') {
-      // A query in the path as well: URLSearchParams merges them as it always did.
-      const merged = new URLSearchParams(url.search);
-      for (const pair of new URLSearchParams(pairs.join('&'))) merged.append(...pair);
-      url.search = merged.toString();
-    } else if (pairs.length > 0) {
-      url.search = pairs.join('&');
-    }
-    const href = url.toString();
-    const resolved = {
-      href,
-      shown: redactUrl(href),
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-    };
-    if (query === undefined) {
-      if (this.urls.size >= URLS_KEPT) this.urls.clear();
-      this.urls.set(path, resolved);
-    }
-    return resolved;
+    return this.urls.resolve(path, query).href;
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
@@ -291,7 +221,7 @@ export class ApiClient {
     options: RequestOptions,
     activity: RequestActivity | undefined,
   ): Promise<Answer<T>> {
-    const target = this.requestUrl(path, options.query);
+    const target = this.urls.resolve(path, options.query);
     const { href: url, shown: shownUrl } = target;
     const cid = options.conversationId ?? randomUuid();
     const headers: Record<string, string> = {

@@ -5,9 +5,7 @@
  */
 import { ApiClient } from '../api/client.js';
 import { randomUuid } from '../../common/encoding/random-pool.js';
-import type { Seed } from '../../mock/model/seed.js';
-import type { MockServer } from '../../mock/server/server.js';
-import { startMockServer } from '../usecases/mock-start.js';
+import { type MockServer, type Seed, startMockServer } from '../usecases/mock.js';
 import { Side, type SideEndpoints } from './side.js';
 
 /** A token no service knows: the wrong-token scenario sends it to both sides. */

@@ -13,8 +13,7 @@ import { HttpMarkingsApi } from '../markings/http-markings-api.js';
 import { SCOPES, type Marking } from '../../common/markings/wire.js';
 import { streamMarkings } from '../apply/current.js';
 import { isKeyspace } from '../../common/enrollment/keyspace.js';
-import type { Seed, SeedMarking } from '../../mock/model/seed.js';
-import { DEFAULT_KEYSPACE } from '../../mock/model/state.js';
+import { type Seed, type SeedMarking, servedWithoutSeed } from '../usecases/mock.js';
 import { CATALOGUE } from './catalogue.js';
 import { compareAnswers } from './compare.js';
 import { type Reference, startReference } from './reference.js';
@@ -213,7 +212,7 @@ function startLikeService(
   const keyspace = options.endpoints.keyspace;
   const mockSeed: Seed = {
     markings: seed,
-    ...(keyspace !== undefined && isKeyspace(keyspace) && keyspace !== DEFAULT_KEYSPACE
+    ...(keyspace !== undefined && isKeyspace(keyspace) && !servedWithoutSeed(keyspace)
       ? { keyspaces: [{ id: keyspace }] }
       : {}),
   };

@@ -20,7 +20,7 @@ export {
   type RunReport,
 } from './markings.js';
 export type { ConnectionOptions } from './connection.js';
-export { enroll, type EnrollOptions, type PortalSignIn, type TokenPair } from './enroll.js';
+export { enroll, type EnrollOptions, type PortalSignIn, type TokenPair } from './enrollment.js';
 export {
   type AesGcmKey,
   type ConvertResult,

@@ -17,22 +17,30 @@ import type {
   RequestDetail,
   RequestSide,
 } from '../../common/mock/wire.js';
-import { InputError, NotFoundError, UsageError } from '../../common/errors.js';
+import { InputError, UsageError } from '../../common/errors.js';
 import { codeFace } from './code-words.js';
 import type { MockKeyListing } from '../../common/device/wire.js';
-import { mintFor } from '../../mock/routes/enrollment/admin-routes.js';
-import { faultRuleProblem, type Latency } from '../../mock/model/admin/faults.js';
-import type { DeviceRecord, OutboxMessage } from '../../mock/model/enrollment/store.js';
-import type { JournalFilter } from '../../mock/journal/filter.js';
-import { type MockTlsChoice, mockTlsIdentity, startMockServer } from '../usecases/mock-start.js';
-import type { TlsIdentity } from '../../mock/kit/local-ca.js';
-import { readSeedFile, type Seed, seedFrom } from '../../mock/model/seed.js';
+import {
+  checkedSeed,
+  type DeviceRecord,
+  faultRuleProblem,
+  type JournalFilter,
+  type Latency,
+  mockControls,
+  type MockTlsChoice,
+  mockTlsIdentity,
+  type OutboxMessage,
+  readSeed,
+  type Seed,
+  startMockServer,
+  type TlsIdentity,
+} from '../usecases/mock.js';
 
 export type { FaultRule, JournalEntry, MockInfo, MockUserInfo, TokenPair };
 export type { JournalEntryWithBodies, JournalMessage, RequestSide };
 export type { EnrollmentDetail, OpenedDeviceRequest, RequestDetail };
 export type { DeviceRecord, MockKeyListing, OutboxMessage, Seed };
-export type { SeedMarking } from '../../mock/model/seed.js';
+export type { SeedMarking } from '../usecases/mock.js';
 
 export interface StartMockOptions {
   /**
@@ -273,8 +281,8 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
     options.seed === undefined
       ? undefined
       : typeof options.seed === 'string'
-        ? await readSeedFile(options.seed)
-        : seedFrom(options.seed, 'the seed');
+        ? await readSeed(options.seed)
+        : checkedSeed(options.seed, 'the seed');
   const faults = options.faults === undefined ? undefined : checkFaults(options.faults, 'faults');
   const latency = latencyOf(options.latency);
   const tlsOptions = tlsOptionsOf(options.tls);
@@ -301,7 +309,7 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
     await tls?.cleanup?.();
     throw error;
   }
-  const { state } = server;
+  const controls = mockControls(server);
   let closing: Promise<void> | undefined;
   const close = async () => {
     await server.close();
@@ -316,31 +324,22 @@ async function startedMock(options: StartMockOptions): Promise<Mock> {
       if (typeof user !== 'string' || user === '') {
         throw new UsageError('name the user the tokens are for');
       }
-      const id = tokenOptions.keyspace ?? state.defaultKeyspace;
-      const keyspace = state.keyspaces.get(id);
-      if (!keyspace) throw new NotFoundError(`keyspace ${id} not found in the mock`);
-      const ttl = tokenOptions.ttlSeconds;
-      if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0)) {
-        throw new UsageError('ttlSeconds must be a whole number of seconds, 0 or more');
-      }
-      return mintFor(state, keyspace, user, ttl);
+      return controls.mintTokens(user, tokenOptions.keyspace, tokenOptions.ttlSeconds);
     },
     faults: {
-      set: (rules) => state.faults.replace(checkFaults(rules, 'fault rules')),
-      clear: () => state.faults.replace([]),
-      list: () => state.faults.list(),
+      set: (rules) => controls.faults.replace(checkFaults(rules, 'fault rules')),
+      clear: () => controls.faults.replace([]),
+      list: () => controls.faults.list(),
     },
-    requests: ((filter: RequestsFilter = {}) =>
-      state.journal.list(filter).requests) as Mock['requests'],
+    requests: ((filter: RequestsFilter = {}) => controls.requests(filter)) as Mock['requests'],
     describeRequest: async (id) => {
       if (!Number.isInteger(id) || id < 1) {
         throw new UsageError(`a request id is a whole number from 1, not ${String(id)}`);
       }
-      const { describeRequest } = await import('../../mock/request-detail/request-detail.js');
-      return describeRequest(state, { id }, server.info);
+      return controls.describeRequest(id);
     },
-    devices: () => state.enrollment.devices(),
-    keys: () => state.keys.list(),
-    outbox: () => state.enrollment.outbox(),
+    devices: () => controls.devices(),
+    keys: () => controls.keys(),
+    outbox: () => controls.outbox(),
   };
 }

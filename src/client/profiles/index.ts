@@ -13,11 +13,12 @@ export {
   profileLabel,
   REDACTED,
   showProfile,
+  storeProfile,
   useProfile,
 } from './operations.js';
 export { checkProfilePassword, PASSWORD_MIN_LENGTH } from './password-format.js';
 export { PROFILE_NAME_MAX_LENGTH, profileNameProblem } from './profile-name.js';
-export type { ProfileSetMutation } from './store.js';
+export type { HeldProfiles, ProfileSetMutation } from './store.js';
 export { loadProfiles, saveProfiles, updateProfiles, withProfilesHeld } from './store.js';
 export type {
   PasswordFormatVersion,

@@ -6,7 +6,7 @@ import { ConflictError } from '../../common/errors.js';
 import { problemsError, profileProblems } from './profile-json.js';
 import { findProfile } from './profile-lookup.js';
 import { profileNameProblem } from './profile-name.js';
-import { loadProfiles, updateProfiles } from './store.js';
+import { type HeldProfiles, loadProfiles, updateProfiles } from './store.js';
 import type { PersistorSpec, Profile, ProfileSet } from './types.js';
 import { keyspaceOf } from './types.js';
 
@@ -98,8 +98,21 @@ export async function deleteProfile(
  * Stores a newly enrolled profile. It becomes active when `setActive` is true, and also when
  * no profile is active yet, because SDK applications cannot start without one.
  */
-export async function addProfile(
+export function addProfile(
   spec: PersistorSpec,
+  profile: Profile,
+  options: { setActive?: boolean } = {},
+): Promise<ProfileRow> {
+  return storeProfile(
+    { path: spec.path, update: (mutate) => updateProfiles(spec, mutate) },
+    profile,
+    options,
+  );
+}
+
+/** addProfile into a profile file a task holds (an enrollment run), or any file and its writer. */
+export async function storeProfile(
+  file: Pick<HeldProfiles, 'path' | 'update'>,
   profile: Profile,
   options: { setActive?: boolean } = {},
 ): Promise<ProfileRow> {
@@ -109,9 +122,9 @@ export async function addProfile(
   if (problems.length > 0) {
     throw problemsError('cannot store the profile', problems);
   }
-  const after = await updateProfiles(spec, (set) => {
+  const after = await file.update((set) => {
     if (set.profiles.some((other) => other.deviceId === profile.deviceId)) {
-      throw new ConflictError(`${spec.path} already has a profile for ${profile.deviceId}`, {
+      throw new ConflictError(`${file.path} already has a profile for ${profile.deviceId}`, {
         hint: 'Delete the old profile first if it should be replaced.',
       });
     }

@@ -3,6 +3,7 @@
  * and read-modify-write serialised within the process (mutex) and across processes (lock file).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ensurePrivateDirectory,
@@ -89,23 +90,71 @@ export async function withProfileFileLock<T>(
   );
 }
 
+/** A profile file a task holds: read once as the task starts, written through by its updates. */
+export interface HeldProfiles {
+  readonly path: string;
+  /** The profiles the file holds: as read, then as the task's own updates wrote them. */
+  readonly set: ProfileSet;
+  /**
+   * Lets `mutate` change the set, and writes it: as updateProfiles does, from the set held
+   * instead of the file read again. Updates of one task take turns.
+   */
+  update(mutate: ProfileSetMutation): Promise<ProfileSet>;
+}
+
 /**
  * Holds a profile file for a whole task, such as an enrollment run: the file is locked and read
  * (decrypted) first, so a file that cannot be read, decrypted or written fails before anything is
- * spent, and no other process writes it until the task ends. The task's own updateProfiles calls
- * go ahead (taking turns among themselves).
+ * spent, and no other process writes it until the task ends. The file is read once: the task's
+ * updates start from the set held, unless the file changed on disk meanwhile (a writer that takes
+ * no lock, such as an app's SDK), which is then read again.
  */
 export async function withProfilesHeld<T>(
   spec: PersistorSpec,
-  task: (existing: ProfileSet) => Promise<T>,
+  task: (held: HeldProfiles) => Promise<T>,
   options?: FileLockOptions,
 ): Promise<T> {
   checkPersistorSecrets(spec);
   return withProfileFileLock(
     spec.path,
-    async () => task((await readProfileFile(spec)).set),
+    async () => {
+      // Taken before the read: a change in between then shows as one, never as the file read.
+      let seen = await fileIdentity(spec.path);
+      let current = await readProfileFile(spec);
+      const held: HeldProfiles = {
+        path: spec.path,
+        get set() {
+          return current.set;
+        },
+        update: (mutate) =>
+          withProfileFileLock(spec.path, async () => {
+            const now = await fileIdentity(spec.path);
+            if (now !== seen) {
+              seen = now;
+              current = await readProfileFile(spec);
+            }
+            const next = await mutate(copyProfileSet(current.set));
+            assertStorable(next, spec.path);
+            const version = spec.passwordVersion ?? current.passwordVersion;
+            await writeFileAtomic(path.resolve(spec.path), encodeProfileFile(spec, next, version));
+            current = { ...current, set: next, passwordVersion: version };
+            seen = await fileIdentity(spec.path);
+            return next;
+          }),
+      };
+      return task(held);
+    },
     options,
   );
+}
+
+/** Which file is at `filePath`, and its size and change time: what tells another writer's work. */
+async function fileIdentity(filePath: string): Promise<string> {
+  const info = await stat(filePath, { bigint: true }).catch((error: unknown) => {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw fileError('read', filePath, error);
+  });
+  return info === undefined ? 'none' : `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
 }
 
 async function readProfileFile(spec: PersistorSpec): Promise<DecodedProfileFile> {

@@ -6,12 +6,12 @@
  */
 import { checkProfileName } from '../config/enrollment.js';
 import { checkDevice, storedButFailed } from '../device/check.js';
-import { enrollAndStore, prepareRun, type StoredDevice } from '../enroll/enroll.js';
+import { enrollAndStore, prepareRun, type StoredDevice } from '../enroll/registration.js';
 import { bulkKeySupply, defaultConcurrency, type KeyPairSupply } from '../enroll/device-keys.js';
 import { InternalError, isKsctlError, UsageError } from '../../common/errors.js';
 import type { ProfileRow } from '../profiles/operations.js';
 import type { ProfileSet } from '../profiles/types.js';
-import { type EnrollRun, withEnrollmentRun } from './enroll.js';
+import { type EnrollRun, withEnrollmentRun } from './enrollment-run.js';
 import { bulkExitCode, runPool, type TaskOutcome } from './pool.js';
 
 const DEFAULT_BULK_NAME = 'test-device';
@@ -90,12 +90,9 @@ function enrollDevices(options: EnrollRun, devices: ManyDevices): Promise<ManyEn
     // The longest name, with its number: only its length can fail after --name was checked.
     await checkProfileName(nameOf(count - 1), `the profile name of device ${count}`);
     const shared = prepareRun(run);
-    // A wrong profile password or an unreachable key server fails once, not once per device
-    // (a portal that sends the key inline is asked for it with each sign-in instead).
-    await Promise.all([
-      shared.ready,
-      run.tokens.mayCarryServerKey ? undefined : shared.serverPublicKey(),
-    ]);
+    // An unreachable key server fails once, not once per device (a portal that sends the key
+    // inline is asked for it with each sign-in instead).
+    if (!run.tokens.mayCarryServerKey) await shared.serverPublicKey();
 
     devices.onStart?.(count);
     const started = performance.now();

@@ -160,13 +160,13 @@ async function replay(
   file: string,
   seedFile: string | undefined,
 ): Promise<ConformanceReport> {
-  const [{ recordingFrom, runReplay }, { readSeedFile }] = await Promise.all([
+  const [{ recordingFrom, runReplay }, { readSeed }] = await Promise.all([
     import('../../conformance/replay.js'),
-    import('../../../mock/model/seed.js'),
+    import('../../usecases/mock.js'),
   ]);
   const raw = await readRecording(file);
   const recording = recordingFrom(raw, `recording ${file}`);
-  const seed = seedFile === undefined ? undefined : await readSeedFile(seedFile);
+  const seed = seedFile === undefined ? undefined : await readSeed(seedFile);
   const conn = await ctx.connection().catch(() => undefined);
   return withProgress(ctx, (shown) =>
     runReplay(recording, {

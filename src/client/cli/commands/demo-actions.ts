@@ -207,7 +207,7 @@ const PAUSE_PROMPT = 'Press Enter for the next step (q to stop)';
 export async function demo(ctx: CommandContext, { keep, pause }: DemoOptions): Promise<void> {
   const runCommandLine = ctx.runCommandLine;
   if (runCommandLine === undefined) throw new InternalError('the demo needs a command-line runner');
-  const { MockServer } = await import('../../../mock/server/server.js');
+  const { startMockServer } = await import('../../usecases/mock.js');
   const chalk = ctx.io.color ? (await import('chalk')).default : undefined;
   const { fill, proseWidth, wrapCommand, wrapProse } = await import('../../../common/text/wrap.js');
   const width = proseWidth(ctx.io.columns);
@@ -219,7 +219,7 @@ export async function demo(ctx: CommandContext, { keep, pause }: DemoOptions): P
   const withdraw = keep
     ? () => undefined
     : ctx.onEarlyExit(() => rmSync(dir, { recursive: true, force: true }));
-  const server = await MockServer.start({ port: 0 });
+  const server = await startMockServer({ port: 0 });
   try {
     const env: NodeJS.ProcessEnv = { ...ctx.env, KSCTL_CONFIG_DIR: dir, KSCTL_HOME: dir };
     // Nothing of the user's setup may steer the tour, least of all to a real profile file.

@@ -1,7 +1,8 @@
 /**
- * The actions of `ksctl enroll`: the settings gathered (src/client/config/enrollment.ts), then one device
- * enrolled under a spinner (src/client/usecases/enroll.ts) or many (`--count`, `--tokens-file`) with a
- * progress line and a summary (src/client/usecases/enroll-many.ts).
+ * The actions of `ksctl enroll`: the settings gathered (src/client/config/enrollment.ts), then
+ * one device enrolled under a spinner (src/client/usecases/enroll-device.ts) or many (`--count`,
+ * `--tokens-file`) with a progress line and a summary (src/client/usecases/enroll-many.ts), each
+ * in a run of src/client/usecases/enrollment-run.ts.
  */
 import { enrollmentSettings } from '../../config/enrollment.js';
 import type { DeviceKeyPair } from '../../enroll/protocol.js';
@@ -12,7 +13,8 @@ import { profileFields } from '../../output/profiles.js';
 import { progressBar } from '../../output/progress.js';
 import { plural } from '../../../common/text/words.js';
 import type { ProfileRow } from '../../profiles/operations.js';
-import { type EnrollRun, enrollOne } from '../../usecases/enroll.js';
+import { enrollOne } from '../../usecases/enroll-device.js';
+import type { EnrollRun } from '../../usecases/enrollment-run.js';
 import type { CommandContext } from '../kit/command-context.js';
 import { persistorFlags } from '../kit/persistor-flags.js';
 import { type DeviceKeysAhead, type EnrollOptions, isBulk } from './enroll-options.js';

@@ -15,7 +15,7 @@ import { sleepUntilAborted } from '../../../common/sleep.js';
 import type { CommandContext } from '../kit/command-context.js';
 import { MOCK_CONTEXT } from '../../config/store.js';
 import type { MockDeviceMessages } from '../../../common/device/wire.js';
-import type { DeviceRecord, OutboxMessage } from '../../../mock/model/enrollment/store.js';
+import type { DeviceRecord, OutboxMessage } from '../../usecases/mock.js';
 import { type Column, isoCell } from '../../output/render.js';
 
 export interface TokensOptions {
@@ -122,7 +122,7 @@ export async function faultsList(ctx: CommandContext): Promise<void> {
 }
 
 export async function faultsSet(ctx: CommandContext, texts: string[]): Promise<void> {
-  const { faultRulesFromArguments } = await import('../../../mock/model/admin/faults.js');
+  const { faultRulesFromArguments } = await import('../../usecases/mock.js');
   const rules = faultRulesFromArguments(
     texts,
     (text, problem) => `fault rule "${text}": ${problem}; nothing was sent`,

@@ -1,5 +1,5 @@
 /**
- * `ksctl mock record --target CONTEXT`: a recording proxy (src/mock/server/recorder.ts) in front of the
+ * `ksctl mock record --target CONTEXT`: a recording proxy (the mock's recorder) in front of the
  * service a context names, until Ctrl-C or SIGTERM. It prints how to reach it (a banner, or
  * JSON), writes the `record` context that points through it (with its own dev token, never the
  * target's), writes the ready file last, and on stop writes `--out` whole or not at all.
@@ -14,11 +14,13 @@ import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../../common/files/atomic
 import { ensureDirectory } from '../../../common/files/directories.js';
 import { fileReason } from '../../../common/files/fs-errors.js';
 import { refuseToReplace } from '../../../common/files/replace-guard.js';
-import type { DeviceKeys } from '../../../mock/model/enrollment/store.js';
-import { Recorder } from '../../../mock/server/recorder.js';
-import type { DeviceKeyring } from '../../../mock/request-detail/device.js';
 import { plural } from '../../../common/text/words.js';
-import { listenError } from '../../usecases/mock-start.js';
+import {
+  type DeviceKeyring,
+  type DeviceKeys,
+  recordingText,
+  startRecorder,
+} from '../../usecases/mock.js';
 import type { CommandContext } from '../kit/command-context.js';
 import { prepareReadyFile } from './mock-serve-actions.js';
 
@@ -198,7 +200,7 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
     ctx.stopsGracefully();
     const devToken = `ksrec.${randomBytes(18).toString('base64url')}`;
     const targetAuthorization = authorization(connection.auth);
-    const recorder = await Recorder.start({
+    const recorder = await startRecorder({
       host: options.host,
       port: options.port,
       target,
@@ -211,8 +213,6 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       onExchange: options.log
         ? (entry) => ctx.say(`${entry.method} ${entry.path} ${entry.status} ${entry.durationMs} ms`)
         : undefined,
-    }).catch((error: unknown) => {
-      throw listenError(error, options.host, options.port);
     });
     let info: RecorderInfo = {
       url: recorder.url,
@@ -250,7 +250,7 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
       );
     }
     if (out !== undefined && spool !== undefined) {
-      const text = Recorder.recordingText(
+      const text = await recordingText(
         {
           format: 'ksctl-recording',
           version: 1,
@@ -258,7 +258,7 @@ export async function record(ctx: CommandContext, options: RecordOptions): Promi
           startedAt: recorder.startedAt,
           endedAt: new Date().toISOString(),
         },
-        Recorder.spoolLines(spool),
+        spool,
       );
       await writeFileAtomic(out, text, PRIVATE_FILE_MODE);
       ctx.say(`recorded ${plural(recorder.recorded, 'exchange')} to ${out}`);

@@ -1,21 +1,22 @@
 /**
- * `ksctl mock serve`: runs the embedded mock until Ctrl-C, prints how to reach it (a banner, or
- * JSON), keeps the `mock` context pointing at it, and writes the ready file last.
+ * `ksctl mock serve`: runs the embedded mock until Ctrl-C, prints how to reach it (the banner of
+ * mock-serve-banner.ts, or JSON), keeps the `mock` context pointing at it, and writes the ready
+ * file last. And `ksctl mock ca`.
  */
 import { constants } from 'node:fs';
 import { access, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { IncomingMessage } from 'node:http';
-import type { MockServer } from '../../../mock/server/server.js';
-import { isLoopbackHost, type TlsIdentity } from '../../../mock/kit/local-ca.js';
-import type { MockInfo, MockUserInfo } from '../../../common/mock/wire.js';
+import type { MockServer, TlsIdentity } from '../../usecases/mock.js';
+import type { MockInfo } from '../../../common/mock/wire.js';
 import { InputError, NotFoundError, UsageError } from '../../../common/errors.js';
 import { writeFileAtomic } from '../../../common/files/atomic-write.js';
 import { ensureDirectory } from '../../../common/files/directories.js';
 import { errnoCode, fileError } from '../../../common/files/fs-errors.js';
 import type { CommandContext } from '../kit/command-context.js';
-import { fill, proseWidth, wrapCommand, wrapLines } from '../../../common/text/wrap.js';
+import { proseWidth } from '../../../common/text/wrap.js';
 import { type ConfigStore, MOCK_CONTEXT } from '../../config/store.js';
+import { banner, exposureWarning, fitBanner, stateNote } from './mock-serve-banner.js';
 
 export interface ServeOptions {
   host: string;
@@ -39,187 +40,6 @@ export interface ServeOptions {
   tlsName?: string[];
   tlsCert?: string;
   tlsKey?: string;
-}
-
-/** Users listed in the banner; a large seed is summarised. */
-const BANNER_USERS = 8;
-
-function userLine(user: MockUserInfo): string {
-  const facts = [
-    user.enabled ? 'enabled' : 'disabled: enrolling fails with 40101',
-    user.password === undefined ? undefined : `password ${user.password}`,
-    user.email,
-  ].filter((fact) => fact !== undefined);
-  return `${user.name} (${facts.join(', ')})`;
-}
-
-function usersSection(users: MockUserInfo[]): string {
-  if (users.length === 0) return '';
-  const lines = users.slice(0, BANNER_USERS).map(userLine);
-  if (users.length > BANNER_USERS) lines.push(`… and ${users.length - BANNER_USERS} more`);
-  const signIn = users.find((u) => u.enabled && u.password !== undefined) ?? users[0]!;
-  const indent = `\n${' '.repeat(19)}`;
-  const ways: [command: string, note: string][] = [
-    [`ksctl enroll --mock-user ${signIn.name}`, 'a fresh token pair'],
-    [
-      `ksctl enroll --username ${signIn.name} --password-file F`,
-      'portal sign-in, F holds the password',
-    ],
-    ...(signIn.email === undefined
-      ? []
-      : [
-          [`ksctl enroll --email ${signIn.email}`, 'the code: ksctl mock outbox'] as [
-            string,
-            string,
-          ],
-        ]),
-  ];
-  const longest = Math.max(...ways.map(([command]) => command.length));
-  // Notes aligned when every line fits 80 columns; else each right after its command (and on a
-  // line of its own under it where the two do not fit: fitBanner says).
-  const aligned = ways.every(([, note]) => 19 + longest + 4 + note.length <= 80);
-  const enroll = ways.map(
-    ([command, note]) => `${aligned ? command.padEnd(longest) : command}  # ${note}`,
-  );
-  return `  Users:           ${lines.join(indent)}\n  Enroll as one:   ${enroll.join(indent)}\n`;
-}
-
-/** A command line of the banner: what may be copied to a shell (not prose that names one). */
-const BANNER_COMMAND = /^(ksctl|curl|keytool|export|java) /;
-
-/**
- * The banner within `width`, in a pipe as on a terminal: a line that fits stays as it is; a
- * command beside its label breaks with ` \` under itself, so it still runs when copied; a
- * command's note (`# …`) goes under it; anything else goes on under its text.
- */
-export function fitBanner(text: string, width: number): string {
-  return text
-    .split('\n')
-    .flatMap((line) => {
-      if (line.length <= width) return [line];
-      // The column where the value starts: after "  Label:   ", or under it.
-      const lead = /^( *)(?:[A-Za-z][A-Za-z ]{0,20}: +)?/.exec(line)![0];
-      const value = line.slice(lead.length);
-      const pad = ' '.repeat(lead.length);
-      const noted = /^(.*?) {2}(# .*)$/.exec(value);
-      const command = noted?.[1] ?? value;
-      // A line of prose may start with a command's name; a command is indented. Beside a label
-      // in a narrow terminal, a command goes on between words as prose does, its words whole.
-      if (lead.length === 0 || !BANNER_COMMAND.test(command) || width - lead.length < 40) {
-        return wrapLines(line, width).split('\n');
-      }
-      const lines = wrapCommand(pad + command, width, { pairs: true, split: true });
-      lines[0] = lead + lines[0]!.slice(lead.length);
-      if (noted) {
-        const note = fill(noted[2]!, width, { first: `${pad}  `, rest: `${pad}    ` });
-        const last = lines.at(-1)!;
-        if (last.length + 2 + noted[2]!.length <= width)
-          lines[lines.length - 1] = `${last}  ${noted[2]}`;
-        else lines.push(...note);
-      }
-      return lines;
-    })
-    .join('\n');
-}
-
-/** Where the state lives, for the banner's first lines. */
-function stateNote(options: ServeOptions, restored: boolean): string {
-  if (options.state === undefined) return 'its state lives in memory.';
-  if (!restored) {
-    return `its state is kept in ${options.state}\n(a new state${options.seed ? ', seeded from ' + options.seed : ''}: restarts with --state ${options.state} continue from here).`;
-  }
-  const seedNote = options.seed
-    ? `; --seed applies only to a new state, or after \`ksctl mock reset\``
-    : '';
-  return `its state is kept in ${options.state}\n(restored${seedNote}).`;
-}
-
-function consoleSection(info: MockInfo): string {
-  if (info.consoleUrl === undefined) return '';
-  // The link on a line of its own: beside its label it would run past 80 columns.
-  return `  Console:         signs one browser in; another link: ksctl mock console\n    ${info.consoleUrl}\n`;
-}
-
-/**
- * What the banner starts with when the mock listens beyond this machine: who can use what, and
- * how to make it safer.
- */
-function exposureWarning(options: ServeOptions, info: MockInfo, restored: boolean): string {
-  const port = new URL(info.url).port;
-  // A restored state keeps its users as they were stored; a reset gives them random ones.
-  const random = restored
-    ? ' Its users keep the passwords stored in the state (a reset gives the default users random ones): check them below.'
-    : " Its default users (alice, bob) got random passwords for this run, shown below once; users a seed names keep the seed's.";
-  const tls = info.url.startsWith('https:')
-    ? ''
-    : ' Add --tls so that tokens and passwords do not cross the network in clear text.';
-  return `WARNING: the mock listens on ${options.host}, beyond this machine: every device that can reach port ${port} can use the dev token and sign in as the mock's users.${random}${tls}`;
-}
-
-function tlsSection(info: MockInfo, width: number): string {
-  if (info.caFile === undefined || info.trust === undefined) return '';
-  const indent = `\n${' '.repeat(19)}`;
-  const { node, curl, java, android, ios } = info.trust;
-  const section = `  CA certificate:  ${info.caFile}${indent}(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)
-  Trust it:        Node:    ${node}${indent}curl:    ${curl}${indent}Java:    ${java}${indent}Android: ${android}${indent}iOS:     ${ios}
-`;
-  if (section.split('\n').every((line) => line.length <= width)) return section;
-  // Too narrow for the columns (a CA file under a home folder is 70 columns of `export …`):
-  // each kind's lines under its name, a command broken as one that still runs when copied.
-  const commands = (...lines: string[]) =>
-    lines.flatMap((line) => wrapCommand(`      ${line}`, width, { pairs: true, split: true }));
-  const prose = (text: string) => fill(text, width, { first: '      ', rest: '      ' });
-  const [keytool, ...then] = java.split(', then ');
-  return [
-    ...(19 + info.caFile.length <= width
-      ? [`  CA certificate:  ${info.caFile}`]
-      : ['  CA certificate:', `    ${info.caFile}`]),
-    ...fill('(ksctl trusts it for the context it writes; ksctl mock ca --pem prints it)', width, {
-      first: '    ',
-    }),
-    '  Trust it:',
-    '    Node:',
-    ...commands(node),
-    '    curl:',
-    ...commands(curl),
-    '    Java:',
-    ...commands(keytool!, ...then.map((next) => `then ${next}`)),
-    '    Android:',
-    ...prose(android),
-    '    iOS:',
-    ...prose(ios),
-    '',
-  ].join('\n');
-}
-
-function banner(
-  info: MockInfo,
-  contextNote: string,
-  state: string,
-  warning: string | undefined,
-  width: number,
-): string {
-  const caExports =
-    info.caFile === undefined
-      ? ''
-      : `  export KSCTL_CA_FILE='${info.caFile}'\n  export NODE_EXTRA_CA_CERTS='${info.caFile}'\n`;
-  return `${warning === undefined ? '' : `${warning}\n\n`}ksctl mock service is running. Press Ctrl-C to stop it; ${state}
-
-  URL:             ${info.url}
-  Markings API:    ${info.baseUrl}
-  Enrollment API:  ${info.apiUrl}
-  Enrollment URL:  ${info.enrollmentUrl}
-  Key naming:      ${info.knsUrl}
-  Tenant:          ${info.tenantId}
-  Keyspace:        ${info.keyspace}
-  Dev token:       ${info.token}
-${tlsSection(info, width)}${consoleSection(info)}${usersSection(info.users)}
-${contextNote}
-For other shells and tools:
-
-  export KSCTL_BASE_URL='${info.baseUrl}'
-  export KSCTL_TOKEN='${info.token}'
-${caExports}`;
 }
 
 /** How long a mock named by a context has to answer before it counts as gone. */
@@ -355,11 +175,16 @@ export async function prepareReadyFile(path: string): Promise<void> {
  * Tells who is listening where: the banner (or the info as JSON) and, last, the ready file, on
  * which whoever waits for it may rely on everything before it having happened.
  */
-async function announce(ctx: CommandContext, options: ServeOptions, server: MockServer) {
+async function announce(
+  ctx: CommandContext,
+  options: ServeOptions,
+  server: MockServer,
+  exposed: boolean,
+) {
   const info = server.info;
-  const warning = isLoopbackHost(options.host)
-    ? undefined
-    : exposureWarning(options, info, server.durable?.fresh === false);
+  const warning = exposed
+    ? exposureWarning(options, info, server.durable?.fresh === false)
+    : undefined;
   const { note, elsewhere } = options.context
     ? await refreshContext(ctx, info)
     : { note: '', elsewhere: false };
@@ -382,12 +207,9 @@ async function announce(ctx: CommandContext, options: ServeOptions, server: Mock
 }
 
 export async function serve(ctx: CommandContext, options: ServeOptions): Promise<void> {
-  const [{ startMockServer }, { faultRulesFromArguments, parseLatency }, { readSeedFile }] =
-    await Promise.all([
-      import('../../usecases/mock-start.js'),
-      import('../../../mock/model/admin/faults.js'),
-      import('../../../mock/model/seed.js'),
-    ]);
+  const { faultRulesFromArguments, isLoopbackHost, parseLatency, readSeed, startMockServer } =
+    await import('../../usecases/mock.js');
+  const exposed = !isLoopbackHost(options.host);
   const latency = options.latency === undefined ? undefined : parseLatency(options.latency);
   if (options.latency !== undefined && !latency) {
     throw new UsageError(`--latency "${options.latency}" is not MS or MIN-MAX`);
@@ -400,7 +222,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
   const seed =
     options.seed === undefined
       ? undefined
-      : await readSeedFile(options.seed, inputLimit(ctx.env, 'seed file'));
+      : await readSeed(options.seed, inputLimit(ctx.env, 'seed file'));
   if (options.readyFile) await prepareReadyFile(options.readyFile);
   const tls = await tlsIdentity(ctx, options);
   // From here on, Ctrl-C, SIGTERM or a reader gone away stop the mock cleanly, its state closed;
@@ -419,7 +241,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
     cors: options.cors,
     console: options.console,
     tls,
-    randomUserPasswords: !isLoopbackHost(options.host),
+    randomUserPasswords: exposed,
     onRequest: options.log
       ? (r) => {
           // The console's own requests (it polls) would drown the client's.
@@ -429,7 +251,7 @@ export async function serve(ctx: CommandContext, options: ServeOptions): Promise
       : undefined,
   });
   try {
-    if (!ctx.signal.aborted) await announce(ctx, options, server);
+    if (!ctx.signal.aborted) await announce(ctx, options, server, exposed);
   } catch (error) {
     await server.close();
     throw error;
@@ -454,8 +276,8 @@ export async function caCertificate(
   ctx: CommandContext,
   options: { pem?: boolean },
 ): Promise<void> {
-  const { localCaFiles } = await import('../../../mock/kit/local-ca.js');
-  const { caFile } = localCaFiles(dirname((await ctx.config()).path));
+  const { localCaFile } = await import('../../usecases/mock.js');
+  const caFile = localCaFile(dirname((await ctx.config()).path));
   let pem: string;
   try {
     pem = await readFile(caFile, 'utf8');
@@ -490,7 +312,7 @@ async function tlsIdentity(
     throw new UsageError('--tls-name needs --tls');
   }
   if (!options.tls && !own) return undefined;
-  const { mockTlsIdentity } = await import('../../usecases/mock-start.js');
+  const { mockTlsIdentity } = await import('../../usecases/mock.js');
   if (own) {
     return mockTlsIdentity({ kind: 'files', certFile: options.tlsCert!, keyFile: options.tlsKey! });
   }

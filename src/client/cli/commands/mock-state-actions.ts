@@ -9,8 +9,7 @@ import { UsageError } from '../../../common/errors.js';
 import { errnoCode } from '../../../common/files/fs-errors.js';
 import { writeReport } from '../../output/render.js';
 import { plural } from '../../../common/text/words.js';
-import type { Inspection } from '../../../mock/persistence/inspection.js';
-import type { StateReport } from '../../../mock/persistence/report.js';
+import type { StateReport } from '../../usecases/mock.js';
 import type { CommandContext } from '../kit/command-context.js';
 
 export interface RecoverOptions {
@@ -56,22 +55,11 @@ function fileLines(report: StateReport): string[] {
   });
 }
 
-async function inspect(dir: string): Promise<{ inspection: Inspection; report: StateReport }> {
-  const [{ inspectStateDir }, { stateReport }, { lockHolder }] = await Promise.all([
-    import('../../../mock/persistence/inspection.js'),
-    import('../../../mock/persistence/report.js'),
-    import('../../../mock/persistence/state-lock.js'),
-  ]);
-  const holder = await lockHolder(dir);
-  // A lock file left behind means the last mock died: a torn last line is then forgiven.
-  const inspection = await inspectStateDir(dir, { crashed: holder !== undefined });
-  return { inspection, report: stateReport(inspection, holder) };
-}
-
 export async function check(ctx: CommandContext, dirArgument: string): Promise<void> {
   const dir = await existingDirectory(dirArgument);
   const format = ctx.format();
-  const { report } = await inspect(dir);
+  const { checkStateDir } = await import('../../usecases/mock.js');
+  const { report } = await checkStateDir(dir);
   const damaged = report.verdict === 'damaged';
   if (format !== 'table') {
     await ctx.render({ kind: 'text', data: report, text: '' });
@@ -92,8 +80,8 @@ export async function check(ctx: CommandContext, dirArgument: string): Promise<v
     writeReport(ctx.io, lines);
   }
   if (damaged) {
-    const { damagedStateError } = await import('../../../mock/persistence/durable.js');
-    throw damagedStateError(dir, report.problems, true);
+    const { damagedStateDirError } = await import('../../usecases/mock.js');
+    throw damagedStateDirError(dir, report);
   }
 }
 
@@ -115,19 +103,9 @@ export async function recover(
       hint: 'name a directory that does not exist yet, or an empty one',
     });
   }
-  const [{ problemText }, { DurableState, rebuildState }, { inspectStateDir }] = await Promise.all([
-    import('../../../mock/persistence/integrity.js'),
-    import('../../../mock/model/durable-state.js'),
-    import('../../../mock/persistence/inspection.js'),
-  ]);
-  const { inspection, report } = await inspect(dir);
-  const { state, kept, unusable } = rebuildState(inspection);
-  const target = await DurableState.open({ dir: to });
-  await target.attach(state);
-  await target.close();
-  // What was written, read back as `check` reads it: the numbers a check of NEW gives.
-  const written = await inspectStateDir(to, { crashed: false });
-  const writtenRecords = written.snapshot?.records.length ?? 0;
+  const { recoverStateDir } = await import('../../usecases/mock.js');
+  // What was written is read back as `check` reads it: the numbers a check of NEW gives.
+  const { report, kept, unusable, problems, writtenRecords } = await recoverStateDir(dir, to);
   const data = {
     ...report,
     kept,
@@ -145,12 +123,12 @@ export async function recover(
     return;
   }
   const lines = [lockLine(report) ?? [], fileLines(report)].flat();
-  const { records, problems } = report.counts;
-  if (problems === 0) lines.push(`${plural(records, 'record')} verify; no problems`);
+  const { records } = report.counts;
+  if (report.counts.problems === 0) lines.push(`${plural(records, 'record')} verify; no problems`);
   else {
     lines.push(
-      `${plural(records, 'record')} verify; ${plural(problems, 'problem')} (a line that does not verify is not kept):`,
-      ...report.problems.map((p) => `  ${problemText(p)}`),
+      `${plural(records, 'record')} verify; ${plural(report.counts.problems, 'problem')} (a line that does not verify is not kept):`,
+      ...problems.map((text) => `  ${text}`),
     );
   }
   lines.push(...report.warnings);

@@ -6,14 +6,9 @@
  */
 import { type KeyObject, randomUUID } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
-import { addProfile, loadProfiles } from '../profiles/index.js';
+import { type HeldProfiles, storeProfile } from '../profiles/index.js';
 import type { ProfileRow } from '../profiles/operations.js';
-import {
-  emptyProfileSet,
-  type PersistorSpec,
-  type Profile,
-  type ProfileSet,
-} from '../profiles/types.js';
+import type { Profile } from '../profiles/types.js';
 import { enrollmentErrorFromAnswer } from '../../common/enrollment/causes.js';
 import { decodeRsaSpkiBase64, parseServerPublicKey } from '../../common/enrollment/crypto.js';
 import { deviceKeySource } from './device-keys.js';
@@ -121,14 +116,12 @@ export interface RegistrationRun {
    */
   http: ApiClient;
   tokens: TokenSource;
-  /** Where the profiles go; without one (the library's enroll()) they are only returned. */
-  persistor?: PersistorSpec;
   signal?: AbortSignal;
 }
 
-/** A run whose profiles are stored (`ksctl enroll`). */
+/** A run whose profiles are stored (`ksctl enroll`), in the profile file it holds. */
 export interface EnrollmentRun extends RegistrationRun {
-  persistor: PersistorSpec;
+  profiles: HeldProfiles;
   /** Make each stored profile the active one. */
   setActive: boolean;
 }
@@ -140,14 +133,11 @@ export interface StoredDevice {
 }
 
 /**
- * Checks that the profile file opens (a wrong password fails here, before a token pair is
- * spent), and gets the key server public key once for every device of the run: fetched at once,
- * or, when the token source may send it inline (a portal of a later SDK), only if one of its
- * answers lacks it.
+ * Gets the key server public key once for every device of the run: fetched at once, or, when the
+ * token source may send it inline (a portal of a later SDK), only if one of its answers lacks it.
+ * (The profile file was opened before: a wrong password fails before a token pair is spent.)
  */
 export function prepareRun(run: RegistrationRun): {
-  /** The profiles stored before the run. */
-  ready: Promise<ProfileSet>;
   /** The fetched key server public key (one request, however often it is called). */
   serverPublicKey: () => Promise<KeyObject>;
 } {
@@ -162,9 +152,7 @@ export function prepareRun(run: RegistrationRun): {
   };
   // Awaited by every enrollment; marked handled so an early failure elsewhere is not "unhandled".
   if (!run.tokens.mayCarryServerKey) serverPublicKey().catch(() => undefined);
-  const ready = run.persistor ? loadProfiles(run.persistor) : Promise.resolve(emptyProfileSet());
-  ready.catch(() => undefined);
-  return { ready, serverPublicKey };
+  return { serverPublicKey };
 }
 
 /** Enrolls device `index` and stores its profile. `deviceKeys` may already be under way. */
@@ -176,7 +164,7 @@ export async function enrollAndStore(
   deviceKeys?: Promise<DeviceKeyPair>,
 ): Promise<StoredDevice> {
   const enrolled = await enrollDevice(run, shared, index, name, deviceKeys);
-  const row = await addProfile(run.persistor, enrolled.profile, { setActive: run.setActive });
+  const row = await storeProfile(run.profiles, enrolled.profile, { setActive: run.setActive });
   return { row, conversationId: enrolled.conversationId, profile: enrolled.profile };
 }
 
@@ -188,7 +176,7 @@ export async function enrollDevice(
   name: string,
   deviceKeys: Promise<DeviceKeyPair> = deviceKeySource.generate(),
 ): Promise<EnrolledDevice> {
-  const issuing = shared.ready.then(() => run.tokens.issue(index, run.signal));
+  const issuing = run.tokens.issue(index, run.signal);
   const serverKey = issuing.then((issued) => issued.serverPublicKey ?? shared.serverPublicKey());
   const [keys, issued, serverPublicKey] = await Promise.all([deviceKeys, issuing, serverKey]);
   const api = await run.endpoints.api(issued.apiUrl);

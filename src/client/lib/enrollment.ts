@@ -11,7 +11,7 @@ import { assertKeyspace } from '../../common/enrollment/keyspace.js';
 import { UsageError } from '../../common/errors.js';
 import { profileNameProblem } from '../profiles/index.js';
 import type { Profile } from '../profiles/types.js';
-import { enrollOne } from '../usecases/enroll.js';
+import { enrollOne } from '../usecases/enroll-device.js';
 import { codeFace } from './code-words.js';
 import { checkConnection, clientOptions } from './connection.js';
 import type { ProfileFile } from './profile-file.js';
