@@ -1,101 +1,100 @@
 /**
- * The import structure of src/: imports run one way. Every file belongs to a layer, and a file
- * imports only from its own layer or a lower one; no files import each other in a circle (type
- * imports and lazy `import()` count: they tie the files as much as any other import).
+ * The import structure of src/: imports run one way. src/ is two wings over one floor: the client
+ * (src/client/), the service (src/mock/), and what both speak (src/common/). Every folder is a
+ * layer, and a file imports only from its own folder or from a folder lower in LAYERS; no files
+ * import each other in a circle (type imports and lazy `import()` count: they tie the files as
+ * much as any other import).
  *
- * LAYERS is the one place the order is written. A new file takes the layer of the most specific
- * pattern that names it: a new folder needs a line here, in the layer it belongs to.
+ * LAYERS is the one place the order is written, and docs/architecture.md shows the same list
+ * (a test below holds them together). A new folder needs a line here, where it belongs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-/**
- * Lowest first. A pattern is a file, a folder (ending in `/`: everything under it) or a file name
- * with `*` in it; the longest pattern that matches a file decides its layer.
- */
-const LAYERS: readonly (readonly string[])[] = [
+/** The folders of src/, lowest first. A file belongs to the deepest folder that holds it. */
+export const LAYERS: readonly string[] = [
   // ---- The floor (src/common/): what both wings speak. It imports nothing of either wing.
   // Errors, the package's root, sleeping.
-  ['common/'],
+  'common/',
   // Text for messages: quoting, plurals, wrapping to the terminal, "did you mean".
-  ['common/text/'],
-  ['common/encoding/'],
+  'common/text/',
+  'common/encoding/',
   // Bounded reads, atomic writes, locks.
-  ['common/files/'],
+  'common/files/',
   // What every service's HTTP answers share: the error body, redaction, introspection.
-  ['common/http/'],
+  'common/http/',
   // Each service's wire and rules, as the client sends them and the mock checks them.
-  ['common/markings/'],
-  ['common/enrollment/'],
-  ['common/device/'],
+  'common/markings/',
+  'common/enrollment/',
+  'common/device/',
   // The mock's own API (`/_mock/...`), which the client and the console read.
-  ['common/mock/'],
+  'common/mock/',
 
   // ---- The service wing (src/mock/). Each side's model below its routes, the server on top.
   // The mock's floor: HTTP errors, routes as values, off-thread JSON, pacing, ids, CORS, local CA.
-  ['mock/kit/'],
+  'mock/kit/',
   // The request journal: what was asked and answered, filtered, paged and scrubbed of secrets.
-  ['mock/journal/'],
+  'mock/journal/',
   // The durable state's files (`--state`): it takes and gives records, and knows no model.
-  ['mock/persistence/'],
+  'mock/persistence/',
   // Faults and latency: the rules an admin sets and the hits they count.
-  ['mock/model/admin/'],
+  'mock/model/admin/',
   // The markings model: each tenant's markings and values, their rules, their packed form.
-  ['mock/model/markings/'],
+  'mock/model/markings/',
   // The enrollment model: keyspaces, tokens, devices, the key server's key and its RSA work.
-  ['mock/model/enrollment/'],
+  'mock/model/enrollment/',
   // The device model: keys and their attributes, the devices' messages.
-  ['mock/model/device/'],
+  'mock/model/device/',
   // The console's sign-in: one-time codes, sessions and their CSRF tokens (in memory only).
-  ['mock/model/console/'],
+  'mock/model/console/',
   // The whole mock's model: the sides composed, the start-up state, its records on disk.
-  ['mock/model/'],
+  'mock/model/',
   // A request's plumbing: from Node's request to the routes', who may call, errors as answers.
-  ['mock/request/'],
+  'mock/request/',
   // A journaled request described: envelopes opened, packages inspected.
-  ['mock/request-detail/'],
+  'mock/request-detail/',
   // Each side's routes, one family a folder.
-  ['mock/routes/markings/'],
-  ['mock/routes/enrollment/'],
-  ['mock/routes/device/'],
-  ['mock/routes/admin/'],
-  ['mock/routes/console/'],
+  'mock/routes/markings/',
+  'mock/routes/enrollment/',
+  'mock/routes/device/',
+  'mock/routes/admin/',
+  'mock/routes/console/',
   // The route table: every family, each route with who may call it.
-  ['mock/routes/'],
+  'mock/routes/',
   // The server that wires the table, the state and persistence to a port; the recording proxy.
-  ['mock/server/'],
+  'mock/server/',
 
   // ---- The client wing (src/client/).
   // The HTTP client.
-  ['client/api/'],
+  'client/api/',
   // The profile files and their formats.
-  ['client/profiles/'],
+  'client/profiles/',
   // Rendering: tables, JSON and YAML, progress, the terminal.
-  ['client/output/'],
+  'client/output/',
   // The markings client: its interface, its HTTP implementation, its views, the logic commands share.
-  ['client/markings/'],
+  'client/markings/',
   // Contexts and settings.
-  ['client/config/'],
+  'client/config/',
   // The enrollment protocol.
-  ['client/enroll/'],
+  'client/enroll/',
   // Markings files: plan, apply, export.
-  ['client/apply/'],
+  'client/apply/',
   // Device requests with an enrolled profile.
-  ['client/device/'],
+  'client/device/',
   // The use cases both faces call: enroll, apply, export, keys, starting the mock.
-  ['client/usecases/'],
+  'client/usecases/',
   // The conformance check: the service against a fresh embedded mock, or a recording replayed.
-  ['client/conformance/'],
+  'client/conformance/',
   // The library's entry points (`ksctl`, `ksctl/mock`).
-  ['client/lib/'],
+  'client/lib/',
   // What every command uses: the command context, option parsers, help, prompts, completion.
-  ['client/cli/kit/'],
+  'client/cli/kit/',
   // The command definitions (commander) and the actions they load lazily.
-  ['client/cli/commands/'],
+  'client/cli/commands/',
   // The program and the process entry.
-  ['client/cli/'],
+  'client/cli/',
 ];
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
@@ -111,22 +110,31 @@ function sourceFiles(dir: string): string[] {
 /** `a/b.ts`, relative to src/, with forward slashes. */
 const name = (path: string) => relative(SRC, path).split(sep).join('/');
 
-function matches(pattern: string, file: string): boolean {
-  if (pattern.endsWith('/')) return file.startsWith(pattern);
-  const source = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*');
-  return new RegExp(`^${source}$`).test(file);
+/** The layer of the deepest folder of LAYERS that holds the file, or undefined. */
+function layerOf(file: string): number | undefined {
+  let best: number | undefined;
+  LAYERS.forEach((folder, layer) => {
+    if (file.startsWith(folder) && (best === undefined || folder.length > LAYERS[best]!.length))
+      best = layer;
+  });
+  return best;
 }
 
-/** The layer of the longest pattern that matches, or undefined. */
-function layerOf(file: string): number | undefined {
-  let best: { layer: number; length: number } | undefined;
-  LAYERS.forEach((patterns, layer) => {
-    for (const pattern of patterns) {
-      if (matches(pattern, file) && (best === undefined || pattern.length > best.length))
-        best = { layer, length: pattern.length };
-    }
-  });
-  return best?.layer;
+/** The folders of src/ that hold a source file, as LAYERS writes them. */
+function codeFolders(): string[] {
+  return [...new Set(sourceFiles(SRC).map((path) => `${posix.dirname(name(path))}/`))]
+    .filter((folder) => folder !== './')
+    .sort();
+}
+
+/** The folder list of docs/architecture.md: the first word of each line of its "folders" block. */
+function documentedOrder(): string[] {
+  const page = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+  const block = /## The folders, lowest first[\s\S]*?```text\n([\s\S]*?)```/.exec(page)?.[1] ?? '';
+  return block
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((word) => word.endsWith('/'));
 }
 
 /** The src/ files each file imports: static, `export ... from`, type-only and `import()`. */
@@ -228,6 +236,24 @@ describe('the import structure of src/', () => {
   it('every file has a layer', () => {
     const unplaced = [...graph.keys()].filter((file) => layerOf(file) === undefined);
     expect(unplaced, 'add these to LAYERS in test/unit/layers.test.ts').toEqual([]);
+  });
+
+  it('LAYERS names folders only, each once, and every folder that holds code', () => {
+    expect(LAYERS.filter((entry) => !entry.endsWith('/'))).toEqual([]);
+    expect(LAYERS.filter((entry, i) => LAYERS.indexOf(entry) !== i)).toEqual([]);
+    const folders = codeFolders();
+    expect(
+      LAYERS.filter((entry) => !folders.includes(entry)),
+      'no code there',
+    ).toEqual([]);
+    expect(
+      folders.filter((folder) => !LAYERS.includes(folder)),
+      'add these to LAYERS in test/unit/layers.test.ts',
+    ).toEqual([]);
+  });
+
+  it('docs/architecture.md lists the same folders in the same order', () => {
+    expect(documentedOrder()).toEqual(LAYERS);
   });
 
   it('no import goes up a layer', () => {
