@@ -3,6 +3,7 @@
  * --json` prints, fault rules, and the request journal with its request detail. Imported by the
  * mock and by what reads it (`ksctl mock …`, the library's `ksctl/mock`, src/client/output/requests.ts).
  */
+import type { MockDeviceMessage } from '../device/wire.js';
 
 /** What `ksctl mock serve --json` prints and `--ready-file` holds. */
 export interface MockInfo {
@@ -223,7 +224,9 @@ export interface ConsoleSessionAnswer {
 export interface ConsoleKeyspace {
   id: string;
   tenant: string;
+  /** false: registration answers 41707 (enrollment disabled). */
   enrollment: boolean;
+  /** false: registration answers 50302 (no key server for the keyspace). */
   online: boolean;
 }
 
@@ -309,13 +312,7 @@ export interface ConsoleDeviceKey {
 }
 
 /** A message a device logged with `/v2.4/messages`. */
-export interface ConsoleDeviceMessage {
-  /** ISO 8601, when the mock received it. */
-  time: string;
-  deviceId: string;
-  type: string;
-  data: Record<string, unknown>;
-}
+export type ConsoleDeviceMessage = MockDeviceMessage;
 
 /** `GET api/devices/{id}`. */
 export interface ConsoleDeviceDetail {

@@ -16,6 +16,7 @@ import { IdGenerator } from '../kit/ids.js';
 import { Journal } from '../journal/request-journal.js';
 import { MarkingsStore } from './markings/store.js';
 import type { MarkingChanges } from './markings/stored.js';
+import type { ConsoleKeyspace } from '../../common/mock/wire.js';
 
 export interface Principal {
   name: string;
@@ -39,14 +40,7 @@ export interface MockUser {
   email?: string;
 }
 
-export interface MockKeyspace {
-  id: string;
-  tenant: string;
-  /** false: registration answers 41707 (enrollment disabled). */
-  enrollment: boolean;
-  /** false: registration answers 50302 (no key server for the keyspace). */
-  online: boolean;
-}
+export type MockKeyspace = ConsoleKeyspace;
 
 export const DEFAULT_TENANT = 'dev';
 export const DEFAULT_KEYSPACE = 'ABcd';

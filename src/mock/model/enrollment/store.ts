@@ -6,6 +6,7 @@
 import { createHash, createPublicKey, type KeyObject, randomBytes } from 'node:crypto';
 import { encodeSpkiBase64 } from '../../../common/enrollment/crypto.js';
 import { ChangeFeed } from '../../kit/changes.js';
+import type { ConsoleOutboxMessage } from '../../../common/mock/wire.js';
 
 const PORTAL_SECRET_BYTES = 32;
 
@@ -39,14 +40,7 @@ export interface DeviceKeys {
 }
 
 /** A registration code "e-mailed" by the portal (`GET /_mock/outbox`). */
-export interface OutboxMessage {
-  to: string;
-  keyspace: string;
-  /** The STOKEN. */
-  code: string;
-  /** ISO 8601. */
-  time: string;
-}
+export type OutboxMessage = ConsoleOutboxMessage;
 
 /** A device as the durable state journals it: the record and its SEP keys in hex. */
 export interface DeviceEntry {

@@ -6,6 +6,7 @@
  * Answer times are counted in logarithmic bins 10 % wide, so a percentile is right within 5 %.
  */
 import { REQUEST_SIDES, type RequestSide } from '../../../common/mock/wire.js';
+import type { ConsoleSecond } from '../../../common/mock/wire.js';
 
 export const STATS_SECONDS = 600;
 /** The lowest bin holds answers up to this many milliseconds; each next one is 10 % wider. */
@@ -14,20 +15,6 @@ const BIN_RATIO = 1.1;
 /** Enough bins for answers up to about 15 minutes. */
 const BINS = 200;
 const LOG_RATIO = Math.log(BIN_RATIO);
-
-export interface SecondStats {
-  /** Epoch seconds. */
-  t: number;
-  markings: number;
-  enrollment: number;
-  device: number;
-  admin: number;
-  /** Milliseconds; 0 in a second without requests. */
-  p50: number;
-  p95: number;
-  /** Status → how many answers had it. */
-  errors: Record<string, number>;
-}
 
 interface Bucket {
   /** The epoch second it holds, or -1. */
@@ -73,9 +60,9 @@ export class RequestStats {
   }
 
   /** Every second of the last ten minutes after `since` (epoch seconds), oldest first. */
-  seconds(since = 0): SecondStats[] {
+  seconds(since = 0): ConsoleSecond[] {
     const current = Math.floor(this.now() / 1000);
-    const out: SecondStats[] = [];
+    const out: ConsoleSecond[] = [];
     for (let t = Math.max(current - STATS_SECONDS + 1, since + 1); t <= current; t++) {
       const index = t % STATS_SECONDS;
       const bucket = this.buckets[index]!;
