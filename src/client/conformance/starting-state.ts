@@ -50,10 +50,6 @@ export const STAND_INS_MAX = 250_000;
  * make up the count, so listings and counts replay alike. Markings the recording created are left
  * out: the replay creates them.
  */
-export function seedFromRecording(exchanges: readonly JournalEntryWithBodies[]): Seed {
-  return startingState(exchanges).seed;
-}
-
 export function startingState(exchanges: readonly JournalEntryWithBodies[]): StartingState {
   const starts = new Map<string, Start>();
   const byId = new Map<string, Start>();
