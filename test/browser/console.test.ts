@@ -359,6 +359,10 @@ describe('the pages', () => {
     const missing = await ksctl(['keys', 'fetch', 'ABcdnone0000', '--profile', 'qa-fetch']);
     expect(missing.code).not.toBe(0);
     await go(page, '#/requests?status=4xx', 'Requests');
+    // The page was already on the Requests list: it reloads it for the filter, and a row clicked
+    // as the reloaded rows replace it gets no click. Wait until every row shown is a 4xx one.
+    await page.waitForFunction(`[...document.querySelectorAll('.requests-table tbody tr')].every(
+      (row) => [...row.querySelectorAll('td.status .badge')].some((b) => /^4/.test(b.textContent)))`);
     const row = page.getByRole('row').filter({ hasText: 'keys/fetch' }).first();
     await row.waitFor();
     expect(await row.locator('td.status .badge').allTextContents(), missing.stderr).toEqual([
