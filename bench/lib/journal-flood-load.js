@@ -1,11 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { probeSummary } from './measure.js';
 
 /**
  * Load for bench/groups/journal-flood.js (issue 34), run as its own process against a mock.
- * Times GET /_mock/health one after the other on a connection of its own, in two phases: while
+ * Times GET /_mock/health one after the other on a connection of its own, from a thread of its
+ * own (health-probe-thread.js, so what this thread does with its answers is not counted against
+ * the mock), in two phases: while
  * `--connections` clients send `--requests` requests of `--body-kib` KiB to the markings API (the
  * bodies the journal keeps the first 64 KiB of), then while they go on and a reader walks the
  * whole journal page by page, with bodies and without, `--reads` times.
@@ -54,19 +57,18 @@ function send(agent, method, path, body, headers = {}) {
   });
 }
 
-const healthAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-let phase = 'flood';
-const times = { flood: [], reads: [] };
+/** The health checks' phase (0: the flood, 1: the journal reads) and whether to stop, shared. */
+const phase = new Int32Array(new SharedArrayBuffer(4));
+const stop = new Int32Array(new SharedArrayBuffer(4));
 let stopped = false;
-
-async function probeHealth() {
-  while (!stopped) {
-    const start = performance.now();
-    const answer = await send(healthAgent, 'GET', '/_mock/health');
-    if (answer.status !== 200) throw new Error(`health answered ${answer.status}`);
-    times[phase].push(performance.now() - start);
-  }
-}
+const prober = new Worker(new URL('./health-probe-thread.js', import.meta.url), {
+  workerData: { url: values.url, phase, stop },
+});
+const probed = new Promise((resolve, reject) => {
+  prober.once('message', resolve);
+  prober.once('error', reject);
+  prober.once('exit', (code) => reject(new Error(`the health checks' thread ended (${code})`)));
+});
 
 async function rss() {
   if (values.pid === undefined) return 0;
@@ -149,26 +151,25 @@ async function readJournal() {
   agent.destroy();
 }
 
-const health = probeHealth();
 if (values.idle) {
   await new Promise((resolve) => setTimeout(resolve, 5_000));
-  phase = 'reads';
+  Atomics.store(phase, 0, 1);
   await new Promise((resolve) => setTimeout(resolve, 5_000));
 } else {
   const connections = Number(values.connections);
   const flooding = Array.from({ length: connections }, (_, i) => flood(i));
   // The reads start once half the requests are in, the journal full of large bodies by then.
   while (sent < total / 2) await new Promise((resolve) => setTimeout(resolve, 50));
-  phase = 'reads';
+  Atomics.store(phase, 0, 1);
   await readJournal();
-  phase = 'flood';
+  Atomics.store(phase, 0, 0);
   await Promise.all(flooding);
 }
 stopped = true;
-await health;
+Atomics.store(stop, 0, 1);
+const times = await probed;
 clearInterval(rssTimer);
 const end = await rss();
-healthAgent.destroy();
 
 const summary = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
