@@ -196,6 +196,8 @@ function jsonValueEnd(text: string, start: number): number {
 
 /** What a JSON string token says (its escapes read); the raw text when it is cut or odd. */
 function jsonStringText(token: string): string {
+  // Without an escape, the characters between the quotes are what it says (most member names).
+  if (token.length >= 2 && token.endsWith('"') && !token.includes('\\')) return token.slice(1, -1);
   try {
     const value: unknown = JSON.parse(token);
     if (typeof value === 'string') return value;

@@ -129,9 +129,11 @@ export class JournalSecrets {
     let out = '';
     let at = 0;
     if (this.byAnchor.size > 0 && bytes.length >= ANCHOR) {
+      const seen = this.seen;
       let hash = anchorHash(bytes, 0);
       for (let i = 0; ;) {
-        const found = this.byAnchor.get(hash) && this.longestAt(bytes, i, hash);
+        // Most windows end here, at one look into the table: the map only for a hash it counts.
+        const found = seen[hash & SEEN_MASK] !== 0 && this.longestAt(bytes, i, hash);
         if (found) {
           out += bytes.slice(at, i) + REDACTED_TEXT;
           i += found;
