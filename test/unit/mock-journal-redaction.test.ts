@@ -5,6 +5,8 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { setImmediate as turn } from 'node:timers/promises';
+import type { RecordedRequest } from '../../src/mock/journal/entry.js';
 import { Journal, JOURNAL_BODY_KEPT_BYTES } from '../../src/mock/journal/request-journal.js';
 import { JournalSecrets } from '../../src/mock/journal/redaction.js';
 
@@ -79,5 +81,80 @@ describe('the journal records redacted', () => {
         `[redacted]${'b'.repeat(1000)}`.slice(0, JOURNAL_BODY_KEPT_BYTES - at),
       );
     }
+  });
+
+  /** A markings update of `kib` KiB whose body and answer both hold the secret. */
+  const exchange = (secret: string, kib: number): RecordedRequest => {
+    const body = Buffer.from(
+      JSON.stringify({ name: 'm', note: secret, pad: 'v'.repeat(kib * 1024) }),
+      'utf8',
+    );
+    return {
+      time: '2026-12-07T00:00:00.000Z',
+      method: 'PUT',
+      path: '/v2/dev/markings/1',
+      status: 200,
+      cid: 'c',
+      durationMs: 1,
+      requestBytes: body.length,
+      responseBytes: body.length,
+      requestHeaders: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      responseHeaders: { 'content-type': 'application/json' },
+      requestBody: body,
+      responseBody: [body],
+    };
+  };
+
+  it('redacts after the answer, in turns of its own, and at once what is read first', async () => {
+    const journal = new Journal();
+    const secret = secretText();
+    journal.secrets.add(secret);
+    const scrub = journal.secrets.scrub.bind(journal.secrets);
+    let scrubbed = 0;
+    journal.secrets.scrub = (bytes) => {
+      scrubbed++;
+      return scrub(bytes);
+    };
+    // Recording takes copies only: none of the redaction runs in the turn that answered.
+    const ids = Array.from({ length: 20 }, () => journal.record(exchange(secret, 100)).id);
+    expect(scrubbed).toBe(0);
+    // Read first, the last one is redacted then, its neighbours still wait.
+    const last = journal.get(ids.at(-1)!)!;
+    expect(JSON.stringify(last)).not.toContain(secret);
+    expect(last.request.headers.authorization).toBe('Bearer [redacted]');
+    expect(last.request.body).toContain('"note":"[redacted]"');
+    // One exchange's headers and bodies: the others were not touched.
+    const each = scrubbed;
+    expect(each).toBeGreaterThan(0);
+    // The rest is redacted in the turns that follow, without anything reading it.
+    for (let i = 0; i < 100 && scrubbed < 20 * each; i++) await turn();
+    expect(scrubbed).toBe(20 * each);
+    const { requests } = journal.list({ bodies: true });
+    expect(requests).toHaveLength(20);
+    expect(JSON.stringify(requests)).not.toContain(secret);
+    // Nothing was redacted twice.
+    expect(scrubbed).toBe(20 * each);
+  });
+
+  it('hides a secret the mock learns after recording but before the redaction', () => {
+    const journal = new Journal();
+    const secret = secretText();
+    const id = journal.record(exchange(secret, 1)).id;
+    journal.secrets.add(secret);
+    expect(JSON.stringify(journal.get(id))).not.toContain(secret);
+  });
+
+  it('forgets what waits when cleared, and goes on redacting what comes after', async () => {
+    const journal = new Journal();
+    const secret = secretText();
+    journal.secrets.add(secret);
+    for (let i = 0; i < 10; i++) journal.record(exchange(secret, 100));
+    journal.clear();
+    expect(journal.list({ bodies: true }).requests).toEqual([]);
+    const id = journal.record(exchange(secret, 100)).id;
+    await turn();
+    const kept = journal.get(id)!;
+    expect(kept.request.body).toContain('"note":"[redacted]"');
+    expect(kept.response.body).toContain('"note":"[redacted]"');
   });
 });

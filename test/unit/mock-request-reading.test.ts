@@ -5,7 +5,7 @@
  * gives, whatever a client sends.
  */
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/mock/journal/request-journal.js';
+import { isoTime } from '../../src/mock/journal/entry.js';
 import { requestTarget, writableHeaders } from '../../src/mock/request/request.js';
 import { prng } from '../helpers/random.js';
 

@@ -184,21 +184,47 @@ export interface RedactedMessage {
   withheld?: string;
 }
 
+/** What a header says, its repeated values joined. */
 function headerText(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+function isIdentity(headers: IncomingHttpHeaders | Record<string, string>): boolean {
+  const coding = headerText(headers['content-encoding'])?.trim().toLowerCase() ?? '';
+  return coding === '' || coding === 'identity';
+}
+
+function contentType(headers: IncomingHttpHeaders | Record<string, string>): string {
+  return headerText(headers['content-type'])?.toLowerCase() ?? '';
+}
+
 /**
- * Headers and body (as bytes in a Latin-1 string: the first bytes the journal keeps, plus enough
- * more that a secret cut at the end is still found; `cut` is where to cut after redaction)
- * redacted: the journal's one way in. `whole` is the body as received, for the digest of a body
- * that is withheld.
+ * Whether a body with these headers may have to be withheld (compressed, or multipart whose parts
+ * may not be found): its digest must then be taken from the whole body as it came.
+ */
+export function mayWithhold(headers: IncomingHttpHeaders | Record<string, string>): boolean {
+  return !isIdentity(headers) || contentType(headers).startsWith('multipart/');
+}
+
+/** `sha256:<hex>` of the chunks, as a withheld body is shown. */
+export function bodyDigest(chunks: readonly (Uint8Array | string)[]): string {
+  const hash = createHash('sha256');
+  for (const chunk of chunks)
+    hash.update(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/**
+ * Headers and body redacted: the journal's one way in. The body is given as bytes in a Latin-1
+ * string (the first bytes the journal keeps, plus enough more that a secret cut at the end is
+ * still found; `cut` is where to cut after redaction), with `digest` (bodyDigest of the whole
+ * body as it came) when `mayWithhold(headers)`.
  */
 export function redactMessage(
   secrets: JournalSecrets,
   headers: IncomingHttpHeaders | Record<string, string>,
-  body: { bytes: string; cut: number; whole: () => Uint8Array } | undefined,
+  body: { bytes: string; cut: number; digest: string | undefined } | undefined,
 ): RedactedMessage {
   const shown = redactHeaders(headers);
   for (const name of Object.keys(shown)) {
@@ -206,14 +232,9 @@ export function redactMessage(
     shown[name] = secrets.scrub(shown[name]!);
   }
   if (body === undefined) return { headers: shown, body: undefined };
-  const type = headerText(headers['content-type'])?.toLowerCase() ?? '';
-  const coding = headerText(headers['content-encoding'])?.trim().toLowerCase() ?? '';
-  const byName =
-    coding === '' || coding === 'identity' ? redactByName(body.bytes, type) : undefined;
-  if (byName === undefined) {
-    const digest = createHash('sha256').update(body.whole()).digest('hex');
-    return { headers: shown, body: undefined, withheld: `sha256:${digest}` };
-  }
+  const byName = isIdentity(headers) ? redactByName(body.bytes, contentType(headers)) : undefined;
+  // Only what mayWithhold names comes here; without its digest, nothing of the body is shown.
+  if (byName === undefined) return { headers: shown, body: undefined, withheld: body.digest };
   const scrubbed = secrets.scrub(byName);
   // A secret replaced before the cut may leave the text shorter than the cut: nothing to cut.
   return { headers: shown, body: scrubbed.length > body.cut ? cut(scrubbed, body.cut) : scrubbed };

@@ -9,14 +9,20 @@
  * body's full size. Those count towards a byte bound of their own (JOURNAL_BODIES_MAX_BYTES): the
  * oldest entries' messages are let go first, their summaries stay.
  *
- * Recording redacts (redaction.ts, the journal's one redaction): nothing the
- * journal keeps holds a secret, whoever reads it. Only device requests and registrations keep
- * their bodies as they came too (sealed envelopes and packages, which hold no secret in clear),
- * for request-detail.ts to open with the mock's keys (`sealed()`); nothing it gives is sent as is.
+ * Nothing read from the journal holds a secret, whoever reads it: each message is redacted
+ * (redaction.ts, the journal's one redaction) before anything of it is given out. Recording takes
+ * a copy of what will be kept (unredacted.ts: headers and at most 64 KiB of each body, with a
+ * little more to find a secret the cut splits, each a Latin-1 string of its own so nothing holds
+ * a large body alive) and queues it; the redaction runs in slices beside the other clients' work
+ * (kit/pacing.ts), at most 64 entries and 4 MiB behind (past that, recording redacts the oldest
+ * at once), and whatever reads an entry's messages redacts them first if they still wait. Only
+ * device requests and registrations keep their bodies as they came too (sealed envelopes and
+ * packages, which hold no secret in clear), for request-detail.ts to open with the mock's keys
+ * (`sealed()`); nothing it gives is sent as is.
  *
- * Cost: recording copies at most 64 KiB (and a little more to find a secret the cut splits) of
- * each body into a Latin-1 string of its own (so a kept slice never holds a large body alive),
- * redacts it in two passes over those bytes, and keeps the redacted headers.
+ * Cost: recording a large exchange takes copies of its two bodies' first bytes; redacting them is
+ * a millisecond or two (two passes over each), which eight answers ending in one turn of the
+ * event loop made tens of milliseconds that health checks waited for (issue 34).
  *
  * - `record(request)`: what server.ts hands over after each answer.
  * - `get(id)`: the entry with its messages, or undefined.
@@ -31,20 +37,20 @@
  * The filter of `list` is filter.ts; how the messages are given out, redacted,
  * messages.ts.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import { isSecretKey, REDACTED_TEXT } from '../../common/http/redact.js';
-import { JournalSecrets, type RedactedMessage, redactMessage } from './redaction.js';
+import { JournalSecrets } from './redaction.js';
+import { firstBytes, type KeptMessage, redact, take, type TakenMessage } from './unredacted.js';
 import {
   type JournalEntry,
   type JournalEntryWithBodies,
   type RequestJournal,
-  type RequestSide,
 } from '../../common/mock/wire.js';
-import { parseCid } from '../../common/device/cid.js';
+import { entryOf, entrySize, type RecordedRequest } from './entry.js';
+
+export type { RecordedRequest };
 import { BoundedLog } from '../kit/bounded-log.js';
 import { type JournalFilter, matches } from './filter.js';
 import { message } from './messages.js';
-import type { Pacer } from '../kit/pacing.js';
+import { Pacer } from '../kit/pacing.js';
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Bytes of the entries themselves (their summaries). */
@@ -62,102 +68,16 @@ export const JOURNAL_LIST_PAGE_ENTRIES = 1000;
  * whatever its size): what the mock holds for one reader, and makes in slices.
  */
 export const JOURNAL_PAGE_BYTES = 4 * 1024 * 1024;
-/** Bytes read past the cut so that a secret the cut splits is still found and replaced. */
-const SECRET_LOOKAHEAD_BYTES = 4 * 1024;
-const PATH_MAX_CHARS = 512;
-const CID_MAX_CHARS = 128;
-const METHOD_MAX_CHARS = 32;
-const TIME_MAX_CHARS = 32;
-/** Numbers, member names and punctuation of one entry in JSON, roughly. */
-const ENTRY_OVERHEAD_BYTES = 160;
+/**
+ * Entries whose messages wait for their redaction at most, and their bytes (part of the journal's
+ * bound): past either, recording redacts the oldest at once (the slices have fallen behind).
+ */
+const WAITING_MAX_ENTRIES = 64;
+/** The redaction's slices: background work, never grown to the others' share of a turn. */
+const REDACTION_SLICE_MS = 8;
+export const JOURNAL_WAITING_MAX_BYTES = 4 * 1024 * 1024;
 /** Member names, punctuation and object headers of one entry's messages, roughly. */
 const MESSAGES_OVERHEAD_BYTES = 256;
-
-/**
- * `new Date(ms).toISOString()`, its date and time of day made once a second: formatting a date
- * cost more than the rest of a journal entry, and the mock answers hundreds of requests a second.
- */
-let isoSecond = Number.NaN;
-let isoPrefix = '';
-export function isoTime(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  if (second !== isoSecond) {
-    isoSecond = second;
-    // `2026-11-28T14:55:34.` of `2026-11-28T14:55:34.123Z`.
-    isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
-  }
-  const milli = ms - second * 1000;
-  return `${isoPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-}
-
-/** `?a=1&token=…` as `?a=1&token=[redacted]`; the empty string without parameters. */
-export function redactQuery(params: URLSearchParams): string {
-  const parts: string[] = [];
-  for (const [name, value] of params) {
-    // The same names the client's --debug trace hides (one list, src/common/http/redact.ts).
-    const shown = isSecretKey(name) ? REDACTED_TEXT : value;
-    parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(shown)}`);
-  }
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
-}
-
-/**
- * The text, at most `max` characters, as a string of its own. A slice of a long string keeps the
- * whole parent alive (V8 shares its characters), so the journal's byte bound would count the
- * slice while the parent's megabytes stay held; a copy through UTF-16 bytes owns only its own.
- */
-function cut(text: string, max: number): string {
-  const kept = text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-  return Buffer.from(kept, 'utf16le').toString('utf16le');
-}
-
-function entrySize(entry: JournalEntry): number {
-  // A UTF-16 unit is at most 3 bytes of UTF-8.
-  const chars =
-    entry.time.length +
-    entry.method.length +
-    entry.path.length +
-    entry.cid.length +
-    (entry.device?.length ?? 0);
-  return ENTRY_OVERHEAD_BYTES + chars * 3;
-}
-
-/** The side of the service a path belongs to. */
-export function requestSide(path: string): RequestSide {
-  if (path.startsWith('/_mock/') || path === '/_mock') return 'admin';
-  // The portal and the key server key, under `{enrollment_url}` (routes/enrollment/portal.ts).
-  if (path.startsWith('/enrollment/')) return 'enrollment';
-  if (/^\/v2\.\d+\/(?:register|kns)\//.test(path)) return 'enrollment';
-  if (/^\/v2\.\d+\//.test(path)) return 'device';
-  return 'markings';
-}
-
-/** A device request's `"cid": "CID|<device>|…"`, found in the body's first bytes without parsing. */
-const BODY_CID = /"cid"\s*:\s*"(CID\|[^"]{1,600})"/;
-
-/** The device a device request names in its cid: the header's, else the body's. */
-function deviceOf(cid: string, body: Uint8Array | undefined): string | undefined {
-  const fromHeader = parseCid(cid)?.deviceId;
-  if (fromHeader !== undefined || body === undefined) return fromHeader;
-  const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.length, 1024));
-  const quoted = BODY_CID.exec(head.toString('latin1'))?.[1];
-  return quoted === undefined ? undefined : parseCid(quoted)?.deviceId;
-}
-
-/**
- * What server.ts hands over once a request is answered: an entry's summary (the journal gives it
- * its id, side and device) and the messages themselves.
- */
-export interface RecordedRequest extends Omit<JournalEntry, 'id' | 'side' | 'device'> {
-  /** As received; redacted when read. */
-  requestHeaders: IncomingHttpHeaders;
-  /** As sent. */
-  responseHeaders: Record<string, string>;
-  /** The whole body as read, when the mock read it. */
-  requestBody?: Uint8Array;
-  /** The answer's body as written, in its chunks; a string is bytes as Latin-1 text. */
-  responseBody: readonly (Uint8Array | string)[];
-}
 
 /** An entry's messages as kept: redacted, bodies as Latin-1 strings of at most 64 KiB. */
 interface KeptMessages {
@@ -167,16 +87,21 @@ interface KeptMessages {
   sealed: SealedBodies | undefined;
 }
 
-interface KeptMessage extends RedactedMessage {
-  /** More than the kept bytes came. */
-  truncated: boolean;
-}
-
 interface Stored {
   entry: JournalEntry;
-  /** Undefined once let go for the byte bound. */
+  /** Undefined while the messages wait for their redaction, and once let go for the byte bound. */
   kept: KeptMessages | undefined;
+  /** The messages as they came, until they are redacted (unredacted.ts): never given out. */
+  taken: TakenMessages | undefined;
   /** The kept messages' bytes, as the bound counts them. */
+  size: number;
+}
+
+interface TakenMessages {
+  request: TakenMessage;
+  response: TakenMessage;
+  sealed: SealedBodies | undefined;
+  /** Their bytes, as the bound of what waits counts them. */
   size: number;
 }
 
@@ -222,33 +147,6 @@ export interface JournalBounds {
   bodiesMaxBytes?: number;
 }
 
-/**
- * The first `max` bytes of the chunks as a Latin-1 string (one character a byte): a copy of its
- * own, made on the JavaScript heap, which costs less than a buffer of its own for each request.
- * A chunk that is already bytes as Latin-1 text is kept as it is when whole (it holds nothing
- * but itself), copied when cut (a slice would hold the whole).
- */
-function firstBytes(chunks: readonly (Uint8Array | string)[], max: number): string {
-  let out = '';
-  let left = max;
-  for (const chunk of chunks) {
-    if (left <= 0) break;
-    const take = Math.min(chunk.length, left);
-    if (typeof chunk === 'string') {
-      out +=
-        take === chunk.length
-          ? chunk
-          : Buffer.from(chunk.slice(0, take), 'latin1').toString('latin1');
-    } else {
-      const buffer =
-        chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-      out += buffer.toString('latin1', 0, take);
-    }
-    left -= take;
-  }
-  return out;
-}
-
 function headersSize(headers: Record<string, string>): number {
   let size = 0;
   for (const name in headers) size += name.length + headers[name]!.length;
@@ -267,19 +165,6 @@ function keptSize(kept: KeptMessages): number {
   );
 }
 
-/** The chunks' total size. */
-function chunksSize(chunks: readonly (Uint8Array | string)[]): number {
-  let size = 0;
-  for (const chunk of chunks) size += chunk.length;
-  return size;
-}
-
-function wholeOf(chunks: readonly (Uint8Array | string)[]): Uint8Array {
-  return Buffer.concat(
-    chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk)),
-  );
-}
-
 export class Journal {
   private nextId = 1;
   private readonly log = new BoundedLog<Stored>(JOURNAL_MAX_ENTRIES, JOURNAL_MAX_BYTES);
@@ -287,6 +172,11 @@ export class Journal {
   private readonly messages: BoundedLog<Stored>;
   private readonly listeners = new Set<JournalListener>();
   private readonly bodyKeptBytes: number;
+  /** Entries whose messages wait for their redaction, oldest first, from `waitingFirst`. */
+  private waiting: Stored[] = [];
+  private waitingFirst = 0;
+  private waitingBytes = 0;
+  private draining = false;
 
   /** The mock's secrets, told to the journal as they come to be; scrubbed from all it keeps. */
   readonly secrets = new JournalSecrets();
@@ -302,26 +192,11 @@ export class Journal {
   }
 
   record(request: RecordedRequest): JournalEntry {
-    const side = requestSide(request.path);
-    const device = side === 'device' ? deviceOf(request.cid, request.requestBody) : undefined;
-    const entry: JournalEntry = {
-      id: this.nextId++,
-      time: cut(request.time, TIME_MAX_CHARS),
-      method: cut(request.method, METHOD_MAX_CHARS),
-      path: cut(request.path, PATH_MAX_CHARS),
-      status: request.status,
-      cid: cut(request.cid, CID_MAX_CHARS),
-      durationMs: request.durationMs,
-      requestBytes: request.requestBytes,
-      responseBytes: request.responseBytes,
-      side,
-      ...(device === undefined ? {} : { device: cut(device, CID_MAX_CHARS) }),
-      ...(request.deviceCode === undefined ? {} : { deviceCode: request.deviceCode }),
-    };
+    const entry = entryOf(request, this.nextId++);
     const requestChunks = request.requestBody === undefined ? undefined : [request.requestBody];
-    const kept: KeptMessages = {
-      request: this.keep(request.requestHeaders, requestChunks),
-      response: this.keep(request.responseHeaders, request.responseBody),
+    const taken: TakenMessages = {
+      request: take(request.requestHeaders, requestChunks, this.bodyKeptBytes),
+      response: take(request.responseHeaders, request.responseBody, this.bodyKeptBytes),
       sealed: SEALED_PATH.test(entry.path)
         ? {
             requestBody:
@@ -333,10 +208,12 @@ export class Journal {
             ),
           }
         : undefined,
+      size: 0,
     };
-    const stored: Stored = { entry, kept, size: keptSize(kept) };
+    taken.size = (taken.request.bytes?.length ?? 0) + (taken.response.bytes?.length ?? 0);
+    const stored: Stored = { entry, kept: undefined, taken, size: 0 };
     this.log.add(stored, entrySize(entry));
-    this.messages.add(stored, stored.size);
+    this.wait(stored);
     for (const listener of this.listeners) {
       try {
         listener(entry);
@@ -355,6 +232,8 @@ export class Journal {
   list(filter: JournalFilter & { bodies: true }): RequestJournalWithBodies;
   list(filter?: JournalFilter): RequestJournal;
   list(filter: JournalFilter = {}): RequestJournal {
+    // All at once, oldest first, so the bound lets the same messages go as if none had waited.
+    if (filter.bodies) this.settleWaiting(Infinity);
     const found: Stored[] = [];
     const limit = filter.limit ?? Infinity;
     // From the newest back, so a limit stops early; `after` pages forward from the oldest.
@@ -391,6 +270,13 @@ export class Journal {
       filter.limit ?? (filter.bodies ? JOURNAL_PAGE_ENTRIES : JOURNAL_LIST_PAGE_ENTRIES),
       JOURNAL_MAX_ENTRIES,
     );
+    if (filter.bodies) {
+      // What waits now, oldest first, in slices (what comes meanwhile is redacted when read).
+      for (let left = this.waiting.length - this.waitingFirst; left > 0; left--) {
+        this.settleWaiting(1);
+        if (pacer.used()) await pacer.pause();
+      }
+    }
     const forward = filter.after !== undefined && !filter.newestFirst;
     const entries: string[] = [];
     let bytes = 0;
@@ -436,7 +322,9 @@ export class Journal {
    * for request-detail.ts to open with the mock's keys. Never to be sent or shown as they are.
    */
   sealed(id: number): SealedBodies | undefined {
-    return this.find(id)?.kept?.sealed;
+    const stored = this.find(id);
+    if (stored !== undefined) this.settle(stored);
+    return stored?.kept?.sealed;
   }
 
   subscribe(listener: JournalListener): () => void {
@@ -446,27 +334,86 @@ export class Journal {
 
   /** Forgets every entry; ids go on from where they were. */
   clear(): void {
+    for (let i = this.waitingFirst; i < this.waiting.length; i++)
+      this.waiting[i]!.taken = undefined;
+    this.waiting = [];
+    this.waitingFirst = 0;
+    this.waitingBytes = 0;
     this.log.clear();
     this.messages.clear();
   }
 
-  /** A message redacted, its body cut to what is kept (`undefined`: the mock read no body). */
-  private keep(
-    headers: IncomingHttpHeaders | Record<string, string>,
-    chunks: readonly (Uint8Array | string)[] | undefined,
-  ): KeptMessage {
-    if (chunks === undefined) {
-      return { ...redactMessage(this.secrets, headers, undefined), truncated: false };
+  /**
+   * Queues the entry's messages for their redaction in slices, beside the other clients' work;
+   * past the queue's bounds, the oldest are redacted at once.
+   */
+  private wait(stored: Stored): void {
+    this.waiting.push(stored);
+    this.waitingBytes += stored.taken!.size;
+    while (
+      this.waiting.length - this.waitingFirst > WAITING_MAX_ENTRIES ||
+      this.waitingBytes > JOURNAL_WAITING_MAX_BYTES
+    ) {
+      this.settleWaiting(1);
     }
-    const redacted = redactMessage(this.secrets, headers, {
-      bytes: firstBytes(chunks, this.bodyKeptBytes + SECRET_LOOKAHEAD_BYTES),
-      cut: this.bodyKeptBytes,
-      whole: () => wholeOf(chunks),
-    });
-    return { ...redacted, truncated: chunksSize(chunks) > this.bodyKeptBytes };
+    if (this.draining) return;
+    this.draining = true;
+    void this.drain();
+  }
+
+  /** Redacts what waits, a slice a turn, oldest first, until nothing waits. */
+  private async drain(): Promise<void> {
+    const pacer = new Pacer(REDACTION_SLICE_MS, REDACTION_SLICE_MS);
+    try {
+      while (this.waitingFirst < this.waiting.length) {
+        await pacer.pause();
+        while (this.waitingFirst < this.waiting.length && !pacer.used()) {
+          this.settleWaiting(1);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Redacts the messages of the `count` oldest entries that wait (fewer when fewer wait). */
+  private settleWaiting(count: number): void {
+    for (let i = 0; i < count && this.waitingFirst < this.waiting.length; i++) {
+      this.settle(this.waiting[this.waitingFirst++]!);
+    }
+    if (this.waitingFirst > 1024 && this.waitingFirst * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.waitingFirst);
+      this.waitingFirst = 0;
+    }
+  }
+
+  /**
+   * The entry's messages redacted and kept, if they still wait: whatever reads them calls this
+   * first, so nothing read from the journal holds a secret.
+   */
+  private settle(stored: Stored): void {
+    const taken = stored.taken;
+    if (taken === undefined) return;
+    stored.taken = undefined;
+    this.waitingBytes -= taken.size;
+    let kept: KeptMessages;
+    try {
+      kept = {
+        request: redact(this.secrets, taken.request, this.bodyKeptBytes),
+        response: redact(this.secrets, taken.response, this.bodyKeptBytes),
+        sealed: taken.sealed,
+      };
+    } catch {
+      // Messages that could not be redacted are not kept: the entry says they were let go.
+      return;
+    }
+    stored.kept = kept;
+    stored.size = keptSize(kept);
+    this.messages.add(stored, stored.size);
   }
 
   private withMessages(stored: Stored): JournalEntryWithBodies {
+    this.settle(stored);
     const { entry, kept } = stored;
     return {
       ...entry,

@@ -35,7 +35,8 @@ import { createInterface } from 'node:readline';
 import { MarkingsErrorCode } from '../../common/markings/wire.js';
 import { ConsoleSignIn, isConsolePath, signInLink } from '../model/console/sign-in.js';
 import type { DeviceKeyring } from '../request-detail/device.js';
-import { isoTime, Journal, redactQuery } from '../journal/request-journal.js';
+import { isoTime, redactQuery } from '../journal/entry.js';
+import { Journal } from '../journal/request-journal.js';
 import { errorBody, header, RecorderEndpoints } from './recorder-endpoints.js';
 import type { JournalEntry, Recording } from '../../common/mock/wire.js';
 

@@ -22,7 +22,7 @@ import {
   mockRequest,
   requestTarget,
 } from '../request/request.js';
-import { isoTime, redactQuery } from '../journal/request-journal.js';
+import { isoTime, redactQuery } from '../journal/entry.js';
 import { mockRouteTable, mockRoutes } from '../routes/table.js';
 import type { Access, Route, RouteTable } from '../request/route.js';
 import { DurableState } from '../model/durable-state.js';
