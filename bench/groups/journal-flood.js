@@ -1,3 +1,5 @@
+import { liveMemory } from '../lib/heap-report.js';
+
 const LOAD = new URL('../lib/journal-flood-load.js', import.meta.url).pathname;
 const CONNECTIONS = 8;
 const BODY_KIB = 200;
@@ -7,8 +9,11 @@ const BODY_KIB = 200;
  * bodies several times over before the reads start.
  */
 const REQUESTS = floodRequests(process.env.KSCTL_BENCH_FLOOD_REQUESTS);
-/** The journal's stated bound (src/mock/journal/request-journal.ts): entries and kept messages, MiB. */
-const JOURNAL_BOUND_MIB = 4 + 16;
+/**
+ * The journal's stated bound (src/mock/journal/request-journal.ts): entries, kept messages and
+ * messages waiting for their redaction, MiB.
+ */
+const JOURNAL_BOUND_MIB = 4 + 16 + 4;
 
 function floodRequests(given) {
   if (given === undefined || given === '') return 2_000;
@@ -31,17 +36,22 @@ function load(label, mock, idle, notes) {
     const phase = (name, p) =>
       `${name}: health median ${p.medianMs} ms, p99 ${p.p99Ms} ms, max ${p.maxMs} ms (${p.probes} checks)`;
     const over = r.rssMiB.peak - mock.idleRssMiB;
+    const live = r.live.heapMiB + r.live.arrayBuffersMiB;
+    const startLive = mock.startLive.heapMiB + mock.startLive.arrayBuffersMiB;
+    const liveNote =
+      `live after full collections ${r.live.heapMiB} MiB of heap and ${r.live.arrayBuffersMiB} MiB of buffers, ` +
+      `${Math.round((live - startLive) * 10) / 10} MiB over the mock's ${Math.round(startLive * 10) / 10} MiB at its start (the journal's bound: ${JOURNAL_BOUND_MIB} MiB)`;
     notes.push(
       `${label} (${run}): ${phase('during the flood', r.flood)}; ${phase('during the journal reads', r.reads)}` +
         (idle
-          ? `; mock RSS ${r.rssMiB.end} MiB`
+          ? `; mock RSS ${r.rssMiB.end} MiB; ${liveNote}`
           : `; ${r.requests} requests (${Object.entries(r.statuses)
               .map(([status, n]) => `${n}× ${status}`)
               .join(
                 ', ',
               )}), ${r.pages} pages with bodies and ${r.plainPages} without (${r.journalMiB} MiB) of the journal read; ` +
             `mock RSS at the start ${r.rssMiB.start} MiB, peak ${r.rssMiB.peak} MiB, at the end ${r.rssMiB.end} MiB: ` +
-            `${over} MiB over the idle mock's ${mock.idleRssMiB} MiB (the journal's bound: ${JOURNAL_BOUND_MIB} MiB)`),
+            `${over} MiB over the idle mock's ${mock.idleRssMiB} MiB; ${liveNote}`),
     );
   };
   return {
@@ -105,6 +115,8 @@ export default {
     // Both mocks as started; the idle one is read again after its runs (health checks alone).
     flooded.idleRssMiB = await rssMiB(flooded.pid);
     idle.idleRssMiB = flooded.idleRssMiB;
+    flooded.startLive = await liveMemory(flooded.pid);
+    idle.startLive = await liveMemory(idle.pid);
     const notes = [
       `A: ${CONNECTIONS} connections each create a marking of ${BODY_KIB} KiB of values, then update it with that body, ${REQUESTS.toLocaleString('en')} requests in all (KSCTL_BENCH_FLOOD_REQUESTS); ` +
         'from half-way a reader walks GET /_mock/requests page by page, with bodies and without, twice; B: health checks alone, on a mock of its own',

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { liveMemory } from './heap-report.js';
 import { probeSummary } from './measure.js';
 
 /**
@@ -19,8 +20,9 @@ import { probeSummary } from './measure.js';
  * so the mock's state stays the same size however many requests are sent.
  *
  * With `--idle`, the same health checks on a mock nobody else calls. Reads the mock's resident
- * memory (`--pid`) every 100 ms. Prints `{ flood, reads, requests, statuses, pages, plainPages,
- * journalMiB, rssMiB: { start, peak, end } }`, each phase as `{ probes, medianMs, p95Ms, p99Ms,
+ * memory (`--pid`) every 100 ms, and at the end what it holds live (heap-report.js). Prints
+ * `{ flood, reads, requests, statuses, pages, plainPages, journalMiB, rssMiB: { start, peak, end },
+ * live: { heapMiB, arrayBuffersMiB } }`, each phase as `{ probes, medianMs, p95Ms, p99Ms,
  * maxMs }`.
  */
 const { values } = parseArgs({
@@ -170,6 +172,7 @@ Atomics.store(stop, 0, 1);
 const times = await probed;
 clearInterval(rssTimer);
 const end = await rss();
+const live = values.pid === undefined ? undefined : await liveMemory(Number(values.pid));
 
 const summary = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
@@ -190,5 +193,6 @@ process.stdout.write(
       peak: Math.round(Math.max(peakRss, end)),
       end: Math.round(end),
     },
+    live,
   })}\n`,
 );

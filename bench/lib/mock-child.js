@@ -1,5 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { MockServer } from '../../dist/mock/server/server.js';
+import { heapReportPath } from './heap-report.js';
 import { syntheticSeed } from './seed.js';
 
 /**
@@ -25,6 +27,13 @@ async function stop() {
 }
 
 process.on('disconnect', () => void stop());
+// What the mock holds live, for a load that asks (heap-report.js): all garbage collected first.
+process.on('SIGUSR2', () => {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  writeFileSync(heapReportPath(process.pid), JSON.stringify({ heapUsed, arrayBuffers }));
+});
 process.once('message', async ({ seed, options }) => {
   try {
     const started = performance.now();
