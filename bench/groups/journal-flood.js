@@ -36,11 +36,12 @@ function load(label, mock, idle, notes) {
     const phase = (name, p) =>
       `${name}: health median ${p.medianMs} ms, p99 ${p.p99Ms} ms, max ${p.maxMs} ms (${p.probes} checks)`;
     const over = r.rssMiB.peak - mock.idleRssMiB;
-    const live = r.live.heapMiB + r.live.arrayBuffersMiB;
-    const startLive = mock.startLive.heapMiB + mock.startLive.arrayBuffersMiB;
+    const mib = (n) => Math.round(n * 10) / 10;
+    const total = (m) => m.heapMiB + m.arrayBuffersMiB;
     const liveNote =
-      `live after full collections ${r.live.heapMiB} MiB of heap and ${r.live.arrayBuffersMiB} MiB of buffers, ` +
-      `${Math.round((live - startLive) * 10) / 10} MiB over the mock's ${Math.round(startLive * 10) / 10} MiB at its start (the journal's bound: ${JOURNAL_BOUND_MIB} MiB)`;
+      `live after full collections ${r.live.heapMiB} MiB of heap and ${r.live.arrayBuffersMiB} MiB of buffers ` +
+      `(${mib(total(r.live) - total(mock.startLive))} MiB over the mock's ${mib(total(mock.startLive))} MiB at its start), ` +
+      `of which a reset let go ${mib(total(r.live) - total(r.afterReset))} MiB (the journal; its bound: ${JOURNAL_BOUND_MIB} MiB)`;
     notes.push(
       `${label} (${run}): ${phase('during the flood', r.flood)}; ${phase('during the journal reads', r.reads)}` +
         (idle

@@ -20,9 +20,10 @@ import { probeSummary } from './measure.js';
  * so the mock's state stays the same size however many requests are sent.
  *
  * With `--idle`, the same health checks on a mock nobody else calls. Reads the mock's resident
- * memory (`--pid`) every 100 ms, and at the end what it holds live (heap-report.js). Prints
- * `{ flood, reads, requests, statuses, pages, plainPages, journalMiB, rssMiB: { start, peak, end },
- * live: { heapMiB, arrayBuffersMiB } }`, each phase as `{ probes, medianMs, p95Ms, p99Ms,
+ * memory (`--pid`) every 100 ms, and at the end what it holds live (heap-report.js), before and
+ * after a reset that lets go of the journal. Prints `{ flood, reads, requests, statuses, pages,
+ * plainPages, journalMiB, rssMiB: { start, peak, end }, live, afterReset }`, the last two as
+ * `{ heapMiB, arrayBuffersMiB }`, each phase as `{ probes, medianMs, p95Ms, p99Ms,
  * maxMs }`.
  */
 const { values } = parseArgs({
@@ -173,6 +174,11 @@ const times = await probed;
 clearInterval(rssTimer);
 const end = await rss();
 const live = values.pid === undefined ? undefined : await liveMemory(Number(values.pid));
+// What a reset lets go of: the journal (the flood's markings are deleted already), so the next
+// run starts from an empty one.
+const reset = await send(undefined, 'POST', '/_mock/reset', undefined, admin);
+if (reset.status !== 200) throw new Error(`the reset answered ${reset.status}`);
+const afterReset = values.pid === undefined ? undefined : await liveMemory(Number(values.pid));
 
 const summary = (list) => {
   const sorted = [...list].sort((a, b) => a - b);
@@ -194,5 +200,6 @@ process.stdout.write(
       end: Math.round(end),
     },
     live,
+    afterReset,
   })}\n`,
 );
