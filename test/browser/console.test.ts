@@ -419,18 +419,23 @@ describe('the pages', () => {
 
   it('keeps the outbox and the rule form apart from their neighbours, and --fault whole, at 390 px', async () => {
     await page.setViewportSize(NARROW);
-    // The gap between a section and what comes before it, in pixels.
+    // The gap between a section and what comes before it, in pixels; -1 until both are drawn
+    // (a page's sections come as their data does: polled, not read once).
     const gapBefore = (selector: string) =>
       page.evaluate<number>(`(() => {
         const el = document.querySelector(${JSON.stringify(selector)});
-        return el.getBoundingClientRect().top - el.previousElementSibling.getBoundingClientRect().bottom;
+        const before = el && el.previousElementSibling;
+        if (!before) return -1;
+        return el.getBoundingClientRect().top - before.getBoundingClientRect().bottom;
       })()`);
     await go(page, '#/tokens', 'Tokens');
-    expect(await gapBefore('section[aria-labelledby="outbox-title"]')).toBeGreaterThanOrEqual(16);
+    await expect
+      .poll(() => gapBefore('section[aria-labelledby="outbox-title"]'))
+      .toBeGreaterThanOrEqual(16);
     await page.screenshot({ path: join(screenshots, 'tokens-390.png'), fullPage: true });
     await go(page, '#/faults', 'Faults');
     await page.getByRole('heading', { name: 'Add a rule' }).waitFor();
-    expect(await gapBefore('form.fault-form')).toBeGreaterThanOrEqual(16);
+    await expect.poll(() => gapBefore('form.fault-form')).toBeGreaterThanOrEqual(16);
     const flag = page.locator('p code').filter({ hasText: '--fault' });
     const lines = await flag.evaluate(
       (el: { getClientRects(): { length: number } }) => el.getClientRects().length,
