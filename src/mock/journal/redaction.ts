@@ -1,7 +1,8 @@
 /**
- * The one redaction of the request journal: every message is redacted here when it is recorded,
- * before anything of it is kept, so whatever reads the journal (`GET /_mock/requests`, `mock
- * requests`, `mock requests show`, the console, a recording of the exchanges) reads it redacted.
+ * The one redaction of the request journal: every message is redacted here after its answer
+ * (unredacted.ts), before anything of it is read, so whatever reads the journal (`GET
+ * /_mock/requests`, `mock requests`, `mock requests show`, the console, a recording of the
+ * exchanges) reads it redacted.
  *
  * Two passes, both on the body's bytes (a Latin-1 string, one character a byte), so a body that
  * is not UTF-8 is scrubbed before it is ever shown as Base64:

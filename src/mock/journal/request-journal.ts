@@ -38,19 +38,26 @@
  * messages.ts.
  */
 import { JournalSecrets } from './redaction.js';
-import { firstBytes, type KeptMessage, redact, take, type TakenMessage } from './unredacted.js';
+import {
+  firstBytes,
+  type KeptMessage,
+  redact,
+  take,
+  type TakenMessage,
+  takenSize,
+} from './unredacted.js';
 import {
   type JournalEntry,
   type JournalEntryWithBodies,
   type RequestJournal,
 } from '../../common/mock/wire.js';
 import { entryOf, entrySize, type RecordedRequest } from './entry.js';
-
-export type { RecordedRequest };
 import { BoundedLog } from '../kit/bounded-log.js';
 import { type JournalFilter, matches } from './filter.js';
 import { message } from './messages.js';
 import { Pacer } from '../kit/pacing.js';
+
+export type { RecordedRequest };
 
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Bytes of the entries themselves (their summaries). */
@@ -73,9 +80,9 @@ export const JOURNAL_PAGE_BYTES = 4 * 1024 * 1024;
  * bound): past either, recording redacts the oldest at once (the slices have fallen behind).
  */
 const WAITING_MAX_ENTRIES = 64;
+export const JOURNAL_WAITING_MAX_BYTES = 4 * 1024 * 1024;
 /** The redaction's slices: background work, never grown to the others' share of a turn. */
 const REDACTION_SLICE_MS = 8;
-export const JOURNAL_WAITING_MAX_BYTES = 4 * 1024 * 1024;
 /** Member names, punctuation and object headers of one entry's messages, roughly. */
 const MESSAGES_OVERHEAD_BYTES = 256;
 
@@ -210,7 +217,7 @@ export class Journal {
         : undefined,
       size: 0,
     };
-    taken.size = (taken.request.bytes?.length ?? 0) + (taken.response.bytes?.length ?? 0);
+    taken.size = takenSize(taken.request) + takenSize(taken.response);
     const stored: Stored = { entry, kept: undefined, taken, size: 0 };
     this.log.add(stored, entrySize(entry));
     this.wait(stored);

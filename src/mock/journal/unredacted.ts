@@ -98,8 +98,8 @@ export function redact(
 }
 
 /**
- * Taken messages' size while they wait, as the queue's bound counts them (the headers are the
- * request's own, held anyway while it is answered).
+ * A taken message's size while it waits, as the queue's bound counts it: its body's first bytes
+ * (the headers are the request's own object, a few hundred bytes, not copied).
  */
 export function takenSize(message: TakenMessage): number {
   return message.bytes?.length ?? 0;
