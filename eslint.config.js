@@ -22,6 +22,19 @@ export default tseslint.config(
     },
   },
   {
+    // A waitForFunction string is evaluated with eval, which the console's CSP refuses.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='waitForFunction']",
+          message: 'Use waitInPage (test/helpers/browser.ts): the console refuses eval.',
+        },
+      ],
+    },
+  },
+  {
     // The mock console's pages: plain ES modules run by the browser, no build step.
     files: ['console/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },

@@ -14,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockInfo } from '../../src/common/mock/wire.js';
 import {
   launchChromium,
-  newContext,
   NARROW,
+  newContext,
   requireChromium,
   seriousViolations,
+  waitInPage,
   watchedPage,
   WIDE,
 } from '../helpers/browser.js';
@@ -361,8 +362,11 @@ describe('the pages', () => {
     await go(page, '#/requests?status=4xx', 'Requests');
     // The page was already on the Requests list: it reloads it for the filter, and a row clicked
     // as the reloaded rows replace it gets no click. Wait until every row shown is a 4xx one.
-    await page.waitForFunction(`[...document.querySelectorAll('.requests-table tbody tr')].every(
-      (row) => [...row.querySelectorAll('td.status .badge')].some((b) => /^4/.test(b.textContent)))`);
+    await waitInPage(
+      page,
+      `[...document.querySelectorAll('.requests-table tbody tr')].every((row) =>
+        [...row.querySelectorAll('td.status .badge')].some((b) => /^4/.test(b.textContent)))`,
+    );
     const row = page.getByRole('row').filter({ hasText: 'keys/fetch' }).first();
     await row.waitFor();
     expect(await row.locator('td.status .badge').allTextContents(), missing.stderr).toEqual([

@@ -13,6 +13,7 @@ import {
   newContext,
   requireChromium,
   seriousViolations,
+  waitInPage,
   watchedPage,
   WIDE,
 } from '../helpers/browser.js';
@@ -58,7 +59,7 @@ describe("the recorder's console", () => {
 
     // A page of a mock's state, asked for by its address, is the Requests page.
     await page.evaluate(`location.hash = '#/devices'`);
-    await page.waitForFunction("location.hash === '#/requests'");
+    await waitInPage(page, "location.hash === '#/requests'");
 
     const path = `${new URL(mock.baseUrl).pathname}/markings`;
     const answer = await fetch(`${recorder.url}${path}`, {

@@ -21,6 +21,18 @@ export function requireChromium(): boolean {
   return requireProgram('chromium', 'apt-get install chromium', { path: CHROMIUM });
 }
 
+/**
+ * Waits until `condition`, a JavaScript expression, is true in the page. Playwright evaluates a
+ * `waitForFunction` expression with `eval` at every poll after the first, which the console's
+ * Content-Security-Policy (no 'unsafe-eval') refuses as soon as the first check is false; the
+ * expression is handed over as the source of a function, which is evaluated once, on the
+ * first check, and then called.
+ */
+export async function waitInPage(page: Page, condition: string, timeout = 10_000): Promise<void> {
+  // eslint-disable-next-line no-restricted-syntax -- the one place a predicate is handed over
+  await page.waitForFunction(`() => (${condition})`, undefined, { timeout });
+}
+
 export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 390, height: 844 };
 
