@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { findProgram, onCi } from '../helpers/programs.js';
+import { onCi, requireProgram } from '../helpers/programs.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
@@ -74,12 +74,14 @@ describe('a program the machine lacks', () => {
     expect(out).toMatch(/Tests\s+3 failed \| 1 passed \| 1 skipped/);
   });
 
-  it('installed: its tests run (CI or not), and nothing is said about it', async () => {
-    const { code, out } = await runFixture({});
-    expect(code).toBe(0);
-    if (findProgram('fish') === undefined) return; // this machine lacks it: the cases above hold
-    expect(out).not.toContain('fish is not installed');
-    expect(out).toMatch(/Tests\s+3 passed \| 2 skipped/);
+  describe('installed', () => {
+    requireProgram('fish', 'apt-get install fish');
+    it('its tests run (CI or not), and nothing is said about it', async () => {
+      const { code, out } = await runFixture({});
+      expect(code).toBe(0);
+      expect(out).not.toContain('fish is not installed');
+      expect(out).toMatch(/Tests\s+3 passed \| 2 skipped/);
+    });
   });
 
   it(".ci/run's reporters: the summary, and the JSON that its passed/failed/skipped line counts", async () => {

@@ -4,7 +4,7 @@
  * on the PATH, from a folder of its own, against a mock it serves itself.
  *
  * Needs the pinned Node 24 binary (`node scripts/node-24.js` installs it; .ci/run does). Without
- * it the file is skipped, with one line saying so, unless CI is set: there it must be there.
+ * it each test is skipped naming it (test/helpers/programs.ts), unless CI is set: there it fails.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exit, ServedMock } from '../helpers/spawn.js';
 import { assertBuilt, cleanEnv, ksctl, ROOT, serveMock } from '../helpers/spawn.js';
+import { requireThere } from '../helpers/programs.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const SEA = join(ROOT, 'dist', 'sea', 'ksctl');
@@ -21,12 +22,6 @@ const check = spawnSync(process.execPath, [join(ROOT, 'scripts', 'node-24.js'), 
   encoding: 'utf8',
 });
 const node24 = check.status === 0 ? check.stdout.trim() : undefined;
-const skip = node24 === undefined && !process.env.CI;
-if (skip) {
-  process.stderr.write(
-    'skipping the single executable tests: no Node 24 in .cache/ (node scripts/node-24.js installs it)\n',
-  );
-}
 
 const dirs = tempDirs();
 let bare: string;
@@ -60,13 +55,14 @@ function rawStatus(base: string, path: string): Promise<number | undefined> {
   });
 }
 
-describe.skipIf(skip)('the single executable', () => {
+describe('the single executable', () => {
+  const ready = requireThere(
+    node24 !== undefined,
+    'Node 24 is not installed in .cache/: node scripts/node-24.js',
+  );
   beforeAll(async () => {
+    if (!ready) return;
     assertBuilt();
-    expect(
-      node24,
-      'CI is set and the pinned Node 24 is not installed (.ci/run installs it)',
-    ).toBeDefined();
     // Built once for the file, as `npm run build:sea` does after the build the suite runs on.
     await new Promise<void>((resolve, reject) => {
       execFile(

@@ -63,8 +63,18 @@ export function requireProgram(
   install: string,
   options: ProgramOptions = {},
 ): boolean {
-  if (findProgram(name, options) !== undefined) return true;
-  const note = missingNote(name, install, options);
+  return requireThere(
+    findProgram(name, options) !== undefined,
+    missingNote(name, install, options),
+  );
+}
+
+/**
+ * The same for anything else a test needs (the pinned Node 24): when `there` is false, every
+ * test of the enclosing block or file is skipped with `note`, or fails with it under CI.
+ */
+export function requireThere(there: boolean, note: string): boolean {
+  if (there) return true;
   beforeEach((context) => {
     if (onCi()) throw new Error(`${note} (CI is set: every test must run; .ci/run installs it)`);
     context.skip(note);
